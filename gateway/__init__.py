@@ -1,0 +1,35 @@
+"""hookgate: a hook gateway for AI coding agents.
+
+One event in (Claude Code, Kiro, ... JSON), the configured hooks whose matcher and ``if`` rule fit
+it run, one decision out. The public API is imported lazily so that ``hookgate run`` stays cheap::
+
+    from gateway import Gateway, Decision, HookEvent, register_handler
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+__all__ = ["ConfigError", "Decision", "EventError", "Gateway", "HandlerError", "HandlerResult", "HookEvent",
+           "HookgateError", "Verdict", "register_handler"]
+
+if TYPE_CHECKING:
+    from gateway.api import Gateway
+    from gateway.decision import Decision, HandlerResult, Verdict
+    from gateway.errors import ConfigError, EventError, HandlerError, HookgateError
+    from gateway.events import HookEvent
+    from handlers.base import register_handler
+
+_LAZY = {"Gateway": "gateway.api", "Decision": "gateway.decision", "HandlerResult": "gateway.decision",
+         "Verdict": "gateway.decision", "HookEvent": "gateway.events", "ConfigError": "gateway.errors",
+         "EventError": "gateway.errors", "HandlerError": "gateway.errors", "HookgateError": "gateway.errors",
+         "register_handler": "handlers.base"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'gateway' has no attribute {name!r}")

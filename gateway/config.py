@@ -1,0 +1,172 @@
+"""Runtime config: finding config files, loading them fast, and the plain specs the dispatcher uses.
+
+Lookup order (``hookgate run``): ``--config`` (repeatable; hooks are concatenated as Claude Code
+merges settings levels), ``$HOOKGATE_CONFIG`` (``os.pathsep``-separated), ``./hookgate.yaml``,
+``./hookgate.yml``, ``./hookgate.json``, else the built-in ``configs/default.yaml``.
+
+Loading validates with pydantic (``gateway.config_schema``) and caches the normalized result as JSON
+under ``$HOOKGATE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/hookgate``), keyed by each file's path,
+mtime and size, so a hook call that finds a valid cache imports neither pydantic nor PyYAML.
+``HOOKGATE_NO_CACHE=1`` turns the cache off. Raises ConfigError (with ``issues``) on any problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.errors import ConfigError
+
+CACHE_FORMAT = "hookgate-config-4"
+LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
+
+
+def default_config_path() -> str:
+    """Path of the built-in default config shipped inside the package (``configs/default.yaml``)."""
+    import configs
+
+    return os.path.join(os.path.dirname(os.path.abspath(configs.__file__)), "default.yaml")
+
+
+def find_config_paths(explicit: list[str] | None = None) -> list[str]:
+    """Resolve which config files to load (see module docstring for the order)."""
+    if explicit:
+        return [os.path.abspath(p) for p in explicit]
+    env = os.environ.get("HOOKGATE_CONFIG")
+    if env:
+        return [os.path.abspath(p) for p in env.split(os.pathsep) if p]
+    for name in LOCAL_NAMES:
+        if os.path.isfile(name):
+            return [os.path.abspath(name)]
+    return [default_config_path()]
+
+
+@dataclass(slots=True)
+class HandlerSpec:
+    """One validated handler entry (plain data; built from the normalized config).
+
+    type: handler type. id: stable name for logs and reasons. timeout: seconds (float > 0).
+    fail_closed: failures deny/block (deterministic types only). priority: higher runs earlier in
+    merge order (default 0; ties keep config order). if_rule: the ``if`` permission rule (or a list
+    of rules, any of which fits: a hookgate extension) or None.
+    async_: run in the background, cannot decide. cache_ttl: seconds a successful verdict is reused.
+    options: type-specific fields, snake_case. dialect: format of the config it came from.
+    where: ``file: hooks.Event[i].hooks[j]`` for messages.
+    """
+
+    type: str
+    id: str
+    timeout: float
+    where: str
+    fail_closed: bool = False
+    priority: int = 0
+    if_rule: str | list[str] | None = None
+    async_: bool = False
+    cache_ttl: float | None = None
+    status_message: str | None = None
+    dialect: str = "claude"
+    base_dir: str = "."
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandlerSpec:
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class GroupSpec:
+    """One matcher group: ``matcher`` (None = all), ``sequential``, its handlers, source ``dialect``."""
+
+    matcher: str | None
+    handlers: list[HandlerSpec]
+    where: str
+    sequential: bool = False
+    dialect: str = "claude"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GroupSpec:
+        data = dict(data)
+        data["handlers"] = [HandlerSpec.from_dict(h) for h in data["handlers"]]
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class RuntimeConfig:
+    """The loaded config: ``hooks`` by canonical event name, plus the gateway's own sections."""
+
+    hooks: dict[str, list[GroupSpec]]
+    sources: list[str]
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
+    llm: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:
+        hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
+        return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
+                   llm=data.get("llm", {}), settings=data.get("settings", {}),
+                   warnings=data.get("warnings", []))
+
+    def handler_count(self) -> int:
+        return sum(len(g.handlers) for groups in self.hooks.values() for g in groups)
+
+
+def _cache_dir() -> str:
+    base = os.environ.get("HOOKGATE_CACHE_DIR")
+    if base:
+        return base
+    xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(xdg, "hookgate")
+
+
+def _cache_key(paths: list[str]) -> str | None:
+    parts = [CACHE_FORMAT, sys.version, os.environ.get("CLAUDE_PROJECT_DIR", "")]
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        parts.append(f"{path}\0{st.st_mtime_ns}\0{st.st_size}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def _read_cache(key: str) -> dict[str, Any] | None:
+    try:
+        with open(os.path.join(_cache_dir(), f"config-{key}.json"), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == CACHE_FORMAT else None
+
+
+def _write_cache(key: str, data: dict[str, Any]) -> None:
+    directory = _cache_dir()
+    try:
+        os.makedirs(directory, exist_ok=True)
+        tmp = os.path.join(directory, f".config-{key}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump({**data, "format": CACHE_FORMAT}, fh)
+        os.replace(tmp, os.path.join(directory, f"config-{key}.json"))
+    except OSError:
+        pass  # a read-only cache dir only costs speed
+
+
+def load_config(paths: list[str], *, use_cache: bool = True) -> RuntimeConfig:
+    """Load and validate ``paths`` into a ``RuntimeConfig``. Raises ConfigError listing every problem."""
+    use_cache = use_cache and os.environ.get("HOOKGATE_NO_CACHE") != "1"
+    key = _cache_key(paths) if use_cache else None
+    if key is not None:
+        cached = _read_cache(key)
+        if cached is not None:
+            return RuntimeConfig.from_dict(cached)
+    from gateway.config_schema import compile_configs
+
+    data = compile_configs(paths)
+    if key is not None:
+        _write_cache(key, data)
+    return RuntimeConfig.from_dict(data)

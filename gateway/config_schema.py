@@ -1,0 +1,350 @@
+"""Config validation (pydantic) and normalization into the plain dict ``gateway.config`` caches.
+
+Accepted inputs, detected from content:
+- a Claude Code ``hooks`` block, verbatim: ``{"hooks": {"PreToolUse": [...]}}`` or just
+  ``{"PreToolUse": [...]}`` (JSON or YAML);
+- a whole Claude Code ``settings.json`` or plugin ``hooks.json`` (keys other than ``hooks`` ignored);
+- a Kiro CLI 2.x agent config (``hooks.agentSpawn|userPromptSubmit|preToolUse|postToolUse|stop``,
+  entries ``{command, matcher?, timeout_ms?, cache_ttl_seconds?}``);
+- hookgate's own sections next to ``hooks``: ``mcpServers``, ``mcpConfig``, ``llm``, ``settings``.
+
+Every problem is reported as ``file: path.inside: what was expected`` (ConfigError.issues); problems
+that Claude Code would silently accept but that never do what the user meant are errors here
+(see README, "What validate catches"). Unknown handler fields are warnings, not errors, so configs
+written for newer Claude Code versions still load.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from gateway.config import HandlerSpec
+from gateway.errors import ConfigError
+from gateway.events import EVENTS
+from gateway.matching import IfRule, matcher_problem
+from handlers.base import handler_class, is_judgment_type
+
+KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
+               "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
+MS_LIKE_TIMEOUT = 1000.0
+GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class CommonFields(_Model):
+    """Fields every handler type accepts (Claude Code's, plus hookgate's ``id``, ``failClosed``,
+    ``priority``, ``cacheTtl``). ``timeout`` is in seconds."""
+
+    type: str
+    if_: str | list[str] | None = Field(None, alias="if")
+    timeout: float | None = Field(None, gt=0)
+    status_message: str | None = Field(None, alias="statusMessage")
+    once: bool | None = None
+    id: str | None = Field(None, min_length=1)
+    fail_closed: bool = Field(False, alias="failClosed")
+    priority: int = 0
+    async_: bool = Field(False, alias="async")
+    async_rewake: bool = Field(False, alias="asyncRewake")
+    cache_ttl: float | None = Field(None, alias="cacheTtl", ge=0)
+
+    @field_validator("timeout")
+    @classmethod
+    def _seconds(cls, value: float | None) -> float | None:
+        if value is not None and value >= MS_LIKE_TIMEOUT:
+            raise ValueError(f"timeout is in seconds: {value:g} s is {value / 60:.0f} minutes; "
+                             f"did you mean {value / 1000:g}?")
+        return value
+
+
+class Group(_Model):
+    matcher: str | None = None
+    hooks: list[dict[str, Any]]
+    sequential: bool = False
+
+
+class KiroHook(_Model):
+    command: str
+    matcher: str | None = None
+    timeout_ms: int | None = Field(None, gt=0)
+    cache_ttl_seconds: float | None = Field(None, ge=0)
+    max_output_size: int | None = Field(None, gt=0)
+
+
+class Settings(_Model):
+    stop_block_limit: int = Field(3, alias="stopBlockLimit", ge=0)
+    state_dir: str = Field("~/.local/state/hookgate", alias="stateDir")
+    on_config_error: Literal["open", "closed"] = Field("closed", alias="onConfigError")
+
+
+_COMMON_KEYS = {f.alias or name for name, f in CommonFields.model_fields.items()}
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
+    issues = []
+    for err in exc.errors():
+        loc = [p for p in err["loc"] if p not in ("function-after[_seconds(), union[float,none]]",)]
+        path = _loc((prefix, *loc)) if prefix else _loc(tuple(loc))
+        got = err.get("input")
+        kind = type(got).__name__ if got is not None else "nothing"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] in ("string_type", "bool_type", "int_type", "float_type", "list_type", "dict_type",
+                           "model_type", "int_parsing", "float_parsing", "bool_parsing"):
+            msg = f"{msg}, got {kind}"
+        issues.append(f"{path}: {msg}")
+    return issues
+
+
+def read_document(path: str) -> Any:
+    """Read a JSON or YAML file. Raises ConfigError naming the file and the line."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: config is not valid UTF-8") from None
+    if path.endswith(".json") or text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            if path.endswith(".json"):
+                raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}{where}: invalid YAML: {problem}") from None
+
+
+def _suggest(name: str, choices: list[str]) -> str:
+    close = difflib.get_close_matches(name, choices, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _short_label(type_name: str, options: dict[str, Any]) -> str:
+    if type_name == "command":
+        word = str(options.get("command", "")).split()[:1]
+        return os.path.basename(word[0]) if word else "command"
+    if type_name == "http":
+        return str(options.get("url", "")).split("://", 1)[-1][:60]
+    if type_name == "mcp_tool":
+        return f"{options.get('server')}/{options.get('tool')}"
+    return type_name
+
+
+class _Compiler:
+    def __init__(self) -> None:
+        self.issues: list[str] = []
+        self.warnings: list[str] = []
+        self.hooks: dict[str, list[dict[str, Any]]] = {}
+        self.ids: dict[str, int] = {}
+        self.mcp_servers: dict[str, Any] = {}
+        self.llm: dict[str, Any] = {}
+        self.settings: dict[str, Any] = Settings().model_dump()
+
+    # ---- files
+    def add_file(self, path: str) -> None:
+        doc = read_document(path)
+        if doc is None:
+            doc = {}
+        if not isinstance(doc, dict):
+            self.issues.append(f"{path}: the config must be an object (mapping), got {type(doc).__name__}")
+            return
+        base_dir = os.path.dirname(path)
+        hooks = doc.get("hooks") if "hooks" in doc else None
+        if hooks is None and any(k in EVENTS or k in KIRO_EVENTS for k in doc):
+            hooks, doc = doc, {"hooks": doc}  # a bare hooks block
+        if hooks is not None and not isinstance(hooks, dict):
+            self.issues.append(f"{path}: hooks: expected an object keyed by event name, got {type(hooks).__name__}")
+            return
+        hooks = hooks or {}
+        kiro_keys = [k for k in hooks if k in KIRO_EVENTS]
+        if kiro_keys and len(kiro_keys) == len(hooks):
+            self._add_kiro(path, base_dir, hooks)
+        else:
+            self._add_claude(path, base_dir, hooks)
+        self._add_sections(path, base_dir, doc)
+
+    def _add_sections(self, path: str, base_dir: str, doc: dict[str, Any]) -> None:
+        from gateway.sections import compile_sections
+
+        compile_sections(self, path, base_dir, doc)
+
+    # ---- Claude Code format
+    def _add_claude(self, path: str, base_dir: str, hooks: dict[str, Any]) -> None:
+        for event, groups in hooks.items():
+            where = f"{path}: hooks.{event}"
+            if event not in EVENTS:
+                hint = _suggest(str(event), list(EVENTS) + list(KIRO_EVENTS))
+                self.issues.append(f"{where}: unknown event {event!r}{hint}")
+                continue
+            if not isinstance(groups, list):
+                self.issues.append(f"{where}: expected a list of matcher groups, got {type(groups).__name__}")
+                continue
+            for gi, raw in enumerate(groups):
+                self._add_group(event, f"{where}[{gi}]", base_dir, raw, "claude")
+
+    def _add_group(self, event: str, where: str, base_dir: str, raw: Any, dialect: str) -> None:
+        try:
+            group = Group.model_validate(raw)
+        except ValidationError as exc:
+            self.issues.extend(f"{where}.{i}" if not i.startswith(":") else f"{where}{i}"
+                               for i in _pydantic_issues(exc, ""))
+            return
+        for key in group.model_extra or {}:
+            self.warnings.append(f"{where}.{key}: unknown group field, ignored{_suggest(key, ['matcher', 'hooks', 'sequential'])}")
+        spec = EVENTS[event]
+        if group.matcher not in (None, "", "*"):
+            assert group.matcher is not None
+            if spec.matcher_field is None:
+                self.warnings.append(f"{where}.matcher: {event} has no matcher field; the matcher is ignored "
+                                     "and the group runs on every event")
+            elif dialect == "claude":
+                problem = matcher_problem(group.matcher, spec.exact_chars)
+                if problem:
+                    self.issues.append(f"{where}.matcher: {problem}")
+        handlers = []
+        for hi, entry in enumerate(group.hooks):
+            handler = self._handler(event, f"{where}.hooks[{hi}]", base_dir, entry, dialect)
+            if handler is not None:
+                handlers.append(handler)
+        if not group.hooks:
+            self.warnings.append(f"{where}.hooks: empty list; the group does nothing")
+        matcher = group.matcher if spec.matcher_field is not None else None
+        self.hooks.setdefault(event, []).append({"matcher": matcher, "handlers": handlers, "where": where,
+                                                 "sequential": group.sequential, "dialect": dialect})
+
+    def _handler(self, event: str, where: str, base_dir: str, entry: Any, dialect: str) -> dict[str, Any] | None:
+        if not isinstance(entry, dict):
+            self.issues.append(f"{where}: expected a handler object, got {type(entry).__name__}")
+            return None
+        type_name = entry.get("type")
+        if not isinstance(type_name, str):
+            self.issues.append(f"{where}.type: required, one of command, http, mcp_tool, prompt, agent")
+            return None
+        try:
+            cls = handler_class(type_name)
+        except ConfigError as exc:
+            self.issues.append(f"{where}.type: {exc}")
+            return None
+        before = len(self.issues)
+        try:
+            common = CommonFields.model_validate(entry)
+        except ValidationError as exc:
+            self.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+            return None
+        options: dict[str, Any] = {}
+        model = cls.options_model()
+        extra_keys = set(entry) - _COMMON_KEYS
+        if model is not None:
+            try:
+                parsed = model.model_validate({k: entry[k] for k in extra_keys})
+            except ValidationError as exc:
+                self.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+                return None
+            options = parsed.model_dump(mode="json", exclude=set(parsed.model_extra or {}))
+            for key in parsed.model_extra or {}:
+                known = sorted(_COMMON_KEYS | {f.alias or n for n, f in model.model_fields.items()})
+                self.warnings.append(f"{where}.{key}: unknown field for a {type_name} handler, ignored"
+                                     f"{_suggest(key, known)}")
+        spec = EVENTS[event]
+        judgment = is_judgment_type(type_name)
+        if common.if_ is not None:
+            if not spec.tool:
+                self.issues.append(f"{where}.if: 'if' only applies to tool events (PreToolUse, PostToolUse, "
+                                   f"PostToolUseFailure, PermissionRequest, PermissionDenied); on {event} "
+                                   "the handler would never run")
+            else:
+                rules = [common.if_] if isinstance(common.if_, str) else common.if_
+                if not rules:
+                    self.issues.append(f"{where}.if: empty list (expected one or more permission rules)")
+                for i, rule in enumerate(rules):
+                    try:
+                        IfRule.parse(rule)
+                    except ConfigError as exc:
+                        self.issues.append(f"{where}.if{'' if isinstance(common.if_, str) else f'[{i}]'}: {exc}")
+        if judgment and not spec.judgment:
+            self.issues.append(f"{where}.type: {type_name} handlers are not accepted on {event} (Claude Code "
+                               "accepts prompt/agent only on events whose answer they can change)")
+        if judgment and common.fail_closed:
+            self.issues.append(f"{where}.failClosed: not allowed on {type_name} handlers: an LLM check is a soft "
+                               "check whose failure must never block; put hard invariants in a command, "
+                               "http or mcp_tool handler")
+        if common.async_ and judgment:
+            self.issues.append(f"{where}.async: {type_name} handlers cannot run in the background")
+        if common.once is not None:
+            self.warnings.append(f"{where}.once: honoured only in skill frontmatter by Claude Code; ignored")
+        default_timeout = cls.default_timeout
+        if spec.default_timeout is not None and not judgment:
+            default_timeout = min(default_timeout, spec.default_timeout)
+        label = common.id or f"{type_name}:{_short_label(type_name, options)}"
+        count = self.ids.get(label, 0) + 1
+        self.ids[label] = count
+        handler = HandlerSpec(
+            type=type_name, id=label if count == 1 else f"{label}#{count}", where=where,
+            timeout=common.timeout or default_timeout, fail_closed=common.fail_closed,
+            priority=common.priority, if_rule=common.if_, async_=common.async_ or common.async_rewake,
+            cache_ttl=common.cache_ttl, status_message=common.status_message, dialect=dialect,
+            base_dir=base_dir, options=options,
+        )
+        if len(self.issues) == before:
+            self.issues.extend(f"{where}: {p}" for p in cls.check(handler, base_dir))
+        return {name: getattr(handler, name) for name in handler.__slots__}
+
+    # ---- Kiro 2.x agent config
+    def _add_kiro(self, path: str, base_dir: str, hooks: dict[str, Any]) -> None:
+        for kiro_event, entries in hooks.items():
+            where = f"{path}: hooks.{kiro_event}"
+            event = KIRO_EVENTS[kiro_event]
+            if not isinstance(entries, list):
+                self.issues.append(f"{where}: expected a list of hooks, got {type(entries).__name__}")
+                continue
+            for i, raw in enumerate(entries):
+                try:
+                    hook = KiroHook.model_validate(raw)
+                except ValidationError as exc:
+                    self.issues.extend(f"{where}[{i}].{p}" for p in _pydantic_issues(exc, ""))
+                    continue
+                handler: dict[str, Any] = {"type": "command", "command": hook.command, "shell": "bash"}
+                handler["timeout"] = hook.timeout_ms / 1000 if hook.timeout_ms else 30.0
+                if hook.cache_ttl_seconds:
+                    handler["cacheTtl"] = hook.cache_ttl_seconds
+                matcher = hook.matcher if EVENTS[event].tool else None
+                self._add_group(event, f"{where}[{i}]", base_dir, {"matcher": matcher, "hooks": [handler]},
+                                "kiro")
+
+    def result(self, paths: list[str]) -> dict[str, Any]:
+        if self.issues:
+            raise ConfigError(f"{len(self.issues)} config error(s); first: {self.issues[0]}", self.issues)
+        return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
+                "settings": self.settings, "warnings": self.warnings}
+
+
+def compile_configs(paths: list[str]) -> dict[str, Any]:
+    """Validate ``paths`` and return the normalized config dict. Raises ConfigError with every issue."""
+    compiler = _Compiler()
+    for path in paths:
+        try:
+            compiler.add_file(path)
+        except ConfigError as exc:
+            compiler.issues.extend(exc.issues)
+    return compiler.result(paths)

@@ -1,0 +1,75 @@
+"""``RunContext``: what handlers share during one dispatch (or, under ``hookgate serve``, for the
+server's lifetime): the loaded config, the mode, and lazily created shared resources such as the
+pooled HTTP client, warm MCP sessions, LLM clients and the state store.
+
+Resources are created on first use through ``get_resource(name, factory)`` and closed by
+``aclose()`` in reverse order of creation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from gateway.config import RuntimeConfig
+    from gateway.state import StateStore
+
+Mode = Literal["run", "serve", "api"]
+
+
+class RunContext:
+    """Shared state for handlers. ``mode``: ``run`` (one event, then exit), ``serve``, or ``api``."""
+
+    def __init__(self, config: RuntimeConfig, *, mode: Mode = "api") -> None:
+        self.config = config
+        self.mode: Mode = mode
+        self._resources: dict[str, Any] = {}
+        self._closers: list[Callable[[], Awaitable[None]]] = []
+        self._background: set[asyncio.Task[Any]] = set()
+
+    @property
+    def project_dir(self) -> str:
+        return os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+
+    def get_resource(self, name: str, factory: Callable[[], Any],
+                     closer: Callable[[Any], Awaitable[None]] | None = None) -> Any:
+        """Return the shared resource ``name``, creating it with ``factory()`` on first use."""
+        if name not in self._resources:
+            value = factory()
+            self._resources[name] = value
+            if closer is not None:
+                self._closers.append(lambda: closer(value))
+        return self._resources[name]
+
+    @property
+    def state(self) -> StateStore:
+        """The SQLite state store under ``settings.stateDir`` (caches, Stop-loop counters)."""
+        from gateway.state import StateStore
+
+        state_dir = os.path.expanduser(str(self.config.settings.get("state_dir", "~/.local/state/hookgate")))
+        store: StateStore = self.get_resource("state", lambda: StateStore(state_dir))
+        return store
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        """Run ``coro`` in the background (serve/api mode); exceptions are swallowed and logged."""
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait for background tasks (graceful shutdown)."""
+        if self._background:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*self._background, return_exceptions=True), timeout)
+
+    async def aclose(self) -> None:
+        """Close every resource created through ``get_resource``."""
+        for closer in reversed(self._closers):
+            with contextlib.suppress(Exception):
+                await closer()
+        self._closers.clear()
+        self._resources.clear()

@@ -1,0 +1,52 @@
+"""``hookgate demo``: run the sample events shipped in ``configs/demo/`` through a config (the built-in
+default unless ``--config`` is given) and print one table row per event."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+from gateway.config import default_config_path, find_config_paths, load_config
+from gateway.dialects import parse_event
+
+
+def _summary(payload: dict[str, object]) -> str:
+    tool_input = payload.get("tool_input")
+    if isinstance(tool_input, dict):
+        value = tool_input.get("command") or tool_input.get("file_path") or ""
+        return f"{payload.get('tool_name')}: {value}"
+    return str(payload.get("prompt") or payload.get("hook_event_name"))
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def run_demo(config_paths: list[str] | None = None) -> int:
+    """Print the demo table. Returns the exit code (0, or 1 when the config is invalid)."""
+    from gateway.cli import decide
+    from gateway.errors import ConfigError
+
+    paths = find_config_paths(config_paths) if config_paths else [default_config_path()]
+    try:
+        config = load_config(paths)
+    except ConfigError as exc:
+        print(f"hookgate: invalid config: {exc.issues[0]}")
+        return 1
+    folder = os.path.join(os.path.dirname(default_config_path()), "demo")
+    print(f"config: {', '.join(paths)}")
+    print(f"{'event':<24} {'tool call':<52} {'decision':<10} reason")
+    print("-" * 120)
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        with open(path, encoding="utf-8") as fh:
+            payload = json.load(fh)
+        event = parse_event(payload)
+        decision = decide(config, event)
+        verdict = decision.permission or ("block" if decision.block else "none")
+        if decision.updated_input is not None:
+            verdict += "+rewrite"
+        reason = decision.permission_reason or decision.reason or ""
+        name = os.path.splitext(os.path.basename(path))[0]
+        print(f"{name:<24} {_clip(_summary(payload), 52):<52} {verdict:<10} {_clip(reason, 90)}")
+    return 0

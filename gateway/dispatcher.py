@@ -1,0 +1,216 @@
+"""The one path every event takes: select the handlers that fit, run them concurrently, merge.
+
+``select`` walks ``hooks[event]`` in config order: a group fits when its matcher accepts the event's
+matcher field (Claude Code's algorithm, or Kiro's for groups from a Kiro config); a handler fits
+when its ``if`` rule accepts the event. Identical handlers run once. ``dispatch`` runs them (each
+under its own deadline; ``sequential`` groups one after another, passing rewrites along), turns
+every outcome into a ``HandlerResult``, and merges with ``gateway.decision.merge``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gateway.decision import Decision, HandlerResult, Verdict, merge
+from gateway.matching import IfRule, claude_matcher, kiro_matcher
+from gateway.tools import to_host
+
+if TYPE_CHECKING:
+    from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig
+    from gateway.context import RunContext
+    from gateway.events import HookEvent
+    from handlers.base import Handler
+
+
+@dataclass(slots=True)
+class Selected:
+    """A handler chosen for an event, with its merge ``order`` and group."""
+
+    spec: HandlerSpec
+    order: int
+    group: int
+
+
+@dataclass(slots=True)
+class Trace:
+    """Why each group and handler did or did not fit (``hookgate explain``)."""
+
+    lines: list[str] = field(default_factory=list)
+
+
+def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:
+    """Whether ``group`` fits ``event``, and a short reason."""
+    value = event.matcher_value()
+    if value is None or group.matcher in (None, "", "*"):
+        return True, "no matcher (matches every event)" if group.matcher in (None, "", "*") \
+            else f"{event.name} ignores matchers"
+    if group.dialect == "kiro":
+        name = event.host_tool_name if event.dialect == "kiro" and event.host_tool_name else to_host("kiro", value)
+        ok = kiro_matcher(group.matcher)(name)
+        return ok, f"Kiro matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}"
+    ok = claude_matcher(group.matcher, event.spec.exact_chars)(value)
+    field_name = event.spec.matcher_field
+    return ok, f"matcher {group.matcher!r} {'matches' if ok else 'does not match'} {field_name}={value!r}"
+
+
+def if_matches(spec: HandlerSpec, event: HookEvent) -> tuple[bool, str]:
+    if spec.if_rule is None:
+        return True, ""
+    if not event.spec.tool:
+        return False, f"if {spec.if_rule!r}: not a tool event, never runs"
+    rules = [spec.if_rule] if isinstance(spec.if_rule, str) else spec.if_rule
+    for rule in rules:
+        if IfRule.parse(rule).matches(event):
+            return True, f"if {rule!r} matches"
+    return False, f"if {spec.if_rule!r} does not match"
+
+
+class Dispatcher:
+    """Selects, runs and merges handlers for events, against one ``RuntimeConfig``."""
+
+    def __init__(self, config: RuntimeConfig) -> None:
+        self.config = config
+        self._handlers: dict[int, Handler] = {}
+
+    def select(self, event: HookEvent, trace: Trace | None = None) -> list[Selected]:
+        """The handlers that fit ``event``, in merge order (priority, then config order), deduplicated."""
+        chosen: list[Selected] = []
+        seen: set[Hashable] = set()
+        index = 0
+        for gi, group in enumerate(self.config.hooks.get(event.name, [])):
+            ok, why = group_matches(group, event)
+            if trace is not None:
+                trace.lines.append(f"group {group.where}: {'FITS' if ok else 'skipped'}: {why}")
+            if not ok:
+                index += len(group.handlers)
+                continue
+            for spec in group.handlers:
+                index += 1
+                fits, why = if_matches(spec, event)
+                handler = self.handler(spec)
+                key = handler.dedup_key()
+                if fits and key in seen:
+                    fits, why = False, "identical to a handler already selected (runs once)"
+                if trace is not None:
+                    trace.lines.append(f"  handler {spec.id} ({handler.describe()}): "
+                                       f"{'runs' if fits else 'skipped'}{': ' + why if why else ''}")
+                if fits:
+                    seen.add(key)
+                    chosen.append(Selected(spec=spec, order=index, group=gi))
+        chosen.sort(key=lambda s: (-s.spec.priority, s.order))
+        for position, selected in enumerate(chosen):
+            selected.order = position
+        return chosen
+
+    def handler(self, spec: HandlerSpec) -> Handler:
+        """The (cached) handler instance for ``spec``."""
+        handler = self._handlers.get(id(spec))
+        if handler is None:
+            from handlers.base import handler_class
+
+            handler = handler_class(spec.type)(spec)
+            self._handlers[id(spec)] = handler
+        return handler
+
+    async def dispatch(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None) -> Decision:
+        """Run every fitting handler for ``event`` and merge their results into one ``Decision``."""
+        selected = self.select(event, trace)
+        results = await self.run_selected(event, selected, ctx) if selected else []
+        spec = event.spec
+        return merge(event.name, results, tool_input=event.tool_input, tool_event=spec.tool, blocks=spec.blocks)
+
+    async def run_selected(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
+        import asyncio
+
+        by_group: dict[int, list[Selected]] = {}
+        jobs: list[Any] = []
+        for item in selected:
+            group = self.config.hooks[event.name][item.group]
+            if group.sequential:
+                by_group.setdefault(item.group, []).append(item)
+            else:
+                jobs.append(self._run_one(event, item, ctx))
+        for items in by_group.values():
+            jobs.append(self._run_sequence(event, items, ctx))
+        results: list[HandlerResult] = []
+        for outcome in await asyncio.gather(*jobs):
+            results.extend(outcome if isinstance(outcome, list) else [outcome])
+        return results
+
+    async def _run_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext) -> list[HandlerResult]:
+        results: list[HandlerResult] = []
+        current = event
+        for position, item in enumerate(items):
+            result = await self._run_one(current, item, ctx)
+            results.append(result)
+            verdict = result.verdict
+            if verdict is not None and (verdict.permission == "deny" or verdict.block):
+                for rest in items[position + 1:]:
+                    results.append(HandlerResult(id=rest.spec.id, type=rest.spec.type, status="skipped",
+                                                 order=rest.order, fail_closed=rest.spec.fail_closed,
+                                                 message=f"sequential group stopped at {item.spec.id!r}"))
+                break
+            if verdict is not None and verdict.updated_input is not None and current.tool_input is not None:
+                current = current.with_tool_input({**current.tool_input, **verdict.updated_input})
+        return results
+
+    async def _run_one(self, event: HookEvent, item: Selected, ctx: RunContext) -> HandlerResult:
+        import asyncio
+
+        spec = item.spec
+        handler = self.handler(spec)
+        result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed)
+        if spec.async_:
+            from gateway.background import start_background
+
+            start_background(spec, event, ctx)
+            result.status, result.message = "skipped", "started in the background (async: cannot decide)"
+            return result
+        cache_key = _cache_key(handler.dedup_key(), event) if spec.cache_ttl else None
+        if cache_key is not None:
+            cached = ctx.state.cache_get(cache_key)
+            if cached is not None:
+                result.status, result.verdict = "cached", Verdict(**cached)
+                return result
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(spec.timeout):
+                answer = await handler.run(event, ctx)
+            if isinstance(answer, tuple):
+                result.verdict, meta = answer
+                result.meta.update(meta)
+            else:
+                result.verdict = answer
+        except TimeoutError:
+            result.status, result.message = "timeout", f"no answer within {spec.timeout:g} s"
+        except Exception as exc:  # any failure is a value, never an exception to the agent
+            result.status, result.message = "error", str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            result.meta.update(getattr(exc, "meta", {}) or {})
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        if cache_key is not None and result.status == "ok" and result.verdict is not None:
+            ctx.state.cache_put(cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
+        return result
+
+
+def _verdict_fields(verdict: Verdict) -> dict[str, Any]:
+    return {name: getattr(verdict, name) for name in verdict.__slots__}
+
+
+def _cache_key(handler_key: Hashable, event: HookEvent) -> str:
+    """Cache key: the handler plus the event's relevant content, never the handler alone."""
+    payload = event.payload
+    if event.spec.tool:
+        content: Any = [payload.get("tool_name"), payload.get("tool_input")]
+    elif "prompt" in payload:
+        content = payload.get("prompt")
+    elif "last_assistant_message" in payload:
+        content = payload.get("last_assistant_message")
+    else:
+        content = {k: v for k, v in payload.items() if k not in ("session_id", "transcript_path", "prompt_id")}
+    blob = json.dumps([repr(handler_key), event.name, content], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()

@@ -1,0 +1,217 @@
+"""Hook events: the table of Claude Code's 31 events and the canonical ``HookEvent``.
+
+Event names, fields and per-event semantics follow Claude Code's hooks reference (v2.1.240): which
+field a ``matcher`` filters, which handler types an event accepts, whether exit code 2 blocks,
+whether plain stdout becomes context, and the default timeouts (seconds).
+
+``HookEvent`` is deliberately a thin typed view over the event dict (no pydantic on this path: a
+hook runs on every tool call, and the envelope check below is a small type table). Unknown fields are
+preserved untouched in ``payload`` and ``raw``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.errors import EventError
+
+MAX_EVENT_BYTES = 8 * 1024 * 1024
+"""Largest event accepted on stdin or over HTTP (bytes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EventSpec:
+    """Per-event rules from Claude Code's hooks reference.
+
+    matcher_field: the input field a ``matcher`` filters (None: the event ignores matchers).
+    judgment: prompt/agent handlers are accepted. tool: a tool event (``if`` rules apply).
+    blocks: exit code 2 (or ``decision: block``) blocks the action. plain_context: plain stdout on
+    exit 0 becomes context. default_timeout: seconds for command/http/mcp_tool when not the usual 600.
+    exact_chars: the character set that keeps a matcher on the exact-name path.
+    """
+
+    name: str
+    matcher_field: str | None = None
+    judgment: bool = False
+    tool: bool = False
+    blocks: bool = False
+    plain_context: bool = False
+    default_timeout: float | None = None
+    exact_chars: str = "A-Za-z0-9_\\- ,|"
+
+
+def _specs(*specs: EventSpec) -> dict[str, EventSpec]:
+    return {s.name: s for s in specs}
+
+
+EVENTS: dict[str, EventSpec] = _specs(
+    EventSpec("SessionStart", "source", plain_context=True),
+    EventSpec("Setup", "trigger"),
+    EventSpec("InstructionsLoaded", "load_reason"),
+    EventSpec("UserPromptSubmit", None, judgment=True, blocks=True, plain_context=True, default_timeout=30),
+    EventSpec("UserPromptExpansion", "command_name", judgment=True, blocks=True, plain_context=True),
+    EventSpec("MessageDisplay", None, default_timeout=10),
+    EventSpec("PreToolUse", "tool_name", judgment=True, tool=True, blocks=True),
+    EventSpec("PermissionRequest", "tool_name", judgment=True, tool=True),
+    EventSpec("PermissionDenied", "tool_name", judgment=True, tool=True),
+    EventSpec("PostToolUse", "tool_name", judgment=True, tool=True, blocks=True),
+    EventSpec("PostToolUseFailure", "tool_name", judgment=True, tool=True, blocks=True),
+    EventSpec("PostToolBatch", None, judgment=True, blocks=True),
+    EventSpec("Notification", "notification_type"),
+    EventSpec("SubagentStart", "agent_type"),
+    EventSpec("SubagentStop", "agent_type", judgment=True, blocks=True),
+    EventSpec("TaskCreated", None, judgment=True, blocks=True),
+    EventSpec("TaskCompleted", None, judgment=True, blocks=True),
+    EventSpec("Stop", None, judgment=True, blocks=True),
+    EventSpec("StopFailure", "error", exact_chars="A-Za-z0-9_|"),
+    EventSpec("TeammateIdle", None, judgment=True, blocks=True),
+    EventSpec("ConfigChange", "source", blocks=True),
+    EventSpec("CwdChanged", None),
+    EventSpec("DirectoryAdded", "source"),
+    EventSpec("FileChanged", "file_path", exact_chars="A-Za-z0-9_|"),
+    EventSpec("WorktreeCreate", None, blocks=True),
+    EventSpec("WorktreeRemove", None),
+    EventSpec("PreCompact", "trigger", blocks=True),
+    EventSpec("PostCompact", "trigger"),
+    EventSpec("SessionEnd", "reason"),
+    EventSpec("Elicitation", "mcp_server_name", blocks=True),
+    EventSpec("ElicitationResult", "mcp_server_name", blocks=True),
+)
+
+TOOL_EVENTS = frozenset(n for n, s in EVENTS.items() if s.tool)
+STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
+
+# Envelope type checks: field -> (python types, description). Absent fields are fine.
+_FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "session_id": ((str,), "a string"),
+    "transcript_path": ((str,), "a string"),
+    "cwd": ((str,), "a string"),
+    "permission_mode": ((str,), "a string"),
+    "tool_name": ((str,), "a string"),
+    "tool_input": ((dict,), "an object"),
+    "tool_use_id": ((str,), "a string"),
+    "prompt": ((str,), "a string"),
+    "stop_hook_active": ((bool,), "true or false"),
+    "last_assistant_message": ((str,), "a string"),
+    "agent_id": ((str,), "a string"),
+    "agent_type": ((str,), "a string"),
+    "source": ((str,), "a string"),
+}
+
+
+class HookEvent:
+    """One hook event in canonical (Claude Code) form.
+
+    name: canonical event name (a key of ``EVENTS``). payload: the event as Claude Code would send it
+    (``hook_event_name`` canonical, unknown fields kept). dialect: the host it came from (``claude``,
+    ``kiro``, ...). raw: the host's payload exactly as received. host_tool_name: the tool's name in
+    the host's own vocabulary (e.g. Kiro's ``execute_bash``), or None.
+    """
+
+    __slots__ = ("dialect", "host_tool_name", "name", "payload", "raw")
+
+    def __init__(
+        self,
+        payload: dict[str, Any],
+        *,
+        dialect: str = "claude",
+        raw: dict[str, Any] | None = None,
+        host_tool_name: str | None = None,
+    ) -> None:
+        name = payload.get("hook_event_name")
+        if not isinstance(name, str) or not name:
+            raise EventError("event has no hook_event_name (expected a string such as \"PreToolUse\")")
+        if name not in EVENTS:
+            raise EventError(f"unknown event {name!r} in hook_event_name")
+        for field, (types, what) in _FIELD_TYPES.items():
+            value = payload.get(field)
+            if value is not None and not isinstance(value, types):
+                raise EventError(f"event field {field!r} must be {what}, got {type(value).__name__}")
+        self.name = name
+        self.payload = payload
+        self.dialect = dialect
+        self.raw = raw if raw is not None else payload
+        self.host_tool_name = host_tool_name
+
+    @property
+    def spec(self) -> EventSpec:
+        return EVENTS[self.name]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.payload.get(key, default)
+
+    @property
+    def session_id(self) -> str | None:
+        return self.payload.get("session_id")
+
+    @property
+    def cwd(self) -> str | None:
+        return self.payload.get("cwd")
+
+    @property
+    def transcript_path(self) -> str | None:
+        return self.payload.get("transcript_path")
+
+    @property
+    def tool_name(self) -> str | None:
+        return self.payload.get("tool_name")
+
+    @property
+    def tool_input(self) -> dict[str, Any] | None:
+        return self.payload.get("tool_input")
+
+    @property
+    def stop_hook_active(self) -> bool:
+        return bool(self.payload.get("stop_hook_active"))
+
+    def matcher_value(self) -> str | None:
+        """The value a ``matcher`` is tested against for this event (None: matchers are ignored)."""
+        field = self.spec.matcher_field
+        if field is None:
+            return None
+        value = self.payload.get(field)
+        if field == "file_path" and isinstance(value, str):
+            return value.replace("\\", "/").rsplit("/", 1)[-1]
+        return value if isinstance(value, str) else ""
+
+    def with_tool_input(self, tool_input: dict[str, Any]) -> HookEvent:
+        """A copy whose ``tool_input`` is replaced (used by ``sequential`` groups)."""
+        payload = dict(self.payload)
+        payload["tool_input"] = tool_input
+        raw = dict(self.raw)
+        raw["tool_input"] = tool_input
+        return HookEvent(payload, dialect=self.dialect, raw=raw, host_tool_name=self.host_tool_name)
+
+    def to_json(self) -> str:
+        return json.dumps(self.payload, ensure_ascii=False)
+
+    def copy_payload(self) -> dict[str, Any]:
+        return copy.deepcopy(self.payload)
+
+    def __repr__(self) -> str:
+        return f"HookEvent({self.name!r}, tool_name={self.tool_name!r}, dialect={self.dialect!r})"
+
+
+def decode_event_bytes(data: bytes) -> dict[str, Any]:
+    """Decode one event body: UTF-8 JSON object, at most ``MAX_EVENT_BYTES``.
+
+    Raises EventError with a one-line reason (too large, not UTF-8, not JSON, not an object).
+    """
+    if len(data) > MAX_EVENT_BYTES:
+        raise EventError(f"event is {len(data)} bytes; the limit is {MAX_EVENT_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventError(f"event is not valid UTF-8 (byte {exc.start})") from None
+    if not text.strip():
+        raise EventError("event is empty (expected one JSON object)")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EventError(f"event is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(value, dict):
+        raise EventError(f"event must be a JSON object, got {type(value).__name__}")
+    return value

@@ -1,0 +1,202 @@
+"""Matchers and ``if`` rules, as Claude Code evaluates them.
+
+``matcher`` (hooks reference §2.1): omitted, ``""`` or ``"*"`` matches everything; a matcher made
+only of ``[A-Za-z0-9_\\- ,|]`` (``[A-Za-z0-9_|]`` for FileChanged and StopFailure) is a list of
+exact, case-sensitive names split on ``|`` or ``,``; anything else is an unanchored regular
+expression with JavaScript semantics (compiled with the ``regex`` module in ASCII mode; constructs
+JavaScript rejects are config errors).
+
+Kiro 2.x matchers: exact name, glob (``fs_*``), ``@server`` (all tools of an MCP server),
+``@server/tool``, ``@builtin`` (every non-MCP tool) and ``*``.
+
+``if`` (hooks reference §2.3, permissions reference): one permission rule, ``Tool`` or
+``Tool(content)``. Bash rules are checked against every subcommand (see ``gateway.shell``); file rules
+use gitignore syntax relative to the event's cwd (``//abs``, ``~/home``, ``/project-relative``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from gateway.errors import ConfigError
+
+if TYPE_CHECKING:
+    from gateway.events import HookEvent
+
+Predicate = Callable[[str], bool]
+
+# Python-only regex syntax that JavaScript's RegExp rejects or reads differently.
+_NOT_JS = re.compile(r"\(\?P|\(\?[aiLmsux-]+[):]|\(\?>|\\[AZz]|[*+?}][+]|\(\?#")
+_PERMISSION_RULE = re.compile(r"^[A-Za-z_][\w-]*\(.*\)$", re.S)
+
+
+def _always(_: str) -> bool:
+    return True
+
+
+@lru_cache(maxsize=256)
+def claude_matcher(pattern: str | None, exact_chars: str = "A-Za-z0-9_\\- ,|") -> Predicate:
+    """Compile a Claude Code ``matcher``. Raises ConfigError for a regex JavaScript would reject."""
+    if pattern is None or pattern in ("", "*"):
+        return _always
+    if re.fullmatch(f"[{exact_chars}]+", pattern):
+        separators = "[|,]" if "," in exact_chars else "[|]"
+        names = frozenset(p.strip() for p in re.split(separators, pattern) if p.strip())
+        return names.__contains__
+    if _NOT_JS.search(pattern):
+        raise ConfigError(f"matcher {pattern!r} uses Python-only regex syntax that JavaScript rejects")
+    import regex
+
+    try:
+        compiled = regex.compile(pattern, regex.ASCII | regex.V0)
+    except regex.error as exc:
+        raise ConfigError(f"matcher {pattern!r} is not a valid regular expression: {exc}") from None
+    return lambda value: compiled.search(value) is not None
+
+
+def matcher_problem(pattern: str, exact_chars: str = "A-Za-z0-9_\\- ,|") -> str | None:
+    """A one-line description of what is wrong with a matcher, or None (used by ``validate``)."""
+    if _PERMISSION_RULE.match(pattern):
+        return (f"{pattern!r} is a permission rule, not a matcher: as a regex it is tested against the "
+                f"tool name and never fires; use matcher {pattern.split('(', 1)[0]!r} with "
+                f"\"if\": {pattern!r}")
+    try:
+        claude_matcher(pattern, exact_chars)
+    except ConfigError as exc:
+        return str(exc)
+    return None
+
+
+@lru_cache(maxsize=256)
+def kiro_matcher(pattern: str | None) -> Predicate:
+    """Compile a Kiro 2.x matcher (tested against the Kiro tool name, e.g. ``fs_write``, ``@git/status``)."""
+    if pattern is None or pattern in ("", "*"):
+        return _always
+    if pattern == "@builtin":
+        return lambda name: not name.startswith("@")
+    if pattern.startswith("@") and "/" not in pattern and not any(c in pattern for c in "*?["):
+        prefix = pattern + "/"
+        return lambda name: name == pattern or name.startswith(prefix)
+    if any(c in pattern for c in "*?["):
+        return lambda name: fnmatch.fnmatchcase(name, pattern)
+    return pattern.__eq__
+
+
+# ---------------------------------------------------------------- if rules
+
+FILE_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+FILE_READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+_RULE_TOOLS: dict[str, frozenset[str]] = {"Edit": FILE_EDIT_TOOLS, "Read": FILE_READ_TOOLS,
+                                         "Agent": frozenset({"Agent", "Task"}),
+                                         "Task": frozenset({"Agent", "Task"})}
+_PATH_FIELDS = ("file_path", "notebook_path", "path")
+
+
+@dataclass(frozen=True, slots=True)
+class IfRule:
+    """One permission rule from an ``if`` field: ``tool`` and optional ``content``."""
+
+    text: str
+    tool: str
+    content: str | None
+
+    @classmethod
+    def parse(cls, text: str) -> IfRule:
+        """Parse ``Tool`` or ``Tool(content)``. Raises ConfigError with what was expected."""
+        m = re.fullmatch(r"\s*([A-Za-z_][\w\-*]*)\s*(?:\((.*)\))?\s*", text, re.S)
+        if not m:
+            raise ConfigError(f"if rule {text!r} is not a permission rule (expected Tool or Tool(pattern), "
+                              "e.g. \"Bash(rm *)\" or \"Edit(src/**)\")")
+        content = m.group(2)
+        if content is not None and content.strip() in ("", "*"):
+            content = None
+        return cls(text=text, tool=m.group(1), content=content)
+
+    def tool_matches(self, tool_name: str) -> bool:
+        if self.tool == tool_name:
+            return True
+        if self.tool in _RULE_TOOLS and tool_name in _RULE_TOOLS[self.tool]:
+            return True
+        if self.tool.startswith("mcp__"):
+            if self.tool.endswith("__*"):
+                return tool_name.startswith(self.tool[:-1])
+            parts = self.tool.split("__")
+            if len(parts) == 2:  # mcp__server: every tool of that server
+                return tool_name.startswith(self.tool + "__")
+        return False
+
+    def matches(self, event: HookEvent) -> bool:
+        """True when the handler should run for ``event`` (only ever called on tool events)."""
+        tool_name = event.tool_name or ""
+        if not self.tool_matches(tool_name):
+            return False
+        if self.content is None:
+            return True
+        tool_input = event.tool_input or {}
+        if tool_name in SHELL_TOOLS or self.tool in SHELL_TOOLS:
+            command = tool_input.get("command")
+            if not isinstance(command, str):
+                return True  # nothing to judge: fail open, the hook runs
+            from gateway.shell import command_matches
+
+            return command_matches(self.content, command)
+        if tool_name in FILE_EDIT_TOOLS | FILE_READ_TOOLS:
+            path = next((tool_input[f] for f in _PATH_FIELDS if isinstance(tool_input.get(f), str)), None)
+            if path is None:
+                return True
+            return path_matches(self.content, path, cwd=event.cwd or os.getcwd(),
+                                project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))
+        if tool_name == "WebFetch" and self.content.startswith("domain:"):
+            url = str(tool_input.get("url", ""))
+            host = re.sub(r"^[a-z]+://", "", url).split("/", 1)[0].split(":", 1)[0]
+            domain = self.content[len("domain:"):]
+            return fnmatch.fnmatchcase(host, domain) or host.endswith("." + domain)
+        return _wildcard_matches(self.content, _primary_value(tool_input))
+
+
+def _primary_value(tool_input: dict[str, Any]) -> str:
+    for key in ("subagent_type", "query", "url", "pattern", "prompt"):
+        if isinstance(tool_input.get(key), str):
+            return str(tool_input[key])
+    return ""
+
+
+def _wildcard_matches(pattern: str, value: str) -> bool:
+    return re.fullmatch(".*".join(re.escape(p) for p in pattern.split("*")), value, re.S) is not None
+
+
+@lru_cache(maxsize=128)
+def _pathspec(pattern: str) -> Any:
+    import pathspec
+
+    return pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+
+
+def path_matches(pattern: str, path: str, *, cwd: str, project_dir: str | None = None) -> bool:
+    """Gitignore-style file rule, as Claude Code's permission rules read it.
+
+    ``//x`` is absolute, ``~/x`` is under the home directory, ``/x`` is relative to the project
+    directory (``CLAUDE_PROJECT_DIR``, else cwd), anything else is relative to ``cwd``.
+    """
+    if pattern.startswith("//"):
+        root, pat = "/", pattern[2:]
+    elif pattern.startswith("~/"):
+        root, pat = os.path.expanduser("~"), pattern[2:]
+    elif pattern.startswith("/"):
+        root, pat = project_dir or cwd, pattern[1:]
+    else:
+        root, pat = cwd, pattern
+    target = path if os.path.isabs(path) else os.path.join(cwd, path)
+    rel = os.path.relpath(os.path.normpath(target), os.path.normpath(root)).replace(os.sep, "/")
+    if rel == ".." or rel.startswith("../"):
+        return False
+    if "/" in pat.rstrip("/") and not pat.startswith("**"):
+        pat = "/" + pat  # a slash inside anchors the pattern at the root, as in gitignore
+    return bool(_pathspec(pat).match_file(rel))

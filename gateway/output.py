@@ -1,0 +1,168 @@
+"""The one parser for handler answers (command stdout, http bodies, mcp_tool text/structured content).
+
+Semantics follow Claude Code's hooks reference, section 5: text is JSON only if its first
+non-whitespace character is ``{``; otherwise it is plain text, which becomes context only on
+events that take plain stdout as context (SessionStart, UserPromptSubmit, UserPromptExpansion).
+A JSON object is validated against the hook output schema (pydantic; imported on first use) and
+normalized into a ``Verdict``. Every output string is capped at ``MAX_TEXT`` characters.
+
+Raises ``HandlerError`` (one line naming the field) for JSON that is not an object or fails the schema.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from gateway.decision import Verdict
+from gateway.errors import HandlerError
+
+if TYPE_CHECKING:
+    from gateway.events import HookEvent
+
+MAX_TEXT = 10_000
+"""Cap (characters) on every output string; longer text is cut with a marker, as Claude Code does."""
+
+
+def truncate(text: str, limit: int = MAX_TEXT) -> str:
+    """Cut ``text`` to ``limit`` characters with a visible marker naming how much was dropped."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[... truncated by hookgate: {len(text) - limit} more characters]"
+
+
+@cache
+def _schema() -> Any:
+    """Build the pydantic models lazily: pydantic costs ~60 ms to import, paid only when JSON arrives."""
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+    class _Model(BaseModel):
+        model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    class PermissionRequestDecision(_Model):
+        behavior: Literal["allow", "deny"]
+        updatedInput: dict[str, Any] | None = None
+        updatedPermissions: list[Any] | None = None
+        message: str | None = None
+        interrupt: bool | None = None
+
+    class HookSpecificOutput(_Model):
+        hookEventName: str
+        permissionDecision: Literal["allow", "deny", "ask", "defer"] | None = None
+        permissionDecisionReason: str | None = None
+        updatedInput: dict[str, Any] | None = None
+        additionalContext: str | None = None
+        updatedToolOutput: Any = None
+        updatedMCPToolOutput: Any = None
+        decision: PermissionRequestDecision | None = None
+
+    class HookOutput(_Model):
+        continue_: bool = Field(True, alias="continue")
+        stopReason: str | None = None
+        suppressOutput: bool | None = None
+        systemMessage: str | None = None
+        decision: Literal["block", "approve", "allow", "deny"] | None = None
+        reason: str | None = None
+        hookSpecificOutput: HookSpecificOutput | None = None
+
+    return TypeAdapter(HookOutput)
+
+
+_SPECIFIC_KNOWN = frozenset({"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput",
+                             "additionalContext", "updatedToolOutput", "updatedMCPToolOutput", "decision"})
+
+
+def _validation_message(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ())) or "(root)"
+        return f"invalid hook output at {loc}: {first.get('msg', 'invalid')}"
+    return f"invalid hook output: {exc}"
+
+
+def _text(value: str | None) -> str | None:
+    return truncate(value) if value else value
+
+
+def verdict_from_json(obj: Any, event: HookEvent) -> Verdict:
+    """Validate a decoded JSON answer against the hook output schema and normalize it.
+
+    Raises HandlerError when ``obj`` is not an object, fails the schema, or carries a
+    ``hookSpecificOutput`` for another event.
+    """
+    if not isinstance(obj, dict):
+        raise HandlerError(f"hook output must be a JSON object, got {type(obj).__name__}")
+    try:
+        out = _schema().validate_python(obj)
+    except Exception as exc:  # pydantic.ValidationError, imported lazily
+        raise HandlerError(_validation_message(exc)) from None
+    verdict = Verdict(continue_=out.continue_, stop_reason=_text(out.stopReason),
+                      system_message=_text(out.systemMessage))
+    tool_event = event.spec.tool
+    if out.decision in ("block", "deny"):
+        if event.name == "PreToolUse":
+            verdict.permission, verdict.permission_reason = "deny", _text(out.reason)
+        else:
+            verdict.block, verdict.reason = True, _text(out.reason)
+    elif out.decision in ("approve", "allow") and event.name == "PreToolUse":
+        verdict.permission, verdict.permission_reason = "allow", _text(out.reason)
+    specific = out.hookSpecificOutput
+    if specific is not None:
+        if specific.hookEventName != event.name:
+            raise HandlerError(f"hookSpecificOutput.hookEventName is {specific.hookEventName!r} "
+                               f"but the event is {event.name!r}")
+        if specific.permissionDecision is not None:
+            verdict.permission = specific.permissionDecision
+            verdict.permission_reason = _text(specific.permissionDecisionReason)
+        if specific.updatedInput is not None and tool_event:
+            verdict.updated_input = specific.updatedInput
+        if specific.additionalContext:
+            verdict.additional_context = _text(specific.additionalContext)
+        output = specific.updatedToolOutput if specific.updatedToolOutput is not None \
+            else specific.updatedMCPToolOutput
+        if output is not None:
+            verdict.updated_output = output
+        if specific.decision is not None:
+            verdict.permission = specific.decision.behavior
+            verdict.permission_reason = _text(specific.decision.message)
+            if specific.decision.updatedInput is not None:
+                verdict.updated_input = specific.decision.updatedInput
+            if specific.decision.updatedPermissions:
+                verdict.extra["updatedPermissions"] = specific.decision.updatedPermissions
+            if specific.decision.interrupt:
+                verdict.extra["interrupt"] = True
+        for key, value in (specific.model_extra or {}).items():
+            if key not in _SPECIFIC_KNOWN:
+                verdict.extra[key] = value
+    return verdict
+
+
+def parse_text(text: str, event: HookEvent) -> Verdict:
+    """Parse a text answer with the ``{`` rule: JSON object -> ``verdict_from_json``; else plain text.
+
+    Plain text becomes ``additional_context`` on events that take plain stdout as context and is
+    ignored elsewhere (Claude Code sends it to the debug log). Raises HandlerError on bad JSON.
+    """
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise HandlerError(f"hook output starts with '{{' but is not valid JSON: {exc.msg} "
+                               f"(line {exc.lineno} column {exc.colno})") from None
+        return verdict_from_json(obj, event)
+    if stripped and event.spec.plain_context:
+        return Verdict(additional_context=truncate(stripped))
+    return Verdict()
+
+
+def first_line(text: str) -> str:
+    """The first non-empty line of ``text`` (for one-line messages), capped at 500 characters."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:500]
+    return ""

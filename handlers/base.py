@@ -1,0 +1,132 @@
+"""The one abstract base for handlers, and the registry that maps a config ``type`` to a class.
+
+Contract: ``await handler.run(event, ctx) -> Verdict``. A handler raises ``HandlerError`` (or
+``HandlerTimeout``) when it cannot produce an answer; the dispatcher turns any exception into a
+failed ``HandlerResult``, so nothing escapes to the agent. Deadlines are enforced by the dispatcher
+(``asyncio.timeout``); a handler that owns resources (a process group, a connection) releases them
+when cancelled.
+
+Registry: the five built-in types load lazily by module path (``import anthropic`` alone costs over
+a second, so a handler module is imported only when a handler of its type runs or is validated).
+Other types come from ``register_handler(cls)`` (in-process classes, Python API) or from the
+entry-point group ``hookgate.handlers`` (``name = "package.module:Class"``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gateway.errors import ConfigError
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from gateway.config import HandlerSpec
+    from gateway.context import RunContext
+    from gateway.decision import Verdict
+    from gateway.events import HookEvent
+
+    Outcome: TypeAlias = "Verdict | tuple[Verdict, dict[str, Any]]"
+
+BUILTIN: dict[str, str] = {
+    "command": "handlers.command:CommandHandler",
+    "http": "handlers.http:HttpHandler",
+    "mcp_tool": "handlers.mcp_tool:McpToolHandler",
+    "prompt": "handlers.prompt:PromptHandler",
+    "agent": "handlers.agent:AgentHandler",
+}
+ENTRY_POINT_GROUP = "hookgate.handlers"
+
+_registered: dict[str, type[Handler]] = {}
+
+
+class Handler(ABC):
+    """Base of every handler type.
+
+    Class attributes: ``type`` (the config ``type`` string), ``judgment`` (True for LLM handlers:
+    soft checks whose ``allow`` is dropped and whose failures never block), ``default_timeout``
+    (seconds). ``spec`` is the validated config entry; type-specific fields are in ``spec.options``
+    (snake_case keys).
+    """
+
+    type: ClassVar[str]
+    judgment: ClassVar[bool] = False
+    default_timeout: ClassVar[float] = 600.0
+
+    def __init__(self, spec: HandlerSpec) -> None:
+        self.spec = spec
+
+    @abstractmethod
+    async def run(self, event: HookEvent, ctx: RunContext) -> Outcome:
+        """Answer one event: a ``Verdict``, or ``(Verdict, meta)`` where ``meta`` is a dict of details
+        for the result (exit code, model, tokens, ...). Raises HandlerError when no answer can be made."""
+
+    @classmethod
+    def options_model(cls) -> Any:
+        """The pydantic model of this type's own fields (None: no extra fields). Imported lazily."""
+        return None
+
+    @classmethod
+    def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
+        """Load-time checks beyond the schema (e.g. the executable exists): one line per problem."""
+        return []
+
+    def dedup_key(self) -> Hashable:
+        """Identical handlers in one event run once: two specs with equal keys are identical."""
+        return (self.spec.type, self.spec.dialect, repr(sorted(self.spec.options.items())))
+
+    def describe(self) -> str:
+        """A short human description for ``hookgate explain``."""
+        return self.spec.type
+
+
+def register_handler(cls: type[Handler]) -> type[Handler]:
+    """Register an in-process handler class under ``cls.type`` (usable as a decorator)."""
+    _registered[cls.type] = cls
+    return cls
+
+
+def _load(path: str, where: str) -> type[Handler]:
+    module_name, _, attr = path.partition(":")
+    try:
+        obj = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"handler type {where}: cannot load {path}: {exc}") from None
+    if not (isinstance(obj, type) and issubclass(obj, Handler)):
+        raise ConfigError(f"handler type {where}: {path} is not a hookgate Handler subclass")
+    return obj
+
+
+def handler_class(type_name: str) -> type[Handler]:
+    """The class for a config ``type``. Raises ConfigError naming the known types."""
+    if type_name in _registered:
+        return _registered[type_name]
+    if type_name in BUILTIN:
+        cls = _load(BUILTIN[type_name], type_name)
+        _registered[type_name] = cls
+        return cls
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == type_name:
+            cls = _load(ep.value, type_name)
+            _registered[type_name] = cls
+            return cls
+    known = sorted(set(BUILTIN) | set(_registered))
+    raise ConfigError(f"unknown handler type {type_name!r} (expected one of: {', '.join(known)}, "
+                      f"or a type registered under the {ENTRY_POINT_GROUP!r} entry point)")
+
+
+def is_judgment_type(type_name: str) -> bool:
+    """True for LLM handler types (prompt, agent, or a registered class with ``judgment = True``)."""
+    if type_name in ("prompt", "agent"):
+        return True
+    if type_name in ("command", "http", "mcp_tool"):
+        return False
+    try:
+        return handler_class(type_name).judgment
+    except ConfigError:
+        return False

@@ -1,0 +1,295 @@
+"""The ``command`` handler: a subprocess that gets the event JSON on stdin.
+
+Semantics follow Claude Code's hooks reference (§3.2, §5.1):
+
+- shell form runs ``sh -c COMMAND`` (``bash -c`` for Kiro configs or ``shell: bash``); exec form
+  (``args`` present) runs ``COMMAND ARGS...`` with no shell. ``${CLAUDE_PROJECT_DIR}``,
+  ``${CLAUDE_PLUGIN_ROOT}``, ``${CLAUDE_PLUGIN_DATA}``, ``${HOOKGATE_CONFIG_DIR}`` (the config file's
+  folder) and ``${HOOKGATE_PYTHON}`` (this interpreter) are substituted in both forms and exported.
+- cwd is the event's ``cwd`` (the current directory when that does not exist); the environment is
+  hookgate's minus ``OTEL_*``, plus ``CLAUDE_PROJECT_DIR`` and ``CLAUDE_CODE_SESSION_ID``.
+- exit 0: stdout is JSON only if it starts with ``{``, else plain text (context on SessionStart /
+  UserPromptSubmit / UserPromptExpansion). exit 2: blocks (deny on PreToolUse) with the JSON's reason
+  or stderr, even if the JSON says allow; on events that cannot block, stderr becomes a system
+  message. Other codes: a valid JSON object on stdout decides; else a non-blocking error.
+- the process runs in its own process group; at the deadline the whole group (grandchildren
+  included) is killed, also when the hook never reads its stdin. At most ``MAX_CAPTURE`` bytes of
+  stdout/stderr are kept; text outputs are capped at 10,000 characters with a marker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shlex
+import shutil
+import signal
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gateway.decision import Verdict
+from gateway.errors import HandlerError
+from gateway.output import first_line, parse_text, truncate
+from handlers.base import Handler
+
+if TYPE_CHECKING:
+    from gateway.config import HandlerSpec
+    from gateway.context import RunContext
+    from gateway.events import HookEvent
+
+MAX_CAPTURE = 1024 * 1024
+"""Bytes of stdout (and of stderr) kept from a hook; the rest is read and dropped."""
+PIPE_GRACE = 2.0
+"""Seconds to wait for stdout/stderr to close after the hook exits (a grandchild may hold them)."""
+SHELL_WORDS = frozenset({
+    "!", "[", "[[", "{", "(", "if", "for", "while", "until", "case", "exec", "eval", "cd", "echo", "printf", "true",
+    "false", "test", "export", "set", "source", ".", "read", "exit", "return", ":", "command", "builtin",
+    "time", "env", "nohup", "nice", "timeout", "sudo", "cat", "trap", "ulimit", "umask", "wait"})
+INTERPRETERS = frozenset({"python", "python3", "bash", "sh", "zsh", "dash", "node", "ruby", "perl", "php",
+                          "deno", "bun", "tsx", "ts-node", "pwsh", "fish", "lua", "Rscript"})
+PLACEHOLDERS = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "HOOKGATE_CONFIG_DIR",
+                "HOOKGATE_PYTHON")
+
+
+def placeholder_values(spec: HandlerSpec, project_dir: str) -> dict[str, str]:
+    """Values for the ``${...}`` placeholders a command may use (see module docstring)."""
+    values = {"CLAUDE_PROJECT_DIR": project_dir, "HOOKGATE_CONFIG_DIR": spec.base_dir,
+              "HOOKGATE_PYTHON": sys.executable}
+    for name in ("CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
+        if os.environ.get(name):
+            values[name] = os.environ[name]
+    return values
+
+
+def substitute(text: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        text = text.replace("${" + name + "}", value)
+    return text
+
+
+def infer_project_dir(base_dir: str) -> str:
+    """``CLAUDE_PROJECT_DIR`` if set; else the parent of a ``.claude`` config folder; else ``base_dir``."""
+    env = os.environ.get("CLAUDE_PROJECT_DIR")
+    if env:
+        return env
+    return os.path.dirname(base_dir) if os.path.basename(base_dir) in (".claude", ".kiro") else base_dir
+
+
+class CommandHandler(Handler):
+    """Runs a command hook as a subprocess (see module docstring)."""
+
+    type: ClassVar[str] = "command"
+
+    @classmethod
+    def options_model(cls) -> Any:
+        return _options_model()
+
+    def describe(self) -> str:
+        options = self.spec.options
+        args = options.get("args")
+        return "exec " + shlex.join([options["command"], *args]) if args is not None else f"sh -c {options['command']!r}"
+
+    def argv(self, values: dict[str, str]) -> list[str]:
+        options = self.spec.options
+        command = substitute(options["command"], values)
+        if options.get("args") is not None:
+            return [command, *(substitute(a, values) for a in options["args"])]
+        shell = options.get("shell")
+        if shell == "powershell":
+            return [shutil.which("pwsh") or "powershell", "-NoProfile", "-Command", command]
+        return [shell or "sh", "-c", command]
+
+    async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
+        from gateway.dialects import host_payload
+
+        project_dir = os.environ.get("CLAUDE_PROJECT_DIR") or event.cwd or os.getcwd()
+        values = placeholder_values(self.spec, project_dir)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+        env.update(values)
+        if event.session_id:
+            env["CLAUDE_CODE_SESSION_ID"] = event.session_id
+        cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
+        stdin = json.dumps(host_payload(event, self.spec.dialect), ensure_ascii=False).encode()
+        code, out, err = await run_process(self.argv(values), stdin, env=env, cwd=cwd)
+        meta: dict[str, Any] = {"exit_code": code}
+        if err.strip():
+            meta["stderr"] = first_line(err)
+        return interpret(event, code, out, err, handler_id=self.spec.id), meta
+
+    @classmethod
+    def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
+        return check_command(spec, base_dir)
+
+
+def interpret(event: HookEvent, code: int, stdout: str, stderr: str, *, handler_id: str) -> Verdict:
+    """Turn an exit code and the captured output into a Verdict (Claude Code's exit-code rules)."""
+    if code == 0:
+        if event.name == "WorktreeCreate":
+            lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
+            return Verdict(extra={"worktreePath": lines[-1]}) if lines else Verdict()
+        return parse_text(stdout, event)
+    if code == 2:
+        try:
+            verdict = parse_text(stdout, event)
+        except HandlerError:
+            verdict = Verdict()
+        reason = verdict.reason or verdict.permission_reason or truncate(stderr.strip()) \
+            or f"blocked by hook {handler_id} (exit code 2)"
+        if event.name == "PreToolUse":
+            verdict.permission, verdict.permission_reason = "deny", reason
+        elif event.spec.blocks:
+            verdict.block, verdict.reason = True, reason
+        elif stderr.strip():
+            verdict.system_message = truncate(stderr.strip())
+        return verdict
+    if stdout.lstrip().startswith("{"):
+        with contextlib.suppress(HandlerError):
+            return parse_text(stdout, event)
+    detail = first_line(stderr) or first_line(stdout) or "no output"
+    if code == 127:
+        detail = f"command not found: {detail}"
+    raise HandlerError(f"exit code {code}: {detail}", {"exit_code": code})
+
+
+async def _read_capped(stream: asyncio.StreamReader | None, sink: bytearray) -> None:
+    if stream is None:
+        return
+    while chunk := await stream.read(65536):
+        room = MAX_CAPTURE - len(sink)
+        if room > 0:
+            sink.extend(chunk[:room])
+
+
+async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
+        proc.stdin.close()
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the whole process group led by ``pid`` (the hook and every grandchild)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+async def run_process(argv: list[str], stdin: bytes, *, env: dict[str, str] | None = None,
+                      cwd: str | None = None) -> tuple[int, str, str]:
+    """Run ``argv`` in a new process group; return ``(exit_code, stdout, stderr)`` (decoded, replace).
+
+    Cancellation (the dispatcher's deadline) kills the whole group. Raises HandlerError when the
+    executable cannot be started.
+    """
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=env, cwd=cwd, start_new_session=True)
+    except FileNotFoundError:
+        raise HandlerError(f"executable not found: {argv[0]}", {"exit_code": 127}) from None
+    except PermissionError:
+        raise HandlerError(f"executable not permitted: {argv[0]}", {"exit_code": 126}) from None
+    out, err = bytearray(), bytearray()
+    readers = asyncio.gather(_read_capped(proc.stdout, out), _read_capped(proc.stderr, err))
+    feeder = asyncio.ensure_future(_feed(proc, stdin))
+    try:
+        code = await proc.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(readers), PIPE_GRACE)
+    except BaseException:
+        kill_group(proc.pid)
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(proc.wait(), 2.0)
+        raise
+    finally:
+        feeder.cancel()
+        readers.cancel()
+        with contextlib.suppress(BaseException):
+            await readers
+    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+# ------------------------------------------------------------------ load-time checks
+
+def _resolve(word: str, project_dir: str) -> str:
+    word = os.path.expanduser(word)
+    return word if os.path.isabs(word) else os.path.normpath(os.path.join(project_dir, word))
+
+
+def check_command(spec: HandlerSpec, base_dir: str) -> list[str]:
+    """Find commands that would never run: a missing executable or script file, an unset variable."""
+    options = spec.options
+    project_dir = infer_project_dir(base_dir)
+    values = placeholder_values(spec, project_dir)
+    command = substitute(options["command"], values)
+    if options.get("args") is not None:
+        words = [command, *(substitute(a, values) for a in options["args"])]
+    else:
+        try:
+            words = shlex.split(command, comments=True)
+        except ValueError as exc:
+            return [f"command: cannot be parsed as a shell command ({exc})"]
+        while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
+            words.pop(0)
+        words = [os.path.expandvars(w) for w in words]
+    if not words:
+        return [] if options.get("args") is None else ["command: empty"]
+    exe = words[0]
+    unset = [v for v in _unexpanded(exe)]
+    if unset:
+        return [f"command: {exe!r} uses ${{{unset[0]}}}, which is not set"]
+    if options.get("args") is None and (exe in SHELL_WORDS or any(c in exe for c in "$`|;&<>(")):
+        return []
+    if "/" in exe:
+        path = _resolve(exe, project_dir)
+        if not os.path.exists(path):
+            return [f"command: {exe!r} does not exist (resolved to {path}); Claude Code would fail open "
+                    "with exit 127 and the policy would silently be off"]
+        if not os.access(path, os.X_OK):
+            return [f"command: {exe!r} is not executable (chmod +x {path})"]
+    elif shutil.which(exe) is None:
+        return [f"command: executable {exe!r} is not on PATH"]
+    base = os.path.basename(exe)
+    if base.rstrip("0123456789.") in INTERPRETERS:
+        return _check_script(words[1:], project_dir)
+    return []
+
+
+def _unexpanded(word: str) -> list[str]:
+    import re
+
+    return re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", word)
+
+
+def _check_script(args: list[str], project_dir: str) -> list[str]:
+    for arg in args:
+        if arg in ("-c", "-m", "-e", "--eval", "-Command", "-"):
+            return []
+        if arg.startswith("-"):
+            continue
+        unset = _unexpanded(arg)
+        if unset:
+            return [f"command: script {arg!r} uses ${{{unset[0]}}}, which is not set"]
+        path = _resolve(arg, project_dir)
+        if not os.path.exists(path):
+            return [f"command: script file {arg!r} does not exist (resolved to {path}); the interpreter "
+                    "would exit 2 and Claude Code would block every call (#80697)"]
+        return []
+    return []
+
+
+def _options_model() -> Any:
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class CommandOptions(BaseModel):
+        model_config = ConfigDict(extra="allow", populate_by_name=True)
+        command: str = Field(min_length=1)
+        args: list[str] | None = None
+        shell: Literal["bash", "sh", "powershell"] | None = None
+
+    return CommandOptions
