@@ -19,8 +19,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.errors import ConfigError
-
 CACHE_FORMAT = "hookgate-config-4"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 

@@ -159,7 +159,7 @@ class _Compiler:
         self.ids: dict[str, int] = {}
         self.mcp_servers: dict[str, Any] = {}
         self.llm: dict[str, Any] = {}
-        self.settings: dict[str, Any] = Settings().model_dump()
+        self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
 
     # ---- files
     def add_file(self, path: str) -> None:
@@ -211,7 +211,8 @@ class _Compiler:
                                for i in _pydantic_issues(exc, ""))
             return
         for key in group.model_extra or {}:
-            self.warnings.append(f"{where}.{key}: unknown group field, ignored{_suggest(key, ['matcher', 'hooks', 'sequential'])}")
+            hint = _suggest(key, ["matcher", "hooks", "sequential"])
+            self.warnings.append(f"{where}.{key}: unknown group field, ignored{hint}")
         spec = EVENTS[event]
         if group.matcher not in (None, "", "*"):
             assert group.matcher is not None

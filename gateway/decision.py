@@ -141,13 +141,15 @@ class Decision:
         """Render for Claude Code: ``(exit_code, stdout, stderr)``; see ``gateway.dialects.claude``."""
         from gateway.dialects import get_dialect
 
-        return get_dialect("claude").render(self)
+        rendered: tuple[int, str, str] = get_dialect("claude").render(self)
+        return rendered
 
     def to_kiro(self) -> tuple[int, str, str]:
         """Render for Kiro CLI: ``(exit_code, stdout, stderr)``; see ``gateway.dialects.kiro``."""
         from gateway.dialects import get_dialect
 
-        return get_dialect("kiro").render(self)
+        rendered: tuple[int, str, str] = get_dialect("kiro").render(self)
+        return rendered
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.event}

@@ -43,7 +43,7 @@ def run_demo(config_paths: list[str] | None = None) -> int:
             payload = json.load(fh)
         event = parse_event(payload)
         decision = decide(config, event)
-        verdict = decision.permission or ("block" if decision.block else "none")
+        verdict: str = decision.permission or ("block" if decision.block else "none")
         if decision.updated_input is not None:
             verdict += "+rewrite"
         reason = decision.permission_reason or decision.reason or ""

@@ -92,12 +92,11 @@ class Dispatcher:
             for spec in group.handlers:
                 index += 1
                 fits, why = if_matches(spec, event)
-                handler = self.handler(spec)
-                key = handler.dedup_key()
+                key = self.handler(spec).dedup_key() if fits else None
                 if fits and key in seen:
                     fits, why = False, "identical to a handler already selected (runs once)"
                 if trace is not None:
-                    trace.lines.append(f"  handler {spec.id} ({handler.describe()}): "
+                    trace.lines.append(f"  handler {spec.id} ({self.handler(spec).describe()}): "
                                        f"{'runs' if fits else 'skipped'}{': ' + why if why else ''}")
                 if fits:
                     seen.add(key)

@@ -176,7 +176,7 @@ def _wildcard_matches(pattern: str, value: str) -> bool:
 def _pathspec(pattern: str) -> Any:
     import pathspec
 
-    return pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+    return pathspec.GitIgnoreSpec.from_lines([pattern])
 
 
 def path_matches(pattern: str, path: str, *, cwd: str, project_dir: str | None = None) -> bool:

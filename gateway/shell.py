@@ -17,6 +17,8 @@ from typing import Any
 
 _DYNAMIC = re.compile(r"\$\(|`|\$[A-Za-z_{]")
 _OPAQUE = re.compile(r"[\\'\"$`*?\[{~]")
+_STRUCTURE = re.compile(r"[;&|()<>$`\n'\"\\{}#]")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @lru_cache(maxsize=256)
@@ -54,8 +56,21 @@ def command_matches(pattern: str, command: str) -> bool:
     return any(compiled.fullmatch(c) for c in commands)
 
 
+def _simple(command: str) -> list[str] | None:
+    """Fast path: a command with no quoting, expansion or operator is one simple command."""
+    if _STRUCTURE.search(command):
+        return None
+    words = command.split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words.pop(0)
+    return [" ".join(words)] if words else []
+
+
 def split_commands(command: str) -> list[str] | None:
     """The simple commands in ``command`` (assignments stripped), or None when it cannot be parsed."""
+    simple = _simple(command)
+    if simple is not None:
+        return simple
     import bashlex
 
     try:

@@ -89,7 +89,9 @@ class CommandHandler(Handler):
     def describe(self) -> str:
         options = self.spec.options
         args = options.get("args")
-        return "exec " + shlex.join([options["command"], *args]) if args is not None else f"sh -c {options['command']!r}"
+        if args is not None:
+            return "exec " + shlex.join([options["command"], *args])
+        return f"{options.get('shell') or 'sh'} -c {options['command']!r}"
 
     def argv(self, values: dict[str, str]) -> list[str]:
         options = self.spec.options

@@ -38,7 +38,8 @@ def detect(data: dict[str, Any]) -> str:
 
 def parse_event(data: dict[str, Any], dialect: str = "auto") -> HookEvent:
     """Parse a decoded event with ``dialect`` (``auto`` detects). Raises EventError."""
-    return get_dialect(detect(data) if dialect == "auto" else dialect).parse(data)
+    event: HookEvent = get_dialect(detect(data) if dialect == "auto" else dialect).parse(data)
+    return event
 
 
 def host_payload(event: HookEvent, dialect: str) -> dict[str, Any]:

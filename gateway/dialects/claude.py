@@ -32,6 +32,22 @@ def host_payload(event: HookEvent) -> dict[str, Any]:
     return event.payload
 
 
+def _permission_request(decision: Decision) -> dict[str, Any]:
+    """PermissionRequest's ``decision`` object: ``behavior`` plus the fields that go with it."""
+    verdict: dict[str, Any] = {"behavior": decision.permission}
+    if decision.permission == "allow":
+        if decision.updated_input is not None:
+            verdict["updatedInput"] = decision.updated_input
+        if decision.extra.get("updatedPermissions"):
+            verdict["updatedPermissions"] = decision.extra["updatedPermissions"]
+        return verdict
+    if decision.permission_reason:
+        verdict["message"] = decision.permission_reason
+    if decision.extra.get("interrupt"):
+        verdict["interrupt"] = True
+    return verdict
+
+
 def to_json(decision: Decision) -> dict[str, Any]:
     """The Claude Code JSON answer for ``decision`` ({} when there is nothing to say)."""
     name = decision.event
@@ -39,8 +55,8 @@ def to_json(decision: Decision) -> dict[str, Any]:
     specific: dict[str, Any] = {}
     if not decision.continue_:
         out["continue"] = False
-        if decision.stop_reason:
-            out["stopReason"] = decision.stop_reason
+    if not decision.continue_ and decision.stop_reason:
+        out["stopReason"] = decision.stop_reason
     if decision.system_message:
         out["systemMessage"] = decision.system_message
     if name == "PreToolUse":
@@ -50,20 +66,8 @@ def to_json(decision: Decision) -> dict[str, Any]:
                 specific["permissionDecisionReason"] = decision.permission_reason
         if decision.updated_input is not None:
             specific["updatedInput"] = decision.updated_input
-    elif name == "PermissionRequest":
-        if decision.permission in ("allow", "deny"):
-            verdict: dict[str, Any] = {"behavior": decision.permission}
-            if decision.permission == "allow":
-                if decision.updated_input is not None:
-                    verdict["updatedInput"] = decision.updated_input
-                if decision.extra.get("updatedPermissions"):
-                    verdict["updatedPermissions"] = decision.extra["updatedPermissions"]
-            else:
-                if decision.permission_reason:
-                    verdict["message"] = decision.permission_reason
-                if decision.extra.get("interrupt"):
-                    verdict["interrupt"] = True
-            specific["decision"] = verdict
+    elif name == "PermissionRequest" and decision.permission in ("allow", "deny"):
+        specific["decision"] = _permission_request(decision)
     if decision.block:
         out["decision"] = "block"
         out["reason"] = decision.reason or "Blocked by hookgate"

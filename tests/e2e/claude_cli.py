@@ -164,9 +164,11 @@ def _minimal_env() -> dict[str, str]:
 
 
 def claude_env(home: Path, base_url: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A clean environment (nothing inherited from the caller's ANTHROPIC_*/CLAUDE_* vars)."""
+    """A clean environment: nothing inherited from the caller's ANTHROPIC_*/CLAUDE_* vars; the
+    caller's HOOKGATE_* vars are passed on (hooks started by the CLI see them)."""
     venv_bin = str(Path(sys.prefix) / "bin")
     env = _minimal_env()
+    env.update({k: v for k, v in os.environ.items() if k.startswith("HOOKGATE_")})
     env.update(
         {
             "PATH": f"{venv_bin}{os.pathsep}{env['PATH']}",

@@ -156,6 +156,7 @@ def _ensure_cli(spec: CliSpec) -> Path:
                         "--no-audit",
                         "--no-fund",
                         "--loglevel=error",
+                        "--include=optional",  # Codex's native binary is an optional dependency
                         f"{spec.package}@{spec.version}",
                     ],
                     cwd=staging,
@@ -176,6 +177,7 @@ def _ensure_cli(spec: CliSpec) -> Path:
                 raise HostUnavailable(
                     f"npm install {spec.package}@{spec.version} produced no {spec.bin_name}"
                 )
+            _check_runs(spec, staged_exe)
             (staging / ".hookgate-installed").write_text(f"{spec.package}@{spec.version}\n")
             if target.exists():
                 shutil.rmtree(target)
@@ -184,6 +186,24 @@ def _ensure_cli(spec: CliSpec) -> Path:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
     return exe
+
+
+def _check_runs(spec: CliSpec, exe: Path) -> None:
+    """``<cli> --version`` must work (e.g. Codex without its optional native package does not)."""
+    try:
+        proc = subprocess.run(
+            [str(exe), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "GEMINI_CLI_NO_RELAUNCH": "true"},
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise HostUnavailable(f"{exe.name} --version failed: {exc}") from exc
+    if proc.returncode != 0 or spec.version not in proc.stdout:
+        why = _one_line(proc.stderr + proc.stdout)
+        raise HostUnavailable(f"{exe.name} --version did not report {spec.version}: {why}")
 
 
 def require_cli(spec: CliSpec) -> Path:
@@ -255,9 +275,14 @@ def hook_script(
         body = "\n".join(lines)
     path.parent.mkdir(parents=True, exist_ok=True)
     log.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        f"#!/bin/sh\nlog={shlex.quote(str(log))}\npayload=$(cat)\nprintf '%s\\n' \"$payload\" >> \"$log\"\n{body}\n"
-    )
+    script = [
+        "#!/bin/sh",
+        f"log={shlex.quote(str(log))}",
+        "payload=$(cat)",
+        'printf \'%s\\n\' "$payload" >> "$log"',
+        body,
+    ]
+    path.write_text("\n".join(script) + "\n")
     path.chmod(0o755)
     return shlex.quote(str(path))
 

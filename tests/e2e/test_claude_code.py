@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.claude_cli import API_KEY, ClaudeCli
-from tests.e2e.hook_settings import command_hook_settings, write_deny_hook
+from tests.e2e.hook_receiver import HookReceiver
+from tests.e2e.hook_settings import (
+    command_hook_settings,
+    http_hook_settings,
+    pretooluse_deny,
+    write_deny_hook,
+)
 from tests.e2e.netns import Sandbox
 from tests.e2e.scenarios import RmVictim, RunClaude, rm_victim_scenario
 
@@ -71,6 +77,23 @@ def test_control_native_deny_hook_blocks_the_tool(run_claude: RunClaude, tmp_pat
     (tool_use,) = outcome.run.tool_uses
     assert outcome.run.permission_denials[0]["tool_use_id"] == call["tool_use_id"] == tool_use["id"]
     assert outcome.run.tool_results[0].get("is_error") is True
+
+
+def test_control_native_http_hook_blocks_the_tool(
+    run_claude: RunClaude, e2e_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The ``type: "http"`` path ``hookgate serve`` will use: the receiver lives in the sandbox."""
+    deny = pretooluse_deny("blocked by http test hook")
+    with HookReceiver(e2e_sandbox.bind_loopback(), deny) as receiver:
+        settings = http_hook_settings(receiver.url, headers={"X-Test": "e2e"})
+        outcome = rm_victim_scenario(run_claude, tmp_path, settings)
+    _assert_clean_run(outcome)
+    assert outcome.survived, outcome.run.describe()
+    (call,) = receiver.calls
+    assert call.headers["x-test"] == "e2e"
+    assert call.body["hook_event_name"] == "PreToolUse"
+    assert call.body["tool_input"]["command"] == outcome.command
+    assert outcome.denied_commands == [outcome.command]
 
 
 # --------------------------------------------------------------------------- HOOKGATE scenarios

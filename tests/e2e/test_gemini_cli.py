@@ -26,7 +26,9 @@ def shell(command: str) -> ToolCall:
 
 
 def group(command: str, *, matcher: str | None = None, name: str = "test-hook") -> dict[str, Any]:
-    entry: dict[str, Any] = {"hooks": [{"name": name, "type": "command", "command": command, "timeout": 10000}]}
+    entry: dict[str, Any] = {
+        "hooks": [{"name": name, "type": "command", "command": command, "timeout": 10000}]
+    }
     if matcher is not None:
         entry["matcher"] = matcher
     return entry
@@ -56,7 +58,7 @@ def test_native_before_tool_deny_keeps_the_victim(host_ws: Workspace) -> None:
 
     assert host_ws.victim_alive, run.describe()
     [payload] = host_ws.payloads("deny")
-    assert BASE_FIELDS <= payload.keys()
+    assert payload.keys() >= BASE_FIELDS
     assert payload["hook_event_name"] == "BeforeTool"
     assert payload["tool_name"] == "run_shell_command"
     assert payload["tool_input"] == {"command": command}
@@ -208,5 +210,7 @@ def test_every_event_reaches_a_recording_hook(host_ws: Workspace) -> None:
         ("write_file", {"file_path": str(note), "content": "hi"}),
     ]
     after_tool = [p for p in payloads if p["hook_event_name"] == "AfterTool"]
-    assert all(isinstance(p["tool_response"], dict) and "llmContent" in p["tool_response"] for p in after_tool)
+    assert all(
+        isinstance(p["tool_response"], dict) and "llmContent" in p["tool_response"] for p in after_tool
+    )
     assert Path(payloads[0]["transcript_path"]).is_relative_to(run.home)

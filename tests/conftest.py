@@ -1,0 +1,48 @@
+"""Shared fixtures: paths to the copied cases, an isolated environment for `hookgate` subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "tests" / "cases"
+HOOKGATE = [sys.executable, "-m", "gateway"]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test gets its own config cache and state dir, and HOOKGATE_CASES pointing at the cases."""
+    base = tmp_path_factory.mktemp("hookgate-env")
+    monkeypatch.setenv("HOOKGATE_CACHE_DIR", str(base / "cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(base / "state"))
+    monkeypatch.setenv("HOOKGATE_CASES", str(CASES))
+    for var in ("HOOKGATE_CONFIG", "HOOKGATE_SERVER", "HOOKGATE_ON_CONFIG_ERROR", "CLAUDE_PROJECT_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    yield
+
+
+def run_hookgate(args: list[str], stdin: bytes | str | dict[str, Any] | None = None, *,
+                 env: dict[str, str] | None = None, cwd: str | Path | None = None,
+                 timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run `python -m gateway ARGS` as a real subprocess and return its completed process (text)."""
+    if isinstance(stdin, dict):
+        stdin = json.dumps(stdin)
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run([*HOOKGATE, *args], input=data, capture_output=True, env=full_env,
+                          cwd=cwd, timeout=timeout, check=False)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"),
+                                       proc.stderr.decode("utf-8", "replace"))
+
+
+def load_case(*parts: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((CASES.joinpath(*parts)).read_text())
+    return data

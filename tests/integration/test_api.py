@@ -1,0 +1,46 @@
+"""The Python API: Gateway.from_file, dispatch, renderers, and an in-process handler class."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from gateway import Gateway, Verdict, register_handler
+from handlers.base import Handler
+from tests.conftest import CASES, load_case
+
+
+@register_handler
+class DenyWrites(Handler):
+    """An in-process handler registered from Python: denies Write calls outside /tmp."""
+
+    type: ClassVar[str] = "test_deny_writes"
+
+    async def run(self, event: Any, ctx: Any) -> Verdict:
+        path = (event.tool_input or {}).get("file_path", "")
+        if not path.startswith("/tmp/"):
+            return Verdict(permission="deny", permission_reason=f"{path} is outside /tmp")
+        return Verdict()
+
+
+async def test_from_file_dispatch_and_renderers() -> None:
+    async with Gateway.from_file(str(CASES / "configs" / "guards.json")) as gw:
+        decision = await gw.dispatch(load_case("claude", "pretooluse-bash-rm-rf.json"))
+    assert decision.permission == "deny"
+    code, out, _ = decision.to_claude()
+    assert code == 2 and json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert decision.to_kiro() == (2, "", "Destructive command blocked by hook\n")
+    assert [r.status for r in decision.results] == ["ok", "ok"]
+
+
+async def test_registered_in_process_handler(tmp_path: Path) -> None:
+    config = tmp_path / "hookgate.yaml"
+    config.write_text("hooks:\n  PreToolUse:\n    - matcher: Write\n      hooks: [{type: test_deny_writes}]\n")
+    async with Gateway.from_file(str(config)) as gw:
+        denied = await gw.dispatch({"hook_event_name": "PreToolUse", "tool_name": "Write",
+                                    "tool_input": {"file_path": "/etc/x"}})
+        allowed = await gw.dispatch({"hook_event_name": "PreToolUse", "tool_name": "Write",
+                                     "tool_input": {"file_path": "/tmp/x"}})
+    assert denied.permission == "deny" and "outside /tmp" in (denied.permission_reason or "")
+    assert allowed.is_empty

@@ -1,0 +1,92 @@
+"""`hookgate` as a subprocess: bad input, config errors at run time, explain, validate, demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CASES, load_case, run_hookgate
+
+GUARDS = str(CASES / "configs" / "guards.json")
+
+
+@pytest.mark.parametrize(("stdin", "message"), [
+    (b"{not json", "not valid JSON"),
+    (b"[1, 2]", "must be a JSON object, got list"),
+    (b"\xff\xfe{}", "not valid UTF-8"),
+    (b"", "event is empty"),
+    (b'{"hook_event_name": "PreToolUze"}', "unknown event 'PreToolUze'"),
+    (b'{"hook_event_name": "PreToolUse", "tool_input": "rm"}', "'tool_input' must be an object"),
+    (b'{"tool_name": "Bash"}', "no hook_event_name"),
+    (b'{"hook_event_name": "PreToolUse", "x": "' + b"a" * (10 * 1024 * 1024) + b'"}', "limit is"),
+])
+def test_bad_input_is_one_line_exit_1(stdin: bytes, message: str) -> None:
+    proc = run_hookgate(["run", "--config", GUARDS], stdin)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert message in proc.stderr and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_invalid_config_at_run_time_blocks(tmp_path: Path) -> None:
+    bad = tmp_path / "hookgate.json"
+    bad.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": 3, "hooks": []}]}}))
+    event = load_case("claude", "pretooluse-bash-safe.json")
+    proc = run_hookgate(["run", "--config", str(bad)], event)
+    assert proc.returncode == 2 and "hooks.PreToolUse[0].matcher" in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    proc = run_hookgate(["run", "--config", str(bad)], event, env={"HOOKGATE_ON_CONFIG_ERROR": "open"})
+    assert proc.returncode == 1
+
+
+def test_config_lookup_env_then_local_file_then_default(tmp_path: Path) -> None:
+    event = {"hook_event_name": "UserPromptSubmit", "prompt": "hi"}
+    local = tmp_path / "hookgate.yaml"
+    local.write_text("hooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: 'echo from-local'}]\n")
+    assert "from-local" in run_hookgate(["run"], event, cwd=tmp_path).stdout
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": "echo from-env"}]}]}}))
+    assert "from-env" in run_hookgate(["run"], event, cwd=tmp_path, env={"HOOKGATE_CONFIG": str(other)}).stdout
+    # no local file: the built-in default denies rm -rf
+    proc = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                                  "tool_input": {"command": "rm -rf /"}}, cwd=tmp_path / "..")
+    assert proc.returncode == 2 and "rm -rf" in proc.stderr
+
+
+def test_validate_lists_every_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "true", "timeout": 5000},
+        {"type": "command", "command": "/missing/hook.sh"}]}], "Nope": []}}))
+    proc = run_hookgate(["validate", str(bad)])
+    assert proc.returncode == 1
+    errors = [line for line in proc.stdout.splitlines() if line.startswith("error:")]
+    assert len(errors) == 3 and "3 error(s)" in proc.stdout
+    proc = run_hookgate(["validate", GUARDS])
+    assert proc.returncode == 0 and proc.stdout.startswith("ok: 5 handler(s)")
+
+
+def test_explain_shows_groups_handlers_results_and_decision() -> None:
+    path = CASES / "claude" / "pretooluse-bash-compound.json"
+    proc = run_hookgate(["explain", "--config", GUARDS, str(path)])
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "matcher 'Bash' matches tool_name='Bash'" in out
+    assert "if 'Bash(rm *)' matches" in out
+    assert "matcher 'Write|Edit' does not match" in out
+    assert '"permission": "deny"' in out and "rendered for claude: exit 2" in out
+
+
+def test_demo_prints_a_table() -> None:
+    proc = run_hookgate(["demo"])
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split()[0]: line for line in proc.stdout.splitlines() if line[:2].isdigit()}
+    assert " deny " in rows["02-bash-rm-rf"] and " none " in rows["01-bash-npm-test"]
+    assert " deny " in rows["04-bash-force-push"] and " deny " in rows["07-write-env"]
+    assert " none " in rows["08-write-env-example"]
+
+
+def test_no_traceback_on_unexpected_subcommand_input() -> None:
+    proc = run_hookgate(["explain", "/no/such/event.json"])
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr

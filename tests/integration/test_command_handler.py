@@ -1,0 +1,174 @@
+"""The command handler against real subprocesses: exit codes, timeouts, process groups, merge."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.api import Gateway
+from gateway.config import load_config
+
+PRE = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s1",
+       "tool_input": {"command": "npm test", "description": "d"}}
+
+
+def _script(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
+
+def _gateway(tmp_path: Path, hooks: dict[str, Any], **extra: Any) -> Gateway:
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps({"hooks": hooks, **extra}))
+    return Gateway(load_config([str(path)], use_cache=False))
+
+
+def _pre(*handlers: dict[str, Any], matcher: str = "Bash", sequential: bool = False) -> dict[str, Any]:
+    return {"PreToolUse": [{"matcher": matcher, "sequential": sequential, "hooks": list(handlers)}]}
+
+
+def _cmd(command: str, **kw: Any) -> dict[str, Any]:
+    return {"type": "command", "command": command, **kw}
+
+
+async def _dispatch(gw: Gateway, event: dict[str, Any], tmp_path: Path) -> Any:
+    try:
+        return await gw.dispatch({**event, "cwd": str(tmp_path)})
+    finally:
+        await gw.aclose()
+
+
+async def test_exit_2_blocks_even_when_json_says_allow(tmp_path: Path) -> None:
+    s = _script(tmp_path, "h.sh", """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'
+echo 'policy says no' >&2; exit 2""")
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), PRE, tmp_path)
+    assert (d.permission, d.permission_reason) == ("deny", "policy says no")
+
+
+async def test_exit_1_with_valid_json_lets_the_json_decide(tmp_path: Path) -> None:
+    s = _script(tmp_path, "h.sh", """echo '{"decision":"block","reason":"json says"}'; exit 1""")
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), PRE, tmp_path)
+    assert (d.permission, d.permission_reason) == ("deny", "json says")
+
+
+async def test_exit_1_without_json_is_a_non_blocking_error(tmp_path: Path) -> None:
+    s = _script(tmp_path, "h.sh", "echo 'violation!' >&2; exit 1")
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), PRE, tmp_path)
+    assert d.permission is None and d.results[0].status == "error"
+    assert "exit code 1: violation!" in (d.results[0].message or "")
+
+
+async def test_missing_executable_fails_closed_when_asked(tmp_path: Path) -> None:
+    s = _script(tmp_path, "h.sh", "exit 0")
+    gw = _gateway(tmp_path, _pre(_cmd(s, id="gate", failClosed=True)))
+    os.unlink(s)  # deleted after validation: exit 127 at run time
+    d = await _dispatch(gw, PRE, tmp_path)
+    assert d.permission == "deny" and "'gate'" in (d.permission_reason or "")
+
+
+async def test_exec_form_with_placeholders_env_and_cwd(tmp_path: Path) -> None:
+    s = _script(tmp_path, "h.sh", """printf '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"%s|%s|%s|%s"}}' "$1" "$CLAUDE_PROJECT_DIR" "$(pwd)" "$CLAUDE_CODE_SESSION_ID" """)
+    hooks = {"UserPromptSubmit": [{"hooks": [_cmd(s, args=["${HOOKGATE_CONFIG_DIR}"])]}]}
+    d = await _dispatch(_gateway(tmp_path, hooks), {"hook_event_name": "UserPromptSubmit", "prompt": "p",
+                                                    "session_id": "s9"}, tmp_path)
+    arg, project, cwd, session = d.additional_context[0].split("|")
+    assert arg == str(tmp_path) and project == str(tmp_path) and cwd == str(tmp_path) and session == "s9"
+
+
+async def test_stdin_is_the_event_json(tmp_path: Path) -> None:
+    out = tmp_path / "seen.json"
+    s = _script(tmp_path, "h.sh", f"cat > {out}")
+    await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), PRE, tmp_path)
+    assert json.loads(out.read_text())["tool_input"] == PRE["tool_input"]
+
+
+async def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    s = _script(tmp_path, "h.sh", f"sleep 300 & echo $! > {pidfile}; sleep 300")  # never reads stdin
+    started = time.monotonic()
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s, timeout=1))), PRE, tmp_path)
+    assert time.monotonic() - started < 10
+    assert d.results[0].status == "timeout" and d.permission is None
+    pid = int(pidfile.read_text())
+    for _ in range(50):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"grandchild {pid} survived the timeout")
+
+
+async def test_big_stdin_not_read_and_huge_output_truncated(tmp_path: Path) -> None:
+    s = _script(tmp_path, "h.sh", "head -c 200000 /dev/zero | tr '\\0' 'x'")
+    event = {"hook_event_name": "UserPromptSubmit", "prompt": "y" * 3_000_000}
+    d = await _dispatch(_gateway(tmp_path, {"UserPromptSubmit": [{"hooks": [_cmd(s)]}]}), event, tmp_path)
+    context = d.additional_context[0]
+    assert len(context) < 10_100 and "truncated by hookgate" in context
+
+
+async def test_handlers_run_concurrently_and_identical_ones_once(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    s = _script(tmp_path, "h.sh", f"echo run >> {log}; sleep 1")
+    t = _script(tmp_path, "t.sh", "sleep 1")
+    gw = _gateway(tmp_path, {"PreToolUse": [{"matcher": "Bash", "hooks": [_cmd(s), _cmd(t)]},
+                                             {"matcher": "*", "hooks": [_cmd(s)]}]})
+    started = time.monotonic()
+    d = await _dispatch(gw, PRE, tmp_path)
+    assert time.monotonic() - started < 1.9
+    assert log.read_text().count("run") == 1 and len(d.results) == 2
+
+
+async def test_sequential_group_passes_rewrites_along(tmp_path: Path) -> None:
+    first = _script(tmp_path, "a.sh", """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"npm test --ci"}}}'""")
+    second = _script(tmp_path, "b.sh", """cmd=$(jq -r .tool_input.command)
+printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"timeout 60 %s"}}}' "$cmd" """)
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(first), _cmd(second), sequential=True)), PRE, tmp_path)
+    assert d.permission == "allow"
+    assert d.updated_input == {"command": "timeout 60 npm test --ci", "description": "d"}
+
+
+async def test_priority_orders_the_merge(tmp_path: Path) -> None:
+    a = _script(tmp_path, "a.sh", """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"A"}}}'""")
+    b = _script(tmp_path, "b.sh", """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"B"}}}'""")
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(a, priority=-1), _cmd(b))), PRE, tmp_path)
+    assert d.updated_input["command"] == "A"  # lower priority merges last, so its rewrite lands last
+
+
+async def test_exit_2_on_a_non_blocking_event_is_a_message(tmp_path: Path) -> None:
+    s = _script(tmp_path, "h.sh", "echo 'heads up' >&2; exit 2")
+    d = await _dispatch(_gateway(tmp_path, {"SessionStart": [{"hooks": [_cmd(s)]}]}),
+                        {"hook_event_name": "SessionStart", "source": "startup"}, tmp_path)
+    assert not d.block and d.system_message == "heads up"
+
+
+async def test_cache_ttl_reuses_a_verdict_for_the_same_input(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    s = _script(tmp_path, "h.sh", f"echo run >> {log}; echo plain")
+    hooks = {"UserPromptSubmit": [{"hooks": [_cmd(s, cacheTtl=60)]}]}
+    settings = {"settings": {"stateDir": str(tmp_path / "state")}}
+    for prompt in ("a", "a", "b"):
+        d = await _dispatch(_gateway(tmp_path, hooks, **settings), {"hook_event_name": "UserPromptSubmit",
+                                                                    "prompt": prompt}, tmp_path)
+        assert d.additional_context == ["plain"]
+    assert log.read_text().count("run") == 2
+    assert d.results[0].status == "ok"
+
+
+async def test_async_handler_does_not_decide_or_delay(tmp_path: Path) -> None:
+    marker = tmp_path / "done"
+    s = _script(tmp_path, "h.sh", f"sleep 1; touch {marker}; echo '{{\"decision\":\"block\"}}'")
+    started = time.monotonic()
+    gw = _gateway(tmp_path, {"Stop": [{"hooks": [_cmd(s, **{"async": True})]}]})
+    d = await gw.dispatch({"hook_event_name": "Stop", "cwd": str(tmp_path)})
+    assert time.monotonic() - started < 0.9 and not d.block and d.results[0].status == "skipped"
+    await gw.aclose()  # drains background work
+    assert marker.exists()

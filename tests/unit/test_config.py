@@ -1,0 +1,192 @@
+"""Config loading and the validation errors Claude Code would silently get wrong."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.config import load_config
+from gateway.errors import ConfigError
+from tests.conftest import CASES
+
+
+def _write(tmp_path: Path, data: Any, name: str = "hookgate.json") -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if name.endswith(".json") else str(data))
+    return str(path)
+
+
+def _issues(tmp_path: Path, hooks: dict[str, Any], **extra: Any) -> list[str]:
+    path = _write(tmp_path, {"hooks": hooks, **extra})
+    with pytest.raises(ConfigError) as info:
+        load_config([path], use_cache=False)
+    return info.value.issues
+
+
+def _cmd(**kw: Any) -> dict[str, Any]:
+    return {"type": "command", "command": "true", **kw}
+
+
+def test_guards_json_loads_verbatim() -> None:
+    config = load_config([str(CASES / "configs" / "guards.json")], use_cache=False)
+    assert [len(g.handlers) for g in config.hooks["PreToolUse"]] == [2, 1]
+    assert config.hooks["PreToolUse"][0].handlers[0].if_rule == "Bash(rm *)"
+    assert config.hooks["PreToolUse"][0].handlers[0].timeout == 600
+
+
+def test_kiro_agent_config(tmp_path: Path) -> None:
+    config = load_config([str(CASES / "configs" / "kiro-agent.json")], use_cache=False)
+    pre = config.hooks["PreToolUse"]
+    assert [g.matcher for g in pre] == ["fs_write", "execute_bash"]
+    assert pre[0].handlers[0].timeout == 5.0 and pre[1].handlers[0].timeout == 30.0
+    assert {g.dialect for g in pre} == {"kiro"}
+    assert set(config.hooks) == {"SessionStart", "PreToolUse", "Stop"}
+
+
+def test_kiro_cache_ttl_seconds(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"hooks": {"preToolUse": [{"command": "true", "cache_ttl_seconds": 60}]}})
+    assert load_config([path], use_cache=False).hooks["PreToolUse"][0].handlers[0].cache_ttl == 60
+
+
+def test_whole_settings_json_other_keys_ignored(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"permissions": {"allow": ["Bash(ls)"]}, "model": "x",
+                             "hooks": {"Stop": [{"hooks": [_cmd()]}]}}, "settings.json")
+    config = load_config([path], use_cache=False)
+    assert list(config.hooks) == ["Stop"] and config.warnings == []
+
+
+def test_bare_hooks_block_and_yaml(tmp_path: Path) -> None:
+    path = tmp_path / "hooks.yaml"
+    path.write_text("PreToolUse:\n  - matcher: Bash\n    hooks:\n      - {type: command, command: 'true'}\n")
+    assert load_config([str(path)], use_cache=False).hooks["PreToolUse"][0].matcher == "Bash"
+
+
+def test_several_files_concatenate(tmp_path: Path) -> None:
+    a = _write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd()]}]}}, "a.json")
+    b = _write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(command="echo hi")]}]}}, "b.json")
+    assert len(load_config([a, b], use_cache=False).hooks["Stop"]) == 2
+
+
+def test_matcher_not_a_string(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"PreToolUse": [{"matcher": {"type": "x"}, "hooks": [_cmd()]}]})
+    assert any("hooks.PreToolUse[0].matcher" in i and "valid string" in i for i in issues)
+    assert issues[0].startswith(str(tmp_path))
+
+
+def test_permission_rule_in_matcher(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"PreToolUse": [{"matcher": "Bash(git commit*)", "hooks": [_cmd()]}]})
+    assert any("hooks.PreToolUse[0].matcher" in i and "permission rule" in i for i in issues)
+
+
+def test_if_on_a_non_tool_event(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"Stop": [{"hooks": [_cmd(**{"if": "Bash(rm *)"})]}]})
+    assert any("hooks.Stop[0].hooks[0].if" in i and "never run" in i for i in issues)
+
+
+def test_prompt_on_session_start(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]})
+    assert any("hooks.SessionStart[0].hooks[0].type" in i and "prompt" in i for i in issues)
+
+
+def test_unknown_event_with_suggestion(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"PreToolUSe": [{"hooks": [_cmd()]}]})
+    assert any("unknown event 'PreToolUSe'" in i and "'PreToolUse'" in i for i in issues)
+
+
+def test_millisecond_timeout(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"Stop": [{"hooks": [_cmd(timeout=5000)]}]})
+    assert any("hooks.Stop[0].hooks[0].timeout" in i and "did you mean 5" in i for i in issues)
+
+
+def test_missing_executable_and_script(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"Stop": [{"hooks": [
+        _cmd(command="/nonexistent/hook.sh"),
+        _cmd(command="python3 /nonexistent/hook.py"),
+        _cmd(command="no-such-binary-xyz --flag"),
+        _cmd(command="$UNSET_HOOKGATE_VAR/x.sh"),
+    ]}]})
+    assert any("hooks[0]" in i and "does not exist" in i for i in issues)
+    assert any("hooks[1]" in i and "script file" in i for i in issues)
+    assert any("hooks[2]" in i and "not on PATH" in i for i in issues)
+    assert any("hooks[3]" in i and "UNSET_HOOKGATE_VAR" in i for i in issues)
+
+
+def test_not_executable_script(tmp_path: Path) -> None:
+    script = tmp_path / "hook.sh"
+    script.write_text("#!/bin/sh\n")
+    issues = _issues(tmp_path, {"Stop": [{"hooks": [_cmd(command=str(script))]}]})
+    assert any("not executable" in i for i in issues)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    load_config([_write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(command=str(script))]}]}})], use_cache=False)
+
+
+def test_relative_script_resolves_against_the_project(tmp_path: Path) -> None:
+    (tmp_path / ".claude" / "hooks").mkdir(parents=True)
+    hook = tmp_path / ".claude" / "hooks" / "h.sh"
+    hook.write_text("#!/bin/sh\n")
+    hook.chmod(0o755)
+    path = _write(tmp_path / ".claude", {"hooks": {"Stop": [{"hooks": [_cmd(command=".claude/hooks/h.sh")]}]}},
+                  "settings.json")
+    load_config([path], use_cache=False)
+
+
+def test_failclosed_on_a_judgment_handler(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x", "failClosed": True}]}]})
+    assert any("failClosed" in i and "soft check" in i for i in issues)
+
+
+def test_unknown_type_and_wrong_field_types(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"Stop": [{"hooks": [{"type": "shell", "command": "x"},
+                                                    _cmd(priority="high"), {"command": "x"}]}]})
+    assert any("hooks[0].type" in i and "unknown handler type 'shell'" in i for i in issues)
+    assert any("hooks[1].priority" in i for i in issues)
+    assert any("hooks[2].type" in i and "required" in i for i in issues)
+
+
+def test_unknown_fields_are_warnings(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(failclosed=True)]}]}})
+    config = load_config([path], use_cache=False)
+    assert any("failclosed" in w and "failClosed" in w for w in config.warnings)
+
+
+def test_matcher_on_an_event_without_matchers_is_a_warning(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"hooks": {"Stop": [{"matcher": "Bash", "hooks": [_cmd()]}]}})
+    assert any("no matcher field" in w for w in load_config([path], use_cache=False).warnings)
+
+
+def test_every_error_is_reported(tmp_path: Path) -> None:
+    issues = _issues(tmp_path, {"Nope": [], "Stop": [{"hooks": [_cmd(timeout=9000), _cmd(command="/no/such")]}]})
+    assert len(issues) == 3
+
+
+def test_invalid_json_and_yaml_name_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"hooks": {\n  "Stop": [,]\n}}')
+    with pytest.raises(ConfigError, match=r"bad\.json:2:\d+: invalid JSON"):
+        load_config([str(bad)], use_cache=False)
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("hooks:\n  Stop: [\n")
+    with pytest.raises(ConfigError, match=r"bad\.yaml:\d+:\d+: invalid YAML"):
+        load_config([str(bad_yaml)], use_cache=False)
+
+
+def test_cache_is_used_and_invalidated(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd()]}]}})
+    load_config([path])
+    assert os.listdir(os.environ["HOOKGATE_CACHE_DIR"])
+    data = {"hooks": {"Stop": [{"hooks": [_cmd(), _cmd(command="echo x")]}]}}
+    Path(path).write_text(json.dumps(data) + "\n\n")
+    assert len(load_config([path]).hooks["Stop"][0].handlers) == 2
+
+
+def test_default_config_is_valid() -> None:
+    from gateway.config import default_config_path
+
+    config = load_config([default_config_path()], use_cache=False)
+    assert config.warnings == []
+    assert all(h.fail_closed for g in config.hooks["PreToolUse"] for h in g.handlers)
