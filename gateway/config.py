@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-CACHE_FORMAT = "hookgate-config-4"
+CACHE_FORMAT = "hookgate-config-5"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 
@@ -160,11 +160,20 @@ def load_config(paths: list[str], *, use_cache: bool = True) -> RuntimeConfig:
     key = _cache_key(paths) if use_cache else None
     if key is not None:
         cached = _read_cache(key)
-        if cached is not None:
+        if cached is not None and all(_stamp(p) == stamp for p, stamp in cached.get("depends", [])):
             return RuntimeConfig.from_dict(cached)
     from gateway.config_schema import compile_configs
 
     data = compile_configs(paths)
     if key is not None:
-        _write_cache(key, data)
+        _write_cache(key, {**data, "depends": [[p, _stamp(p)] for p in data.get("depends", [])]})
     return RuntimeConfig.from_dict(data)
+
+
+def _stamp(path: str) -> str:
+    """``mtime_ns:size`` of a file a config depends on (``mcpConfig``), or ``missing``."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    return f"{st.st_mtime_ns}:{st.st_size}"

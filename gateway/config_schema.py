@@ -6,6 +6,9 @@ Accepted inputs, detected from content:
 - a whole Claude Code ``settings.json`` or plugin ``hooks.json`` (keys other than ``hooks`` ignored);
 - a Kiro CLI 2.x agent config (``hooks.agentSpawn|userPromptSubmit|preToolUse|postToolUse|stop``,
   entries ``{command, matcher?, timeout_ms?, cache_ttl_seconds?}``);
+- a Gemini CLI settings ``hooks`` block (``BeforeTool``, ``AfterAgent``, ...; timeouts in milliseconds;
+  ``hooksConfig.enabled``/``disabled`` honoured), see ``gateway.config_gemini``; a Codex CLI
+  ``hooks.json`` is Claude Code's format and loads as such;
 - hookgate's own sections next to ``hooks``: ``mcpServers``, ``mcpConfig``, ``llm``, ``settings``.
 
 Every problem is reported as ``file: path.inside: what was expected`` (ConfigError.issues); problems
@@ -19,11 +22,12 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gateway.config import HandlerSpec
+from gateway.config_gemini import GEMINI_ALL_EVENTS, GEMINI_TO_CLAUDE, is_gemini_block
 from gateway.errors import ConfigError
 from gateway.events import EVENTS
 from gateway.matching import IfRule, matcher_problem
@@ -32,7 +36,7 @@ from handlers.base import handler_class, is_judgment_type
 KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
                "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
 MS_LIKE_TIMEOUT = 1000.0
-GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings")
+GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig")
 
 
 class _Model(BaseModel):
@@ -80,8 +84,7 @@ class KiroHook(_Model):
 
 class Settings(_Model):
     stop_block_limit: int = Field(3, alias="stopBlockLimit", ge=0)
-    state_dir: str = Field("~/.local/state/hookgate", alias="stateDir")
-    on_config_error: Literal["open", "closed"] = Field("closed", alias="onConfigError")
+    state_dir: str | None = Field(None, alias="stateDir")
 
 
 _COMMON_KEYS = {f.alias or name for name, f in CommonFields.model_fields.items()}
@@ -158,6 +161,7 @@ class _Compiler:
         self.hooks: dict[str, list[dict[str, Any]]] = {}
         self.ids: dict[str, int] = {}
         self.mcp_servers: dict[str, Any] = {}
+        self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
 
@@ -171,7 +175,7 @@ class _Compiler:
             return
         base_dir = os.path.dirname(path)
         hooks = doc.get("hooks") if "hooks" in doc else None
-        if hooks is None and any(k in EVENTS or k in KIRO_EVENTS for k in doc):
+        if hooks is None and any(k in EVENTS or k in KIRO_EVENTS or k in GEMINI_ALL_EVENTS for k in doc):
             hooks, doc = doc, {"hooks": doc}  # a bare hooks block
         if hooks is not None and not isinstance(hooks, dict):
             self.issues.append(f"{path}: hooks: expected an object keyed by event name, got {type(hooks).__name__}")
@@ -180,6 +184,10 @@ class _Compiler:
         kiro_keys = [k for k in hooks if k in KIRO_EVENTS]
         if kiro_keys and len(kiro_keys) == len(hooks):
             self._add_kiro(path, base_dir, hooks)
+        elif is_gemini_block(hooks, doc):
+            from gateway.config_gemini import add_gemini
+
+            add_gemini(self, path, base_dir, hooks, doc.get("hooksConfig"))
         else:
             self._add_claude(path, base_dir, hooks)
         self._add_sections(path, base_dir, doc)
@@ -195,6 +203,9 @@ class _Compiler:
             where = f"{path}: hooks.{event}"
             if event not in EVENTS:
                 hint = _suggest(str(event), list(EVENTS) + list(KIRO_EVENTS))
+                if event in GEMINI_ALL_EVENTS:
+                    hint = (" (a Gemini CLI event: one hooks block uses one host's event names; "
+                            f"Claude Code calls it {GEMINI_TO_CLAUDE.get(event, 'nothing')!r})")
                 self.issues.append(f"{where}: unknown event {event!r}{hint}")
                 continue
             if not isinstance(groups, list):
@@ -329,15 +340,20 @@ class _Compiler:
                 handler["timeout"] = hook.timeout_ms / 1000 if hook.timeout_ms else 30.0
                 if hook.cache_ttl_seconds:
                     handler["cacheTtl"] = hook.cache_ttl_seconds
+                if hook.max_output_size:
+                    handler["maxOutputSize"] = hook.max_output_size
                 matcher = hook.matcher if EVENTS[event].tool else None
                 self._add_group(event, f"{where}[{i}]", base_dir, {"matcher": matcher, "hooks": [handler]},
                                 "kiro")
 
     def result(self, paths: list[str]) -> dict[str, Any]:
+        from gateway.sections import finish_sections
+
+        finish_sections(self)
         if self.issues:
             raise ConfigError(f"{len(self.issues)} config error(s); first: {self.issues[0]}", self.issues)
         return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                "settings": self.settings, "warnings": self.warnings}
+                "settings": self.settings, "warnings": self.warnings, "depends": self.depends}
 
 
 def compile_configs(paths: list[str]) -> dict[str, Any]:

@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 Mode = Literal["run", "serve", "api"]
 
 
+def default_state_dir() -> str:
+    """``$XDG_STATE_HOME/hookgate``, else ``~/.local/state/hookgate``."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "hookgate")
+
+
 class RunContext:
     """Shared state for handlers. ``mode``: ``run`` (one event, then exit), ``serve``, or ``api``."""
 
@@ -50,7 +56,7 @@ class RunContext:
         """The SQLite state store under ``settings.stateDir`` (caches, Stop-loop counters)."""
         from gateway.state import StateStore
 
-        state_dir = os.path.expanduser(str(self.config.settings.get("state_dir", "~/.local/state/hookgate")))
+        state_dir = os.path.expanduser(self.config.settings.get("state_dir") or default_state_dir())
         store: StateStore = self.get_resource("state", lambda: StateStore(state_dir))
         return store
 

@@ -75,7 +75,8 @@ class HandlerResult:
     duration_ms: wall time in milliseconds. verdict: its answer (None on failure). message: the error
     or note (one line). fail_closed: the handler's ``failClosed`` setting. order: its position in
     config order (after ``priority``). meta: type-specific details (exit code, HTTP status, model,
-    tokens, ...).
+    tokens, ...). judgment: the handler is an LLM soft check (prompt, agent, or a registered class with
+    ``judgment = True``).
     """
 
     id: str
@@ -87,14 +88,15 @@ class HandlerResult:
     fail_closed: bool = False
     order: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
+    judgment: bool = False
 
     @property
     def failed(self) -> bool:
         return self.status in ("error", "timeout")
 
-    @property
-    def judgment(self) -> bool:
-        return self.type in JUDGMENT_TYPES
+    def __post_init__(self) -> None:
+        if self.type in JUDGMENT_TYPES:
+            self.judgment = True
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status,
@@ -194,9 +196,11 @@ def _effective(result: HandlerResult, *, tool_event: bool, blocks: bool) -> Verd
     verdict = result.verdict
     if verdict is None or result.status == "skipped":
         return verdict
-    if result.judgment and verdict.permission == "allow":
-        # An LLM may tighten a decision, never loosen one.
-        verdict = replace(verdict, permission=None, permission_reason=None)
+    if result.judgment and (verdict.permission == "allow" or verdict.updated_input is not None):
+        # An LLM may tighten a decision, never loosen one (nor rewrite what runs).
+        verdict = replace(verdict, permission=None if verdict.permission == "allow" else verdict.permission,
+                          permission_reason=None if verdict.permission == "allow" else verdict.permission_reason,
+                          updated_input=None)
     return verdict
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gateway.decision import Decision, HandlerResult, Verdict, merge
+from gateway.events import STOP_EVENTS
 from gateway.matching import IfRule, claude_matcher, kiro_matcher
 from gateway.tools import to_host
 
@@ -53,8 +54,17 @@ def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:
         name = event.host_tool_name if event.dialect == "kiro" and event.host_tool_name else to_host("kiro", value)
         ok = kiro_matcher(group.matcher)(name)
         return ok, f"Kiro matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}"
-    ok = claude_matcher(group.matcher, event.spec.exact_chars)(value)
+    if group.dialect == "gemini":
+        from gateway.dialects.gemini import matcher_accepts
+
+        ok, name = matcher_accepts(group.matcher, event)
+        return ok, f"Gemini matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}"
+    accepts = claude_matcher(group.matcher, event.spec.exact_chars)
+    ok = accepts(value)
     field_name = event.spec.matcher_field
+    host_name = event.host_tool_name
+    if not ok and field_name == "tool_name" and host_name and host_name != value and accepts(host_name):
+        return True, f"matcher {group.matcher!r} matches the host's tool name {host_name!r} ({field_name}={value!r})"
     return ok, f"matcher {group.matcher!r} {'matches' if ok else 'does not match'} {field_name}={value!r}"
 
 
@@ -124,8 +134,18 @@ class Dispatcher:
         return merge(event.name, results, tool_input=event.tool_input, tool_event=spec.tool, blocks=spec.blocks)
 
     async def run_selected(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
+        """Run ``selected`` for ``event``; Stop/SubagentStop go through the Stop-loop guard
+        (``gateway.stopguard``), which may skip judgment handlers and counts their blocks."""
         import asyncio
 
+        guard = None
+        skipped: list[HandlerResult] = []
+        if event.name in STOP_EVENTS:
+            from gateway.stopguard import StopGuard
+
+            guard = StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
+            if guard is not None:
+                selected, skipped = guard.skip(selected)
         by_group: dict[int, list[Selected]] = {}
         jobs: list[Any] = []
         for item in selected:
@@ -137,9 +157,13 @@ class Dispatcher:
         for items in by_group.values():
             jobs.append(self._run_sequence(event, items, ctx))
         results: list[HandlerResult] = []
-        for outcome in await asyncio.gather(*jobs):
+        # One handler (the common case) runs in this task: no extra task to schedule.
+        outcomes = [await jobs[0]] if len(jobs) == 1 else await asyncio.gather(*jobs)
+        for outcome in outcomes:
             results.extend(outcome if isinstance(outcome, list) else [outcome])
-        return results
+        if guard is not None:
+            guard.record(results)
+        return results + skipped
 
     async def _run_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext) -> list[HandlerResult]:
         results: list[HandlerResult] = []
@@ -163,7 +187,8 @@ class Dispatcher:
 
         spec = item.spec
         handler = self.handler(spec)
-        result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed)
+        result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
+                               judgment=handler.judgment)
         if spec.async_:
             from gateway.background import start_background
 

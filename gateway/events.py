@@ -76,7 +76,7 @@ EVENTS: dict[str, EventSpec] = _specs(
     EventSpec("WorktreeRemove", None),
     EventSpec("PreCompact", "trigger", blocks=True),
     EventSpec("PostCompact", "trigger"),
-    EventSpec("SessionEnd", "reason"),
+    EventSpec("SessionEnd", "reason", default_timeout=1.5),
     EventSpec("Elicitation", "mcp_server_name", blocks=True),
     EventSpec("ElicitationResult", "mcp_server_name", blocks=True),
 )

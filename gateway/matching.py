@@ -96,7 +96,7 @@ SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 _RULE_TOOLS: dict[str, frozenset[str]] = {"Edit": FILE_EDIT_TOOLS, "Read": FILE_READ_TOOLS,
                                          "Agent": frozenset({"Agent", "Task"}),
                                          "Task": frozenset({"Agent", "Task"})}
-_PATH_FIELDS = ("file_path", "notebook_path", "path")
+_PATH_FIELDS = ("file_path", "notebook_path", "path", "dir_path")  # dir_path: Gemini's glob/grep/ls
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,11 +148,14 @@ class IfRule:
 
             return command_matches(self.content, command)
         if tool_name in FILE_EDIT_TOOLS | FILE_READ_TOOLS:
-            path = next((tool_input[f] for f in _PATH_FIELDS if isinstance(tool_input.get(f), str)), None)
-            if path is None:
-                return True
-            return path_matches(self.content, path, cwd=event.cwd or os.getcwd(),
-                                project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))
+            paths = tool_input.get("file_paths")  # a Codex apply_patch touching several files: any of them
+            if not (isinstance(paths, list) and paths and all(isinstance(p, str) for p in paths)):
+                path = next((tool_input[f] for f in _PATH_FIELDS if isinstance(tool_input.get(f), str)), None)
+                if path is None:
+                    return True
+                paths = [path]
+            return any(path_matches(self.content, p, cwd=event.cwd or os.getcwd(),
+                                    project_dir=os.environ.get("CLAUDE_PROJECT_DIR")) for p in paths)
         if tool_name == "WebFetch" and self.content.startswith("domain:"):
             url = str(tool_input.get("url", ""))
             host = re.sub(r"^[a-z]+://", "", url).split("/", 1)[0].split(":", 1)[0]

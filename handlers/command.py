@@ -115,9 +115,16 @@ class CommandHandler(Handler):
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
         stdin = json.dumps(host_payload(event, self.spec.dialect), ensure_ascii=False).encode()
         code, out, err = await run_process(self.argv(values), stdin, env=env, cwd=cwd)
+        limit = self.spec.options.get("max_output_size")
+        if limit and len(out) > limit:
+            out = out[:limit]  # Kiro's max_output_size: stdout is cut, not rejected
         meta: dict[str, Any] = {"exit_code": code}
         if err.strip():
             meta["stderr"] = first_line(err)
+        if self.spec.dialect != "claude":  # a hook from a Gemini settings file answers as Gemini reads it
+            from gateway.dialects import answer_to_claude
+
+            code, out, err = answer_to_claude(self.spec.dialect, event, code, out, err)
         return interpret(event, code, out, err, handler_id=self.spec.id), meta
 
     @classmethod
@@ -293,5 +300,6 @@ def _options_model() -> Any:
         command: str = Field(min_length=1)
         args: list[str] | None = None
         shell: Literal["bash", "sh", "powershell"] | None = None
+        max_output_size: int | None = Field(None, alias="maxOutputSize", gt=0)
 
     return CommandOptions

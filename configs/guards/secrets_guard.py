@@ -36,9 +36,10 @@ def secret_kind(path: str) -> str | None:
 def main() -> int:
     event = json.load(sys.stdin)
     tool_input = event.get("tool_input") or {}
-    path = next((tool_input[k] for k in ("file_path", "notebook_path", "path") if isinstance(tool_input.get(k), str)),
-                None)
-    kind = secret_kind(path) if path else None
+    paths = [tool_input[k] for k in ("file_path", "notebook_path", "path") if isinstance(tool_input.get(k), str)][:1]
+    more = tool_input.get("file_paths")  # every file of a Codex apply_patch (see gateway.dialects.codex)
+    paths += [p for p in more if isinstance(p, str)] if isinstance(more, list) else []
+    path, kind = next(((p, k) for p in paths if (k := secret_kind(p))), (None, None))
     if kind:
         reason = (f"Writing to {path} is blocked by hookgate's default policy: it is {kind}. Secrets must not pass "
                   "through the agent; ask the user to edit this file.")

@@ -3,6 +3,13 @@
 A dialect module exposes ``NAME``, ``EVENT_NAMES`` (host event name -> canonical),
 ``parse(data) -> HookEvent``, ``render(decision) -> (exit_code, stdout, stderr)`` and
 ``host_payload(event) -> dict`` (the event as a hook written for this host expects it on stdin).
+Optional: ``detects(data) -> bool`` (for ``--dialect auto``, when the event name alone cannot tell,
+as with Codex, whose event names are Claude Code's) and ``answer_to_claude(event, code, stdout,
+stderr)`` (how a hook written in the host's own format answered, restated in Claude Code's terms so
+``gateway.output`` can read it).
+
+An event the gateway deliberately does not handle (Gemini's model-level events) raises
+``PassThrough``, an ``EventError`` that carries the host's "no objection" answer.
 """
 
 from __future__ import annotations
@@ -16,7 +23,20 @@ from gateway.errors import EventError
 if TYPE_CHECKING:
     from gateway.events import HookEvent
 
-DIALECTS = {"claude": "gateway.dialects.claude", "kiro": "gateway.dialects.kiro"}
+DIALECTS = {"claude": "gateway.dialects.claude", "kiro": "gateway.dialects.kiro",
+            "gemini": "gateway.dialects.gemini", "codex": "gateway.dialects.codex"}
+DETECT_ORDER = ("kiro", "gemini", "codex")
+
+
+class PassThrough(EventError):
+    """A host event hookgate passes through untouched (no handler runs).
+
+    answer: ``(exit_code, stdout, stderr)`` to give the host (its "no objection").
+    """
+
+    def __init__(self, message: str, answer: tuple[int, str, str] = (0, "", "")) -> None:
+        self.answer = answer
+        super().__init__(message)
 
 
 def get_dialect(name: str) -> ModuleType:
@@ -28,16 +48,24 @@ def get_dialect(name: str) -> ModuleType:
 
 
 def detect(data: dict[str, Any]) -> str:
-    """Pick the dialect from ``hook_event_name`` (falls back to ``claude``, which reports unknown events)."""
+    """Pick the dialect of a decoded event (falls back to ``claude``, which reports unknown events).
+
+    Kiro and Gemini are told apart by ``hook_event_name``; Codex (Claude Code's event names) by its
+    own fields (``turn_id``, a ``rollout-*.jsonl`` transcript). ``hookgate install`` always passes
+    ``--dialect``, so detection is only a convenience.
+    """
     name = data.get("hook_event_name")
-    for dialect in DIALECTS:
-        if dialect != "claude" and name in get_dialect(dialect).EVENT_NAMES:
+    for dialect in DETECT_ORDER:
+        module = get_dialect(dialect)
+        detects = getattr(module, "detects", None)
+        if detects(data) if detects is not None else name in module.EVENT_NAMES:
             return dialect
     return "claude"
 
 
 def parse_event(data: dict[str, Any], dialect: str = "auto") -> HookEvent:
-    """Parse a decoded event with ``dialect`` (``auto`` detects). Raises EventError."""
+    """Parse a decoded event with ``dialect`` (``auto`` detects). Raises EventError (PassThrough for
+    a host event hookgate leaves alone)."""
     event: HookEvent = get_dialect(detect(data) if dialect == "auto" else dialect).parse(data)
     return event
 
@@ -47,4 +75,18 @@ def host_payload(event: HookEvent, dialect: str) -> dict[str, Any]:
     if event.dialect == dialect:
         return event.raw
     result: dict[str, Any] = get_dialect(dialect).host_payload(event)
+    return result
+
+
+def answer_to_claude(dialect: str, event: HookEvent, code: int, stdout: str,
+                     stderr: str) -> tuple[int, str, str]:
+    """A hook's answer in ``dialect``'s format, restated as Claude Code would have read it (exit code,
+    stdout, stderr). Dialects whose hooks answer as Claude Code does (or by exit code only) return it
+    unchanged."""
+    if dialect == "claude":
+        return code, stdout, stderr
+    translate = getattr(get_dialect(dialect), "answer_to_claude", None)
+    if translate is None:
+        return code, stdout, stderr
+    result: tuple[int, str, str] = translate(event, code, stdout, stderr)
     return result

@@ -35,7 +35,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NoReturn
@@ -470,6 +470,7 @@ def run_gemini(
     timeout: float = 90.0,
     fake: FakeGemini | None = None,
     sandbox: Sandbox | None = None,
+    prepare: Callable[[Path], None] | None = None,
 ) -> HostRun:
     """Run ``gemini -p PROMPT --yolo -m MODEL -o stream-json`` in ``project_dir``.
 
@@ -479,6 +480,8 @@ def run_gemini(
     ``script`` is the fake model's steps (see tests/fakes/_scripted.py). HOME is a fresh folder
     beside ``project_dir`` unless given. Pass ``fake`` to use a server you made with
     ``FakeGemini(sock=sandbox.bind_loopback())`` (same ``sandbox`` as the run's).
+    ``prepare(home)`` runs once the settings files are written and before the CLI starts (e.g. a
+    ``hookgate install gemini`` at user level with ``HOME=home``).
     """
     exe = require_cli(GEMINI)
     project_dir = project_dir.resolve()
@@ -495,6 +498,8 @@ def run_gemini(
             target.write_text(json.dumps(_deep_merge(current, fragment), indent=2))
     (home / ".gemini").mkdir(parents=True, exist_ok=True)
     (home / ".gemini" / "settings.json").write_text(json.dumps(user_settings, indent=2))
+    if prepare is not None:
+        prepare(home)
 
     own_fake = fake is None
     sandbox = sandbox or net_sandbox()
@@ -642,6 +647,7 @@ def run_codex(
     timeout: float = 90.0,
     fake: FakeOpenAIResponses | None = None,
     sandbox: Sandbox | None = None,
+    prepare: Callable[[Path], None] | None = None,
 ) -> HostRun:
     """Run ``codex exec --json PROMPT`` in ``project_dir`` with a fresh CODEX_HOME.
 
@@ -652,6 +658,8 @@ def run_codex(
     ``"none"`` leaves the hooks untrusted (Codex then skips them silently). The sandbox is
     bypassed (``--dangerously-bypass-approvals-and-sandbox``); the network namespace is the
     sandbox. Remember Codex refuses ``rm -f``/``rm -rf`` by itself: use ``rm -r``.
+    ``prepare(codex_home)`` runs once config.toml (and hooks.json) are written and before the CLI
+    starts: ``hookgate install codex`` with ``CODEX_HOME=codex_home`` adds its hooks and trust there.
     """
     exe = require_cli(CODEX)
     project_dir = project_dir.resolve()
@@ -680,6 +688,8 @@ def run_codex(
             elif trust == "bypass":
                 trust_args = ["--dangerously-bypass-hook-trust"]
         (home / "config.toml").write_text(config)
+        if prepare is not None:
+            prepare(home)
         run_env = _base_env(
             user_home,
             {
@@ -711,6 +721,43 @@ def run_codex(
     finally:
         if own_fake:
             server.close()
+
+
+# ---- hookgate install -----------------------------------------------------------------------
+
+POLICY = Path(__file__).parent / "policy" / "hookgate.yaml"
+"""The one hookgate policy the e2e suite wires into every host (see policy/hookgate.yaml)."""
+
+
+def hookgate_executable() -> Path:
+    """The ``hookgate`` console script of the venv running the tests."""
+    import sys
+
+    return Path(sys.prefix) / "bin" / "hookgate"
+
+
+def hookgate_install(
+    host: str,
+    *,
+    project: Path | None = None,
+    config: Path | None = POLICY,
+    env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
+    action: str = "install",
+) -> subprocess.CompletedProcess[str]:
+    """Run the real ``hookgate install|uninstall HOST`` (``--project`` when given, else user level,
+    i.e. HOME / CODEX_HOME from ``env``); raise AssertionError with its output when it fails."""
+    argv = [str(hookgate_executable()), action, host]
+    if project is not None:
+        argv += ["--project", str(project)]
+    if config is not None and action == "install":
+        argv += ["--config", str(config)]
+    argv += list(args)
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run(argv, capture_output=True, text=True, env=full_env, timeout=60, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise AssertionError(f"{shlex.join(argv)} failed rc={proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    return proc
 
 
 @dataclass
@@ -761,6 +808,7 @@ def make_victim(parent: Path, name: str = "victim") -> Path:
 __all__ = [
     "CODEX",
     "GEMINI",
+    "POLICY",
     "CliSpec",
     "HostRun",
     "HostTimeout",
@@ -771,6 +819,8 @@ __all__ = [
     "codex_trust_hashes",
     "ensure_cli",
     "hook_script",
+    "hookgate_executable",
+    "hookgate_install",
     "make_victim",
     "net_sandbox",
     "read_jsonl",

@@ -97,21 +97,7 @@ def test_control_native_http_hook_blocks_the_tool(
 
 
 # --------------------------------------------------------------------------- HOOKGATE scenarios
-# Add hookgate scenarios here once `hookgate run` / `hookgate serve` exist. Reuse the scenario
-# functions above with hookgate's settings dict instead of the native hook's, e.g.:
-#
-#   def test_hookgate_command_hook_blocks_rm(run_claude, hookgate_bin, tmp_path):
-#       config = tmp_path / "hookgate.yaml"; config.write_text(...)    # a deny-rm policy
-#       settings = hookgate_command_settings(config, executable=hookgate_bin)
-#       outcome = rm_victim_scenario(run_claude, tmp_path, settings)
-#       assert outcome.survived and outcome.denied_commands == [outcome.command]
-#
-#   def test_hookgate_http_hook_blocks_rm(run_claude, hookgate_bin, e2e_sandbox, tmp_path):
-#       port = 8789   # any port: the sandbox's loopback is empty
-#       server = subprocess.Popen(e2e_sandbox.wrap([str(hookgate_bin), "serve", "--port", str(port), ...]))
-#       ... wait for the port (inside the sandbox), then:
-#       outcome = rm_victim_scenario(run_claude, tmp_path, hookgate_http_settings(port))
-#       ... server.terminate(); server.wait()
-#
+# The hookgate scenarios (run, serve, thin client, updatedInput, Stop checks, failClosed, mcp_tool)
+# are in test_claude_hookgate.py; each runs its own no-hook control next to the hookgate run.
 # Remember: http hooks fail OPEN on any error (500, timeout, refused); `command` hooks block only
-# with an explicit deny or exit code 2. Keep the no-hook control above next to any blocking test.
+# with an explicit deny or exit code 2.

@@ -26,9 +26,7 @@ def shell(command: str) -> ToolCall:
 
 
 def group(command: str, *, matcher: str | None = None, name: str = "test-hook") -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "hooks": [{"name": name, "type": "command", "command": command, "timeout": 10000}]
-    }
+    entry: dict[str, Any] = {"hooks": [{"name": name, "type": "command", "command": command, "timeout": 10000}]}
     if matcher is not None:
         entry["matcher"] = matcher
     return entry
@@ -115,6 +113,37 @@ def test_before_tool_rewrites_the_tool_input(host_ws: Workspace) -> None:
     )
     assert host_ws.victim_alive, run.describe()
     assert marker.read_text().strip() == "rewritten"
+
+
+def test_before_agent_deny_stops_before_the_model(host_ws: Workspace) -> None:
+    hook = host_ws.hook("prompt", stdout={"decision": "deny", "reason": "prompt rejected"})
+    run = run_gemini(
+        host_ws.project,
+        {"BeforeAgent": [group(hook)]},
+        [shell(f"rm -rf {host_ws.victim}"), "done"],
+        "clean up",
+    )
+    assert host_ws.victim_alive, run.describe()
+    assert run.main_requests == []
+    [payload] = host_ws.payloads("prompt")
+    assert payload["prompt"] == "clean up"
+
+
+def test_additional_context_is_wrapped_in_hook_context_tags(host_ws: Workspace) -> None:
+    def ctx(event: str) -> dict[str, Any]:
+        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": f"CTX-{event}"}}
+
+    hooks = {ev: [group(host_ws.hook(ev, stdout=ctx(ev)))] for ev in ("SessionStart", "BeforeAgent", "AfterTool")}
+    run = run_gemini(host_ws.project, hooks, [shell("echo hi"), "done"], "go")
+
+    first, second = (r.json for r in run.main_requests)
+    prompt_parts = [p.get("text", "") for p in first["contents"][-1]["parts"]]
+    # SessionStart: prepended to the prompt; BeforeAgent: one more text part after it.
+    assert "<hook_context>CTX-SessionStart</hook_context>\n\ngo" in prompt_parts, prompt_parts
+    assert "<hook_context>CTX-BeforeAgent</hook_context>" in prompt_parts, prompt_parts
+    # AfterTool: appended to the tool's output.
+    [response] = function_responses(second)
+    assert response["response"]["output"].endswith("<hook_context>CTX-AfterTool</hook_context>")
 
 
 # An end-of-turn hook that denies the first AfterAgent only (it counts its own calls: see below
@@ -210,7 +239,5 @@ def test_every_event_reaches_a_recording_hook(host_ws: Workspace) -> None:
         ("write_file", {"file_path": str(note), "content": "hi"}),
     ]
     after_tool = [p for p in payloads if p["hook_event_name"] == "AfterTool"]
-    assert all(
-        isinstance(p["tool_response"], dict) and "llmContent" in p["tool_response"] for p in after_tool
-    )
+    assert all(isinstance(p["tool_response"], dict) and "llmContent" in p["tool_response"] for p in after_tool)
     assert Path(payloads[0]["transcript_path"]).is_relative_to(run.home)

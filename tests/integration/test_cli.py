@@ -90,3 +90,19 @@ def test_demo_prints_a_table() -> None:
 def test_no_traceback_on_unexpected_subcommand_input() -> None:
     proc = run_hookgate(["explain", "/no/such/event.json"])
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
+
+
+def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_path: Path) -> None:
+    from gateway.cli import internal_failure
+    from gateway.config import load_config
+    from gateway.dialects import parse_event
+
+    config_path = tmp_path / "hookgate.json"
+    config_path.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "true", "failClosed": True}]}], "Stop": [{"hooks": [
+            {"type": "command", "command": "true"}]}]}}))
+    config = load_config([str(config_path)], use_cache=False)
+    pre = parse_event({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "x"}})
+    decision = internal_failure(config, pre, "boom")
+    assert decision is not None and decision.permission == "deny" and "boom" in (decision.permission_reason or "")
+    assert internal_failure(config, parse_event({"hook_event_name": "Stop"}), "boom") is None

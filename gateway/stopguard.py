@@ -1,0 +1,91 @@
+"""The Stop-loop guard: an LLM check may keep an agent from stopping only so many times per session.
+
+On Stop and SubagentStop, every time a judgment handler (prompt, agent) blocks, a counter in the
+state store (``settings.stateDir``, SQLite, safe for concurrent hook processes) goes up by one. The
+counter is kept per session: Stop events count under their ``session_id``, SubagentStop events under
+``session_id/agent_id`` (each subagent has its own budget). Once it reaches
+``settings.stopBlockLimit`` (default 3), further judgment checks on that session's stops are skipped
+(``HandlerResult`` status ``skipped``) and the stop goes through with a ``systemMessage`` saying so.
+Deterministic handlers (command, http, mcp_tool) are never skipped and never counted.
+``stopBlockLimit: 0`` turns the guard off. Events without a ``session_id`` are not guarded.
+
+The dispatcher calls ``StopGuard.for_event`` before running handlers and ``record`` after; the
+merge itself stays a pure function of the results.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gateway.decision import HandlerResult, Verdict
+from gateway.events import STOP_EVENTS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gateway.context import RunContext
+    from gateway.dispatcher import Selected
+    from gateway.events import HookEvent
+
+SCOPE = "stop-guard"
+DEFAULT_LIMIT = 3
+
+
+def guard_key(event: HookEvent) -> str | None:
+    """The counter key for ``event``: ``session_id`` (Stop) or ``session_id/agent_id`` (SubagentStop)."""
+    if event.name not in STOP_EVENTS or not event.session_id:
+        return None
+    agent = event.get("agent_id")
+    if event.name == "SubagentStop" and isinstance(agent, str) and agent:
+        return f"{event.session_id}/{agent}"
+    return event.session_id
+
+
+class StopGuard:
+    """The guard for one Stop/SubagentStop event (see module docstring)."""
+
+    def __init__(self, ctx: RunContext, key: str, limit: int, event_name: str, judgment_ids: set[str]) -> None:
+        self.ctx = ctx
+        self.key = key
+        self.limit = limit
+        self.event_name = event_name
+        self.judgment_ids = judgment_ids
+
+    @classmethod
+    def for_event(cls, event: HookEvent, ctx: RunContext, selected: list[Selected],
+                  is_judgment: Callable[[Selected], bool]) -> StopGuard | None:
+        """A guard when ``event`` is a Stop/SubagentStop with a session and a judgment handler runs."""
+        key = guard_key(event)
+        judgment_ids = {s.spec.id for s in selected if is_judgment(s)} if key is not None else set()
+        if key is None or not judgment_ids:
+            return None
+        limit = int(ctx.config.settings.get("stop_block_limit", DEFAULT_LIMIT))
+        if limit <= 0:
+            return None
+        return cls(ctx, key, limit, event.name, judgment_ids)
+
+    def blocks_so_far(self) -> int:
+        return self.ctx.state.counter_get(SCOPE, self.key)
+
+    def skip(self, selected: list[Selected]) -> tuple[list[Selected], list[HandlerResult]]:
+        """Split ``selected`` into handlers to run and skipped results, when the limit is reached."""
+        count = self.blocks_so_far()
+        if count < self.limit:
+            return selected, []
+        run = [s for s in selected if s.spec.id not in self.judgment_ids]
+        skipped = [s for s in selected if s.spec.id in self.judgment_ids]
+        names = ", ".join(repr(s.spec.id) for s in skipped)
+        message = (f"hookgate: {self.event_name} check(s) {names} skipped: LLM checks already blocked this "
+                   f"session's stop {count} time(s) (settings.stopBlockLimit = {self.limit}), so the stop "
+                   "goes through")
+        results = [HandlerResult(id=s.spec.id, type=s.spec.type, status="skipped", order=s.order,
+                                 message="stopBlockLimit reached for this session",
+                                 verdict=Verdict(system_message=message) if i == 0 else None)
+                   for i, s in enumerate(skipped)]
+        return run, results
+
+    def record(self, results: list[HandlerResult]) -> None:
+        """Count one block when any judgment handler blocked this stop."""
+        if any(r.id in self.judgment_ids and r.status in ("ok", "cached") and r.verdict is not None and r.verdict.block
+               for r in results):
+            self.ctx.state.counter_add(SCOPE, self.key)

@@ -1,0 +1,362 @@
+"""The ``http`` handler: POST the event JSON to a webhook and read its answer like a command's stdout.
+
+Semantics follow Claude Code's hooks reference (§3.3); the extras are hookgate's:
+
+- Request: ``POST url`` with ``Content-Type: application/json``; the body is the JSON a command hook of
+  the same config dialect gets on stdin (``gateway.dialects.host_payload``), minified, sent as the
+  exact bytes that were signed. Redirects are never followed (a 3xx is a failure).
+- ``headers`` values and ``url`` interpolate ``$VAR`` / ``${VAR}`` for names listed in
+  ``allowedEnvVars``; any other variable becomes the empty string, as in Claude Code (which refuses
+  variables in ``url``; hookgate allows them under the same allow-list).
+- Answer: 2xx with an empty body = no decision; 2xx with a JSON object = parsed with
+  ``gateway.output.verdict_from_json`` (the same parser as a command's stdout); any other body, a
+  non-2xx status, a connection failure, a body over ``MAX_BODY`` (1 MiB) = ``HandlerError`` (a
+  non-blocking error, or deny/block with ``failClosed: true``). A timeout is the dispatcher's.
+- Retries (tenacity): only connect errors, 429 and 5xx, at most ``retries`` times (default 1), with
+  exponential backoff and jitter (``Retry-After`` honoured), and never past the handler's deadline
+  (``stop_before_delay`` on the time left).
+- Standard Webhooks headers on every delivery: ``webhook-id`` (the same on every retry),
+  ``webhook-timestamp`` (unix seconds of this attempt) and, when ``signingSecretEnv`` names an
+  environment variable holding a ``whsec_``/base64 secret, ``webhook-signature: v1,<base64 HMAC-SHA256
+  of "id.timestamp.body">``.
+- SSRF guard (``handlers.netguard``): non-loopback URLs may not reach private, link-local, CGNAT or
+  metadata addresses unless ``allowPrivateNetworks: true``; the name is resolved once and the checked
+  IP is dialed.
+- One pooled ``httpx2.AsyncClient`` per ``RunContext`` (``ctx.get_resource(CLIENT_RESOURCE)``), so
+  ``hookgate serve`` keeps connections warm. ``httpx2`` and ``tenacity`` are imported only when a
+  delivery is made.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+import hmac
+import json
+import os
+import re
+import time
+import uuid
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
+
+from gateway.decision import Verdict
+from gateway.errors import HandlerError
+from gateway.output import first_line, verdict_from_json
+from handlers.base import Handler
+
+if TYPE_CHECKING:
+    import ssl
+
+    import httpx2
+
+    from gateway.config import HandlerSpec
+    from gateway.context import RunContext
+    from gateway.events import HookEvent
+    from handlers.netguard import Resolver
+
+MAX_BODY = 1024 * 1024
+"""Largest answer body read (bytes); a larger one is cut off and counts as an error."""
+CLIENT_RESOURCE = "http.client"
+"""Name of the shared ``httpx2.AsyncClient`` in ``RunContext`` resources."""
+CONNECT_TIMEOUT = 5.0
+"""Seconds allowed to resolve and connect (capped by the time left before the deadline)."""
+USER_AGENT = "hookgate/0.1.0"
+_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_RESERVED_HEADERS = frozenset({"content-type", "content-length", "host", "webhook-id", "webhook-timestamp",
+                               "webhook-signature", "transfer-encoding", "accept-encoding"})
+
+
+def interpolate(text: str, allowed: list[str] | tuple[str, ...], environ: Any = None) -> str:
+    """Replace ``$VAR``/``${VAR}``: allowed names by their value (empty when unset), others by ``""``."""
+    env = os.environ if environ is None else environ
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        return str(env.get(name, "")) if name in allowed else ""
+
+    return _VAR.sub(value, text)
+
+
+def variables(text: str) -> list[str]:
+    """The variable names ``text`` refers to, in order."""
+    return [m.group(1) or m.group(2) for m in _VAR.finditer(text)]
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with an (interpolated) webhook URL, or None."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (raises ValueError for a bad port)
+    except ValueError as exc:
+        return f"not a valid URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return f"scheme must be http or https, got {parts.scheme or 'none'!r}"
+    if not parts.hostname:
+        return "has no host"
+    if parts.username is not None or parts.password is not None:
+        return "must not carry credentials (user:password@); send them in headers"
+    return None
+
+
+def decode_secret(value: str) -> bytes:
+    """A Standard Webhooks symmetric secret: optional ``whsec_`` prefix, then base64. Raises ValueError."""
+    raw = value.strip().removeprefix("whsec_")
+    try:
+        secret = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True)  # unpadded is accepted too
+    except (binascii.Error, ValueError):
+        raise ValueError("is not base64 (expected whsec_<base64>)") from None
+    if not secret:
+        raise ValueError("is empty")
+    return secret
+
+
+def sign(secret: bytes, msg_id: str, timestamp: int, body: bytes) -> str:
+    """The ``webhook-signature`` value: ``v1,`` + base64 HMAC-SHA256 of ``id.timestamp.body``."""
+    digest = hmac.new(secret, f"{msg_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode()
+
+
+def make_client(resolver: Resolver | None = None, ssl_context: ssl.SSLContext | None = None) -> httpx2.AsyncClient:
+    """The shared, pooled client: guarded transport, no redirects, no proxies from the environment.
+
+    ``resolver`` and ``ssl_context`` replace the system resolver and trust store (tests, private CAs).
+    """
+    import httpx2
+
+    from handlers.guarded_transport import GuardedTransport
+
+    return httpx2.AsyncClient(transport=GuardedTransport(resolver=resolver, ssl_context=ssl_context),
+                              follow_redirects=False, trust_env=False, headers={"User-Agent": USER_AGENT})
+
+
+async def close_client(client: httpx2.AsyncClient) -> None:
+    await client.aclose()
+
+
+class _RetryableStatus(Exception):
+    """A 429 or 5xx answer (retried while the budget lasts)."""
+
+    def __init__(self, status: int, detail: str, retry_after: float | None) -> None:
+        super().__init__(f"HTTP {status}" + (f": {detail}" if detail else ""))
+        self.status = status
+        self.retry_after = retry_after
+
+
+@functools.cache
+def _retry_wait() -> Any:
+    """Tenacity wait: the answer's ``Retry-After`` seconds when given, else exponential backoff with
+    jitter (0.25 s, 0.5 s, 1 s, ... capped at 2 s, plus up to 0.25 s)."""
+    import tenacity
+
+    backoff = tenacity.wait_exponential_jitter(multiplier=0.25, max=2.0, jitter=0.25)
+
+    class RetryAfterOrBackoff(tenacity.wait.wait_base):
+        def __call__(self, retry_state: tenacity.RetryCallState) -> float:
+            outcome = retry_state.outcome
+            exc = outcome.exception() if outcome is not None else None
+            if isinstance(exc, _RetryableStatus) and exc.retry_after is not None:
+                return exc.retry_after
+            return float(backoff(retry_state))
+
+    return RetryAfterOrBackoff()
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: fall back to the backoff schedule
+
+
+class HttpHandler(Handler):
+    """POSTs the event to a webhook (see module docstring)."""
+
+    type: ClassVar[str] = "http"
+
+    @classmethod
+    def options_model(cls) -> Any:
+        return _options_model()
+
+    def describe(self) -> str:
+        return f"POST {self.spec.options['url']}"
+
+    @classmethod
+    def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
+        options = spec.options
+        template: str = options["url"]
+        allowed = options.get("allowed_env_vars") or []
+        problems = [f"url: ${name} is not listed in allowedEnvVars, so it would become an empty string"
+                    for name in dict.fromkeys(variables(template)) if name not in allowed]
+        for header, value in (options.get("headers") or {}).items():
+            if not _HEADER_NAME.match(header):
+                problems.append(f"headers: {header!r} is not a valid header name")
+            elif header.lower() in _RESERVED_HEADERS:
+                problems.append(f"headers.{header}: set by hookgate itself; remove it")
+            problems.extend(f"headers.{header}: ${name} is not listed in allowedEnvVars, so it would become "
+                            "an empty string" for name in dict.fromkeys(variables(value)) if name not in allowed)
+        if problems:
+            return problems
+        if any(name not in os.environ for name in variables(template)):
+            return []  # checked at delivery time, when the variables are set
+        url = interpolate(template, allowed)
+        problem = url_problem(url)
+        if problem:
+            return [f"url: {url!r} {problem}"]
+        from handlers.netguard import address_problem, parse_ip
+
+        ip = parse_ip(urlsplit(url).hostname or "")
+        if ip is not None and not ip.is_loopback and not options.get("allow_private_networks"):
+            reason = address_problem(ip)
+            if reason:
+                return [f"url: {reason}; the SSRF guard would refuse it (set allowPrivateNetworks: true "
+                        "to allow private networks)"]
+        return []
+
+    async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
+        started = time.monotonic()
+        options = self.spec.options
+        allowed = options.get("allowed_env_vars") or []
+        url = interpolate(options["url"], allowed)
+        problem = url_problem(url)
+        if problem:
+            raise HandlerError(f"url {options['url']!r} {problem} after interpolation")
+        headers = {name: interpolate(value, allowed) for name, value in (options.get("headers") or {}).items()}
+        for name, value in headers.items():
+            if "\r" in value or "\n" in value:
+                raise HandlerError(f"header {name} contains a line break after interpolation")
+        secret = self._secret()
+        from gateway.dialects import host_payload
+
+        body = json.dumps(host_payload(event, self.spec.dialect), ensure_ascii=False,
+                          separators=(",", ":")).encode()
+        msg_id = f"msg_{uuid.uuid4().hex}"
+        meta: dict[str, Any] = {"webhook_id": msg_id, "attempts": 0}
+        status, answer = await self._deliver(ctx, url, headers, body, msg_id, secret, started, meta)
+        meta["status"] = status
+        if not 200 <= status < 300:
+            raise HandlerError(f"HTTP {status} from {options['url']}" + (f": {first_line(answer)}" if answer.strip()
+                                                                         else ""), meta)
+        text = answer.strip()
+        if not text:
+            return Verdict(), meta
+        if not text.startswith("{"):
+            raise HandlerError(f"HTTP {status} answer is not a JSON object: {first_line(text)[:200]}", meta)
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise HandlerError(f"HTTP {status} answer is not valid JSON: {exc.msg} (line {exc.lineno} column "
+                               f"{exc.colno})", meta) from None
+        try:
+            return verdict_from_json(obj, event), meta
+        except HandlerError as exc:
+            raise HandlerError(str(exc), meta) from None
+
+    def _secret(self) -> bytes | None:
+        name = self.spec.options.get("signing_secret_env")
+        if not name:
+            return None
+        value = os.environ.get(name)
+        if not value:
+            raise HandlerError(f"signingSecretEnv names ${name}, which is not set")
+        try:
+            return decode_secret(value)
+        except ValueError as exc:
+            raise HandlerError(f"the signing secret in ${name} {exc}") from None
+
+    async def _deliver(self, ctx: RunContext, url: str, headers: dict[str, str], body: bytes, msg_id: str,
+                       secret: bytes | None, started: float, meta: dict[str, Any]) -> tuple[int, str]:
+        """POST with retries; return ``(status, body text)`` of the last answer. Raises HandlerError."""
+        import httpx2
+        import tenacity
+
+        from handlers.guarded_transport import ALLOW_PRIVATE
+        from handlers.netguard import AddressBlocked
+
+        client: httpx2.AsyncClient = ctx.get_resource(CLIENT_RESOURCE, make_client, close_client)
+        deadline = started + self.spec.timeout
+        extensions = {ALLOW_PRIVATE: bool(self.spec.options.get("allow_private_networks"))}
+        async def attempt() -> tuple[int, str]:
+            meta["attempts"] += 1
+            left = deadline - time.monotonic()
+            timestamp = int(time.time())
+            send = {**headers, "Content-Type": "application/json", "Accept-Encoding": "identity",
+                    "webhook-id": msg_id, "webhook-timestamp": str(timestamp)}
+            if secret is not None:
+                send["webhook-signature"] = sign(secret, msg_id, timestamp, body)
+            timeout = httpx2.Timeout(max(left, 0.001), connect=max(min(CONNECT_TIMEOUT, left), 0.001))
+            async with client.stream("POST", url, content=body, headers=send, timeout=timeout,
+                                     extensions=extensions) as response:
+                status = response.status_code
+                text = await _read_capped(response, meta)
+            if status == 429 or 500 <= status <= 599:
+                retry_after = _retry_after(response.headers.get("retry-after"))
+                raise _RetryableStatus(status, first_line(text)[:200], retry_after)
+            return status, text
+
+        budget = max(deadline - time.monotonic() - 0.05, 0.0)
+        attempts = int(self.spec.options.get("retries", 1)) + 1
+        retrying = tenacity.AsyncRetrying(
+            stop=tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget),
+            wait=_retry_wait(), reraise=True,
+            retry=tenacity.retry_if_exception_type((_RetryableStatus, httpx2.ConnectError, httpx2.ConnectTimeout)))
+        where = self.spec.options["url"]
+        try:
+            result: tuple[int, str] = await retrying(attempt)
+        except _RetryableStatus as exc:
+            meta["status"] = exc.status
+            raise HandlerError(f"{exc} from {where} after {meta['attempts']} attempt(s)", meta) from None
+        except AddressBlocked as exc:
+            raise HandlerError(str(exc), meta) from None
+        except httpx2.TimeoutException as exc:
+            raise HandlerError(f"{where}: timed out ({type(exc).__name__}) after {meta['attempts']} "
+                               "attempt(s)", meta) from None
+        except httpx2.HTTPError as exc:
+            detail = first_line(str(exc)) or type(exc).__name__
+            raise HandlerError(f"{where}: {type(exc).__name__}: {detail} after {meta['attempts']} attempt(s)",
+                               meta) from None
+        return result
+
+
+async def _read_capped(response: httpx2.Response, meta: dict[str, Any]) -> str:
+    """The answer body as text, at most ``MAX_BODY`` bytes. Raises HandlerError past the cap."""
+    if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
+        raise HandlerError(f"answer is compressed ({response.headers['content-encoding']}); hookgate asks for "
+                           "identity encoding", {**meta, "status": response.status_code})
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
+        raise HandlerError(f"answer body is {declared} bytes; the limit is {MAX_BODY} bytes",
+                           {**meta, "status": response.status_code})
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_raw():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise HandlerError(f"answer body exceeds {MAX_BODY} bytes; cut off",
+                               {**meta, "status": response.status_code})
+        chunks.append(chunk)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HandlerError(f"answer body is not valid UTF-8 (byte {exc.start})",
+                           {**meta, "status": response.status_code}) from None
+
+
+def _options_model() -> Any:
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class HttpOptions(BaseModel):
+        model_config = ConfigDict(extra="allow", populate_by_name=True)
+        url: str = Field(min_length=1)
+        headers: dict[str, str] = Field(default_factory=dict)
+        allowed_env_vars: list[str] = Field(default_factory=list, alias="allowedEnvVars")
+        retries: int = Field(1, ge=0, le=10)
+        signing_secret_env: str | None = Field(None, alias="signingSecretEnv", min_length=1)
+        allow_private_networks: bool = Field(False, alias="allowPrivateNetworks")
+
+    return HttpOptions

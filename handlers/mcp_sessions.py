@@ -1,0 +1,560 @@
+"""MCP client sessions for ``mcp_tool`` handlers: one per configured server, shared, restarted when they die;
+and the server checks behind ``hookgate validate --check-servers``.
+
+Lifetime follows the ``RunContext`` that owns the manager (``sessions_for(ctx)``):
+
+- ``hookgate serve`` and the Python API (``Gateway``): a server is connected on first use and the session is
+  kept open and reused by every later event; concurrent calls share it (MCP requests are correlated by id).
+  ``ctx.aclose()`` (server shutdown, ``Gateway.aclose()``) closes them all.
+- ``hookgate run``: the context lives for one event, so every run starts the stdio server and does the MCP
+  handshake again (measured: about 0.65 s for a Python server such as the shipped validator), then
+  stops it. Two ``mcp_tool`` handlers of one event share the session. Use ``hookgate serve`` to pay that
+  once: a warm call costs a few milliseconds (``tests/bench/bench_mcp.py``).
+
+Each session is owned by a task of its own (anyio transports must be entered and left in one task), which
+opens the transport (stdio subprocess, streamable HTTP or SSE) and the ``mcp.Client``, publishes the client,
+and waits until it is told to close or the transport ends. Callers never own the connection, so a caller
+cancelled at its deadline never tears down a session others use, and a slow start keeps going in the
+background (bounded by the server's ``startTimeout``) so the next event finds it ready. Closing or
+cancelling the owner runs the SDK's shielded shutdown, which kills the stdio server's whole process group:
+no process outlives the manager.
+
+Restarts: a stdio server whose stdout ends (it exited or crashed) is marked dead at once; the call in flight
+fails with ``HandlerError`` and the next call starts a new process. Starting is retried with tenacity
+(``START_ATTEMPTS`` attempts, exponential backoff with jitter, never sleeping past the caller's deadline);
+after a start that failed every attempt, calls fail fast for ``BROKEN_COOLDOWN`` seconds, so a broken server
+does not add its start-up time to every tool call.
+
+Errors: everything is mapped to ``HandlerError`` here (``MCPError``, transport and start-up failures, with
+the last line the stdio server wrote to stderr); the ``mcp`` SDK is imported only when a session starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from gateway.errors import HandlerError
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.types import CallToolResult, Tool
+
+    from gateway.config import HandlerSpec, RuntimeConfig
+    from gateway.context import RunContext
+
+RESOURCE = "mcp_sessions"
+"""Name of the manager in ``RunContext.get_resource``."""
+START_ATTEMPTS = 3
+"""Start attempts per call when a server is down (tenacity; also bounded by the caller's deadline)."""
+BROKEN_COOLDOWN = 5.0
+"""Seconds during which calls fail fast after a server failed every start attempt."""
+STDERR_TAIL = 4096
+"""Bytes of a stdio server's stderr read back to explain why it died."""
+ERRLOG_CAP = 1 << 20
+"""A stdio server's stderr file is emptied when it grows past this many bytes."""
+PLACEHOLDERS = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "HOOKGATE_CONFIG_DIR",
+                "HOOKGATE_PYTHON")
+"""``${...}`` names always available in a stdio server's command, args, env and cwd (as for command hooks)."""
+
+_BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_ANY = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+# ---------------------------------------------------------------------------- interpolation
+
+def env_refs(text: str, *, plain: bool = False) -> list[str]:
+    """Names referenced as ``${NAME}`` in ``text`` (also ``$NAME`` when ``plain``, the header syntax)."""
+    pattern = _ANY if plain else _BRACED
+    return [m.group(1) or m.group(2) for m in pattern.finditer(text)]
+
+
+def expand(text: str, values: dict[str, str], allowed: set[str] | frozenset[str], *, plain: bool = False) -> str:
+    """Replace ``${NAME}`` (and ``$NAME`` when ``plain``): hookgate placeholders from ``values``, names in
+    ``allowed`` from the environment, any other name with the empty string (the http handler's rule)."""
+
+    def repl(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name in values:
+            return values[name]
+        return os.environ.get(name, "") if name in allowed else ""
+
+    return (_ANY if plain else _BRACED).sub(repl, text)
+
+
+def placeholder_values(base_dir: str) -> dict[str, str]:
+    """Values of ``PLACEHOLDERS`` for a server defined in a config file in ``base_dir``."""
+    from handlers.command import infer_project_dir
+
+    values = {"CLAUDE_PROJECT_DIR": infer_project_dir(base_dir), "HOOKGATE_CONFIG_DIR": base_dir,
+              "HOOKGATE_PYTHON": sys.executable}
+    for name in ("CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
+        if os.environ.get(name):
+            values[name] = os.environ[name]
+    return values
+
+
+def stdio_launch(server: dict[str, Any]) -> tuple[str, list[str], dict[str, str], str | None]:
+    """``(command, args, env, cwd)`` of a normalized stdio server entry, placeholders and env expanded.
+
+    A relative ``cwd`` is relative to the config file's folder; a ``command`` with a ``/`` that is not
+    absolute is relative to the project folder (as for command hooks).
+    """
+    base_dir = server.get("base_dir") or "."
+    values = placeholder_values(base_dir)
+    allowed = frozenset(server.get("allowed_env_vars") or ())
+    command = os.path.expanduser(expand(server["command"], values, allowed))
+    if "/" in command and not os.path.isabs(command):
+        command = os.path.normpath(os.path.join(values["CLAUDE_PROJECT_DIR"], command))
+    args = [expand(a, values, allowed) for a in server.get("args") or []]
+    env = {k: expand(v, values, allowed) for k, v in (server.get("env") or {}).items()}
+    cwd = server.get("cwd")
+    if cwd:
+        cwd = os.path.normpath(os.path.join(base_dir, os.path.expanduser(expand(cwd, values, allowed))))
+    return command, args, env, cwd or None
+
+
+# ---------------------------------------------------------------------------- one session
+
+class _StartFailed(HandlerError):
+    """A server could not be started or connected (retried with backoff)."""
+
+
+class _ErrLog:
+    """A stdio server's stderr: an unlinked temp file in append mode. Its last line says why a server died."""
+
+    def __init__(self) -> None:
+        fd, path = tempfile.mkstemp(prefix="hookgate-mcp-", suffix=".stderr")
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        with contextlib.suppress(ImportError, OSError):
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+        self.file = os.fdopen(fd, "w", encoding="utf-8")
+        self.fd = fd
+
+    def tail(self) -> str:
+        """The last non-empty line written (at most 300 characters), or ''."""
+        try:
+            size = os.fstat(self.fd).st_size
+            data = os.pread(self.fd, STDERR_TAIL, max(0, size - STDERR_TAIL))
+        except (OSError, ValueError, AttributeError):
+            return ""
+        for line in reversed(data.decode("utf-8", "replace").splitlines()):
+            if line.strip():
+                return line.strip()[:300]
+        return ""
+
+    def trim(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            if os.fstat(self.fd).st_size > ERRLOG_CAP:
+                os.ftruncate(self.fd, 0)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+
+class _WatchedRead:
+    """A transport's read stream that reports its end (EOF: the server exited or the connection closed)."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+
+    def __aiter__(self) -> _WatchedRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedRead:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+@contextlib.asynccontextmanager
+async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[tuple[Any, Any]]:
+    async with transport as (read_stream, write_stream):
+        yield _WatchedRead(read_stream, on_end), write_stream
+
+
+def _import_sdk() -> None:
+    import mcp
+    import mcp.client.sse
+    import mcp.client.streamable_http  # noqa: F401
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+class _Slot:
+    """One connection to one server, owned by its own task (see module docstring)."""
+
+    def __init__(self, name: str, server: dict[str, Any]) -> None:
+        loop = asyncio.get_running_loop()
+        self.name = name
+        self.server = server
+        self.ready: asyncio.Future[Client] = loop.create_future()
+        self.ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
+        self.closing = asyncio.Event()
+        self.lost = False
+        self.errlog: _ErrLog | None = None
+        self._last_stderr = ""
+        self._timed_out = False
+        self.task = asyncio.create_task(self._own(), name=f"hookgate-mcp-{name}")
+        self._timer = loop.call_later(float(server.get("start_timeout") or 30.0), self._start_timed_out)
+
+    @property
+    def usable(self) -> bool:
+        return not self.lost and not self.closing.is_set()
+
+    def stderr(self) -> str:
+        return (self.errlog.tail() if self.errlog is not None else "") or self._last_stderr
+
+    def note(self) -> str:
+        line = self.stderr()
+        return f" (stderr: {line})" if line else ""
+
+    def discard(self) -> None:
+        """Mark dead and let the owner close it (a stdio server is stopped); the next call starts anew."""
+        self.lost = True
+        self.closing.set()
+
+    def close(self) -> None:
+        self.closing.set()
+        if not self.ready.done():
+            self.task.cancel()
+
+    def _start_timed_out(self) -> None:
+        if not self.ready.done():
+            self._timed_out = True
+            self.task.cancel()
+
+    async def _own(self) -> None:
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                client = await self._connect(stack)
+                self._timer.cancel()
+                self.ready.set_result(client)
+                await self.closing.wait()
+        except asyncio.CancelledError:
+            if not self.ready.done():
+                why = f"did not start within {self.server.get('start_timeout')} s (startTimeout)" \
+                    if self._timed_out else "start cancelled (shutting down)"
+                self.ready.set_exception(_StartFailed(f"MCP server {self.name!r} {why}{self.note()}"))
+            if not self._timed_out:
+                raise
+        except BaseException as exc:  # ExceptionGroups from anyio task groups, OSError, MCPError, ...
+            if not self.ready.done():
+                self.ready.set_exception(_StartFailed(self._start_error(exc)))
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self.lost = True
+            self._timer.cancel()
+            if self.errlog is not None:
+                self._last_stderr = self.errlog.tail()
+                self.errlog.close()
+                self.errlog = None
+
+    def _mark_lost(self) -> None:
+        self.lost = True
+        self.closing.set()
+
+    async def _connect(self, stack: contextlib.AsyncExitStack) -> Client:
+        # import mcp costs ~0.8 s: done in a thread, so deadlines and other events are not held up
+        await asyncio.to_thread(_import_sdk)
+        from mcp import Client
+        from mcp.types import Implementation
+
+        import gateway
+
+        server = self.server
+        kind = server["type"]
+        if kind == "stdio":
+            from mcp import StdioServerParameters, stdio_client
+
+            command, args, env, cwd = stdio_launch(server)
+            self.errlog = _ErrLog()
+            params = StdioServerParameters(command=command, args=args, env=env or None, cwd=cwd)
+            transport: Any = stdio_client(params, errlog=self.errlog.file)
+        else:
+            allowed = frozenset(server.get("allowed_env_vars") or ())
+            headers = {k: expand(v, {}, allowed, plain=True) for k, v in (server.get("headers") or {}).items()}
+            if kind == "sse":
+                from mcp.client.sse import sse_client
+
+                transport = sse_client(server["url"], headers=headers or None)
+            else:
+                import httpx2
+                from mcp.client.streamable_http import streamable_http_client
+
+                http = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)))
+                transport = streamable_http_client(server["url"], http_client=http)
+        client = Client(_watched(transport, self._mark_lost),
+                        client_info=Implementation(name="hookgate", version=gateway.__version__))
+        await stack.enter_async_context(client)
+        return client
+
+    def _start_error(self, exc: BaseException) -> str:
+        from mcp import MCPError
+
+        leaf = _leaf(exc)
+        if isinstance(leaf, MCPError):
+            detail = f"the MCP handshake failed: {leaf.message}"
+        elif isinstance(leaf, FileNotFoundError):
+            detail = f"command not found: {self.server.get('command')}"
+        elif isinstance(leaf, OSError):
+            detail = f"cannot start {self.server.get('command')}: {leaf.strerror or leaf}"
+        else:
+            detail = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+        where = self.server.get("url") or self.server.get("command")
+        return f"MCP server {self.name!r} ({where}) did not start: {detail}{self.note()}"
+
+
+# ---------------------------------------------------------------------------- the manager
+
+class McpSessions:
+    """Sessions to the configured MCP servers (``RuntimeConfig.mcp_servers``: name -> normalized entry).
+
+    ``call_tool``/``list_tools`` open or reuse the server's session; ``aclose`` closes every session and
+    waits for the owners (stdio servers stopped). Safe for concurrent use from tasks of one event loop.
+    """
+
+    def __init__(self, servers: dict[str, Any], *, mode: str = "api") -> None:
+        self.servers = servers
+        self.mode = mode
+        self._slots: dict[str, _Slot] = {}
+        self._owners: set[asyncio.Task[None]] = set()
+        self._broken: dict[str, tuple[float, str]] = {}
+        self._closed = False
+        self.starts = 0
+        """Sessions started so far (restarts included)."""
+
+    def _slot(self, name: str) -> tuple[_Slot, str]:
+        slot = self._slots.get(name)
+        if slot is not None and slot.usable:
+            return slot, "warm" if slot.ready.done() else "starting"
+        if self._closed:
+            raise HandlerError("MCP sessions are closed (the gateway is shutting down)")
+        server = self.servers.get(name)
+        if server is None:
+            known = ", ".join(sorted(self.servers)) or "none"
+            raise HandlerError(f"no MCP server named {name!r} is configured (configured: {known})")
+        how = "restarted" if slot is not None else "new"
+        slot = _Slot(name, server)
+        self.starts += 1
+        self._slots[name] = slot
+        self._owners.add(slot.task)
+        slot.task.add_done_callback(self._owners.discard)
+        return slot, how
+
+    async def connect(self, name: str, deadline: float | None = None) -> tuple[Client, _Slot, str]:
+        """The server's client, starting it if needed: ``(client, slot, how)``, ``how`` being ``warm``,
+        ``starting`` (another call is starting it), ``new`` or ``restarted``.
+
+        deadline: ``loop.time()`` by which the caller gives up (tenacity never sleeps past it).
+        Raises HandlerError when the server cannot be started.
+        """
+        from tenacity import (
+            AsyncRetrying,
+            retry_if_exception_type,
+            stop_after_attempt,
+            stop_before_delay,
+            wait_exponential_jitter,
+        )
+
+        loop = asyncio.get_running_loop()
+        broken = self._broken.get(name)
+        slot = self._slots.get(name)
+        if broken is not None and loop.time() < broken[0] and (slot is None or not slot.usable):
+            raise HandlerError(f"{broken[1]} (not retried for {broken[0] - loop.time():.1f} s more)")
+        budget = 3600.0 if deadline is None else max(0.0, deadline - loop.time())
+        first_how: str | None = None
+        client: Client | None = None
+        try:
+            async for attempt in AsyncRetrying(
+                    stop=stop_after_attempt(START_ATTEMPTS) | stop_before_delay(budget),
+                    wait=wait_exponential_jitter(multiplier=0.2, max=2.0, jitter=0.1),
+                    retry=retry_if_exception_type(_StartFailed), reraise=True):
+                with attempt:
+                    slot, how = self._slot(name)
+                    first_how = first_how or how
+                    # shield: a caller cancelled at its deadline must not cancel a start others may use
+                    client = await asyncio.shield(slot.ready)
+        except _StartFailed as exc:
+            self._broken[name] = (loop.time() + BROKEN_COOLDOWN, str(exc))
+            raise
+        self._broken.pop(name, None)
+        assert client is not None and slot is not None and first_how is not None
+        return client, slot, first_how
+
+    async def call_tool(self, name: str, tool: str, arguments: dict[str, Any], *,
+                        deadline: float | None = None) -> tuple[CallToolResult, dict[str, Any]]:
+        """Call ``tool`` on server ``name``: ``(result, meta)``; meta has ``server`` and ``session``.
+
+        An ``isError`` result is returned as is (the caller decides). Raises HandlerError for an MCP
+        protocol error, a dead server or a transport failure.
+        """
+        from mcp import MCPError
+        from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS, METHOD_NOT_FOUND
+
+        client, slot, how = await self.connect(name, deadline)
+        meta: dict[str, Any] = {"server": name, "session": how}
+        try:
+            result = await client.call_tool(tool, arguments)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED or slot.lost:
+                slot.discard()
+                raise HandlerError(f"MCP server {name!r} closed the connection during the call to {tool!r} "
+                                   f"(it exited or crashed; it is restarted on the next call){slot.note()}",
+                                   {**meta, "mcp_error": exc.code}) from None
+            if slot.server["type"] != "stdio" and exc.code not in (METHOD_NOT_FOUND, INVALID_PARAMS):
+                slot.discard()  # e.g. a restarted HTTP server no longer knows our session: reconnect next time
+            raise HandlerError(f"MCP error {exc.code} from {name}/{tool}: {exc.message}",
+                               {**meta, "mcp_error": exc.code}) from None
+        except Exception as exc:  # transport failures (anyio, httpx2, OSError), an invalid result (pydantic)
+            slot.discard()
+            detail = _leaf(exc)
+            raise HandlerError(f"MCP call {name}/{tool} failed: {type(detail).__name__}: {detail}"
+                               f"{slot.note()}", meta) from None
+        if slot.errlog is not None:
+            slot.errlog.trim()
+        return result, meta
+
+    async def list_tools(self, name: str, *, deadline: float | None = None) -> list[Tool]:
+        """Every tool of server ``name`` (all pages). Raises HandlerError."""
+        from mcp import MCPError
+
+        client, slot, _ = await self.connect(name, deadline)
+        tools: list[Tool] = []
+        cursor: str | None = None
+        try:
+            for _ in range(100):
+                page = await client.list_tools(cursor=cursor)
+                tools.extend(page.tools)
+                cursor = page.next_cursor
+                if cursor is None:
+                    break
+        except MCPError as exc:
+            raise HandlerError(f"MCP error {exc.code} listing the tools of {name!r}: {exc.message}") from None
+        except Exception as exc:
+            slot.discard()
+            raise HandlerError(f"listing the tools of {name!r} failed: {type(exc).__name__}: {exc}") from None
+        return tools
+
+    async def aclose(self) -> None:
+        """Close every session and wait until their owners are done (stdio servers stopped)."""
+        self._closed = True
+        for slot in list(self._slots.values()):
+            slot.close()
+        owners = list(self._owners)
+        if owners:
+            await asyncio.gather(*owners, return_exceptions=True)
+        self._slots.clear()
+
+
+def sessions_for(ctx: RunContext) -> McpSessions:
+    """The context's shared ``McpSessions`` (created on first use, closed by ``ctx.aclose()``)."""
+
+    async def close(manager: McpSessions) -> None:
+        await manager.aclose()
+
+    manager: McpSessions = ctx.get_resource(
+        RESOURCE, lambda: McpSessions(ctx.config.mcp_servers, mode=ctx.mode), close)
+    return manager
+
+
+# ---------------------------------------------------------------------------- hookgate validate --check-servers
+
+async def check_servers(config: RuntimeConfig) -> list[tuple[str, str]]:
+    """Connect to every configured server; check every ``mcp_tool`` handler's tool and ``input``.
+
+    Returns ``(level, line)`` pairs, level ``ok`` | ``warning`` | ``error``. A server that cannot be
+    reached is an error when a handler uses it, else a warning.
+    """
+    from handlers.mcp_tool import input_problems
+
+    refs: dict[str, list[HandlerSpec]] = {}
+    for groups in config.hooks.values():
+        for group in groups:
+            for spec in group.handlers:
+                if spec.type == "mcp_tool":
+                    refs.setdefault(spec.options["server"], []).append(spec)
+    manager = McpSessions(config.mcp_servers, mode="api")
+    loop = asyncio.get_running_loop()
+
+    async def probe(name: str) -> tuple[str, list[Tool] | None, str, float]:
+        started = time.perf_counter()
+        budget = float(config.mcp_servers[name].get("start_timeout") or 30.0)
+        try:
+            async with asyncio.timeout(budget + 5.0):
+                tools = await manager.list_tools(name, deadline=loop.time() + budget)
+        except TimeoutError:
+            return name, None, f"no answer within {budget + 5.0:g} s", time.perf_counter() - started
+        except HandlerError as exc:
+            return name, None, str(exc), time.perf_counter() - started
+        return name, tools, "", time.perf_counter() - started
+
+    try:
+        probes = await asyncio.gather(*(probe(n) for n in sorted(config.mcp_servers)))
+    finally:
+        await manager.aclose()
+    lines: list[tuple[str, str]] = []
+    for name, tools, error, seconds in probes:
+        server = config.mcp_servers[name]
+        label = f"{server.get('where') or name} ({server['type']})"
+        if tools is None:
+            lines.append(("error" if name in refs else "warning", f"{label}: cannot connect: {error}"))
+            continue
+        lines.append(("ok", f"{label}: {len(tools)} tool(s) in {seconds * 1000:.0f} ms"))
+        by_name = {t.name: t for t in tools}
+        for spec in refs.get(name, []):
+            tool = spec.options["tool"]
+            if tool not in by_name:
+                import difflib
+
+                close = difflib.get_close_matches(tool, list(by_name), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                lines.append(("error", f"{spec.where}.tool: MCP server {name!r} has no tool {tool!r}{hint}; "
+                                       f"it has: {', '.join(sorted(by_name)) or 'no tools'}"))
+                continue
+            for problem in input_problems(spec.options.get("input") or {}, by_name[tool].input_schema):
+                lines.append(("error", f"{spec.where}.{problem}"))
+    return lines

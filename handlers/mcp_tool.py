@@ -1,0 +1,238 @@
+"""The ``mcp_tool`` handler: call a tool of a configured MCP server; its answer is the hook's answer.
+
+Fields (Claude Code's, hooks reference §3.4): ``server`` (a name from ``mcpServers`` or ``mcpConfig``),
+``tool``, ``input`` (the tool's arguments object).
+
+Substitution: every *string* value inside ``input`` (at any depth; keys are left alone) may hold ``${path}``
+placeholders, a dotted path into the hook event as Claude Code sends it: ``${tool_input.file_path}``,
+``${tool_name}``, ``${cwd}``, ``${tool_input.edits.0.new_string}`` (a number indexes a list).
+``${CLAUDE_PROJECT_DIR}`` is the project folder (the environment variable, else the event's ``cwd``).
+A value that is exactly one ``${path}`` takes the JSON value it points to, type kept (an object stays an
+object, a number a number); inside longer text a value is inserted as text (objects and numbers as JSON,
+null as nothing). ``$${`` writes a literal ``${``. A path missing from the event is a HandlerError naming
+it and what the event has instead.
+
+Answer: the result's ``structured_content`` if it is an object (the SDK's ``{"result": ...}`` wrapping of
+non-object return values is undone), validated as hook output by ``gateway.output.verdict_from_json``;
+otherwise the text content blocks, joined by newlines, read like a command's stdout by
+``gateway.output.parse_text`` (JSON only when it starts with ``{``). ``isError: true``, an ``MCPError``,
+a dead or unreachable server and a timeout are failures (HandlerError, or the dispatcher's deadline):
+non-blocking, or deny/block with ``failClosed: true``.
+
+Sessions are shared and kept warm under ``hookgate serve`` (see ``handlers.mcp_sessions``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gateway.errors import HandlerError
+from handlers.base import Handler
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
+
+    from gateway.config import HandlerSpec
+    from gateway.context import RunContext
+    from gateway.decision import Verdict
+    from gateway.events import HookEvent
+
+_TOKEN = re.compile(r"\$\$\{|\$\{([^{}]*)\}")
+_WHOLE = re.compile(r"\$\{([^{}]*)\}")
+_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
+_MISSING = object()
+
+
+class McpToolHandler(Handler):
+    """Calls ``tool`` on MCP server ``server`` with ``input`` (see module docstring)."""
+
+    type: ClassVar[str] = "mcp_tool"
+
+    @classmethod
+    def options_model(cls) -> Any:
+        return _options_model()
+
+    def describe(self) -> str:
+        return f"mcp {self.spec.options['server']}/{self.spec.options['tool']}"
+
+    async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
+        import asyncio
+
+        from handlers.mcp_sessions import sessions_for
+
+        options = self.spec.options
+        server, tool = options["server"], options["tool"]
+        arguments = substitute(options.get("input") or {}, event)
+        deadline = asyncio.get_running_loop().time() + self.spec.timeout
+        result, meta = await sessions_for(ctx).call_tool(server, tool, arguments, deadline=deadline)
+        return verdict_from_result(result, event, meta, label=f"{server}/{tool}"), meta
+
+    @classmethod
+    def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
+        return placeholder_problems(spec.options.get("input") or {}, "input")
+
+
+# ---------------------------------------------------------------------------- the answer
+
+def result_text(result: CallToolResult) -> str:
+    """The text content blocks of a tool result, joined by newlines."""
+    return "\n".join(str(getattr(b, "text", "")) for b in result.content if getattr(b, "type", None) == "text")
+
+
+def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str, Any], *,
+                        label: str) -> Verdict:
+    """Read a ``CallToolResult`` as a hook answer (see module docstring); notes ``meta["answer"]``.
+
+    Raises HandlerError for ``is_error`` and for output that fails the hook output schema.
+    """
+    from gateway.output import first_line, parse_text, verdict_from_json
+
+    text = result_text(result)
+    if result.is_error:
+        meta["is_error"] = True
+        raise HandlerError(f"tool {label} returned an error (isError): {first_line(text) or 'no detail'}", meta)
+    structured = result.structured_content
+    if isinstance(structured, dict) and len(structured) == 1 and "result" in structured:
+        structured = structured["result"]  # the SDK wraps non-object return values as {"result": value}
+    if isinstance(structured, dict):
+        meta["answer"] = "structured"
+        return verdict_from_json(structured, event)
+    if isinstance(structured, str):
+        text = structured
+    meta["answer"] = "text"
+    return parse_text(text, event)
+
+
+# ---------------------------------------------------------------------------- ${path} substitution
+
+def _lookup(event: HookEvent, path: str) -> Any:
+    payload = event.payload
+    if path == "CLAUDE_PROJECT_DIR" and path not in payload:
+        return os.environ.get("CLAUDE_PROJECT_DIR") or event.cwd or os.getcwd()
+    current: Any = payload
+    parts = path.split(".")
+    for i, part in enumerate(parts):
+        if isinstance(current, dict) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            where = ".".join(parts[:i]) or "the event"
+            if isinstance(current, dict):
+                has = f"it has: {', '.join(sorted(map(str, current))) or 'nothing'}"
+                what = f"{where} has no {part!r} ({has})"
+            elif isinstance(current, list):
+                what = f"{where} has {len(current)} item(s)"
+            else:
+                what = f"{where} is {type(current).__name__}, not an object"
+            raise HandlerError(f"${{{path}}} is not in this {event.name} event: {what}")
+    return current
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def substitute(value: Any, event: HookEvent, where: str = "input") -> Any:
+    """``value`` with every ``${path}`` in its strings replaced from ``event`` (see module docstring).
+
+    Raises HandlerError (``input.key: ${path} is not in this ... event: ...``) for a missing path.
+    """
+    if isinstance(value, str):
+        try:
+            whole = _WHOLE.fullmatch(value)
+            if whole is not None:
+                return _lookup(event, whole.group(1).strip())
+            if "${" not in value:
+                return value
+            return _TOKEN.sub(lambda m: "${" if m.group(1) is None else _as_text(_lookup(event, m.group(1).strip())),
+                              value)
+        except HandlerError as exc:
+            raise HandlerError(f"{where}: {exc}") from None
+    if isinstance(value, dict):
+        return {k: substitute(v, event, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, event, f"{where}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def _strings(value: Any, where: str) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(where, value)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _strings(v, f"{where}.{k}")]
+    if isinstance(value, list):
+        return [s for i, v in enumerate(value) for s in _strings(v, f"{where}[{i}]")]
+    return []
+
+
+def placeholder_problems(value: Any, where: str = "input") -> list[str]:
+    """Load-time check of every ``${...}`` in ``value``: the path syntax, unclosed or nested braces."""
+    problems = []
+    for at, text in _strings(value, where):
+        for match in _TOKEN.finditer(text):
+            path = match.group(1)
+            if path is not None and not _PATH.fullmatch(path.strip()):
+                problems.append(f"{at}: ${{{path}}} is not a path into the event (expected dotted names such "
+                                "as ${tool_input.file_path}, ${tool_name} or ${tool_input.edits.0.new_string})")
+        if "${" in _TOKEN.sub("", text):
+            problems.append(f"{at}: unclosed or nested '${{' in {text!r} (write $${{ for a literal ${{)")
+    return problems
+
+
+# ---------------------------------------------------------------------------- validate --check-servers
+
+def input_problems(value: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """Check ``input`` against a tool's JSON Schema (jsonschema). Values that are only known when the
+    event arrives are not judged: a whole ``${path}`` value at all, a string with placeholders only by
+    its type. Returns ``input.path: message`` lines."""
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    dynamic: list[tuple[tuple[Any, ...], bool]] = []  # (path, whole value)
+
+    def mark(node: Any, path: tuple[Any, ...]) -> None:
+        if isinstance(node, str) and _TOKEN.search(node):
+            dynamic.append((path, _WHOLE.fullmatch(node) is not None))
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                mark(v, (*path, k))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                mark(v, (*path, i))
+
+    mark(value, ())
+    try:
+        cls = validator_for(schema)
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        return [f"input: the tool's input schema is invalid ({exc.message}); not checked"]
+    problems = []
+    for error in sorted(cls(schema).iter_errors(value), key=lambda e: list(map(str, e.absolute_path))):
+        path = tuple(error.absolute_path)
+        skip = False
+        for dyn, whole in dynamic:
+            if path[:len(dyn)] == dyn and (whole or error.validator != "type"):
+                skip = True
+        if skip:
+            continue
+        at = "input" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+        problems.append(f"{at}: {error.message} (the tool's input schema)")
+    return problems
+
+
+def _options_model() -> Any:
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class McpToolOptions(BaseModel):
+        model_config = ConfigDict(extra="allow", populate_by_name=True)
+        server: str = Field(min_length=1)
+        tool: str = Field(min_length=1)
+        input: dict[str, Any] = Field(default_factory=dict)
+
+    return McpToolOptions

@@ -1,0 +1,260 @@
+"""``hookgate serve`` as a real subprocess on 127.0.0.1, driven by an httpx2 client.
+
+Also one in-process server (uvicorn in a thread) for what a subprocess cannot show: a handler whose
+own code raises inside dispatch.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import httpx2
+import pytest
+
+from gateway import Verdict, register_handler
+from handlers.base import Handler
+from tests.conftest import CASES, load_case
+from tests.fakes.webhooks import Receiver, wait_for
+from tests.integration.serve_helpers import ServeProcess, isolated_env
+
+GUARDS = CASES / "configs" / "guards.json"
+RM_RF = load_case("claude", "pretooluse-bash-rm-rf.json")
+SAFE = load_case("claude", "pretooluse-bash-safe.json")
+
+
+@pytest.fixture(scope="module")
+def guards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
+    with ServeProcess(GUARDS, env=isolated_env(tmp_path_factory.mktemp("serve"))) as server:
+        yield server
+
+
+def post(url: str, body: Any, headers: dict[str, str] | None = None) -> httpx2.Response:
+    content = json.dumps(body).encode() if isinstance(body, dict) else body
+    return httpx2.post(url, content=content, headers=headers, timeout=30)
+
+
+# ---------------------------------------------------------------------------- routes
+
+
+def test_hooks_answers_with_the_claude_code_json_body(guards: ServeProcess) -> None:
+    response = post(f"{guards.url}/hooks", RM_RF)
+    assert response.status_code == 200
+    assert response.json()["hookSpecificOutput"] == {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                                     "permissionDecisionReason": "Destructive command blocked by hook"}
+
+
+def test_hooks_answers_an_empty_object_when_there_is_nothing_to_say(guards: ServeProcess) -> None:
+    response = post(f"{guards.url}/hooks", load_case("claude", "sessionend.json"))
+    assert (response.status_code, response.json()) == (200, {})
+
+
+def test_dialect_route_renders_like_hookgate_run(guards: ServeProcess) -> None:
+    answer = post(f"{guards.url}/hooks/claude", RM_RF).json()
+    assert answer["exit_code"] == 2 and answer["stderr"] == "Destructive command blocked by hook\n"
+    assert json.loads(answer["stdout"]) == answer["claude"]
+    assert answer["event"] == "PreToolUse" and answer["dialect"] == "claude"
+    assert answer["decision"]["permission"] == "deny" and len(answer["decision"]["results"]) == 2
+
+
+def test_kiro_route(guards: ServeProcess) -> None:
+    event = load_case("kiro", "pretooluse-execute-bash-rm.json")
+    answer = post(f"{guards.url}/hooks/kiro", event).json()
+    assert answer["dialect"] == "kiro" and answer["exit_code"] == 2 and answer["stdout"] == ""
+    assert answer["stderr"] == "Destructive command blocked by hook\n"
+    detected = post(f"{guards.url}/hooks/auto", event).json()
+    assert (detected["dialect"], detected["exit_code"], detected["stderr"]) == ("kiro", 2, answer["stderr"])
+
+
+def test_compact_answer_for_the_thin_client(guards: ServeProcess) -> None:
+    response = post(f"{guards.url}/hooks/auto", RM_RF, {"accept": "application/vnd.hookgate.rendered"})
+    length = int(response.headers["hookgate-stdout-length"])
+    assert response.headers["hookgate-exit-code"] == "2"
+    assert json.loads(response.content[:length])["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert response.content[length:] == b"Destructive command blocked by hook\n"
+
+
+@pytest.mark.parametrize(("body", "status", "error"), [
+    (b"{not json", 400, "event is not valid JSON: Expecting property name enclosed in double quotes"),
+    (b"[1, 2]", 400, "event must be a JSON object, got list"),
+    (b"", 400, "event is empty"),
+    (b'{"hook_event_name": "NoSuchEvent"}', 400, "unknown event 'NoSuchEvent'"),
+    (b"\xff\xfe", 400, "not valid UTF-8"),
+])
+def test_malformed_events_get_400_with_one_line(guards: ServeProcess, body: bytes, status: int, error: str) -> None:
+    for path in ("/hooks", "/hooks/claude"):
+        response = post(guards.url + path, body)
+        assert response.status_code == status and error in response.json()["error"]
+        assert "\n" not in response.json()["error"]
+
+
+def test_unknown_dialect_is_404(guards: ServeProcess) -> None:
+    response = post(f"{guards.url}/hooks/vim", RM_RF)
+    assert response.status_code == 404 and "unknown dialect 'vim'" in response.json()["error"]
+
+
+def test_healthz_and_metrics(guards: ServeProcess) -> None:
+    health = httpx2.get(f"{guards.url}/healthz").json()
+    assert health["status"] == "ok" and health["config"] == [str(GUARDS)] and health["handlers"] > 0
+    post(f"{guards.url}/hooks", RM_RF)
+    post(f"{guards.url}/hooks", b"{bad")
+    text = httpx2.get(f"{guards.url}/metrics").text
+    assert 'hookgate_events_total{decision="deny",event="PreToolUse"}' in text
+    assert "hookgate_handler_duration_seconds_bucket{" in text and 'type="command"' in text
+    assert 'hookgate_requests_rejected_total{reason="malformed"}' in text
+    assert "# TYPE hookgate_handler_errors_total counter" in text
+
+
+def test_large_body_gets_413(tmp_path: Path) -> None:
+    with ServeProcess(GUARDS, args=["--max-body", "2000"]) as server:
+        big = {**SAFE, "tool_input": {"command": "x" * 5000}}
+        assert post(f"{server.url}/hooks", big).status_code == 413
+        chunked = post(f"{server.url}/hooks", iter([json.dumps(big).encode()]))  # no content-length
+        assert chunked.status_code == 413 and "limit" in chunked.json()["error"]
+        assert post(f"{server.url}/hooks", SAFE).status_code == 200
+
+
+def test_bearer_token_is_required_on_every_request() -> None:
+    with ServeProcess(GUARDS, env={"HOOKGATE_TOKEN": "s3cret"}) as server:
+        for path in ("/healthz", "/metrics"):
+            assert httpx2.get(server.url + path).status_code == 401
+        assert post(f"{server.url}/hooks", RM_RF).status_code == 401
+        assert post(f"{server.url}/hooks", RM_RF, {"authorization": "Bearer wrong"}).status_code == 401
+        ok = post(f"{server.url}/hooks", RM_RF, {"authorization": "Bearer s3cret"})
+        assert ok.status_code == 200 and ok.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_handler_failures_show_in_metrics_and_stderr(tmp_path: Path) -> None:
+    config = tmp_path / "hookgate.yaml"
+    config.write_text("hooks:\n  PreToolUse:\n    - hooks: [{type: command, command: 'exit 1', id: broken}]\n")
+    with ServeProcess(config) as server:
+        answer = post(f"{server.url}/hooks/claude", SAFE).json()
+        assert answer["exit_code"] == 0 and answer["stderr"].startswith("hookgate: handler broken error:")
+        text = httpx2.get(f"{server.url}/metrics").text
+        assert 'hookgate_handler_errors_total{handler="broken",status="error",type="command"} 1.0' in text
+
+
+# ---------------------------------------------------------------------------- reload and shutdown
+
+
+DENY_RM = "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: '%s'}]\n"
+
+
+def _deny_script(tmp_path: Path, reason: str) -> str:
+    script = tmp_path / f"deny-{reason}.sh"
+    script.write_text(f"#!/bin/sh\necho '{reason}' >&2\nexit 2\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_sighup_reload_rejects_a_bad_config_and_keeps_serving(tmp_path: Path) -> None:
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(DENY_RM % _deny_script(tmp_path, "first"))
+    with ServeProcess(config, args=["--reload-interval", "0"]) as server:
+        assert post(f"{server.url}/hooks", SAFE).json()["hookSpecificOutput"]["permissionDecisionReason"] == "first"
+        config.write_text("hooks:\n  PreToolUse: [{matcher: Bash, hooks: [{type: nope}]}]\n")
+        mark = len(server.lines)
+        server.signal(signal.SIGHUP)
+        line = server.wait_log("config reload", after=mark)
+        assert "rejected" in line and "unknown handler type 'nope'" in line and "previous config" in line
+        assert post(f"{server.url}/hooks", SAFE).json()["hookSpecificOutput"]["permissionDecisionReason"] == "first"
+        config.write_text(DENY_RM % _deny_script(tmp_path, "second"))
+        mark = len(server.lines)
+        server.signal(signal.SIGHUP)
+        assert "reloaded (SIGHUP)" in server.wait_log("config reload", after=mark)
+        assert post(f"{server.url}/hooks", SAFE).json()["hookSpecificOutput"]["permissionDecisionReason"] == "second"
+        assert httpx2.get(f"{server.url}/healthz").json()["reloads"] == 1
+        assert server.stop() == 0
+
+
+def test_file_change_reloads_without_a_signal(tmp_path: Path) -> None:
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(DENY_RM % _deny_script(tmp_path, "first"))
+    with ServeProcess(config, args=["--reload-interval", "0.1"]) as server:
+        mark = len(server.lines)
+        config.write_text("{not: [valid")
+        assert "rejected" in server.wait_log("config reload", after=mark)
+        mark = len(server.lines)
+        config.write_text(DENY_RM % _deny_script(tmp_path, "second"))
+        assert "config file changed" in server.wait_log("config reloaded", after=mark)
+        assert post(f"{server.url}/hooks", SAFE).json()["hookSpecificOutput"]["permissionDecisionReason"] == "second"
+
+
+def test_graceful_shutdown_lets_in_flight_events_finish(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    script = tmp_path / "slow.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\nsleep 1\necho 'slow but sure' >&2\nexit 2\n")
+    script.chmod(0o755)
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(DENY_RM % script)
+    with ServeProcess(config) as server:
+        answers: list[httpx2.Response] = []
+        worker = threading.Thread(target=lambda: answers.append(post(f"{server.url}/hooks", SAFE)))
+        worker.start()
+        wait_for(marker.exists, what="the slow handler to start")
+        server.signal(signal.SIGTERM)
+        worker.join(timeout=30)
+        assert answers[0].json()["hookSpecificOutput"]["permissionDecisionReason"] == "slow but sure"
+        assert server.stop() == 0
+        assert any("Application shutdown complete" in line for line in server.lines)
+
+
+def test_async_http_handler_is_a_background_task_under_serve(tmp_path: Path) -> None:
+    with Receiver() as receiver:
+        config = tmp_path / "hookgate.json"
+        config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "http", "url": receiver.url("/hold"), "async": True}]}]}}))
+        with ServeProcess(config) as server:
+            answer = post(f"{server.url}/hooks/claude", SAFE).json()
+            assert answer["exit_code"] == 0 and answer["decision"]["results"][0]["status"] == "skipped"
+            wait_for(lambda: len(receiver.calls) == 1, what="the background delivery")
+            assert receiver.done == []
+            receiver.release.set()
+            wait_for(lambda: receiver.done == ["/hold"], what="the background delivery to finish")
+
+
+def test_invalid_config_at_start_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    from tests.conftest import run_hookgate
+
+    config = tmp_path / "hookgate.yaml"
+    config.write_text("hooks:\n  PreToolUse: [{hooks: [{type: nope}]}]\n")
+    proc = run_hookgate(["serve", "--config", str(config), "--port", "0"])
+    assert proc.returncode == 1 and proc.stderr.startswith("hookgate: invalid config:")
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------- in-process: dispatch bugs
+
+
+@register_handler
+class Exploding(Handler):
+    """A plugin handler with a bug outside ``run``: selecting it raises inside dispatch."""
+
+    type: ClassVar[str] = "test_exploding"
+
+    async def run(self, event: Any, ctx: Any) -> Verdict:
+        return Verdict()
+
+    def dedup_key(self) -> Any:
+        raise RuntimeError("plugin bug\nwith a second line")
+
+
+async def test_an_exception_inside_dispatch_is_a_500_and_the_server_goes_on(tmp_path: Path) -> None:
+    from gateway.server import HookServer, create_app
+
+    config = tmp_path / "hookgate.yaml"
+    config.write_text("hooks:\n  Stop:\n    - hooks: [{type: test_exploding}]\n")
+    server = HookServer([str(config)], reload_interval=0)
+    transport = httpx2.ASGITransport(app=create_app(server))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://hookgate") as client:
+        broken = await client.post("/hooks", content=json.dumps(load_case("claude", "stop.json")))
+        assert broken.status_code == 500
+        assert broken.json()["error"] == "internal error while dispatching Stop: RuntimeError: plugin bug"
+        fine = await client.post("/hooks", content=json.dumps(RM_RF))
+        assert (fine.status_code, fine.json()) == (200, {})
+        assert "hookgate_requests_rejected_total{reason=\"internal_error\"} 1.0" in (await client.get("/metrics")).text
+    await server.aclose()
