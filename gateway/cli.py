@@ -86,7 +86,7 @@ def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) 
         finally:
             await ctx.aclose()
         spec = event.spec
-        return merge(event.name, results, tool_input=event.tool_input, tool_event=spec.tool, blocks=spec.blocks)
+        return merge(event.name, results, tool_input=event.tool_input, blocks=spec.blocks)
 
     return asyncio.run(go())
 
@@ -152,13 +152,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     if data is None:
         data = _read_stdin()
     try:
-        config = _load(args.config)
-    except ConfigError as exc:
-        issues = exc.issues
-        more = f" (and {len(issues) - 1} more; run 'hookgate validate')" if len(issues) > 1 else ""
-        _err(f"invalid config: {issues[0]}{more}")
-        return EXIT_ERROR if os.environ.get("HOOKGATE_ON_CONFIG_ERROR") == "open" else EXIT_BLOCK
-    try:
         from gateway.dialects import parse_event
         from gateway.events import decode_event_bytes
 
@@ -170,13 +163,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         _err(str(exc))
         return EXIT_ERROR
     try:
+        config = _load(args.config)
+    except ConfigError as exc:
+        issues = exc.issues
+        more = f" (and {len(issues) - 1} more; run 'hookgate validate')" if len(issues) > 1 else ""
+        _err(f"invalid config: {issues[0]}{more}")
+        return config_error_exit(event)
+    try:
         decision = decide(config, event)
     except Exception as exc:  # last line of defence: never a traceback to the agent
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
         _err(message)
-        decision = internal_failure(config, event, message)
-        return _emit(*render_run(decision, event.dialect)) if decision is not None else EXIT_ERROR
+        failed = internal_failure(config, event, message)
+        return _emit(*render_run(failed, event.dialect)) if failed is not None else EXIT_ERROR
     return _emit(*render_run(decision, event.dialect))
+
+
+def config_error_exit(event: HookEvent) -> int:
+    """Exit code for an invalid config: 2 (block) on events where a block holds an action back, so a
+    broken policy never silently turns policy off; 1 (non-blocking) where a block would only make the
+    agent keep working (Stop, PostToolUse, ...) and loop on the error. ``HOOKGATE_ON_CONFIG_ERROR=open``
+    makes it 1 everywhere."""
+    from gateway.events import CONTINUE_EVENTS
+
+    if os.environ.get("HOOKGATE_ON_CONFIG_ERROR") == "open" or event.name in CONTINUE_EVENTS:
+        return EXIT_ERROR
+    return EXIT_BLOCK if event.spec.blocks or event.spec.tool else EXIT_ERROR
 
 
 def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> Decision | None:
@@ -187,7 +199,7 @@ def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> D
     if not any(h.fail_closed for g in config.hooks.get(event.name, []) for h in g.handlers):
         return None
     result = HandlerResult(id="hookgate", type="internal", status="error", message=message, fail_closed=True)
-    return merge(event.name, [result], tool_event=event.spec.tool, blocks=event.spec.blocks)
+    return merge(event.name, [result], blocks=event.spec.blocks)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from gateway.events import PERMISSION_EVENTS
+
 Permission = Literal["allow", "deny", "ask", "defer"]
 Status = Literal["ok", "error", "timeout", "skipped", "cached"]
 
@@ -173,7 +175,9 @@ class Decision:
 
 
 def failure_verdict(result: HandlerResult, *, tool_event: bool, blocks: bool) -> Verdict:
-    """The verdict a ``failClosed`` handler's failure turns into: deny on tool events, else block."""
+    """The verdict a ``failClosed`` handler's failure turns into: deny on events that take a permission
+    decision (``tool_event``: PreToolUse, PermissionRequest), block on events that can block, else a
+    system message."""
     why = f"hookgate: handler {result.id!r} failed ({result.status}: {result.message or 'no detail'})" \
           " and is failClosed"
     if tool_event:
@@ -210,11 +214,11 @@ def _join(parts: list[str]) -> str | None:
 
 
 def merge(event: str, results: list[HandlerResult], *, tool_input: dict[str, Any] | None = None,
-          tool_event: bool = False, blocks: bool = False) -> Decision:
+          blocks: bool = False) -> Decision:
     """Merge handler results into one ``Decision`` (pure; results are sorted by ``order`` first).
 
-    tool_input: the event's original ``tool_input`` (rewrites are merged over it). tool_event /
-    blocks: the event's kind (see ``EventSpec``), used for fail-closed verdicts.
+    tool_input: the event's original ``tool_input`` (rewrites are merged over it). blocks: whether the
+    event can block (see ``EventSpec``); with the event name it decides what a fail-closed failure becomes.
     """
     ordered = sorted(results, key=lambda r: r.order)
     decision = Decision(event=event, results=ordered)
@@ -224,7 +228,7 @@ def merge(event: str, results: list[HandlerResult], *, tool_input: dict[str, Any
     stop_reasons: list[str] = []
     rewritten: dict[str, Any] | None = None
     for result in ordered:
-        verdict = _effective(result, tool_event=tool_event, blocks=blocks)
+        verdict = _effective(result, tool_event=event in PERMISSION_EVENTS, blocks=blocks)
         if verdict is None:
             continue
         if verdict.permission is not None:

@@ -131,7 +131,7 @@ class Dispatcher:
         selected = self.select(event, trace)
         results = await self.run_selected(event, selected, ctx) if selected else []
         spec = event.spec
-        return merge(event.name, results, tool_input=event.tool_input, tool_event=spec.tool, blocks=spec.blocks)
+        return merge(event.name, results, tool_input=event.tool_input, blocks=spec.blocks)
 
     async def run_selected(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
         """Run ``selected`` for ``event``; Stop/SubagentStop go through the Stop-loop guard

@@ -83,6 +83,11 @@ EVENTS: dict[str, EventSpec] = _specs(
 
 TOOL_EVENTS = frozenset(n for n, s in EVENTS.items() if s.tool)
 STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
+CONTINUE_EVENTS = frozenset({"Stop", "SubagentStop", "TeammateIdle", "TaskCompleted", "PostToolUse",
+                             "PostToolUseFailure", "PostToolBatch"})
+"""Events where a block does not hold an action back but makes the agent keep working."""
+PERMISSION_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
+"""Events whose answer is a permission decision (deny/ask/allow) rather than a block."""
 
 # Envelope type checks: field -> (python types, description). Absent fields are fine.
 _FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {

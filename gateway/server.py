@@ -22,8 +22,9 @@ Routes::
 Errors are JSON ``{"error": "<one line>"}``: 400 malformed event (bad JSON, not an object, unknown
 event), 401 missing/wrong bearer token (when ``HOOKGATE_TOKEN`` is set, on every request), 404 unknown
 dialect, 413 body over ``max_body`` bytes (default 10 MiB) or an event over 8 MiB, 500 an internal error
-while dispatching (logged with its traceback; the server goes on). Handler failures are not HTTP
-errors: they are inside the decision, exactly as with ``hookgate run``.
+while dispatching (logged with its traceback; the server goes on), unless a handler for that
+event is ``failClosed``: then the answer is the deny/block ``hookgate run`` gives in that case. Handler
+failures are not HTTP errors: they are inside the decision, exactly as with ``hookgate run``.
 
 Warm state: one ``Gateway`` (mode ``serve``): loaded config, handler instances, the shared HTTP pool,
 MCP sessions and SDK clients live across events. Reload on SIGHUP and when a config file changes
@@ -323,8 +324,11 @@ class HookServer:
         except Exception as exc:  # the server never dies of a dispatch bug
             log.exception("internal error while dispatching %s", event.name)
             self.metrics.rejected.labels("internal_error").inc()
-            return _json(500, {"error": f"internal error while dispatching {event.name}: "
-                                        f"{type(exc).__name__}: {_one_line(exc)}"})
+            message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {_one_line(exc)}"
+            from gateway.cli import internal_failure
+
+            failed = internal_failure(self.config, event, message)  # failClosed handlers: deny/block
+            return (event, failed) if failed is not None else _json(500, {"error": message})
 
     async def hooks_claude(self, request: Request) -> Response:
         """``POST /hooks``: Claude Code JSON in, Claude Code JSON body out."""

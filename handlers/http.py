@@ -281,6 +281,7 @@ class HttpHandler(Handler):
         client: httpx2.AsyncClient = ctx.get_resource(CLIENT_RESOURCE, make_client, close_client)
         deadline = started + self.spec.timeout
         extensions = {ALLOW_PRIVATE: bool(self.spec.options.get("allow_private_networks"))}
+
         async def attempt() -> tuple[int, str]:
             meta["attempts"] += 1
             left = deadline - time.monotonic()

@@ -106,3 +106,10 @@ def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_p
     decision = internal_failure(config, pre, "boom")
     assert decision is not None and decision.permission == "deny" and "boom" in (decision.permission_reason or "")
     assert internal_failure(config, parse_event({"hook_event_name": "Stop"}), "boom") is None
+
+
+def test_invalid_config_on_stop_does_not_make_the_agent_loop(tmp_path: Path) -> None:
+    bad = tmp_path / "hookgate.json"
+    bad.write_text(json.dumps({"hooks": {"Nope": []}}))
+    proc = run_hookgate(["run", "--config", str(bad)], {"hook_event_name": "Stop", "stop_hook_active": False})
+    assert proc.returncode == 1 and "invalid config" in proc.stderr

@@ -258,3 +258,18 @@ async def test_an_exception_inside_dispatch_is_a_500_and_the_server_goes_on(tmp_
         assert (fine.status_code, fine.json()) == (200, {})
         assert "hookgate_requests_rejected_total{reason=\"internal_error\"} 1.0" in (await client.get("/metrics")).text
     await server.aclose()
+
+
+async def test_a_dispatch_bug_with_a_fail_closed_handler_blocks(tmp_path: Path) -> None:
+    from gateway.server import HookServer, create_app
+
+    config = tmp_path / "hookgate.yaml"
+    config.write_text("hooks:\n  Stop:\n    - hooks: [{type: test_exploding, failClosed: true}]\n")
+    server = HookServer([str(config)], reload_interval=0)
+    transport = httpx2.ASGITransport(app=create_app(server))
+    async with httpx2.AsyncClient(transport=transport, base_url="http://hookgate") as client:
+        body = (await client.post("/hooks", content=json.dumps(load_case("claude", "stop.json")))).json()
+        assert body["decision"] == "block" and "plugin bug" in body["reason"]
+        answer = (await client.post("/hooks/claude", content=json.dumps(load_case("claude", "stop.json")))).json()
+        assert answer["exit_code"] == 2
+    await server.aclose()

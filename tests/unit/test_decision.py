@@ -19,7 +19,7 @@ def _r(order: int, verdict: Verdict | None = None, *, type: str = "command", sta
 
 
 def _merge(*results: HandlerResult, event: str = "PreToolUse") -> object:
-    return merge(event, list(results), tool_input=ORIGINAL, tool_event=event == "PreToolUse",
+    return merge(event, list(results), tool_input=ORIGINAL,
                  blocks=event in ("PreToolUse", "Stop"))
 
 
@@ -109,3 +109,8 @@ def test_permission_request_and_extras() -> None:
 def test_long_text_is_truncated_with_a_marker() -> None:
     v = parse_text("x" * (MAX_TEXT + 50), _event("UserPromptSubmit"))
     assert v.additional_context is not None and "truncated by hookgate: 50 more characters" in v.additional_context
+
+
+def test_fail_closed_on_post_tool_use_blocks_rather_than_denies() -> None:
+    d = merge("PostToolUse", [_r(0, status="error", fail_closed=True)], tool_input=ORIGINAL, blocks=True)
+    assert d.block and d.permission is None

@@ -77,7 +77,7 @@ def test_deny_is_json_and_exit_2_with_stderr() -> None:
 
 def test_fail_closed_failure_blocks_on_codex() -> None:
     failed = HandlerResult(id="guard", type="command", status="error", message="exit code 1", fail_closed=True)
-    decision = merge("PreToolUse", [failed], tool_input={"command": "rm -r x"}, tool_event=True, blocks=True)
+    decision = merge("PreToolUse", [failed], tool_input={"command": "rm -r x"}, blocks=True)
     code, out, err = codex.render(decision)
     body = json.loads(out)["hookSpecificOutput"]
     assert code == 2 and body["permissionDecision"] == "deny" and "guard" in body["permissionDecisionReason"]
@@ -103,7 +103,7 @@ def test_rewrite_allow_and_context() -> None:
 def test_rewrite_of_a_patch_drops_the_fields_hookgate_added() -> None:
     event = parse_event(pre("apply_patch", {"command": PATCH}))
     ok = HandlerResult(id="r", type="command", verdict=Verdict(updated_input={"command": PATCH.replace("+y", "+z")}))
-    decision = merge("PreToolUse", [ok], tool_input=event.tool_input, tool_event=True, blocks=True)
+    decision = merge("PreToolUse", [ok], tool_input=event.tool_input, blocks=True)
     body = json.loads(codex.render(decision)[1])
     assert body["hookSpecificOutput"]["updatedInput"] == {"command": PATCH.replace("+y", "+z")}
 

@@ -110,7 +110,7 @@ def test_render_rewrite_context_continue_and_nothing() -> None:
 
 def test_fail_closed_failure_renders_as_a_deny_gemini_honours() -> None:
     failed = HandlerResult(id="guard", type="command", status="timeout", message="no answer", fail_closed=True)
-    decision = merge("PreToolUse", [failed], tool_input={"command": "rm -rf /"}, tool_event=True, blocks=True)
+    decision = merge("PreToolUse", [failed], tool_input={"command": "rm -rf /"}, blocks=True)
     code, out, _ = gemini.render(decision)
     body = json.loads(out)
     assert code == 0 and body["decision"] == "deny" and "guard" in body["reason"]
@@ -118,7 +118,7 @@ def test_fail_closed_failure_renders_as_a_deny_gemini_honours() -> None:
 
 def test_rewrite_is_the_complete_merged_input() -> None:
     ok = HandlerResult(id="r", type="command", verdict=Verdict(updated_input={"command": "echo safe"}))
-    decision = merge("PreToolUse", [ok], tool_input={"command": "rm x", "is_background": False}, tool_event=True)
+    decision = merge("PreToolUse", [ok], tool_input={"command": "rm x", "is_background": False})
     body = json.loads(gemini.render(decision)[1])
     assert body["hookSpecificOutput"]["tool_input"] == {"command": "echo safe", "is_background": False}
 
