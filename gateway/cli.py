@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import sys
 
+from gateway.client import emit, read_event
+
 TYPE_CHECKING = False  # typing costs ~2 ms to import; the thin client path must not pay it
 if TYPE_CHECKING:
     import argparse
@@ -35,25 +37,10 @@ def _err(message: str) -> None:
     sys.stderr.write(f"hookgate: {message}\n")
 
 
-def _read_stdin() -> bytes:
-    from gateway.events import MAX_EVENT_BYTES
-
-    return sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
-
-
 def _load(config_paths: list[str] | None) -> RuntimeConfig:
     from gateway.config import find_config_paths, load_config
 
     return load_config(find_config_paths(config_paths))
-
-
-def _emit(code: int, out: str, err: str) -> int:
-    if out:
-        sys.stdout.write(out)
-        sys.stdout.flush()
-    if err:
-        sys.stderr.write(err)
-    return code
 
 
 def render_run(decision: Decision, dialect: str) -> tuple[int, str, str]:
@@ -150,7 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if data is None:
             return code
     if data is None:
-        data = _read_stdin()
+        data = read_event()
     try:
         from gateway.dialects import parse_event
         from gateway.events import decode_event_bytes
@@ -159,7 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except EventError as exc:
         answer = getattr(exc, "answer", None)  # dialects.PassThrough: a host event hookgate leaves alone
         if answer is not None:
-            return _emit(*answer)
+            return emit(*answer)
         _err(str(exc))
         return EXIT_ERROR
     try:
@@ -175,8 +162,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
         _err(message)
         failed = internal_failure(config, event, message)
-        return _emit(*render_run(failed, event.dialect)) if failed is not None else EXIT_ERROR
-    return _emit(*render_run(decision, event.dialect))
+        return emit(*render_run(failed, event.dialect)) if failed is not None else EXIT_ERROR
+    return emit(*render_run(decision, event.dialect))
 
 
 def config_error_exit(event: HookEvent) -> int:
@@ -249,7 +236,7 @@ def _check_servers(config: RuntimeConfig) -> int:
 
 def _read_event_arg(path: str | None) -> bytes:
     if path in (None, "-"):
-        return _read_stdin()
+        return read_event()
     with open(str(path), "rb") as fh:
         return fh.read()
 

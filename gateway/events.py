@@ -16,10 +16,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from gateway.client import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 from gateway.errors import EventError
-
-MAX_EVENT_BYTES = 8 * 1024 * 1024
-"""Largest event accepted on stdin or over HTTP (bytes)."""
 
 
 @dataclass(frozen=True, slots=True)
