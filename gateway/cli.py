@@ -22,9 +22,10 @@ from gateway.client import emit, read_event
 TYPE_CHECKING = False  # typing costs ~2 ms to import; the thin client path must not pay it
 if TYPE_CHECKING:
     import argparse
+    from typing import NoReturn
 
     from gateway.config import RuntimeConfig
-    from gateway.decision import Decision
+    from gateway.decision import Decision, HandlerResult
     from gateway.dispatcher import Trace
     from gateway.events import HookEvent
 
@@ -62,37 +63,36 @@ def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) 
     selected = dispatcher.select(event, trace)
     if not selected:
         return merge(event.name, [])
-    import asyncio
-
     from gateway.context import RunContext
 
-    async def go() -> Decision:
-        ctx = RunContext(config, mode="run")
-        try:
-            results = await dispatcher.run_selected(event, selected, ctx)
-        finally:
-            await ctx.aclose()
-        spec = event.spec
-        return merge(event.name, results, tool_input=event.tool_input, blocks=spec.blocks)
+    ctx = RunContext(config, mode="run")
+    results = dispatcher.run_selected_sync(event, selected, ctx)  # in-process checks: no event loop
+    if results is None:
+        import asyncio
 
-    return asyncio.run(go())
+        async def go() -> list[HandlerResult]:
+            try:
+                return await dispatcher.run_selected(event, selected, ctx)
+            finally:
+                await ctx.aclose()
+
+        results = asyncio.run(go())
+    return merge(event.name, results, tool_input=event.tool_input, blocks=event.spec.blocks)
 
 
 def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int, bytes | None]:
     """The thin client: ``(exit_code, None)`` when answered, else ``(0, stdin bytes)`` to dispatch here."""
-    from gateway.client import emit, forward, read_event
+    from gateway.client import emit, forward, on_server_down, read_event
     from gateway.errors import ServerUnavailable
 
     data = read_event()
     try:
-        return emit(*forward(server, data, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"))), None
+        return emit(*forward(server, data, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"),
+                             project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))), None
     except ServerUnavailable as exc:
         policy = on_down or os.environ.get("HOOKGATE_ON_SERVER_DOWN") or "fallback"
-        if policy == "open":
-            return emit(EXIT_OK, "", f"hookgate: server unavailable ({exc}); failing open\n"), None
-        if policy == "closed":
-            return emit(EXIT_BLOCK, "", f"hookgate: server unavailable ({exc}); failing closed\n"), None
-        return EXIT_OK, data
+        answer = on_server_down(server, exc, data, dialect=dialect, policy=policy)  # None: fallback
+        return (emit(*answer), None) if answer is not None else (EXIT_OK, data)
 
 
 def _thin_client_args(argv: list[str]) -> tuple[str, str, str | None] | None:
@@ -235,10 +235,16 @@ def _check_servers(config: RuntimeConfig) -> int:
 
 
 def _read_event_arg(path: str | None) -> bytes:
+    """The event file's bytes (stdin for None or ``-``). Raises EventError when it cannot be read."""
     if path in (None, "-"):
         return read_event()
-    with open(str(path), "rb") as fh:
-        return fh.read()
+    from gateway.errors import EventError
+
+    try:
+        with open(str(path), "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise EventError(f"cannot read event file {path}: {exc.strerror or exc}") from None
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -302,7 +308,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         return serve(find_config_paths(args.config), host=args.host, port=args.port, max_body=args.max_body,
-                     reload_interval=args.reload_interval, log_level=args.log_level)
+                     reload_interval=args.reload_interval, log_level=args.log_level, allow_hosts=args.allow_host)
     except ConfigError as exc:
         more = f" (and {len(exc.issues) - 1} more; run 'hookgate validate')" if len(exc.issues) > 1 else ""
         _err(f"invalid config: {exc.issues[0]}{more}")
@@ -321,7 +327,13 @@ def cmd_install(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="hookgate", description="A hook gateway for AI coding agents.")
+    class Parser(argparse.ArgumentParser):
+        """Usage errors are one line and exit 1: a typo in a hook command must not block every call."""
+
+        def error(self, message: str) -> NoReturn:
+            self.exit(EXIT_ERROR, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+    parser = Parser(prog="hookgate", description="A hook gateway for AI coding agents.")
     parser.add_argument("--version", action="version", version="hookgate 0.1.0")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -336,7 +348,8 @@ def build_parser() -> argparse.ArgumentParser:
                      "(default: $HOOKGATE_SERVER)")
     run.add_argument("--on-server-down", choices=SERVER_DOWN_CHOICES, default=None,
                      help="when the server cannot answer: dispatch in-process (fallback, the default), exit 0 "
-                          "(open) or exit 2 (closed); default $HOOKGATE_ON_SERVER_DOWN or fallback")
+                          "(open) or exit 2 where a block holds an action back, else 1 (closed); default "
+                          "$HOOKGATE_ON_SERVER_DOWN or fallback")
     run.set_defaults(func=cmd_run)
 
     validate = with_config(sub.add_parser("validate", help="check config files; exit 0 ok, 1 errors"))
@@ -362,6 +375,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--reload-interval", type=float, default=1.0, metavar="SECONDS",
                        help="how often to check the config files for changes (default: 1; 0: SIGHUP only)")
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    serve.add_argument("--allow-host", action="append", metavar="NAME",
+                       help="also accept requests whose Host header names NAME (repeatable; e.g. a local "
+                            "reverse proxy's name; default: only loopback names when bound to loopback)")
     serve.set_defaults(func=cmd_serve)
 
     from gateway.install_args import add_install_parsers

@@ -2,23 +2,38 @@
 
 ``hookgate run --server URL`` (or ``HOOKGATE_SERVER=URL``) lands here before anything heavy is
 imported. This module imports only the standard library (``_socket``, ``os``, ``sys``; ``json`` only to
-read an error, ``ssl`` only for an ``https`` URL), so a hook call costs little more than the
-interpreter start. It uses ``_socket``, the C module behind ``socket``: ``socket`` itself imports
-``enum``, ``selectors`` and ``collections``, about 6 ms of a 15 ms call. It also runs as a script
-with no package on the path: ``python3 -I -S /path/to/gateway/client.py URL [DIALECT]``.
+read an error or the event's name on the failure path, ``ssl`` only for an ``https`` URL), so a hook
+call costs little more than the interpreter start. It uses ``_socket``, the C module behind ``socket``:
+``socket`` itself imports ``enum``, ``selectors`` and ``collections``, about 6 ms of a 15 ms call. It
+also runs as a script with no package on the path: ``python3 -I -S /path/to/gateway/client.py URL [DIALECT]``.
 
 Protocol (see ``gateway.server``): ``POST {URL}/hooks/{dialect}`` with the event bytes as read from
-stdin, ``Accept: application/vnd.hookgate.rendered``, and ``Authorization: Bearer $HOOKGATE_TOKEN``
-when set. ``200`` answers with headers ``hookgate-exit-code`` and ``hookgate-stdout-length`` (bytes)
-and a body of stdout then stderr (UTF-8), printed and returned as they are (the compact form of the
-JSON envelope, so the client needs no JSON decoder). ``400`` and ``413`` (a malformed or oversized
-event, ``{"error": ...}``) become ``hookgate: <error>`` on stderr with exit 1, as an in-process run
-would. Anything else (refused or reset connection, timeout, another status, an answer that is not in
-that form) raises ``ServerUnavailable``; the caller then falls back to in-process dispatch or fails
-open/closed (``--on-server-down``).
+stdin, ``Content-Type: application/json``, ``Accept: application/vnd.hookgate.rendered``,
+``Authorization: Bearer $HOOKGATE_TOKEN`` when set, and ``X-Hookgate-Project-Dir: $CLAUDE_PROJECT_DIR``
+(percent-encoded UTF-8) when that is set to an absolute path, so ``command`` handlers see the caller's
+project folder, not the server's. ``200`` answers with headers ``hookgate-exit-code`` and
+``hookgate-stdout-length`` (bytes) and a body of stdout then stderr (UTF-8), printed and returned as
+they are (the compact form of the JSON envelope, so the client needs no JSON decoder). ``400`` and
+``413`` (a malformed or oversized event, ``{"error": ...}``) become ``hookgate: <error>`` on stderr with
+exit 1, as an in-process run would.
+
+When no valid answer comes back, ``forward`` raises ``ServerUnavailable``:
+
+- ``ServerNotRunning``: nothing listens at the URL (connection refused);
+- ``ServerMisconfigured``: the URL is invalid, or the server refused the request as misconfigured
+  (401 wrong or missing token, 403, 404/405 wrong path, 415, 421 wrong host name), or what answered
+  is not ``hookgate serve``;
+- ``ServerUnavailable`` itself: anything else (reset connection, timeout, a 5xx, a cut-short answer).
+
+``on_server_down`` then applies ``--on-server-down`` (``HOOKGATE_ON_SERVER_DOWN``): ``fallback``
+(decide in-process; one line on stderr says why, except when the server is simply not running),
+``open`` (exit 0) or ``closed``: exit 2 on events where a block holds an action back (PreToolUse,
+PermissionRequest, UserPromptSubmit, ...: the rule of ``closed_blocks``), exit 1 on the others (Stop,
+PostToolUse, SessionStart, ...), where a block would only make the agent loop or means nothing.
+Every case prints one line: ``hookgate: server URL unavailable|misconfigured: <why>; <what now>``.
 
 Environment: ``HOOKGATE_SERVER`` (URL), ``HOOKGATE_TOKEN``, ``HOOKGATE_SERVER_TIMEOUT`` (seconds to
-wait for the answer, default 600: Claude Code's own hook timeout).
+wait for the answer, default 600: Claude Code's own hook timeout), ``CLAUDE_PROJECT_DIR`` (forwarded).
 """
 
 from __future__ import annotations
@@ -33,6 +48,16 @@ except ImportError:  # run as a standalone script (python -I -S client.py): the 
     class ServerUnavailable(Exception):  # type: ignore[no-redef]
         """``hookgate serve`` could not be reached (standalone copy of gateway.errors.ServerUnavailable)."""
 
+
+class ServerNotRunning(ServerUnavailable):
+    """Nothing listens at the server URL (connection refused): the one case ``fallback`` stays silent."""
+
+
+class ServerMisconfigured(ServerUnavailable):
+    """The server URL is invalid, or the server refused the request as misconfigured (401, 403, 404,
+    405, 415, 421), or what answered is not ``hookgate serve``: a fix is needed, not a restart."""
+
+
 MAX_EVENT_BYTES = 8 * 1024 * 1024
 """Largest event forwarded (bytes); the same cap as ``gateway.events.MAX_EVENT_BYTES``."""
 CONNECT_TIMEOUT = 2.0
@@ -41,13 +66,39 @@ DEFAULT_TIMEOUT = 600.0
 MAX_ANSWER = 64 * 1024 * 1024
 RENDERED = "application/vnd.hookgate.rendered"
 """Media type of the compact answer (see module docstring)."""
+PROJECT_DIR_HEADER = "X-Hookgate-Project-Dir"
+"""Request header carrying the caller's ``CLAUDE_PROJECT_DIR`` (percent-encoded UTF-8)."""
+
+_MISCONFIGURED = {
+    401: "401 unauthorized (check HOOKGATE_TOKEN: it must match the server's)",
+    403: "403 forbidden",
+    404: "404 not found (the URL must be the server's base URL, e.g. http://127.0.0.1:8787)",
+    405: "405 method not allowed (the URL must be the server's base URL, e.g. http://127.0.0.1:8787)",
+    415: "415 unsupported media type",
+    421: "421 wrong host name (address a loopback server as 127.0.0.1, localhost or [::1])",
+}
+"""Statuses that mean the client or the server is misconfigured (not that the server is down)."""
+
+# --on-server-down closed without the package (standalone script): the events on which a block holds
+# nothing back, so ``closed`` exits 1 there instead of 2. Canonical names (Claude Code, Codex), then
+# Kiro's and Gemini's own. A copy of ``closed_blocks`` over gateway.events.EVENTS (not CONTINUE_EVENTS
+# alone: SessionStart, Notification... hold nothing back either) and the dialect tables;
+# tests/integration/test_thin_client.py checks that the two agree.
+_CLOSED_PASSES = frozenset({
+    "SessionStart", "Setup", "InstructionsLoaded", "MessageDisplay", "PermissionDenied", "PostToolUse",
+    "PostToolUseFailure", "PostToolBatch", "Notification", "SubagentStart", "SubagentStop", "TaskCompleted",
+    "Stop", "StopFailure", "TeammateIdle", "CwdChanged", "DirectoryAdded", "FileChanged", "WorktreeRemove",
+    "PostCompact", "SessionEnd",
+    "agentSpawn", "postToolUse", "stop",  # Kiro
+    "AfterTool", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection",  # Gemini
+})
 
 
 def _split_url(url: str) -> tuple[str, str, int, str]:
-    """``(scheme, host, port, base_path)`` of an ``http(s)://host[:port][/path]`` URL. Raises ServerUnavailable."""
+    """``(scheme, host, port, base_path)`` of an ``http(s)://host[:port][/path]`` URL. Raises ServerMisconfigured."""
     scheme, sep, rest = url.partition("://")
     if not sep or scheme not in ("http", "https"):
-        raise ServerUnavailable(f"server URL must start with http:// or https://, got {url!r}")
+        raise ServerMisconfigured(f"the server URL must start with http:// or https://, got {shown_url(url)!r}")
     authority, _, path = rest.partition("/")
     host, port = authority, 443 if scheme == "https" else 80
     if authority.startswith("["):
@@ -57,9 +108,18 @@ def _split_url(url: str) -> tuple[str, str, int, str]:
     elif ":" in authority:
         host, _, port_text = authority.rpartition(":")
         port = int(port_text) if port_text.isdigit() else -1
-    if not host or not 0 < port < 65536:
-        raise ServerUnavailable(f"server URL {url!r} has no valid host and port")
+    if not host or "@" in host or not 0 < port < 65536:
+        raise ServerMisconfigured(f"the server URL {shown_url(url)!r} has no valid host and port")
     return scheme, host, port, "/" + path.strip("/") if path.strip("/") else ""
+
+
+def shown_url(url: str) -> str:
+    """``url`` fit for a message: any ``user:password@`` is masked (stderr may reach the agent)."""
+    scheme, sep, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    if sep and "@" in authority:
+        return f"{scheme}://***@{authority.rpartition('@')[2]}{slash}{path}"
+    return url
 
 
 def _connect(host: str, port: int, timeout: float) -> _socket.socket:
@@ -83,6 +143,10 @@ def _exchange(scheme: str, host: str, port: int, request: bytes, timeout: float)
     """Send one request on a fresh connection and read the response until the server closes it."""
     try:
         sock: _socket.socket = _connect(host, port, min(CONNECT_TIMEOUT, timeout))
+    except ConnectionRefusedError as exc:
+        raise ServerNotRunning(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
+    except _socket.gaierror as exc:
+        raise ServerMisconfigured(f"cannot resolve {host}: {exc.strerror or exc}") from None
     except OSError as exc:
         raise ServerUnavailable(f"cannot connect to {host}:{port}: {exc.strerror or exc}") from None
     try:
@@ -120,7 +184,7 @@ def _parse_response(raw: bytes) -> tuple[int, dict[str, str], bytes]:
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ", 2)
     if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
-        raise ServerUnavailable(f"not an HTTP answer: {lines[0][:80]!r}")
+        raise ServerMisconfigured(f"not an HTTP answer: {lines[0][:80]!r}")
     headers = {}
     for line in lines[1:]:
         name, _, value = line.partition(":")
@@ -151,11 +215,23 @@ def _dechunk(data: bytes) -> bytes:
         data = data[size + 2:]
 
 
+def header_value(text: str) -> str:
+    """``text`` percent-encoded as UTF-8 wherever it is not printable ASCII (``%`` included), so any path
+    fits in a header line and no CR/LF can end it. ``urllib.parse.unquote(v, errors="surrogateescape")``
+    reverses it; an undecodable byte from the environment (a surrogate escape) goes through as itself."""
+    if text.isascii() and text.isprintable() and "%" not in text:
+        return text
+    return "".join(c if c.isascii() and c.isprintable() and c != "%"
+                   else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogateescape")) for c in text)
+
+
 def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | None = None,
-            timeout: float | None = None) -> tuple[int, str, str]:
+            timeout: float | None = None, project_dir: str | None = None) -> tuple[int, str, str]:
     """POST ``event`` to ``{server}/hooks/{dialect}``; return ``(exit_code, stdout, stderr)`` to print.
 
-    Raises ServerUnavailable when no valid answer comes back (see module docstring).
+    project_dir: the caller's ``CLAUDE_PROJECT_DIR``, sent when it is an absolute path. Raises
+    ServerUnavailable (or its subclasses ServerNotRunning, ServerMisconfigured) when no valid answer
+    comes back (see module docstring).
     """
     if timeout is None:
         try:
@@ -169,16 +245,24 @@ def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | No
             "Connection: close\r\n")
     if token:
         head += f"Authorization: Bearer {token}\r\n"
-    status, headers, body = _parse_response(_exchange(scheme, host, port,
-                                                      head.encode("latin-1") + b"\r\n" + event, timeout))
+    if project_dir and os.path.isabs(project_dir):
+        head += f"{PROJECT_DIR_HEADER}: {header_value(project_dir)}\r\n"
+    try:
+        request = head.encode("latin-1") + b"\r\n" + event
+    except UnicodeEncodeError:  # a token or host that is not Latin-1 can't go in a header
+        raise ServerMisconfigured("HOOKGATE_TOKEN or the server URL holds characters a header cannot carry") \
+            from None
+    status, headers, body = _parse_response(_exchange(scheme, host, port, request, timeout))
     if status != 200:
         error = _error_of(body)
         if status in (400, 413) and error:
             return 1, "", f"hookgate: {error}\n"
+        if status in _MISCONFIGURED:
+            raise ServerMisconfigured(_MISCONFIGURED[status] + (f": {error}" if error else ""))
         raise ServerUnavailable(f"the server answered HTTP {status}" + (f": {error}" if error else ""))
     code, length = headers.get("hookgate-exit-code", ""), headers.get("hookgate-stdout-length", "")
     if not (code.lstrip("-").isdigit() and length.isdigit() and int(length) <= len(body)):
-        raise ServerUnavailable("the server's answer is not a hookgate answer")
+        raise ServerMisconfigured("what answered is not hookgate serve (no hookgate answer headers)")
     cut = int(length)
     try:
         return int(code), body[:cut].decode("utf-8"), body[cut:].decode("utf-8")
@@ -195,7 +279,75 @@ def _error_of(body: bytes) -> str | None:
     except ValueError:
         return None
     error = answer.get("error") if isinstance(answer, dict) else None
-    return error if isinstance(error, str) else None
+    return error.splitlines()[0] if isinstance(error, str) and error.strip() else None
+
+
+def _event_name(event: bytes) -> str | None:
+    """The event's own ``hook_event_name`` (None when it cannot be read); the failure path only."""
+    import json
+
+    try:
+        data = json.loads(event)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    name = data.get("hook_event_name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def closed_blocks(name: str) -> bool:
+    """Whether ``--on-server-down closed`` blocks (exit 2) the canonical event ``name``: where a block
+    holds an action back (PreToolUse, PermissionRequest, UserPromptSubmit, ConfigChange, ...); not on
+    ``gateway.events.CONTINUE_EVENTS`` (a block makes the agent keep working: Stop would loop) nor on
+    events a block cannot stop (SessionStart, Notification, ...). An unknown name: True."""
+    from gateway.events import CONTINUE_EVENTS, EVENTS, PERMISSION_EVENTS
+
+    spec = EVENTS.get(name)
+    return spec is None or name in PERMISSION_EVENTS or (spec.blocks and name not in CONTINUE_EVENTS)
+
+
+def _closed_answer(event: bytes, dialect: str) -> tuple[int, str, str | None]:
+    """``(exit code, extra stderr, the host's event name)`` for ``--on-server-down closed`` (see ``closed_blocks``).
+
+    In the package the event is parsed as ``hookgate run`` would (so a Gemini model-level event passes
+    through with its own answer); standalone, its ``hook_event_name`` is looked up in ``_CLOSED_PASSES``.
+    An event that cannot be read is blocked.
+    """
+    try:
+        from gateway.dialects import PassThrough, parse_event
+        from gateway.events import decode_event_bytes
+    except ImportError:  # standalone script
+        name = _event_name(event)
+        return (1 if name in _CLOSED_PASSES else 2), "", name
+    try:
+        parsed = parse_event(decode_event_bytes(event), dialect)
+    except PassThrough as exc:
+        code, _, err = exc.answer  # "no objection": nothing to hold back (no stdout: it would be a decision)
+        return code, err, _event_name(event)
+    except Exception:  # unreadable: nothing tells it is safe to let through
+        return 2, "", _event_name(event)
+    host_name = parsed.raw.get("hook_event_name")  # named as the host names it, like the standalone copy
+    return (2 if closed_blocks(parsed.name) else 1), "", host_name if isinstance(host_name, str) else parsed.name
+
+
+def on_server_down(server: str, exc: ServerUnavailable, event: bytes, *, dialect: str = "auto",
+                   policy: str = "fallback") -> tuple[int, str, str] | None:
+    """What to do when ``forward`` raised ``exc``: ``(exit_code, stdout, stderr)`` to emit, or None to
+    decide in-process (``policy`` ``fallback``, whose one-line reason this writes to stderr itself,
+    except when the server is simply not running). See the module docstring for ``open``/``closed``."""
+    kind = "misconfigured" if isinstance(exc, ServerMisconfigured) else "unavailable"
+    why = f"hookgate: server {shown_url(server)} {kind}: {exc}; "
+    if policy == "open":
+        return 0, "", why + "failing open\n"
+    if policy == "closed":
+        code, extra, name = _closed_answer(event, dialect)
+        if code == 2:
+            return 2, "", why + "failing closed\n"
+        what = name or "this event"
+        return code, "", why + f"failing closed, but not blocking {what} (a block there holds no action back)\n" \
+            + extra
+    if not isinstance(exc, ServerNotRunning):
+        sys.stderr.write(why + "deciding in-process\n")
+    return None
 
 
 def read_event() -> bytes:
@@ -215,18 +367,22 @@ def emit(code: int, out: str, err: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Standalone use: ``client.py [URL] [DIALECT]`` (URL default ``$HOOKGATE_SERVER``).
 
-    With no package to fall back to, an unreachable server fails per ``HOOKGATE_ON_SERVER_DOWN``
-    (``open``, the default here: exit 0; ``closed``: exit 2 with the reason on stderr).
+    With no package to fall back to, an unreachable or misconfigured server fails per
+    ``HOOKGATE_ON_SERVER_DOWN``: ``open`` (the default here: exit 0) or ``closed`` (exit 2 where a block
+    holds an action back, else 1), with the reason on stderr.
     """
     args = sys.argv[1:] if argv is None else argv
     server = args[0] if args else os.environ.get("HOOKGATE_SERVER", "")
     dialect = args[1] if len(args) > 1 else "auto"
+    event = read_event()
     try:
-        return emit(*forward(server, read_event(), dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN")))
+        return emit(*forward(server, event, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"),
+                             project_dir=os.environ.get("CLAUDE_PROJECT_DIR")))
     except ServerUnavailable as exc:
-        if os.environ.get("HOOKGATE_ON_SERVER_DOWN") == "closed":
-            return emit(2, "", f"hookgate: server unavailable ({exc}); failing closed\n")
-        return emit(0, "", f"hookgate: server unavailable ({exc}); failing open\n")
+        policy = "closed" if os.environ.get("HOOKGATE_ON_SERVER_DOWN") == "closed" else "open"
+        answer = on_server_down(server, exc, event, dialect=dialect, policy=policy)
+        assert answer is not None  # only fallback returns None
+        return emit(*answer)
 
 
 if __name__ == "__main__":

@@ -161,11 +161,17 @@ def load_config(paths: list[str], *, use_cache: bool = True) -> RuntimeConfig:
     if key is not None:
         cached = _read_cache(key)
         if cached is not None and all(_stamp(p) == stamp for p, stamp in cached.get("depends", [])):
-            return RuntimeConfig.from_dict(cached)
+            try:
+                return RuntimeConfig.from_dict(cached)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                pass  # a damaged cache entry: validate again
     from gateway.config_schema import compile_configs
+    from handlers.base import is_persistent_type
 
     data = compile_configs(paths)
-    if key is not None:
+    types = {h["type"] for groups in data["hooks"].values() for g in groups for h in g["handlers"]}
+    if key is not None and all(is_persistent_type(t) for t in types):
+        # a type registered in-process (register_handler) exists only in that process: never cached
         _write_cache(key, {**data, "depends": [[p, _stamp(p)] for p in data.get("depends", [])]})
     return RuntimeConfig.from_dict(data)
 

@@ -40,7 +40,9 @@ GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hook
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    """Strict: a config says what it means (``timeout: "10"`` or ``true`` is an error, not a coercion)."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, strict=True)
 
 
 class CommonFields(_Model):
@@ -49,7 +51,7 @@ class CommonFields(_Model):
 
     type: str
     if_: str | list[str] | None = Field(None, alias="if")
-    timeout: float | None = Field(None, gt=0)
+    timeout: float | None = Field(None, gt=0, allow_inf_nan=False)
     status_message: str | None = Field(None, alias="statusMessage")
     once: bool | None = None
     id: str | None = Field(None, min_length=1)
@@ -352,6 +354,9 @@ class _Compiler:
         finish_sections(self)
         if self.issues:
             raise ConfigError(f"{len(self.issues)} config error(s); first: {self.issues[0]}", self.issues)
+        if not any(g["handlers"] for groups in self.hooks.values() for g in groups):
+            self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
+                                 "(the built-in default policy applies only when no config is found)")
         return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
                 "settings": self.settings, "warnings": self.warnings, "depends": self.depends}
 

@@ -8,13 +8,14 @@ Resources are created on first use through ``get_resource(name, factory)`` and c
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    import asyncio
+
     from gateway.config import RuntimeConfig
     from gateway.state import StateStore
 
@@ -62,6 +63,8 @@ class RunContext:
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         """Run ``coro`` in the background (serve/api mode); exceptions are swallowed and logged."""
+        import asyncio
+
         task = asyncio.ensure_future(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -69,6 +72,8 @@ class RunContext:
     async def drain(self, timeout: float | None = None) -> None:
         """Wait for background tasks (graceful shutdown)."""
         if self._background:
+            import asyncio
+
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*self._background, return_exceptions=True), timeout)
 

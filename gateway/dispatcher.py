@@ -133,6 +133,33 @@ class Dispatcher:
         spec = event.spec
         return merge(event.name, results, tool_input=event.tool_input, blocks=spec.blocks)
 
+    def run_selected_sync(self, event: HookEvent, selected: list[Selected],
+                          ctx: RunContext) -> list[HandlerResult] | None:
+        """Run ``selected`` without an event loop when every one is an in-process synchronous handler
+        (``can_run_sync``) and none needs the loop (``async``, ``cacheTtl``, a ``sequential`` group, the
+        Stop-loop guard); None otherwise, and the caller uses ``run_selected``."""
+        if event.name in STOP_EVENTS:
+            return None
+        groups = self.config.hooks[event.name]
+        for item in selected:
+            spec = item.spec
+            if spec.async_ or spec.cache_ttl or groups[item.group].sequential \
+                    or not self.handler(spec).can_run_sync():
+                return None
+        results = []
+        for item in selected:
+            spec, handler = item.spec, self.handler(item.spec)
+            result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
+                                   judgment=handler.judgment)
+            started = time.perf_counter()
+            try:
+                _store(result, handler.run_sync(event, ctx))
+            except Exception as exc:  # a failure is a value, never an exception to the agent
+                _fail(result, exc)
+            result.duration_ms = (time.perf_counter() - started) * 1000
+            results.append(result)
+        return results
+
     async def run_selected(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
         """Run ``selected`` for ``event``; Stop/SubagentStop go through the Stop-loop guard
         (``gateway.stopguard``), which may skip judgment handlers and counts their blocks."""
@@ -204,21 +231,30 @@ class Dispatcher:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(spec.timeout):
-                answer = await handler.run(event, ctx)
-            if isinstance(answer, tuple):
-                result.verdict, meta = answer
-                result.meta.update(meta)
-            else:
-                result.verdict = answer
+                _store(result, await handler.run(event, ctx))
         except TimeoutError:
             result.status, result.message = "timeout", f"no answer within {spec.timeout:g} s"
         except Exception as exc:  # any failure is a value, never an exception to the agent
-            result.status, result.message = "error", str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            result.meta.update(getattr(exc, "meta", {}) or {})
+            _fail(result, exc)
         result.duration_ms = (time.perf_counter() - started) * 1000
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
             ctx.state.cache_put(cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
         return result
+
+
+def _store(result: HandlerResult, answer: Verdict | tuple[Verdict, dict[str, Any]]) -> None:
+    """Put a handler's answer (a Verdict, or ``(Verdict, meta)``) into its result."""
+    if isinstance(answer, tuple):
+        result.verdict, meta = answer
+        result.meta.update(meta)
+    else:
+        result.verdict = answer
+
+
+def _fail(result: HandlerResult, exc: Exception) -> None:
+    text = str(exc)
+    result.status, result.message = "error", text.splitlines()[0] if text else type(exc).__name__
+    result.meta.update(getattr(exc, "meta", {}) or {})
 
 
 def _verdict_fields(verdict: Verdict) -> dict[str, Any]:

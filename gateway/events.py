@@ -111,10 +111,11 @@ class HookEvent:
     name: canonical event name (a key of ``EVENTS``). payload: the event as Claude Code would send it
     (``hook_event_name`` canonical, unknown fields kept). dialect: the host it came from (``claude``,
     ``kiro``, ...). raw: the host's payload exactly as received. host_tool_name: the tool's name in
-    the host's own vocabulary (e.g. Kiro's ``execute_bash``), or None.
+    the host's own vocabulary (e.g. Kiro's ``execute_bash``), or None. project_dir: the hook caller's
+    ``CLAUDE_PROJECT_DIR`` when it is not hookgate's own (set by ``hookgate serve``), or None.
     """
 
-    __slots__ = ("dialect", "host_tool_name", "name", "payload", "raw")
+    __slots__ = ("dialect", "host_tool_name", "name", "payload", "project_dir", "raw")
 
     def __init__(
         self,
@@ -138,6 +139,7 @@ class HookEvent:
         self.dialect = dialect
         self.raw = raw if raw is not None else payload
         self.host_tool_name = host_tool_name
+        self.project_dir: str | None = None  # the caller's CLAUDE_PROJECT_DIR when it differs from ours (serve)
 
     @property
     def spec(self) -> EventSpec:
@@ -186,16 +188,29 @@ class HookEvent:
         payload["tool_input"] = tool_input
         raw = dict(self.raw)
         raw["tool_input"] = tool_input
-        return HookEvent(payload, dialect=self.dialect, raw=raw, host_tool_name=self.host_tool_name)
+        event = HookEvent(payload, dialect=self.dialect, raw=raw, host_tool_name=self.host_tool_name)
+        event.project_dir = self.project_dir
+        return event
 
     def to_json(self) -> str:
-        return json.dumps(self.payload, ensure_ascii=False)
+        return dumps(self.payload)
 
     def copy_payload(self) -> dict[str, Any]:
         return copy.deepcopy(self.payload)
 
     def __repr__(self) -> str:
         return f"HookEvent({self.name!r}, tool_name={self.tool_name!r}, dialect={self.dialect!r})"
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON text for a hook's stdin or a webhook body: UTF-8 text as is; a lone surrogate
+    (which a JSON event may legally carry as ``\\udfff``) is kept as an escape instead of failing."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return text
 
 
 def decode_event_bytes(data: bytes) -> dict[str, Any]:
@@ -206,7 +221,7 @@ def decode_event_bytes(data: bytes) -> dict[str, Any]:
     if len(data) > MAX_EVENT_BYTES:
         raise EventError(f"event is {len(data)} bytes; the limit is {MAX_EVENT_BYTES} bytes")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a leading byte-order mark is tolerated
     except UnicodeDecodeError as exc:
         raise EventError(f"event is not valid UTF-8 (byte {exc.start})") from None
     if not text.strip():
@@ -215,6 +230,10 @@ def decode_event_bytes(data: bytes) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise EventError(f"event is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise EventError("event is nested too deeply to decode") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise EventError(f"event cannot be decoded: {exc}") from None
     if not isinstance(value, dict):
         raise EventError(f"event must be a JSON object, got {type(value).__name__}")
     return value

@@ -19,12 +19,37 @@ Routes::
                            hookgate_inflight_events, hookgate_config_reloads_total{result},
                            hookgate_requests_rejected_total{reason}
 
+A host event hookgate passes through untouched (Gemini's BeforeModel, AfterModel, BeforeToolSelection:
+``gateway.dialects.PassThrough``) gets 200 with the host's "no objection" answer, as ``hookgate run``
+prints it: ``{}`` on ``/hooks``; on ``/hooks/{dialect}`` the envelope with ``"decision": null`` and
+``"passed_through": "<why>"`` (metric label ``decision="passthrough"``).
+
+Request checks (``RequestGuard``, on every route, before anything else), against cross-site requests
+from a browser (CSRF) and DNS rebinding:
+
+- ``Host``: when the server is bound to a loopback address (or ``allow_hosts`` is given), the Host
+  header's name must be a loopback address, ``localhost``, the bound host, or one of ``allow_hosts``:
+  421 otherwise. A page on ``http://evil.example`` whose name was rebound to 127.0.0.1 still sends
+  ``Host: evil.example``.
+- ``Origin``: a request that carries one gets 403 (browsers send it on every cross-origin POST; hook
+  clients, Claude Code's ``http`` hook and the thin client do not).
+- ``Authorization: Bearer <token>`` when ``HOOKGATE_TOKEN`` is set: 401 otherwise.
+- ``POST`` bodies must be ``Content-Type: application/json`` (or ``application/vnd.hookgate.*``): 415
+  otherwise, so no "simple" cross-site request (``text/plain``, a form) reaches a handler.
+
+``X-Hookgate-Project-Dir`` (percent-encoded UTF-8 absolute path, sent by the thin client from its
+``CLAUDE_PROJECT_DIR``) becomes ``HookEvent.project_dir`` for that event, which ``command`` handlers
+use instead of the server's own ``CLAUDE_PROJECT_DIR``. It is honoured only from an authorized caller:
+a token is set (and was checked), or the peer address is loopback; otherwise it is ignored (one
+warning in the log). A value that is not an absolute path is a 400.
+
 Errors are JSON ``{"error": "<one line>"}``: 400 malformed event (bad JSON, not an object, unknown
-event), 401 missing/wrong bearer token (when ``HOOKGATE_TOKEN`` is set, on every request), 404 unknown
-dialect, 413 body over ``max_body`` bytes (default 10 MiB) or an event over 8 MiB, 500 an internal error
-while dispatching (logged with its traceback; the server goes on), unless a handler for that
-event is ``failClosed``: then the answer is the deny/block ``hookgate run`` gives in that case. Handler
-failures are not HTTP errors: they are inside the decision, exactly as with ``hookgate run``.
+event), 401 missing/wrong bearer token (when ``HOOKGATE_TOKEN`` is set, on every request), 403 a
+request with an ``Origin``, 404 unknown dialect, 413 body over ``max_body`` bytes (default 10 MiB) or
+an event over 8 MiB, 415 a POST that is not JSON, 421 a Host that is not this server's, 500 an
+internal error while dispatching (logged with its traceback; the server goes on), unless a handler for
+that event is ``failClosed``: then the answer is the deny/block ``hookgate run`` gives in that case.
+Handler failures are not HTTP errors: they are inside the decision, exactly as with ``hookgate run``.
 
 Warm state: one ``Gateway`` (mode ``serve``): loaded config, handler instances, the shared HTTP pool,
 MCP sessions and SDK clients live across events. Reload on SIGHUP and when a config file changes
@@ -40,7 +65,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
+import ipaddress
 import logging
 import os
 import signal
@@ -53,9 +78,9 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.api import Gateway
 from gateway.config import RuntimeConfig, load_config
-from gateway.dialects import DIALECTS, claude, parse_event
+from gateway.dialects import DIALECTS, PassThrough, claude, detect, parse_event
 from gateway.errors import ConfigError, EventError
-from gateway.events import MAX_EVENT_BYTES, HookEvent, decode_event_bytes
+from gateway.events import MAX_EVENT_BYTES, HookEvent, decode_event_bytes, dumps
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -74,13 +99,18 @@ MAX_BODY = 10 * 1024 * 1024
 """Default request body limit (bytes); larger bodies get 413."""
 RENDERED = "application/vnd.hookgate.rendered"
 """``Accept`` value for the compact answer the thin client reads (``gateway.client``)."""
+PROJECT_DIR_HEADER = "x-hookgate-project-dir"
+"""The caller's ``CLAUDE_PROJECT_DIR``, percent-encoded (``gateway.client.PROJECT_DIR_HEADER``)."""
+JSON_TYPES = ("application/json",)
+VENDOR_TYPE_PREFIX = "application/vnd.hookgate"
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 log = logging.getLogger("hookgate.server")
 
 
 def decision_label(decision: Decision) -> str:
-    """The ``decision`` metric label: deny | defer | ask | allow | block | none."""
+    """The ``decision`` metric label: deny | defer | ask | allow | block | none (``passthrough`` is
+    counted apart, for a host event hookgate leaves alone)."""
     if decision.permission is not None:
         return decision.permission
     return "block" if decision.block else "none"
@@ -123,6 +153,20 @@ class Metrics:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
 
+@dataclass(frozen=True)
+class PassedThrough:
+    """A host event hookgate leaves alone (``gateway.dialects.PassThrough``).
+
+    name: the host's event name. dialect: the dialect that recognised it. answer: ``(exit_code, stdout,
+    stderr)`` to give the host. reason: the one-line why.
+    """
+
+    name: str
+    dialect: str
+    answer: tuple[int, str, str]
+    reason: str
+
+
 @dataclass
 class _Generation:
     """One loaded config's gateway, with the number of events still running on it."""
@@ -147,7 +191,7 @@ def _stamp(paths: list[str]) -> tuple[tuple[str, int, int, int], ...]:
 def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
     from starlette.responses import Response
 
-    return Response(json.dumps(body, ensure_ascii=False).encode(), status_code=status,
+    return Response(dumps(body).encode(), status_code=status,
                     media_type="application/json", headers=headers)
 
 
@@ -160,14 +204,20 @@ class HookServer:
     """The state behind the app: the current gateway generation, metrics, reload machinery.
 
     paths: config files (as resolved by ``find_config_paths``). token: bearer token required on every
-    request (None: no auth). max_body: request body limit in bytes. reload_interval: seconds between
-    config file checks (0: only SIGHUP reloads). Raises ConfigError when the initial config is invalid.
+    request (None: no auth). host: the address the server is bound to (decides the ``Host`` check, see
+    ``allowed_hosts``). allow_hosts: more names the ``Host`` header may carry (e.g. a local reverse
+    proxy's). max_body: request body limit in bytes. reload_interval: seconds between config file checks
+    (0: only SIGHUP reloads). Raises ConfigError when the initial config is invalid.
     """
 
-    def __init__(self, paths: list[str], *, token: str | None = None, max_body: int = MAX_BODY,
+    def __init__(self, paths: list[str], *, token: str | None = None, host: str = DEFAULT_HOST,
+                 allow_hosts: list[str] | tuple[str, ...] = (), max_body: int = MAX_BODY,
                  reload_interval: float = 1.0) -> None:
         self.paths = list(paths)
         self.token = token or None
+        self.host = host
+        self.allow_hosts = tuple(allow_hosts)
+        self._warned_project_dir = False
         self.max_body = max_body
         self.reload_interval = reload_interval
         self.metrics = Metrics()
@@ -294,7 +344,40 @@ class HookServer:
 
     # ------------------------------------------------------------------ HTTP endpoints
 
-    async def _read_event(self, request: Request, dialect: str) -> HookEvent | Response:
+    def allowed_hosts(self) -> frozenset[str] | None:
+        """Names the ``Host`` header may carry besides loopback addresses (lowercase, no brackets), or
+        None (no Host check: bound beyond loopback and no ``allow_hosts``)."""
+        bound = self.host.strip("[]").lower()
+        if not (_is_loopback_name(bound) or self.allow_hosts):
+            return None
+        return frozenset({"localhost", bound, *(h.strip("[]").lower().rstrip(".") for h in self.allow_hosts)})
+
+    def _project_dir(self, request: Request) -> str | Response | None:
+        """The caller's project folder from ``X-Hookgate-Project-Dir`` (see module docstring)."""
+        value = request.headers.get(PROJECT_DIR_HEADER)
+        if value is None:
+            return None
+        peer = request.client.host if request.client is not None else ""
+        if self.token is None and not _is_loopback_name(peer):
+            if not self._warned_project_dir:
+                self._warned_project_dir = True
+                log.warning("ignoring %s from %s: set HOOKGATE_TOKEN to accept it from beyond loopback",
+                            "X-Hookgate-Project-Dir", peer or "an unknown peer")
+            return None
+        from urllib.parse import unquote
+
+        path = unquote(value.strip(), errors="surrogateescape")
+        if not os.path.isabs(path) or "\0" in path:
+            self.metrics.rejected.labels("malformed").inc()
+            return _json(400, {"error": "X-Hookgate-Project-Dir must be an absolute path"})
+        return path
+
+    async def _read_event(self, request: Request, dialect: str) -> HookEvent | PassedThrough | Response:
+        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media_type not in JSON_TYPES and not media_type.startswith(VENDOR_TYPE_PREFIX):
+            self.metrics.rejected.labels("unsupported_media_type").inc()
+            got = f"got {media_type!r}" if media_type else "none was given"
+            return _json(415, {"error": f"Content-Type must be application/json ({got})"})
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body:
             self.metrics.rejected.labels("too_large").inc()
@@ -308,17 +391,31 @@ class HookServer:
                 return _json(413, {"error": f"request body exceeds the limit of {self.max_body} bytes"})
             chunks.append(chunk)
         body = b"".join(chunks)
+        data: dict[str, Any] = {}
         try:
-            return parse_event(decode_event_bytes(body), dialect)
+            data = decode_event_bytes(body)
+            dialect = detect(data) if dialect == "auto" else dialect
+            return parse_event(data, dialect)
+        except PassThrough as exc:
+            name = data.get("hook_event_name")
+            return PassedThrough(name if isinstance(name, str) else "", dialect, exc.answer, _one_line(exc))
         except EventError as exc:
             too_large = len(body) > MAX_EVENT_BYTES
             self.metrics.rejected.labels("too_large" if too_large else "malformed").inc()
             return _json(413 if too_large else 400, {"error": _one_line(exc)})
 
-    async def _decide(self, request: Request, dialect: str) -> tuple[HookEvent, Decision] | Response:
+    async def _decide(self, request: Request,
+                      dialect: str) -> tuple[HookEvent, Decision] | PassedThrough | Response:
+        project_dir = self._project_dir(request)
+        if not (project_dir is None or isinstance(project_dir, str)):
+            return project_dir  # an error response
         event = await self._read_event(request, dialect)
+        if isinstance(event, PassedThrough):
+            self.metrics.events.labels(event.name, "passthrough").inc()
+            return event
         if not isinstance(event, HookEvent):
             return event  # an error response
+        event.project_dir = project_dir
         try:
             return event, await self.dispatch(event)
         except Exception as exc:  # the server never dies of a dispatch bug
@@ -333,6 +430,8 @@ class HookServer:
     async def hooks_claude(self, request: Request) -> Response:
         """``POST /hooks``: Claude Code JSON in, Claude Code JSON body out."""
         outcome = await self._decide(request, "claude")
+        if isinstance(outcome, PassedThrough):
+            return _json(200, {})
         if not isinstance(outcome, tuple):
             return outcome
         return _json(200, claude.to_json(outcome[1]))
@@ -345,20 +444,27 @@ class HookServer:
             return _json(404, {"error": f"unknown dialect {dialect!r} (expected one of: "
                                         f"{', '.join(DIALECTS)}, auto)"})
         outcome = await self._decide(request, dialect)
-        if not isinstance(outcome, tuple):
-            return outcome
-        event, decision = outcome
-        from gateway.cli import render_run
+        if isinstance(outcome, PassedThrough):
+            code, out, err = outcome.answer
+            envelope: dict[str, Any] = {"event": outcome.name, "dialect": outcome.dialect, "exit_code": code,
+                                        "stdout": out, "stderr": err, "claude": {}, "decision": None,
+                                        "passed_through": outcome.reason}
+        elif isinstance(outcome, tuple):
+            event, decision = outcome
+            from gateway.cli import render_run
 
-        code, out, err = render_run(decision, event.dialect)
+            code, out, err = render_run(decision, event.dialect)
+            envelope = {"event": event.name, "dialect": event.dialect, "exit_code": code, "stdout": out,
+                        "stderr": err, "claude": claude.to_json(decision), "decision": decision.to_dict()}
+        else:
+            return outcome
         if RENDERED in request.headers.get("accept", ""):
             from starlette.responses import Response
 
             stdout = out.encode()
             return Response(stdout + err.encode(), media_type=RENDERED,
                             headers={"hookgate-exit-code": str(code), "hookgate-stdout-length": str(len(stdout))})
-        return _json(200, {"event": event.name, "dialect": event.dialect, "exit_code": code, "stdout": out,
-                           "stderr": err, "claude": claude.to_json(decision), "decision": decision.to_dict()})
+        return _json(200, envelope)
 
     async def healthz(self, request: Request) -> Response:
         from gateway import __version__
@@ -375,31 +481,85 @@ class HookServer:
         return Response(body, media_type=content_type)
 
 
-class BearerAuth:
-    """Pure ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>`` (401 otherwise)."""
+def _is_loopback_name(host: str) -> bool:
+    """True for ``localhost`` and a loopback address literal (``127.0.0.0/8``, ``::1``, IPv4-mapped)."""
+    name = host.strip("[]").lower().rstrip(".")
+    if name == "localhost":
+        return True
+    try:
+        ip = ipaddress.ip_address(name.partition("%")[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
 
-    def __init__(self, app: Any, token: str, on_reject: Callable[[], None] | None = None) -> None:
+
+def host_name(value: str) -> str:
+    """The name in a ``Host`` header value (port and IPv6 brackets removed, lowercase, no trailing dot)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:].partition("]")[0]
+    name, sep, port = value.rpartition(":")
+    return (name if sep and (port.isdigit() or not port) else value).rstrip(".")
+
+
+class RequestGuard:
+    """Pure ASGI middleware in front of every route: the Host, Origin and token checks of the module
+    docstring, in that order (421, 403, 401; one JSON error line each).
+
+    allowed_hosts: names the Host header may carry besides loopback addresses (None: no Host check).
+    on_reject: called with the reason label (``bad_host``, ``cross_origin``, ``unauthorized``).
+    """
+
+    def __init__(self, app: Any, *, token: str | None, allowed_hosts: frozenset[str] | None,
+                 on_reject: Callable[[str], None] | None = None) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = f"Bearer {token}".encode() if token else None
+        self._allowed_hosts = allowed_hosts
         self._on_reject = on_reject
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            supplied = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
-            if not hmac.compare_digest(supplied, self._expected):
+            problem = self._problem(scope["headers"])
+            if problem is not None:
+                status, reason, message, extra = problem
                 if self._on_reject is not None:
-                    self._on_reject()
-                body = b'{"error": "missing or wrong bearer token (see HOOKGATE_TOKEN)"}'
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer"),
-                                        (b"content-length", str(len(body)).encode())]})
+                    self._on_reject(reason)
+                body = dumps({"error": message}).encode()
+                await send({"type": "http.response.start", "status": status,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode()), *extra]})
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
 
+    def _problem(self, headers: list[tuple[bytes, bytes]]
+                 ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
+        host = origin = None
+        authorization = b""
+        for key, value in headers:
+            if key == b"host":
+                host = value
+            elif key == b"origin":
+                origin = value
+            elif key == b"authorization":
+                authorization = value
+        if self._allowed_hosts is not None and host is not None:
+            name = host_name(host.decode("latin-1"))
+            if not (_is_loopback_name(name) or name in self._allowed_hosts):
+                return (421, "bad_host", f"Host {name[:100]!r} is not this server's name (DNS rebinding guard): "
+                        "address it as 127.0.0.1, localhost or [::1], or allow the name with --allow-host", [])
+        if origin is not None:
+            return (403, "cross_origin", f"cross-origin request refused (Origin: {origin.decode('latin-1')[:100]}): "
+                    "hook clients send no Origin header", [])
+        if self._expected is not None and not hmac.compare_digest(authorization, self._expected):
+            return (401, "unauthorized", "missing or wrong bearer token (see HOOKGATE_TOKEN)",
+                    [(b"www-authenticate", b"Bearer")])
+        return None
+
 
 def create_app(server: HookServer) -> Any:
-    """The ASGI app for ``server`` (Starlette, wrapped in ``BearerAuth`` when a token is set)."""
+    """The ASGI app for ``server``: Starlette behind ``RequestGuard`` (Host, Origin and token checks)."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
@@ -408,9 +568,8 @@ def create_app(server: HookServer) -> Any:
               Route("/healthz", server.healthz, methods=["GET"]),
               Route("/metrics", server.metrics_endpoint, methods=["GET"])]
     app: Starlette = Starlette(routes=routes, lifespan=server.lifespan)
-    if server.token:
-        return BearerAuth(app, server.token, lambda: server.metrics.rejected.labels("unauthorized").inc())
-    return app
+    return RequestGuard(app, token=server.token, allowed_hosts=server.allowed_hosts(),
+                        on_reject=lambda reason: server.metrics.rejected.labels(reason).inc())
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -436,11 +595,12 @@ def _configure_logging(level: str) -> None:
 
 
 def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, max_body: int = MAX_BODY,
-          reload_interval: float = 1.0, log_level: str = "info") -> int:
+          reload_interval: float = 1.0, log_level: str = "info", allow_hosts: list[str] | None = None) -> int:
     """Run ``hookgate serve`` until SIGTERM/SIGINT. Returns the exit code. Raises ConfigError, OSError.
 
-    The token comes from ``HOOKGATE_TOKEN``. One line on stderr names the URL once the socket is bound
-    (with ``port=0`` the chosen port is in it).
+    The token comes from ``HOOKGATE_TOKEN``. allow_hosts: extra names the ``Host`` header may carry
+    (``--allow-host``). One line on stderr names the URL once the socket is bound (with ``port=0`` the
+    chosen port is in it).
     """
     import uvicorn
 
@@ -448,7 +608,8 @@ def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
 
     _configure_logging(log_level)
     token = os.environ.get("HOOKGATE_TOKEN") or None
-    server = HookServer(paths, token=token, max_body=max_body, reload_interval=reload_interval)
+    server = HookServer(paths, token=token, host=host, allow_hosts=allow_hosts or (), max_body=max_body,
+                        reload_interval=reload_interval)
     if token is None and not is_loopback_host(host):
         log.warning("listening on %s without HOOKGATE_TOKEN: anyone who can reach this port can submit events "
                     "and run your handlers", host)

@@ -37,6 +37,7 @@ BUILTIN: dict[str, str] = {
     "mcp_tool": "handlers.mcp_tool:McpToolHandler",
     "prompt": "handlers.prompt:PromptHandler",
     "agent": "handlers.agent:AgentHandler",
+    "python": "handlers.python:PythonHandler",
 }
 ENTRY_POINT_GROUP = "hookgate.handlers"
 
@@ -63,6 +64,15 @@ class Handler(ABC):
     async def run(self, event: HookEvent, ctx: RunContext) -> Outcome:
         """Answer one event: a ``Verdict``, or ``(Verdict, meta)`` where ``meta`` is a dict of details
         for the result (exit code, model, tokens, ...). Raises HandlerError when no answer can be made."""
+
+    def can_run_sync(self) -> bool:
+        """True when ``run_sync`` can answer without an event loop (in-process, synchronous handlers);
+        ``hookgate run`` then skips importing asyncio altogether."""
+        return False
+
+    def run_sync(self, event: HookEvent, ctx: RunContext) -> Outcome:
+        """Synchronous ``run`` for handlers whose ``can_run_sync()`` is True."""
+        raise NotImplementedError
 
     @classmethod
     def options_model(cls) -> Any:
@@ -118,6 +128,15 @@ def handler_class(type_name: str) -> type[Handler]:
     known = sorted(set(BUILTIN) | set(_registered))
     raise ConfigError(f"unknown handler type {type_name!r} (expected one of: {', '.join(known)}, "
                       f"or a type registered under the {ENTRY_POINT_GROUP!r} entry point)")
+
+
+def is_persistent_type(type_name: str) -> bool:
+    """True for types every process can load (built-in or entry point), False for in-process ones."""
+    if type_name in BUILTIN:
+        return True
+    from importlib.metadata import entry_points
+
+    return any(ep.name == type_name for ep in entry_points(group=ENTRY_POINT_GROUP))
 
 
 def is_judgment_type(type_name: str) -> bool:

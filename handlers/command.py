@@ -5,7 +5,9 @@ Semantics follow Claude Code's hooks reference (§3.2, §5.1):
 - shell form runs ``sh -c COMMAND`` (``bash -c`` for Kiro configs or ``shell: bash``); exec form
   (``args`` present) runs ``COMMAND ARGS...`` with no shell. ``${CLAUDE_PROJECT_DIR}``,
   ``${CLAUDE_PLUGIN_ROOT}``, ``${CLAUDE_PLUGIN_DATA}``, ``${HOOKGATE_CONFIG_DIR}`` (the config file's
-  folder) and ``${HOOKGATE_PYTHON}`` (this interpreter) are substituted in both forms and exported.
+  folder) and ``${HOOKGATE_PYTHON}`` (this interpreter) are exported; exec form substitutes them as
+  plain strings, shell form lets the shell expand them (never pasted into the script text, so a value
+  such as a ``cwd`` containing ``$(...)`` cannot inject code).
 - cwd is the event's ``cwd`` (the current directory when that does not exist); the environment is
   hookgate's minus ``OTEL_*``, plus ``CLAUDE_PROJECT_DIR`` and ``CLAUDE_CODE_SESSION_ID``.
 - exit 0: stdout is JSON only if it starts with ``{``, else plain text (context on SessionStart /
@@ -21,8 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
+from gateway.events import dumps
 from gateway.output import first_line, parse_text, truncate
 from handlers.base import Handler
 
@@ -94,10 +97,13 @@ class CommandHandler(Handler):
         return f"{options.get('shell') or 'sh'} -c {options['command']!r}"
 
     def argv(self, values: dict[str, str]) -> list[str]:
+        """Exec form: placeholders become their values (no shell reads them). Shell form: the command
+        text is left as written and the values are exported, so the shell expands ``${NAME}`` itself:
+        a value (e.g. an event's ``cwd`` holding ``$(...)``) is never parsed as shell code."""
         options = self.spec.options
-        command = substitute(options["command"], values)
         if options.get("args") is not None:
-            return [command, *(substitute(a, values) for a in options["args"])]
+            return [substitute(options["command"], values), *(substitute(a, values) for a in options["args"])]
+        command = options["command"]
         shell = options.get("shell")
         if shell == "powershell":
             return [shutil.which("pwsh") or "powershell", "-NoProfile", "-Command", command]
@@ -106,14 +112,14 @@ class CommandHandler(Handler):
     async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
         from gateway.dialects import host_payload
 
-        project_dir = os.environ.get("CLAUDE_PROJECT_DIR") or event.cwd or os.getcwd()
+        project_dir = event.project_dir or os.environ.get("CLAUDE_PROJECT_DIR") or event.cwd or os.getcwd()
         values = placeholder_values(self.spec, project_dir)
         env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
         env.update(values)
         if event.session_id:
             env["CLAUDE_CODE_SESSION_ID"] = event.session_id
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
-        stdin = json.dumps(host_payload(event, self.spec.dialect), ensure_ascii=False).encode()
+        stdin = dumps(host_payload(event, self.spec.dialect)).encode()
         code, out, err = await run_process(self.argv(values), stdin, env=env, cwd=cwd)
         limit = self.spec.options.get("max_output_size")
         if limit and len(out) > limit:
@@ -202,23 +208,45 @@ async def run_process(argv: list[str], stdin: bytes, *, env: dict[str, str] | No
     except PermissionError:
         raise HandlerError(f"executable not permitted: {argv[0]}", {"exit_code": 126}) from None
     out, err = bytearray(), bytearray()
-    readers = asyncio.gather(_read_capped(proc.stdout, out), _read_capped(proc.stderr, err))
+    readers = asyncio.ensure_future(asyncio.gather(_read_capped(proc.stdout, out), _read_capped(proc.stderr, err)))
     feeder = asyncio.ensure_future(_feed(proc, stdin))
     try:
-        code = await proc.wait()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(readers), PIPE_GRACE)
+        code = await _exit_code(proc, readers)
+        if not readers.done():  # a backgrounded grandchild still holds stdout/stderr open
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(readers), PIPE_GRACE)
     except BaseException:
         kill_group(proc.pid)
         with contextlib.suppress(BaseException):
-            await asyncio.wait_for(proc.wait(), 2.0)
+            await asyncio.wait_for(_exit_code(proc, readers), 2.0)
         raise
     finally:
         feeder.cancel()
         readers.cancel()
         with contextlib.suppress(BaseException):
             await readers
+        transport = getattr(proc, "_transport", None)  # release pipes a grandchild may still hold
+        if transport is not None:
+            transport.close()
     return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+async def _exit_code(proc: asyncio.subprocess.Process, readers: asyncio.Future[Any]) -> int:
+    """The exit code as soon as the process has exited. On Python 3.11 ``Process.wait()`` also waits
+    for the pipes to close, which a backgrounded grandchild can hold open for ever; so once the pipes
+    are not closing, the return code is polled (every 50 ms) instead."""
+    waiter = asyncio.ensure_future(proc.wait())
+    try:
+        while True:
+            await asyncio.wait({waiter, readers}, timeout=0.05, return_when=asyncio.FIRST_COMPLETED)
+            if waiter.done():
+                return waiter.result()
+            if proc.returncode is not None:
+                return proc.returncode
+            if readers.done():
+                return await waiter
+    finally:
+        waiter.cancel()
 
 
 # ------------------------------------------------------------------ load-time checks
@@ -243,7 +271,8 @@ def check_command(spec: HandlerSpec, base_dir: str) -> list[str]:
             return [f"command: cannot be parsed as a shell command ({exc})"]
         while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
             words.pop(0)
-        words = [os.path.expandvars(w) for w in words]
+        environ = {**os.environ, **values}  # `$CLAUDE_PROJECT_DIR` as well as `${CLAUDE_PROJECT_DIR}`
+        words = [_VAR.sub(lambda m: environ.get(m.group(1) or m.group(2), m.group(0)), w) for w in words]
     if not words:
         return [] if options.get("args") is None else ["command: empty"]
     exe = words[0]
@@ -267,10 +296,11 @@ def check_command(spec: HandlerSpec, base_dir: str) -> list[str]:
     return []
 
 
-def _unexpanded(word: str) -> list[str]:
-    import re
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
-    return re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", word)
+
+def _unexpanded(word: str) -> list[str]:
+    return [m.group(1) or m.group(2) for m in _VAR.finditer(word)]
 
 
 def _check_script(args: list[str], project_dir: str) -> list[str]:

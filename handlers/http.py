@@ -44,6 +44,7 @@ from urllib.parse import urlsplit
 
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
+from gateway.events import dumps
 from gateway.output import first_line, verdict_from_json
 from handlers.base import Handler
 
@@ -233,8 +234,7 @@ class HttpHandler(Handler):
         secret = self._secret()
         from gateway.dialects import host_payload
 
-        body = json.dumps(host_payload(event, self.spec.dialect), ensure_ascii=False,
-                          separators=(",", ":")).encode()
+        body = dumps(host_payload(event, self.spec.dialect)).encode()
         msg_id = f"msg_{uuid.uuid4().hex}"
         meta: dict[str, Any] = {"webhook_id": msg_id, "attempts": 0}
         status, answer = await self._deliver(ctx, url, headers, body, msg_id, secret, started, meta)

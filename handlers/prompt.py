@@ -24,12 +24,12 @@ unparseable answer) never block: the merge turns them into a system message.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gateway.errors import HandlerError
+from gateway.events import dumps
 from handlers.base import Handler
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def event_arguments(event: HookEvent, dialect: str) -> str:
     """The event JSON a prompt's ``$ARGUMENTS`` stands for (the payload as ``dialect`` sends it)."""
     from gateway.dialects import host_payload
 
-    return json.dumps(host_payload(event, dialect), ensure_ascii=False)
+    return dumps(host_payload(event, dialect))
 
 
 def transcript_for(event: HookEvent) -> str | None:

@@ -55,6 +55,8 @@ def detect(data: dict[str, Any]) -> str:
     ``--dialect``, so detection is only a convenience.
     """
     name = data.get("hook_event_name")
+    if not isinstance(name, str):
+        return "claude"  # which then reports the missing or malformed hook_event_name
     for dialect in DETECT_ORDER:
         module = get_dialect(dialect)
         detects = getattr(module, "detects", None)

@@ -10,10 +10,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
-from gateway.events import EVENTS, HookEvent
+from gateway.events import EVENTS, HookEvent, dumps
 
 if TYPE_CHECKING:
     from gateway.decision import Decision
@@ -90,7 +89,7 @@ def render(decision: Decision) -> tuple[int, str, str]:
         path = decision.extra.get("worktreePath")
         return 0, (f"{path}\n" if path else ""), ""
     body = to_json(decision)
-    stdout = json.dumps(body, ensure_ascii=False) + "\n" if body else ""
+    stdout = dumps(body) + "\n" if body else ""
     if decision.event == "PreToolUse" and decision.permission == "deny":
         return 2, stdout, (decision.permission_reason or "Denied by hookgate") + "\n"
     if decision.block and spec.blocks:

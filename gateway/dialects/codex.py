@@ -29,7 +29,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import EventError
-from gateway.events import EVENTS, HookEvent
+from gateway.events import EVENTS, HookEvent, dumps
 from gateway.tools import to_canonical, to_host
 
 if TYPE_CHECKING:
@@ -204,4 +204,4 @@ def render(decision: Decision) -> tuple[int, str, str]:
         out["systemMessage"] = decision.system_message
     if specific:
         out["hookSpecificOutput"] = {"hookEventName": name, **specific}
-    return code, (json.dumps(out, ensure_ascii=False) + "\n") if out else "", err
+    return code, (dumps(out) + "\n") if out else "", err

@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import EventError
-from gateway.events import HookEvent
+from gateway.events import HookEvent, dumps
 from gateway.tools import to_canonical, to_host
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ def to_json(decision: Decision) -> dict[str, Any]:
 def render(decision: Decision) -> tuple[int, str, str]:
     """``(exit_code, stdout, stderr)`` for Gemini CLI: always exit 0 with the JSON answer (or nothing)."""
     body = to_json(decision)
-    return 0, (json.dumps(body, ensure_ascii=False) + "\n") if body else "", ""
+    return 0, (dumps(body) + "\n") if body else "", ""
 
 
 # ------------------------------------------------------------------ hooks written in Gemini's format
@@ -221,9 +221,9 @@ def answer_to_claude(event: HookEvent, code: int, stdout: str, stderr: str) -> t
         except ValueError:
             obj = None
         if isinstance(obj, dict):
-            return 0, json.dumps(_claude_answer(obj, event), ensure_ascii=False), ""
+            return 0, dumps(_claude_answer(obj, event)), ""
     if code == 0:
-        return 0, (json.dumps({"systemMessage": text}, ensure_ascii=False) if text else ""), ""
+        return 0, (dumps({"systemMessage": text}) if text else ""), ""
     if code == 1 or not text:
         return 1, "", stderr or stdout or f"exit code {code} with no output"
     return 2, "", text

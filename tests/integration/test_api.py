@@ -44,3 +44,7 @@ async def test_registered_in_process_handler(tmp_path: Path) -> None:
                                      "tool_input": {"file_path": "/tmp/x"}})
     assert denied.permission == "deny" and "outside /tmp" in (denied.permission_reason or "")
     assert allowed.is_empty
+    # a type registered in this process only must not be cached as valid for other processes
+    import os
+
+    assert not list(Path(os.environ["HOOKGATE_CACHE_DIR"]).glob("config-*.json"))

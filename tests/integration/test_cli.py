@@ -20,6 +20,9 @@ GUARDS = str(CASES / "configs" / "guards.json")
     (b'{"hook_event_name": "PreToolUze"}', "unknown event 'PreToolUze'"),
     (b'{"hook_event_name": "PreToolUse", "tool_input": "rm"}', "'tool_input' must be an object"),
     (b'{"tool_name": "Bash"}', "no hook_event_name"),
+    (b'{"hook_event_name": ["x"]}', "no hook_event_name"),
+    (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+    (b'{"hook_event_name": "Stop", "n": ' + b"9" * 5000 + b"}", "cannot be decoded"),
     (b'{"hook_event_name": "PreToolUse", "x": "' + b"a" * (10 * 1024 * 1024) + b'"}', "limit is"),
 ])
 def test_bad_input_is_one_line_exit_1(stdin: bytes, message: str) -> None:
@@ -89,7 +92,13 @@ def test_demo_prints_a_table() -> None:
 
 def test_no_traceback_on_unexpected_subcommand_input() -> None:
     proc = run_hookgate(["explain", "/no/such/event.json"])
-    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert proc.returncode == 1 and "cannot read event file" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_byte_order_mark_is_tolerated() -> None:
+    proc = run_hookgate(["run", "--config", GUARDS], b"\xef\xbb\xbf" + json.dumps(
+        load_case("claude", "pretooluse-bash-rm-rf.json")).encode())
+    assert proc.returncode == 2
 
 
 def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_path: Path) -> None:
@@ -113,3 +122,27 @@ def test_invalid_config_on_stop_does_not_make_the_agent_loop(tmp_path: Path) -> 
     bad.write_text(json.dumps({"hooks": {"Nope": []}}))
     proc = run_hookgate(["run", "--config", str(bad)], {"hook_event_name": "Stop", "stop_hook_active": False})
     assert proc.returncode == 1 and "invalid config" in proc.stderr
+
+
+def test_usage_errors_exit_1_in_one_line() -> None:
+    proc = run_hookgate(["run", "--dialect", "bogus"], load_case("claude", "pretooluse-bash-rm-rf.json"))
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "invalid choice" in proc.stderr
+
+
+def test_an_empty_config_is_valid_but_warned_about(tmp_path: Path) -> None:
+    empty = tmp_path / "hookgate.json"
+    empty.write_text("{}")
+    proc = run_hookgate(["validate", str(empty)])
+    assert proc.returncode == 0 and "no hooks configured" in proc.stdout
+
+
+def test_a_damaged_cache_entry_is_revalidated(tmp_path: Path) -> None:
+    import os
+
+    event = load_case("claude", "pretooluse-bash-rm-rf.json")
+    assert run_hookgate(["run", "--config", GUARDS], event).returncode == 2
+    cache = Path(os.environ["HOOKGATE_CACHE_DIR"])
+    for entry in cache.glob("config-*.json"):
+        entry.write_text(json.dumps({"format": json.loads(entry.read_text())["format"]}))
+    proc = run_hookgate(["run", "--config", GUARDS], event)
+    assert proc.returncode == 2 and "Destructive command blocked by hook" in proc.stderr

@@ -172,3 +172,35 @@ async def test_async_handler_does_not_decide_or_delay(tmp_path: Path) -> None:
     assert time.monotonic() - started < 0.9 and not d.block and d.results[0].status == "skipped"
     await gw.aclose()  # drains background work
     assert marker.exists()
+
+
+async def test_cwd_with_shell_syntax_is_never_executed(tmp_path: Path) -> None:
+    """${CLAUDE_PROJECT_DIR} falls back to the event's cwd; the shell expands it as a value, never as code."""
+    pwned = tmp_path / "PWNED"
+    s = _script(tmp_path, "log.sh", "exit 0")
+    hooks = {"PostToolUse": [{"hooks": [_cmd("${CLAUDE_PROJECT_DIR}/log.sh || true")]}]}
+    gw = _gateway(tmp_path, hooks)
+    evil = f"{tmp_path}/x$(touch {pwned})"
+    d = await gw.dispatch({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {},
+                           "tool_response": {}, "cwd": evil})
+    await gw.aclose()
+    assert not pwned.exists() and d.results[0].status == "ok"
+    assert s
+
+
+async def test_lone_surrogate_in_the_event_still_reaches_the_hook(tmp_path: Path) -> None:
+    out = tmp_path / "seen.json"
+    s = _script(tmp_path, "h.sh", f"cat > {out}; echo 'no' >&2; exit 2")
+    event = {**PRE, "tool_input": {"command": "rm -rf build", "description": "\udfff"}}
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), event, tmp_path)
+    assert d.permission == "deny"
+    assert json.loads(out.read_text())["tool_input"]["description"] == "\udfff"
+
+
+async def test_a_background_child_holding_stdout_does_not_stall_the_answer(tmp_path: Path) -> None:
+    s = _script(tmp_path, "h.sh", """sleep 30 &
+echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'""")
+    started = time.monotonic()
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s, timeout=20))), PRE, tmp_path)
+    assert time.monotonic() - started < 8
+    assert d.permission == "deny" and d.results[0].status == "ok"

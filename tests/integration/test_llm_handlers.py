@@ -144,7 +144,7 @@ async def test_openai_json_schema_effects_on_pretooluse(tmp_path: Path, gpt: oa.
     assert fmt["json_schema"]["schema"]["required"] == ["ok", "reason", "impossible"]
     assert body["messages"][0]["role"] == "system" and "max_tokens" in body
     user = body["messages"][1]["content"]
-    assert "Is this command safe?" in user and '"command": "rm -rf build"' in user  # appended event JSON
+    assert "Is this command safe?" in user and '"command":"rm -rf build"' in user  # appended event JSON
     code, out, _ = deny.to_claude()
     assert code == 2 and json.loads(out)["continue"] is False
 
@@ -218,7 +218,7 @@ async def test_arguments_escape_and_transcript_on_stop(tmp_path: Path, claude: F
     assert decision.is_empty
     user = claude.message_requests[0].body["messages"][0]["content"]
     assert "Costs $5. Input: {" in user and "Literal: $ARGUMENTS" in user
-    assert user.count('"hook_event_name": "Stop"') == 1
+    assert user.count('"hook_event_name":"Stop"') == 1
     assert "<transcript>" in user and "[tool call Bash]" in user and "3 passed" in user and "ignored" not in user
 
 

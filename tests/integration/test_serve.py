@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -33,9 +33,13 @@ def guards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
         yield server
 
 
+JSON = {"content-type": "application/json"}
+
+
 def post(url: str, body: Any, headers: dict[str, str] | None = None) -> httpx2.Response:
+    """POST as a hook client does: ``Content-Type: application/json``, no Origin (``headers`` override)."""
     content = json.dumps(body).encode() if isinstance(body, dict) else body
-    return httpx2.post(url, content=content, headers=headers, timeout=30)
+    return httpx2.post(url, content=content, headers={**JSON, **(headers or {})}, timeout=30)
 
 
 # ---------------------------------------------------------------------------- routes
@@ -250,7 +254,7 @@ async def test_an_exception_inside_dispatch_is_a_500_and_the_server_goes_on(tmp_
     config.write_text("hooks:\n  Stop:\n    - hooks: [{type: test_exploding}]\n")
     server = HookServer([str(config)], reload_interval=0)
     transport = httpx2.ASGITransport(app=create_app(server))
-    async with httpx2.AsyncClient(transport=transport, base_url="http://hookgate") as client:
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8787", headers=JSON) as client:
         broken = await client.post("/hooks", content=json.dumps(load_case("claude", "stop.json")))
         assert broken.status_code == 500
         assert broken.json()["error"] == "internal error while dispatching Stop: RuntimeError: plugin bug"
@@ -267,9 +271,187 @@ async def test_a_dispatch_bug_with_a_fail_closed_handler_blocks(tmp_path: Path) 
     config.write_text("hooks:\n  Stop:\n    - hooks: [{type: test_exploding, failClosed: true}]\n")
     server = HookServer([str(config)], reload_interval=0)
     transport = httpx2.ASGITransport(app=create_app(server))
-    async with httpx2.AsyncClient(transport=transport, base_url="http://hookgate") as client:
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8787", headers=JSON) as client:
         body = (await client.post("/hooks", content=json.dumps(load_case("claude", "stop.json")))).json()
         assert body["decision"] == "block" and "plugin bug" in body["reason"]
         answer = (await client.post("/hooks/claude", content=json.dumps(load_case("claude", "stop.json")))).json()
         assert answer["exit_code"] == 2
     await server.aclose()
+
+
+# ---------------------------------------------------------------------------- request checks: CSRF, DNS rebinding
+
+
+def test_the_cross_site_repro_is_refused(guards: ServeProcess) -> None:
+    """The review's repro: a browser's "simple" POST from a rebound name gets no decision."""
+    port = guards.url.rsplit(":", 1)[1]
+    evil = {"content-type": "text/plain", "origin": "http://evil.example", "host": f"evil.example:{port}"}
+    response = post(f"{guards.url}/hooks", RM_RF, evil)
+    assert response.status_code == 421 and "evil.example" in response.json()["error"]
+    same_host = post(f"{guards.url}/hooks", RM_RF, {**evil, "host": f"127.0.0.1:{port}"})
+    assert same_host.status_code == 403 and "Origin: http://evil.example" in same_host.json()["error"]
+    no_origin = post(f"{guards.url}/hooks", RM_RF, {"content-type": "text/plain"})
+    assert no_origin.status_code == 415 and "application/json" in no_origin.json()["error"]
+    for path in ("/healthz", "/metrics"):
+        assert httpx2.get(guards.url + path, headers={"host": f"evil.example:{port}"}).status_code == 421
+    text = httpx2.get(f"{guards.url}/metrics").text
+    for reason in ("bad_host", "cross_origin", "unsupported_media_type"):
+        assert f'hookgate_requests_rejected_total{{reason="{reason}"}}' in text
+
+
+def test_what_claude_code_sends_is_accepted(guards: ServeProcess) -> None:
+    """Claude Code's http hook (axios): Content-Type application/json, Host 127.0.0.1:PORT, no Origin."""
+    port = guards.url.rsplit(":", 1)[1]
+    headers = {"accept": "application/json, text/plain, */*", "user-agent": "axios/1.15.2",
+               "host": f"127.0.0.1:{port}", "accept-encoding": "gzip, compress, deflate, br"}
+    response = post(f"{guards.url}/hooks", RM_RF, headers)
+    assert response.status_code == 200 and response.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.fixture
+async def app_client(tmp_path: Path) -> AsyncIterator[Callable[..., httpx2.AsyncClient]]:
+    """``make(host=..., allow_hosts=..., token=..., peer=...)``: an httpx2 client on an in-process app."""
+    from gateway.server import HookServer, create_app
+
+    servers: list[HookServer] = []
+    clients: list[httpx2.AsyncClient] = []
+
+    def make(*, host: str = "127.0.0.1", allow_hosts: tuple[str, ...] = (), token: str | None = None,
+             peer: str = "127.0.0.1", config: Path = GUARDS) -> httpx2.AsyncClient:
+        server = HookServer([str(config)], host=host, allow_hosts=allow_hosts, token=token, reload_interval=0)
+        transport = httpx2.ASGITransport(app=create_app(server), client=(peer, 50000))
+        client = httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8787", headers=JSON)
+        servers.append(server)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        await client.aclose()
+    for server in servers:
+        await server.aclose()
+
+
+@pytest.mark.parametrize(("host", "status"), [
+    ("127.0.0.1:8787", 200), ("localhost:8787", 200), ("LOCALHOST.", 200), ("[::1]:8787", 200),
+    ("127.0.0.2:8787", 200), ("evil.example:8787", 421), ("127.0.0.1.evil.example", 421),
+    ("sub.localhost:8787", 421), ("[::ffff:127.0.0.1]:8787", 200), ("10.0.0.1:8787", 421),
+])
+async def test_host_check_on_a_loopback_bind(app_client: Callable[..., httpx2.AsyncClient], host: str,
+                                             status: int) -> None:
+    client = app_client()
+    assert (await client.get("/healthz", headers={"host": host})).status_code == status
+
+
+async def test_allow_host_and_a_non_loopback_bind(app_client: Callable[..., httpx2.AsyncClient]) -> None:
+    proxied = app_client(allow_hosts=("hookgate.internal",))
+    assert (await proxied.get("/healthz", headers={"host": "hookgate.internal:443"})).status_code == 200
+    assert (await proxied.get("/healthz", headers={"host": "other.internal"})).status_code == 421
+    wide = app_client(host="0.0.0.0", token="t")  # beyond loopback: the token guards it, names are free
+    auth = {"authorization": "Bearer t"}
+    assert (await wide.get("/healthz", headers={"host": "gate.example", **auth})).status_code == 200
+    assert (await wide.get("/healthz", headers={"host": "gate.example"})).status_code == 401
+    assert (await wide.get("/healthz", headers={"origin": "https://gate.example", **auth})).status_code == 403
+
+
+@pytest.mark.parametrize(("content_type", "status"), [
+    ("application/json", 200), ("application/json; charset=utf-8", 200), ("Application/JSON", 200),
+    ("application/vnd.hookgate.event+json", 200), ("text/plain", 415), ("text/plain; charset=utf-8", 415),
+    ("application/x-www-form-urlencoded", 415), ("multipart/form-data; boundary=x", 415), (None, 415),
+])
+async def test_posts_must_be_json(app_client: Callable[..., httpx2.AsyncClient], content_type: str | None,
+                                  status: int) -> None:
+    client = app_client()
+    headers = {"content-type": content_type} if content_type else {}
+    request = client.build_request("POST", "/hooks", content=json.dumps(RM_RF), headers=headers)
+    if content_type is None:
+        del request.headers["content-type"]
+    response = await client.send(request)
+    assert response.status_code == status, response.text
+    if status == 415:
+        assert response.json()["error"].startswith("Content-Type must be application/json")
+
+
+async def test_any_origin_is_refused_before_the_token(app_client: Callable[..., httpx2.AsyncClient]) -> None:
+    client = app_client(token="s3cret")
+    auth = {"authorization": "Bearer s3cret"}
+    for origin in ("http://evil.example", "null", "http://127.0.0.1:8787"):
+        response = await client.post("/hooks", content=json.dumps(RM_RF), headers={"origin": origin, **auth})
+        assert response.status_code == 403 and response.json()["error"].startswith("cross-origin request refused")
+    preflight = await client.options("/hooks", headers={"origin": "http://evil.example",
+                                                        "access-control-request-method": "POST"})
+    assert preflight.status_code == 403 and "access-control-allow-origin" not in preflight.headers
+    assert (await client.post("/hooks", content=json.dumps(RM_RF), headers=auth)).status_code == 200
+
+
+# ---------------------------------------------------------------------------- passed-through host events
+
+
+def gemini_event(name: str) -> dict[str, Any]:
+    return {"session_id": "0e2d831a", "transcript_path": "/h/.gemini/tmp/p/chats/session-1.jsonl", "cwd": "/p",
+            "timestamp": "2026-11-29T12:21:21.409Z", "hook_event_name": name,
+            "llm_request": {"model": "gemini-2.5-flash", "messages": []}}
+
+
+@pytest.mark.parametrize("route", ["/hooks/gemini", "/hooks/auto"])
+def test_a_passed_through_event_gets_the_no_objection_answer(guards: ServeProcess, route: str) -> None:
+    response = post(guards.url + route, gemini_event("BeforeModel"))
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert (answer["event"], answer["dialect"], answer["exit_code"], answer["stdout"], answer["stderr"]) == \
+        ("BeforeModel", "gemini", 0, "", "")
+    assert answer["decision"] is None and answer["claude"] == {} and "passes it through" in answer["passed_through"]
+    compact = post(guards.url + route, gemini_event("AfterModel"), {"accept": "application/vnd.hookgate.rendered"})
+    assert (compact.status_code, compact.headers["hookgate-exit-code"], compact.content) == (200, "0", b"")
+    assert 'hookgate_events_total{decision="passthrough",event="BeforeModel"}' in \
+        httpx2.get(f"{guards.url}/metrics").text
+
+
+# ---------------------------------------------------------------------------- the caller's project folder
+
+
+@register_handler
+class ReportsProjectDir(Handler):
+    """Denies with the event's ``project_dir`` as the reason (what the server set from the header)."""
+
+    type: ClassVar[str] = "test_project_dir"
+
+    async def run(self, event: Any, ctx: Any) -> Verdict:
+        return Verdict(permission="deny", permission_reason=f"project_dir={event.project_dir}")
+
+
+@pytest.fixture
+def reports_project_dir(tmp_path: Path) -> Path:
+    config = tmp_path / "hookgate.yaml"
+    config.write_text("hooks:\n  PreToolUse:\n    - hooks: [{type: test_project_dir}]\n")
+    return config
+
+
+async def _reported(client: httpx2.AsyncClient, headers: dict[str, str]) -> httpx2.Response:
+    return await client.post("/hooks", content=json.dumps(SAFE), headers=headers)
+
+
+def _reason(response: httpx2.Response) -> str:
+    assert response.status_code == 200, response.text
+    return str(response.json()["hookSpecificOutput"]["permissionDecisionReason"])
+
+
+async def test_project_dir_header_reaches_the_event(app_client: Callable[..., httpx2.AsyncClient],
+                                                    reports_project_dir: Path) -> None:
+    client = app_client(config=reports_project_dir)
+    header = "X-Hookgate-Project-Dir"
+    assert _reason(await _reported(client, {})) == "project_dir=None"
+    assert _reason(await _reported(client, {header: "/work/my%20proj/%C3%A9t%C3%A9"})) == \
+        "project_dir=/work/my proj/été"
+    bad = await _reported(client, {header: "relative/dir"})
+    assert bad.status_code == 400 and bad.json()["error"] == "X-Hookgate-Project-Dir must be an absolute path"
+
+
+async def test_project_dir_header_only_from_an_authorized_caller(app_client: Callable[..., httpx2.AsyncClient],
+                                                                 reports_project_dir: Path) -> None:
+    header = {"X-Hookgate-Project-Dir": "/elsewhere"}
+    remote = app_client(host="0.0.0.0", peer="10.1.2.3", config=reports_project_dir)
+    assert _reason(await _reported(remote, header)) == "project_dir=None"  # no token: ignored
+    with_token = app_client(host="0.0.0.0", peer="10.1.2.3", token="t", config=reports_project_dir)
+    assert _reason(await _reported(with_token, {**header, "authorization": "Bearer t"})) == "project_dir=/elsewhere"
+    assert (await _reported(with_token, header)).status_code == 401

@@ -104,18 +104,27 @@ def test_unreachable_server_fails_open_or_closed_when_asked() -> None:
     assert (opened.returncode, opened.stdout) == (0, "") and "failing open" in opened.stderr
     closed = run_hookgate(["run", "--server", url], event, env={"HOOKGATE_ON_SERVER_DOWN": "closed"})
     assert (closed.returncode, closed.stdout) == (2, "")
-    assert closed.stderr.startswith("hookgate: server unavailable (cannot connect to 127.0.0.1:")
-    assert closed.stderr.rstrip().endswith("failing closed") and closed.stderr.count("\n") == 1
+    assert closed.stderr.startswith(f"hookgate: server {url} unavailable: cannot connect to 127.0.0.1:")
+    assert closed.stderr.rstrip().endswith("; failing closed") and closed.stderr.count("\n") == 1
 
 
-def test_wrong_token_counts_as_server_down(tmp_path: Path) -> None:
+def test_wrong_token_is_a_misconfiguration_and_says_so(tmp_path: Path) -> None:
     event = load_case("claude", "pretooluse-bash-rm-rf.json")
     with ServeProcess(GUARDS, env={"HOOKGATE_TOKEN": "right"}) as served:
         good = run_hookgate(["run", "--server", served.url], event, env={"HOOKGATE_TOKEN": "right"})
         assert good.returncode == 2 and "Destructive" in good.stderr
         bad = run_hookgate(["run", "--server", served.url, "--on-server-down=open"], event,
                            env={"HOOKGATE_TOKEN": "wrong"})
-        assert bad.returncode == 0 and "HTTP 401" in bad.stderr
+        assert (bad.returncode, bad.stdout) == (0, "")
+        assert bad.stderr == (f"hookgate: server {served.url} misconfigured: 401 unauthorized (check HOOKGATE_TOKEN: "
+                              "it must match the server's): missing or wrong bearer token (see HOOKGATE_TOKEN); "
+                              "failing open\n")
+        local = run_hookgate(["run", "--config", GUARDS], event)
+        fallback = run_hookgate(["run", "--server", served.url, "--config", GUARDS], event)  # no token at all
+        first, rest = fallback.stderr.split("\n", 1)
+        assert first.startswith(f"hookgate: server {served.url} misconfigured: 401 unauthorized")
+        assert first.endswith("; deciding in-process")
+        assert (fallback.returncode, fallback.stdout, rest) == outcome(local)
 
 
 def test_server_timeout_is_server_down(tmp_path: Path) -> None:
@@ -138,7 +147,121 @@ def test_unusual_arguments_still_work_through_argparse(server: ServeProcess) -> 
     assert helped.returncode == 0 and "--on-server-down" in helped.stdout
 
 
-def test_bad_server_url_is_server_down() -> None:
+def test_bad_server_url_is_a_misconfiguration() -> None:
     proc = run_hookgate(["run", "--server", "unix:///tmp/x", "--on-server-down", "closed"],
-                        load_case("claude", "stop.json"), env={**os.environ})
-    assert proc.returncode == 2 and "must start with http://" in proc.stderr
+                        load_case("claude", "pretooluse-bash-safe.json"), env={**os.environ})
+    assert proc.returncode == 2
+    assert proc.stderr == ("hookgate: server unix:///tmp/x misconfigured: the server URL must start with http:// or "
+                           "https://, got 'unix:///tmp/x'; failing closed\n")
+    masked = run_hookgate(["run", "--server", "http://me:pw@127.0.0.1:1", "--on-server-down", "open"],
+                          load_case("claude", "stop.json"))
+    assert masked.returncode == 0 and "pw" not in masked.stderr and "http://***@127.0.0.1:1" in masked.stderr
+
+
+def test_wrong_path_is_a_misconfiguration_and_fallback_says_so(server: ServeProcess) -> None:
+    event = load_case("claude", "pretooluse-bash-rm-rf.json")
+    local = run_hookgate(["run", "--config", GUARDS], event)
+    wrong = f"{server.url}/hooks"  # the client adds /hooks/{dialect} itself
+    proc = run_hookgate(["run", "--server", wrong, "--config", GUARDS], event)
+    first, rest = proc.stderr.split("\n", 1)
+    assert first == (f"hookgate: server {wrong} misconfigured: 404 not found (the URL must be the server's base "
+                     "URL, e.g. http://127.0.0.1:8787); deciding in-process")
+    assert (proc.returncode, proc.stdout, rest) == outcome(local)
+
+
+def test_an_answer_that_is_not_hookgate_is_a_misconfiguration() -> None:
+    from tests.fakes.webhooks import Receiver
+
+    with Receiver() as other:  # some other HTTP server on the port
+        proc = run_hookgate(["run", "--server", other.url(""), "--on-server-down", "open"],
+                            load_case("claude", "stop.json"))
+    assert proc.returncode == 0 and " misconfigured: " in proc.stderr and proc.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------- --on-server-down closed, per event
+
+
+STOP = load_case("claude", "stop.json")
+
+
+def claude_event(name: str) -> dict[str, object]:
+    return {**STOP, "hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "ls"}}
+
+
+CLOSED_CASES = [  # (dialect, event, exit code under --on-server-down closed)
+    ("auto", claude_event("PreToolUse"), 2), ("auto", claude_event("PermissionRequest"), 2),
+    ("auto", claude_event("UserPromptSubmit"), 2), ("auto", claude_event("ConfigChange"), 2),
+    ("auto", claude_event("Stop"), 1), ("auto", claude_event("SubagentStop"), 1),
+    ("auto", claude_event("PostToolUse"), 1), ("auto", claude_event("PostToolUseFailure"), 1),
+    ("auto", claude_event("PostToolBatch"), 1), ("auto", claude_event("TeammateIdle"), 1),
+    ("auto", claude_event("TaskCompleted"), 1), ("auto", claude_event("SessionStart"), 1),
+    ("auto", claude_event("PermissionDenied"), 1), ("auto", claude_event("NoSuchEvent"), 2),
+    ("kiro", load_case("kiro", "pretooluse-execute-bash-rm.json"), 2), ("kiro", {"hook_event_name": "stop"}, 1),
+    ("gemini", {"hook_event_name": "AfterAgent", "timestamp": "t", "prompt_response": "done"}, 1),
+    ("gemini", {"hook_event_name": "BeforeTool", "timestamp": "t", "tool_name": "run_shell_command",
+                "tool_input": {"command": "ls"}}, 2),
+]
+
+
+@pytest.mark.parametrize(("dialect", "event", "code"), CLOSED_CASES,
+                         ids=[f"{d}-{e['hook_event_name']}" for d, e, _ in CLOSED_CASES])
+def test_closed_blocks_only_where_a_block_holds_an_action_back(dialect: str, event: dict[str, object],
+                                                               code: int) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    proc = run_hookgate(["run", "--server", url, "--dialect", dialect, "--on-server-down", "closed"], event)
+    assert (proc.returncode, proc.stdout) == (code, "")
+    assert proc.stderr.startswith(f"hookgate: server {url} unavailable: ") and proc.stderr.count("\n") == 1
+    if code == 1:
+        assert proc.stderr.endswith(f"; failing closed, but not blocking {event['hook_event_name']} "
+                                    "(a block there holds no action back)\n")
+    script = str(ROOT / "gateway" / "client.py")  # standalone: the same answers from its own copy of the rule
+    alone = subprocess.run([sys.executable, "-I", "-S", script, url, dialect], input=json.dumps(event),
+                           capture_output=True, text=True, env={"HOOKGATE_ON_SERVER_DOWN": "closed"}, check=False)
+    assert (alone.returncode, alone.stdout, alone.stderr) == (proc.returncode, proc.stdout, proc.stderr)
+
+
+def test_closed_passes_a_passed_through_event_and_blocks_an_unreadable_one() -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    model = {"hook_event_name": "BeforeModel", "timestamp": "t", "llm_request": {}}
+    proc = run_hookgate(["run", "--server", url, "--dialect", "gemini", "--on-server-down", "closed"], model)
+    assert (proc.returncode, proc.stdout) == (0, "") and "not blocking BeforeModel" in proc.stderr
+    garbage = run_hookgate(["run", "--server", url, "--on-server-down", "closed"], "{oops")
+    assert garbage.returncode == 2 and garbage.stderr.endswith("; failing closed\n")
+
+
+def test_standalone_copy_of_the_closed_rule_matches_the_package() -> None:
+    from gateway import client
+    from gateway.dialects import DIALECTS, gemini, get_dialect
+    from gateway.events import EVENTS
+
+    expected = {name for name in EVENTS if not client.closed_blocks(name)}
+    for dialect in DIALECTS:
+        table: dict[str, str] = get_dialect(dialect).EVENT_NAMES
+        expected |= {host for host, canonical in table.items() if not client.closed_blocks(canonical)}
+    expected |= gemini.MODEL_EVENTS  # passed through: "no objection"
+    assert set(client._CLOSED_PASSES) == expected
+    assert not client.closed_blocks("Stop") and client.closed_blocks("PreToolUse")
+    assert client.closed_blocks("PermissionRequest") and client.closed_blocks("NoSuchEvent")
+
+
+# ---------------------------------------------------------------------------- the caller's CLAUDE_PROJECT_DIR
+
+
+def test_the_callers_project_dir_reaches_command_handlers(tmp_path: Path) -> None:
+    config = tmp_path / "hookgate.yaml"
+    config.write_text("hooks:\n  PreToolUse:\n    - hooks: [{type: command, "
+                      "command: 'printf \"%s\" \"$CLAUDE_PROJECT_DIR\" >&2; exit 2'}]\n")
+    mine = tmp_path / "my proj" / "été"
+    mine.mkdir(parents=True)
+    event = load_case("claude", "pretooluse-bash-safe.json")
+    with ServeProcess(config, env={"CLAUDE_PROJECT_DIR": "/the/server/own"}) as served:
+        remote = run_hookgate(["run", "--server", served.url], event, env={"CLAUDE_PROJECT_DIR": str(mine)})
+        local = run_hookgate(["run", "--config", str(config)], event, env={"CLAUDE_PROJECT_DIR": str(mine)})
+        assert remote.returncode == 2 and remote.stderr == f"{mine}\n"
+        assert outcome(remote) == outcome(local)
+        unset = run_hookgate(["run", "--server", served.url], event)
+        assert (unset.returncode, unset.stderr) == (2, "/the/server/own\n")
+        script = str(ROOT / "gateway" / "client.py")
+        alone = subprocess.run([sys.executable, "-I", "-S", script, served.url], input=json.dumps(event),
+                               capture_output=True, text=True, env={"CLAUDE_PROJECT_DIR": str(mine)}, check=False)
+        assert (alone.returncode, alone.stderr) == (2, f"{mine}\n")

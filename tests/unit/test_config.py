@@ -190,3 +190,16 @@ def test_default_config_is_valid() -> None:
     config = load_config([default_config_path()], use_cache=False)
     assert config.warnings == []
     assert all(h.fail_closed for g in config.hooks["PreToolUse"] for h in g.handlers)
+
+
+def test_dollar_claude_project_dir_without_braces(tmp_path: Path) -> None:
+    (tmp_path / "hook.sh").write_text("#!/bin/sh\n")
+    (tmp_path / "hook.sh").chmod(0o755)
+    path = _write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(command='"$CLAUDE_PROJECT_DIR"/hook.sh')]}]}})
+    load_config([path], use_cache=False)
+
+
+@pytest.mark.parametrize("timeout", ["10", True, 1e400, -1, 0])
+def test_timeout_types_are_strict(tmp_path: Path, timeout: object) -> None:
+    issues = _issues(tmp_path, {"Stop": [{"hooks": [_cmd(timeout=timeout)]}]})
+    assert any("hooks.Stop[0].hooks[0].timeout" in i for i in issues)

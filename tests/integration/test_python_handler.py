@@ -1,0 +1,68 @@
+"""The in-process `python` handler: answers, failures, fail-closed, and no asyncio on the sync path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.api import Gateway
+from gateway.config import load_config
+from gateway.errors import ConfigError
+from tests.conftest import ROOT
+
+PRE = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf x"}, "cwd": "/tmp"}
+
+
+def _config(tmp_path: Path, *handlers: dict[str, Any], event: str = "PreToolUse") -> Path:
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps({"hooks": {event: [{"hooks": list(handlers)}]}}))
+    return path
+
+
+def _py(name: str, **kw: Any) -> dict[str, Any]:
+    return {"type": "python", "callable": f"tests.integration.policy_funcs:{name}", **kw}
+
+
+async def test_dict_string_async_and_none_answers(tmp_path: Path) -> None:
+    async with Gateway.from_file(str(_config(tmp_path, _py("deny_rm"), _py("async_ask")))) as gw:
+        d = await gw.dispatch(PRE)
+        assert (d.permission, d.permission_reason) == ("deny", "no rm")
+        ok = await gw.dispatch({**PRE, "tool_input": {"command": "ls"}})
+        assert ok.permission == "ask"
+    async with Gateway.from_file(str(_config(tmp_path, _py("context"), event="UserPromptSubmit"))) as gw:
+        d = await gw.dispatch({"hook_event_name": "UserPromptSubmit", "prompt": "hi"})
+        assert d.additional_context == ["prompt was 'hi'"]
+
+
+async def test_failures_fail_closed_and_the_event_is_not_mutated(tmp_path: Path) -> None:
+    path = _config(tmp_path, _py("crash", failClosed=True), _py("mutate"), _py("bad_answer"))
+    async with Gateway.from_file(str(path)) as gw:
+        d = await gw.dispatch(PRE)
+    assert d.permission == "deny" and "policy bug" in (d.permission_reason or "")
+    assert [r.status for r in d.results] == ["error", "ok", "error"]
+    assert d.updated_input is None and "expected a dict" in (d.results[2].message or "")
+
+
+def test_missing_callable_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config([str(_config(tmp_path, _py("nope"), {"type": "python", "callable": "no_such_mod:f"}))],
+                    use_cache=False)
+    assert any("has no attribute 'nope'" in i for i in info.value.issues)
+    assert any("cannot import no_such_mod" in i for i in info.value.issues)
+
+
+def test_sync_path_imports_no_asyncio(tmp_path: Path) -> None:
+    path = _config(tmp_path, _py("deny_rm", failClosed=True))
+    code = ("import sys, io, json; sys.argv=['hookgate','run','--config',%r]; "
+            "sys.stdin=io.TextIOWrapper(io.BytesIO(json.dumps(%r).encode()));"
+            "from gateway.cli import main; rc=main(); "
+            "print('ASYNCIO' if 'asyncio' in sys.modules else 'NOASYNCIO', rc, file=sys.stderr)") % (str(path), PRE)
+    for _ in range(2):  # the first run validates and caches the config; the second is the hot path
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert "NOASYNCIO 2" in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
