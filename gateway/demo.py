@@ -35,6 +35,9 @@ def run_demo(config_paths: list[str] | None = None) -> int:
         print(f"hookgate: invalid config: {exc.issues[0]}")
         return 1
     folder = os.path.join(os.path.dirname(default_config_path()), "demo")
+    if not glob.glob(os.path.join(folder, "*.json")):
+        print(f"hookgate: no sample events in {folder} (a broken install?)")
+        return 1
     print(f"config: {', '.join(paths)}")
     print(f"{'event':<24} {'tool call':<52} {'decision':<10} reason")
     print("-" * 120)
