@@ -69,15 +69,17 @@ RENDERED = "application/vnd.hookgate.rendered"
 PROJECT_DIR_HEADER = "X-Hookgate-Project-Dir"
 """Request header carrying the caller's ``CLAUDE_PROJECT_DIR`` (percent-encoded UTF-8)."""
 
+_BASE_URL_HINT = "the URL must be the server's base URL, e.g. http://127.0.0.1:8787"
 _MISCONFIGURED = {
-    401: "401 unauthorized (check HOOKGATE_TOKEN: it must match the server's)",
-    403: "403 forbidden",
-    404: "404 not found (the URL must be the server's base URL, e.g. http://127.0.0.1:8787)",
-    405: "405 method not allowed (the URL must be the server's base URL, e.g. http://127.0.0.1:8787)",
-    415: "415 unsupported media type",
-    421: "421 wrong host name (address a loopback server as 127.0.0.1, localhost or [::1])",
+    401: ("unauthorized", ""),  # the message says whether a token was sent
+    403: ("forbidden", ""),
+    404: ("not found", _BASE_URL_HINT),
+    405: ("method not allowed", _BASE_URL_HINT),
+    415: ("unsupported media type", ""),
+    421: ("misdirected request", "address a server on loopback as 127.0.0.1, localhost or [::1]"),
 }
-"""Statuses that mean the client or the server is misconfigured (not that the server is down)."""
+"""Statuses that mean the client or the server is misconfigured (not that the server is down):
+status -> (reason phrase, hint shown when the server's answer carries no ``error``)."""
 
 # --on-server-down closed without the package (standalone script): the events on which a block holds
 # nothing back, so ``closed`` exits 1 there instead of 2. Canonical names (Claude Code, Codex), then
@@ -258,7 +260,12 @@ def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | No
         if status in (400, 413) and error:
             return 1, "", f"hookgate: {error}\n"
         if status in _MISCONFIGURED:
-            raise ServerMisconfigured(_MISCONFIGURED[status] + (f": {error}" if error else ""))
+            phrase, hint = _MISCONFIGURED[status]
+            if status == 401:
+                error = None
+                hint = ("check HOOKGATE_TOKEN: it does not match the server's" if token else
+                        "check HOOKGATE_TOKEN: the server wants one and none is set here")
+            raise ServerMisconfigured(f"{status} {phrase}" + (f": {error}" if error else f" ({hint})" if hint else ""))
         raise ServerUnavailable(f"the server answered HTTP {status}" + (f": {error}" if error else ""))
     code, length = headers.get("hookgate-exit-code", ""), headers.get("hookgate-stdout-length", "")
     if not (code.lstrip("-").isdigit() and length.isdigit() and int(length) <= len(body)):

@@ -154,8 +154,9 @@ class IfRule:
                 if path is None:
                     return True
                 paths = [path]
-            return any(path_matches(self.content, p, cwd=event.cwd or os.getcwd(),
-                                    project_dir=os.environ.get("CLAUDE_PROJECT_DIR")) for p in paths)
+            project_dir = event.project_dir or os.environ.get("CLAUDE_PROJECT_DIR")
+            cwd = event.cwd or os.getcwd()
+            return any(path_matches(self.content, p, cwd=cwd, project_dir=project_dir) for p in paths)
         if tool_name == "WebFetch" and self.content.startswith("domain:"):
             url = str(tool_input.get("url", ""))
             host = re.sub(r"^[a-z]+://", "", url).split("/", 1)[0].split(":", 1)[0]

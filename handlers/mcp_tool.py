@@ -111,7 +111,7 @@ def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str
 def _lookup(event: HookEvent, path: str) -> Any:
     payload = event.payload
     if path == "CLAUDE_PROJECT_DIR" and path not in payload:
-        return os.environ.get("CLAUDE_PROJECT_DIR") or event.cwd or os.getcwd()
+        return event.project_dir or os.environ.get("CLAUDE_PROJECT_DIR") or event.cwd or os.getcwd()
     current: Any = payload
     parts = path.split(".")
     for i, part in enumerate(parts):
