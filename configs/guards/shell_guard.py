@@ -605,11 +605,11 @@ def _strip_prefix(words: list[Word]) -> list[Word]:
 
 
 def _unwrap(words: list[Word]) -> tuple[list[Word], list[str], bool]:
-    """``(the command a wrapper chain runs, shell strings the wrappers run, whether stdin stays the
-    pipeline's)``: ``sudo -u x env -u Y nice -n 5 rm -rf /`` -> ``rm -rf /``; ``su -c 'X'`` -> ``["X"]``."""
+    """``(the command a wrapper chain runs, shell strings the wrappers run, whether xargs runs it -- its
+    arguments then come from xargs' stdin)``: ``sudo -u x env -u Y nice -n 5 rm -rf /`` -> ``rm -rf /``; ``su -c 'X'`` -> ``["X"]``."""
     words = _strip_prefix(words)
     strings: list[str] = []
-    same_stdin = True
+    via_xargs = False
     while words:
         name = _base(words[0].text)
         spec = _WRAPPERS.get(name) if words[0].literal else None
@@ -621,10 +621,10 @@ def _unwrap(words: list[Word]) -> tuple[list[Word], list[str], bool]:
             _, opts, _ = _getopt(args, short_arg, long_arg, optional)
             found = [v for o, v in opts if o in ("-c", "--command")]
             if found or name == "su" or (name == "runuser" and "-u" not in _names(opts)):
-                return [], strings + found, same_stdin
+                return [], strings + found, via_xargs
         _, opts, stop = _getopt(args, short_arg, long_arg, optional, permute=False)
         if name == "command" and _names(opts) & {"-v", "-V"}:
-            return [], strings, same_stdin  # prints what the name is; runs nothing
+            return [], strings, via_xargs  # prints what the name is; runs nothing
         rest = words[1 + stop:]
         if name == "env":
             while rest and (rest[0].text == "-" or _ASSIGNMENT.match(rest[0].text)):
@@ -634,13 +634,13 @@ def _unwrap(words: list[Word]) -> tuple[list[Word], list[str], bool]:
         inline = [v for o, v in opts if o in text_opts]
         if inline:  # env -S 'cmd args' more-args
             tail = " ".join(shlex.quote(w.text) for w in rest)
-            return [], [*strings, f"{inline[0]} {tail}".strip()], same_stdin
+            return [], [*strings, f"{inline[0]} {tail}".strip()], via_xargs
         if name == "watch":  # watch joins its arguments and runs them with sh -c
-            return [], [*strings, " ".join(w.text for w in rest)], same_stdin
+            return [], [*strings, " ".join(w.text for w in rest)], via_xargs
         if name == "xargs":
-            same_stdin = False
+            via_xargs = True
         words = _strip_prefix(rest)
-    return words, strings, same_stdin
+    return words, strings, via_xargs
 
 
 def _core_name(cmd: Cmd) -> str:
@@ -733,14 +733,15 @@ def _check_cmd(cmd: Cmd, ctx: _Ctx) -> str | None:
 
 def _check_argv(words: list[Word], cmd: Cmd | None, ctx: _Ctx) -> str | None:
     """Check one command line (``cmd``: where its stdin comes from, or None when unknown/none)."""
-    core, strings, same_stdin = _unwrap(words)
+    core, strings, via_xargs = _unwrap(words)
     for text in strings:
         reason = ctx.check_text(text)
         if reason:
             return reason
     if not core:
         return None
-    if not same_stdin:
+    xargs_cmd = cmd if via_xargs else None  # xargs feeds its stdin as arguments; the command's stdin is empty
+    if via_xargs:
         cmd = None
     head = core[0]
     name = "sh" if head.text in ("$SHELL", "${SHELL}") else _base(head.text)
@@ -756,7 +757,7 @@ def _check_argv(words: list[Word], cmd: Cmd | None, ctx: _Ctx) -> str | None:
     if name.startswith("mkfs") or name == "mke2fs":
         return f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
     if name in SHELLS:
-        return _check_shell(name, args, cmd, ctx)
+        return _check_shell(name, args, cmd, ctx, xargs_cmd)
     if name == "eval":
         return _fetch_in_subs(args) or ctx.check_text(" ".join(texts))
     if name in ("source", "."):
@@ -976,7 +977,8 @@ def _printed(name: str, args: list[str]) -> str:
     return _ansi_decode(text) if escapes else text
 
 
-def _check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: _Ctx) -> str | None:
+def _check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: _Ctx, xargs_cmd: Cmd | None = None) -> str | None:
+    """``xargs_cmd``: the xargs command line that runs this shell (its stdin supplies the shell's arguments)."""
     i, inline, from_stdin = 0, False, False
     while i < len(args):
         a = args[i].text
@@ -994,6 +996,9 @@ def _check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: _Ctx) -> str
         break
     operands = args[i:]
     if inline:
+        if xargs_cmd is not None and (not operands or "{}" in operands[0].text):  # ... | xargs sh -c
+            kind, src = _stdin(xargs_cmd)
+            return _check_program(kind, src, name, ctx)
         if not operands:
             return None
         return _fetch_in_subs(operands[:1]) or ctx.check_text(operands[0].text)
