@@ -12,10 +12,10 @@ mtime and size, so a hook call that finds a valid cache imports neither pydantic
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,26 +130,33 @@ def _cache_key(paths: list[str]) -> str | None:
         except OSError:
             return None
         parts.append(f"{path}\0{st.st_mtime_ns}\0{st.st_size}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+    return "\n".join(parts)
+
+
+def _cache_file(key: str) -> str:
+    """The cache entry's file: named by a checksum of ``key``; the entry stores ``key`` itself, which
+    ``_read_cache`` compares, so a checksum collision only costs a re-validation (and no hashlib import)."""
+    return os.path.join(_cache_dir(), f"config-{zlib.crc32(key.encode()):08x}.json")
 
 
 def _read_cache(key: str) -> dict[str, Any] | None:
     try:
-        with open(os.path.join(_cache_dir(), f"config-{key}.json"), encoding="utf-8") as fh:
+        with open(_cache_file(key), encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError):
         return None
-    return data if isinstance(data, dict) and data.get("format") == CACHE_FORMAT else None
+    valid = isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("key") == key
+    return data if valid else None
 
 
 def _write_cache(key: str, data: dict[str, Any]) -> None:
-    directory = _cache_dir()
+    target = _cache_file(key)
     try:
-        os.makedirs(directory, exist_ok=True)
-        tmp = os.path.join(directory, f".config-{key}.{os.getpid()}.tmp")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        tmp = f"{target}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump({**data, "format": CACHE_FORMAT}, fh)
-        os.replace(tmp, os.path.join(directory, f"config-{key}.json"))
+            json.dump({**data, "format": CACHE_FORMAT, "key": key}, fh)
+        os.replace(tmp, target)
     except OSError:
         pass  # a read-only cache dir only costs speed
 

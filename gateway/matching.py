@@ -51,7 +51,13 @@ def claude_matcher(pattern: str | None, exact_chars: str = "A-Za-z0-9_\\- ,|") -
         return names.__contains__
     if _NOT_JS.search(pattern):
         raise ConfigError(f"matcher {pattern!r} uses Python-only regex syntax that JavaScript rejects")
-    import regex
+    try:  # the stdlib engine agrees with JavaScript on everything _NOT_JS lets through, and loads free
+        simple = re.compile(pattern, re.ASCII)
+    except re.error:
+        simple = None
+    if simple is not None:
+        return lambda value: simple.search(value) is not None
+    import regex  # JavaScript syntax `re` lacks: variable-width lookbehind, (?<name>...)
 
     try:
         compiled = regex.compile(pattern, regex.ASCII | regex.V0)

@@ -22,7 +22,8 @@ simple command is checked, including those in substitutions, after ``;``/``&&``/
 ``nice -n 5``, ``timeout -s KILL 5``, ``stdbuf -o0``, ``xargs -0``, ``command``, ``exec``, ``time``, ``doas``...)
 and inside ``sh``/``bash``/``dash``/``zsh``/``ksh`` ``-c``, ``eval``, ``watch``, ``su -c``, ``env -S``, here-strings
 and heredocs fed to a shell. The command name is read after quote removal (``\\rm``, ``"rm"``, ``/bin/rm``).
-A command that cannot be tokenized (unbalanced quotes) is scanned as raw text for the same patterns.
+A command that cannot be tokenized (unbalanced quotes) is scanned as raw text for the same patterns;
+one nesting substitutions or ``sh -c`` more than ``MAX_DEPTH`` levels deep is denied as unanalysable.
 
 Two ways to run it (standard library only: json, re, shlex, os):
 
@@ -437,14 +438,17 @@ def _commands(toks: list[Token]) -> list[Cmd]:
         else:
             if cur.words or cur.redirs:
                 cmds.append(cur)
-                if t.op in ("|", "|&"):
-                    pending = cur
-            if t.op not in ("|", "|&", "(", ")"):
+            if t.op in ("|", "|&"):
+                pending = cmds[-1] if cmds else None  # (curl x) | sh: the last command before the `|`
+            elif t.op not in ("(", ")"):
                 pending = None
             cur = Cmd(pending)
     if cur.words or cur.redirs:
         cmds.append(cur)
     return cmds
+
+
+_FORK_BOMB_WINDOW = 64
 
 
 def _fork_bomb(toks: list[Token]) -> bool:
@@ -454,7 +458,7 @@ def _fork_bomb(toks: list[Token]) -> bool:
         if not (isinstance(a, Word) and isinstance(b, Op) and b.op == "(" and isinstance(c, Op) and c.op == ")"):
             continue
         depth, calls_self, forks = 0, False, False
-        for t in toks[k + 3:]:
+        for t in toks[k + 3:k + 3 + _FORK_BOMB_WINDOW]:  # a fork bomb is short; this keeps the scan linear
             if isinstance(t, Word):
                 if t.text in ("{", "("):
                     depth += 1
@@ -606,7 +610,8 @@ def _strip_prefix(words: list[Word]) -> list[Word]:
 
 def _unwrap(words: list[Word]) -> tuple[list[Word], list[str], bool]:
     """``(the command a wrapper chain runs, shell strings the wrappers run, whether xargs runs it -- its
-    arguments then come from xargs' stdin)``: ``sudo -u x env -u Y nice -n 5 rm -rf /`` -> ``rm -rf /``; ``su -c 'X'`` -> ``["X"]``."""
+    arguments then come from xargs' stdin)``: ``sudo -u x env -u Y nice -n 5 rm -rf /`` -> ``rm -rf /``;
+    ``su -c 'X'`` -> ``["X"]``."""
     words = _strip_prefix(words)
     strings: list[str] = []
     via_xargs = False
@@ -1094,10 +1099,12 @@ def _written_paths(name: str, args: list[str]) -> list[str]:
         if target is None:
             if len(operands) < 2:
                 return []
-            if names & {"-T", "--no-target-directory"}:
-                return [operands[-1]]
             target, operands = operands[-1], operands[:-1]
-        # the destination itself, and the file each source becomes when it is a directory
+            no_dir = names & {"-T", "--no-target-directory"}
+            is_dir = (target.endswith("/") or target in (".", "..", "~")) and not no_dir
+            if not is_dir:
+                return [target]
+        # a directory destination: the file each source becomes in it (cp .env backup/ -> backup/.env)
         return [target, *(target.rstrip("/") + "/" + _base(src.rstrip("/")) for src in operands)]
     if name == "sed":
         operands, opts, _ = _getopt(args, "efl", frozenset({"--expression", "--file", "--line-length"}), "i")
@@ -1142,14 +1149,15 @@ def _check_writes(name: str, args: list[str], shown: str) -> str | None:
 
 # ---------------------------------------------------------------------------- raw-text fallback
 
-_RAW_RULES = [
-    (re.compile(r"(?<![\w./-])rm\s[^;&|\n]*?(?<=\s)(?:-[A-Za-z]*[rR]|--recursive\b)"), "a recursive delete (`rm -r`)"),
-    (re.compile(r"(?<![\w./-])git\s[^;&|\n]*?\bpush\b[^;&|\n]*?\s(?:-[A-Za-z]*[fd][A-Za-z]*\b|--force(?![\w-])"
-                r"|--mirror\b|--delete\b|--prune\b|[+:]\w)"), "a force or destructive `git push`"),
-    (re.compile(r"(?<![\w./-])git\s[^;&|\n]*?\breset\s[^;&|\n]*?--hard\b"), "`git reset --hard`"),
-    (re.compile(r"(?<![\w./-])(?:curl|wget)\s[^;&\n]*\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k|mk|a)?sh\b"),
+_RAW_RULES = [  # bounded repeats keep the scan linear on long input
+    (re.compile(r"(?<![\w./-])rm\s[^;&|\n]{0,300}?(?<=\s)(?:-[A-Za-z]*[rR]|--recursive\b)"),
+     "a recursive delete (`rm -r`)"),
+    (re.compile(r"(?<![\w./-])git\s[^;&|\n]{0,300}?\bpush\b[^;&|\n]{0,300}?\s(?:-[A-Za-z]*[fd][A-Za-z]*\b"
+                r"|--force(?![\w-])|--mirror\b|--delete\b|--prune\b|[+:]\w)"), "a force or destructive `git push`"),
+    (re.compile(r"(?<![\w./-])git\s[^;&|\n]{0,300}?\breset\s[^;&|\n]{0,300}?--hard\b"), "`git reset --hard`"),
+    (re.compile(r"(?<![\w./-])(?:curl|wget)\s[^;&\n]{0,1000}?\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k|mk|a)?sh\b"),
      "a downloaded script piped into a shell"),
-    (re.compile(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:"), "a fork bomb"),
+    (re.compile(r":\s*\(\s*\)\s*\{[^}]{0,100}?:\s*\|\s*:"), "a fork bomb"),
 ]
 _RAW_WRITES = [
     re.compile(r"(?:>>?|>\||&>>?)\s*['\"]?([^\s;&|<>'\"()]+)"),

@@ -18,11 +18,11 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent / "hookgate"
 EVENTS = {
-    "PreToolUse Bash `ls -la` (default config, no handler runs)": {"tool_name": "Bash",
-                                                                   "tool_input": {"command": "ls -la"}},
-    "PreToolUse Bash `rm -rf build` (default config, guard runs, deny)": {
+    "PreToolUse Bash `ls -la` (default config: the shell guard runs in-process, no decision)": {
+        "tool_name": "Bash", "tool_input": {"command": "ls -la"}},
+    "PreToolUse Bash `rm -rf build` (default config: the shell guard denies)": {
         "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}},
-    "PreToolUse Edit src/app.ts (default config, no handler runs)": {
+    "PreToolUse Edit src/app.ts (default config: the secrets guard runs in-process, no decision)": {
         "tool_name": "Edit", "tool_input": {"file_path": "/tmp/p/src/app.ts", "old_string": "a", "new_string": "b"}},
 }
 

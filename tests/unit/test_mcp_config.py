@@ -80,7 +80,7 @@ def test_unknown_fields_and_unlisted_env_vars_are_warnings(tmp_path: Path) -> No
         "a": {"command": PY, "arg": ["x"], "env": {"KEY": "${SECRET_KEY}", "DIR": "${CLAUDE_PROJECT_DIR}"}},
         "b": {"type": "http", "url": "http://h/mcp", "headers": {"X": "$TOKEN", "Y": "${OK}"}, "allowedEnvVars": ["OK"],
               "oauth": {}}}})
-    warnings = load_config([path], use_cache=False).warnings
+    warnings = [w for w in load_config([path], use_cache=False).warnings if "no hooks configured" not in w]
     assert warnings == [
         f"{path}: mcpServers.a.arg: unknown field for a stdio MCP server, ignored (did you mean 'args'?)",
         f"{path}: mcpServers.a.env.KEY: ${{SECRET_KEY}} is not listed in allowedEnvVars, so it becomes empty; "
