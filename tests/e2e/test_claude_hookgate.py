@@ -344,7 +344,7 @@ def test_stop_prompt_check_sends_claude_back_to_work_once(
     assert len(calls) == 2 and all(r.api_key == JUDGE_KEY for r in calls), run.describe()
     assert '\\"stop_hook_active\\":false' in judge.prompts()[0]  # $ARGUMENTS: the Stop event itself
     assert '\\"stop_hook_active\\":true' in judge.prompts()[1]
-    assert '\\"last_assistant_message\\": \\"3 tests passed\\"' in judge.prompts()[1]
+    assert '\\"last_assistant_message\\":\\"3 tests passed\\"' in judge.prompts()[1]
     # hookgate read the CLI's real transcript file: the tool call is only there, not in the event
     assert str(tests_log) in judge.prompts()[1] and str(tests_log) not in judge.prompts()[0]
 
