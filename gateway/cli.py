@@ -1,10 +1,11 @@
 """``hookgate`` command line: run, validate, explain, demo, serve.
 
 Exit codes of ``hookgate run`` (what the host sees):
-0 the answer is on stdout (or nothing to say); 2 deny/block (reason on stderr, JSON on stdout) or an
-invalid config (a broken policy must not silently turn policy off; ``HOOKGATE_ON_CONFIG_ERROR=open``
-makes that exit 1 instead); 1 a malformed event or an internal error (non-blocking: the host goes on).
-Every error is one line on stderr; no traceback reaches the agent.
+0 the answer is on stdout (or nothing to say); 2 deny/block (reason on stderr, JSON on stdout), or an
+invalid config on an event where a block holds an action back (see ``config_error_exit``); 1 a
+malformed event, a usage error, or an internal error (non-blocking: the host goes on), unless the
+event has a ``failClosed`` handler (see ``internal_failure``). Every error is one line on stderr; no
+traceback reaches the agent.
 
 ``hookgate run --server URL`` (or ``HOOKGATE_SERVER``) is the thin client: ``main`` hands it to
 ``gateway.client`` before argparse or anything else is imported, so the call costs little more than the
@@ -82,7 +83,7 @@ def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) 
 
 def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int, bytes | None]:
     """The thin client: ``(exit_code, None)`` when answered, else ``(0, stdin bytes)`` to dispatch here."""
-    from gateway.client import emit, forward, on_server_down, read_event
+    from gateway.client import forward, on_server_down
     from gateway.errors import ServerUnavailable
 
     data = read_event()
