@@ -150,6 +150,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             return emit(*answer)
         _err(str(exc))
         return EXIT_ERROR
+    depth = _nesting_depth()
+    if depth > MAX_NESTING:
+        _err(f"hookgate run is nested {depth} levels deep: a hook in the config runs hookgate on the same "
+             "events again (give that hook its own --config, or remove it)")
+        return config_error_exit(event)
     try:
         config = _load(args.config)
     except ConfigError as exc:
@@ -157,6 +162,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         more = f" (and {len(issues) - 1} more; run 'hookgate validate')" if len(issues) > 1 else ""
         _err(f"invalid config: {issues[0]}{more}")
         return config_error_exit(event)
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)  # a host timing us out: unwind, so hooks' groups are killed
     try:
         decision = decide(config, event)
     except Exception as exc:  # last line of defence: never a traceback to the agent
@@ -165,6 +173,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         failed = internal_failure(config, event, message)
         return emit(*render_run(failed, event.dialect)) if failed is not None else EXIT_ERROR
     return emit(*render_run(decision, event.dialect))
+
+
+MAX_NESTING = 3
+"""``hookgate run`` inside a hook inside ``hookgate run`` ... beyond this depth is a loop, not a design."""
+
+
+def _nesting_depth() -> int:
+    """How many ``hookgate run`` processes are above this one (``HOOKGATE_DEPTH``, set for command hooks)."""
+    try:
+        return int(os.environ.get("HOOKGATE_DEPTH", "0"))
+    except ValueError:
+        return 0
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def config_error_exit(event: HookEvent) -> int:
@@ -198,17 +222,22 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         config = load_config(paths, use_cache=False)
     except ConfigError as exc:
+        for warning in exc.warnings:
+            print(f"warning: {warning}")
         for issue in exc.issues:
             print(f"error: {issue}")
         print(f"{len(exc.issues)} error(s) in {', '.join(paths)}")
         return EXIT_ERROR
     from handlers.llm.base import key_problems
 
-    missing_keys = key_problems(config)  # environment-dependent, so checked here and not in the cached config
-    if missing_keys:
-        for problem in missing_keys:
+    # handlers that cannot run, and missing API keys: environment-dependent, so not config errors at run time
+    errors = config.broken + key_problems(config)
+    if errors:
+        for warning in config.warnings:
+            print(f"warning: {warning}")
+        for problem in errors:
             print(f"error: {problem}")
-        print(f"{len(missing_keys)} error(s) in {', '.join(paths)}")
+        print(f"{len(errors)} error(s) in {', '.join(paths)}")
         return EXIT_ERROR
     for warning in config.warnings:
         print(f"warning: {warning}")
@@ -367,13 +396,15 @@ def build_parser() -> argparse.ArgumentParser:
     demo = with_config(sub.add_parser("demo", help="run the shipped sample events through the default config"))
     demo.set_defaults(func=cmd_demo)
 
+    from gateway import cli_types
+
     serve = with_config(sub.add_parser("serve", help="answer hook events over HTTP (Claude Code http hooks, "
                                                      "the thin client)"))
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8787, help="port (default: 8787; 0: any free port)")
-    serve.add_argument("--max-body", type=int, default=10 * 1024 * 1024, metavar="BYTES",
+    serve.add_argument("--port", type=cli_types.port, default=8787, help="port (default: 8787; 0: any free port)")
+    serve.add_argument("--max-body", type=cli_types.positive_int, default=10 * 1024 * 1024, metavar="BYTES",
                        help="largest request body accepted (default: 10 MiB; larger: 413)")
-    serve.add_argument("--reload-interval", type=float, default=1.0, metavar="SECONDS",
+    serve.add_argument("--reload-interval", type=cli_types.non_negative_seconds, default=1.0, metavar="SECONDS",
                        help="how often to check the config files for changes (default: 1; 0: SIGHUP only)")
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     serve.add_argument("--allow-host", action="append", metavar="NAME",

@@ -265,6 +265,8 @@ def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | No
                 error = None
                 hint = ("check HOOKGATE_TOKEN: it does not match the server's" if token else
                         "check HOOKGATE_TOKEN: the server wants one and none is set here")
+            if status in (404, 405) and error:  # the server names the path; the hint says what to fix
+                error = f"{error}; {hint}"
             raise ServerMisconfigured(f"{status} {phrase}" + (f": {error}" if error else f" ({hint})" if hint else ""))
         raise ServerUnavailable(f"the server answered HTTP {status}" + (f": {error}" if error else ""))
     code, length = headers.get("hookgate-exit-code", ""), headers.get("hookgate-stdout-length", "")

@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-CACHE_FORMAT = "hookgate-config-5"
+CACHE_FORMAT = "hookgate-config-6"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 
@@ -53,7 +53,10 @@ class HandlerSpec:
     of rules, any of which fits: a hookgate extension) or None.
     async_: run in the background, cannot decide. cache_ttl: seconds a successful verdict is reused.
     options: type-specific fields, snake_case. dialect: format of the config it came from.
-    where: ``file: hooks.Event[i].hooks[j]`` for messages.
+    where: ``file: hooks.Event[i].hooks[j]`` for messages. problem: why the handler cannot run (its
+    load-time check failed: a missing executable or script, an unimportable callable, ...). ``hookgate
+    validate`` reports it as an error; at run time the handler fails closed on its own event only, so a
+    broken notification hook does not block tool calls and a broken guard does not open the gate.
     """
 
     type: str
@@ -69,6 +72,7 @@ class HandlerSpec:
     dialect: str = "claude"
     base_dir: str = "."
     options: dict[str, Any] = field(default_factory=dict)
+    problem: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HandlerSpec:
@@ -102,13 +106,14 @@ class RuntimeConfig:
     llm: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
                    llm=data.get("llm", {}), settings=data.get("settings", {}),
-                   warnings=data.get("warnings", []))
+                   warnings=data.get("warnings", []), broken=data.get("broken", []))
 
     def handler_count(self) -> int:
         return sum(len(g.handlers) for groups in self.hooks.values() for g in groups)
@@ -190,3 +195,4 @@ def _stamp(path: str) -> str:
     except OSError:
         return "missing"
     return f"{st.st_mtime_ns}:{st.st_size}"
+

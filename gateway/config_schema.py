@@ -160,6 +160,7 @@ class _Compiler:
     def __init__(self) -> None:
         self.issues: list[str] = []
         self.warnings: list[str] = []
+        self.broken: list[str] = []  # handlers whose load-time check failed (see HandlerSpec.problem)
         self.hooks: dict[str, list[dict[str, Any]]] = {}
         self.ids: dict[str, int] = {}
         self.mcp_servers: dict[str, Any] = {}
@@ -321,7 +322,10 @@ class _Compiler:
             base_dir=base_dir, options=options,
         )
         if len(self.issues) == before:
-            self.issues.extend(f"{where}: {p}" for p in cls.check(handler, base_dir))
+            problems = cls.check(handler, base_dir)
+            if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
+                handler.problem = "; ".join(problems)
+                self.broken.extend(f"{where}: {p}" for p in problems)
         return {name: getattr(handler, name) for name in handler.__slots__}
 
     # ---- Kiro 2.x agent config
@@ -353,12 +357,16 @@ class _Compiler:
 
         finish_sections(self)
         if self.issues:
-            raise ConfigError(f"{len(self.issues)} config error(s); first: {self.issues[0]}", self.issues)
+            error = ConfigError(f"{len(self.issues)} config error(s); first: {self.issues[0]}",
+                                self.issues + self.broken)
+            error.warnings = self.warnings
+            raise error
         if not any(g["handlers"] for groups in self.hooks.values() for g in groups):
             self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
                                  "(the built-in default policy applies only when no config is found)")
         return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                "settings": self.settings, "warnings": self.warnings, "depends": self.depends}
+                "settings": self.settings, "warnings": self.warnings, "depends": self.depends,
+                "broken": self.broken}
 
 
 def compile_configs(paths: list[str]) -> dict[str, Any]:

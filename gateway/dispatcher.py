@@ -151,13 +151,15 @@ class Dispatcher:
             spec, handler = item.spec, self.handler(item.spec)
             result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
                                    judgment=handler.judgment)
+            results.append(result)
+            if _unrunnable(result, spec):
+                continue
             started = time.perf_counter()
             try:
                 _store(result, handler.run_sync(event, ctx))
             except Exception as exc:  # a failure is a value, never an exception to the agent
                 _fail(result, exc)
             result.duration_ms = (time.perf_counter() - started) * 1000
-            results.append(result)
         return results
 
     async def run_selected(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
@@ -216,6 +218,8 @@ class Dispatcher:
         handler = self.handler(spec)
         result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
                                judgment=handler.judgment)
+        if _unrunnable(result, spec):
+            return result
         if spec.async_:
             from gateway.background import start_background
 
@@ -240,6 +244,15 @@ class Dispatcher:
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
             ctx.state.cache_put(cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
         return result
+
+
+def _unrunnable(result: HandlerResult, spec: HandlerSpec) -> bool:
+    """A handler whose load-time check failed (``spec.problem``) fails, closed, without running: its
+    event is denied or blocked rather than silently unchecked (LLM checks still only add a message)."""
+    if spec.problem is None:
+        return False
+    result.status, result.message, result.fail_closed = "error", f"cannot run: {spec.problem}", True
+    return True
 
 
 def _store(result: HandlerResult, answer: Verdict | tuple[Verdict, dict[str, Any]]) -> None:

@@ -27,6 +27,7 @@ class ConfigError(HookgateError):
 
     def __init__(self, message: str, issues: list[str] | None = None) -> None:
         self.issues = issues or [message]
+        self.warnings: list[str] = []  # what validation also noticed (``hookgate validate`` prints them)
         super().__init__(message)
 
 

@@ -363,9 +363,21 @@ def target_file(opts: Options) -> str:
     return os.path.join(folder, f"{_kiro_agent(folder, opts)}.json")
 
 
+def check_agent_name(name: str) -> str:
+    """``name`` when it is a plain Kiro agent name (the file ``NAME.json`` in the agents folder): 1-128 of
+    letters, digits, ``-``, ``_``, ``.``, not starting with ``.`` and without ``..``; so it cannot point
+    outside the folder. Raises InstallError (one line)."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}", name) or ".." in name:
+        raise InstallError(f"--agent {name[:100]!r}: expected a plain agent name (letters, digits, '-', '_', "
+                           "'.'; no '/' or '..'), e.g. --agent hookgate")
+    return name
+
+
 def _kiro_agent(folder: str, opts: Options) -> str:
     if opts.agent:
-        return opts.agent
+        return check_agent_name(opts.agent)
     try:
         names = sorted(n[:-5] for n in os.listdir(folder) if n.endswith(".json"))
     except OSError:
@@ -549,10 +561,14 @@ def run_install(args: argparse.Namespace) -> int:
         project = os.path.abspath(os.path.expanduser(args.project)) if args.project else None
         if project is not None and not os.path.isdir(project):
             raise InstallError(f"--project {args.project}: not a directory")
+        if args.agent is not None:
+            check_agent_name(args.agent)
         opts = Options(host=args.host, action=args.action, project=project, executable=[], agent=args.agent)
         if args.action == "install":
-            if args.server and not args.server.startswith(("http://", "https://")):
-                raise InstallError(f"--server {args.server}: expected an http:// or https:// URL")
+            if args.server is not None and (not args.server.startswith(("http://", "https://"))
+                                            or any(c.isspace() or not c.isprintable() for c in args.server)):
+                raise InstallError(f"--server {args.server[:200]!r}: expected an http:// or https:// URL "
+                                   "(no spaces or control characters)")
             opts.executable = hookgate_argv(args.hookgate)
             opts.config = _check_config(args.config) if args.config else None
             opts.server = args.server

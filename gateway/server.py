@@ -19,6 +19,8 @@ Routes::
                            hookgate_inflight_events, hookgate_config_reloads_total{result},
                            hookgate_requests_rejected_total{reason}
 
+Each route also answers with a trailing slash (``/hooks/``, ``/hooks/claude/``): no redirects.
+
 A host event hookgate passes through untouched (Gemini's BeforeModel, AfterModel, BeforeToolSelection:
 ``gateway.dialects.PassThrough``) gets 200 with the host's "no objection" answer, as ``hookgate run``
 prints it: ``{}`` on ``/hooks``; on ``/hooks/{dialect}`` the envelope with ``"decision": null`` and
@@ -39,17 +41,19 @@ from a browser (CSRF) and DNS rebinding:
 
 ``X-Hookgate-Project-Dir`` (percent-encoded UTF-8 absolute path, sent by the thin client from its
 ``CLAUDE_PROJECT_DIR``) becomes ``HookEvent.project_dir`` for that event, which ``command`` handlers
-use instead of the server's own ``CLAUDE_PROJECT_DIR``. It is honoured only from an authorized caller:
-a token is set (and was checked), or the peer address is loopback; otherwise it is ignored (one
-warning in the log). A value that is not an absolute path is a 400.
+use instead of the server's own ``CLAUDE_PROJECT_DIR``. It is honoured only when ``HOOKGATE_TOKEN`` is
+set (and the caller's token matched): without a token any local user could point command handlers at
+a folder of their choosing, so the header is then ignored (one warning in the log) and handlers use the
+server's ``CLAUDE_PROJECT_DIR``. A value that is not an absolute path is a 400 (with a token set).
 
 Errors are JSON ``{"error": "<one line>"}``: 400 malformed event (bad JSON, not an object, unknown
 event), 401 missing/wrong bearer token (when ``HOOKGATE_TOKEN`` is set, on every request), 403 a
-request with an ``Origin``, 404 unknown dialect, 413 body over ``max_body`` bytes (default 10 MiB) or
-an event over 8 MiB, 415 a POST that is not JSON, 421 a Host that is not this server's, 500 an
-internal error while dispatching (logged with its traceback; the server goes on), unless a handler for
-that event is ``failClosed``: then the answer is the deny/block ``hookgate run`` gives in that case.
-Handler failures are not HTTP errors: they are inside the decision, exactly as with ``hookgate run``.
+request with an ``Origin``, 404 unknown dialect or path, 405 wrong method for the path, 413 body
+over ``max_body`` bytes (default 10 MiB) or an event over 8 MiB, 415 a POST that is not JSON, 421 a
+Host that is not this server's, 500 an internal error while dispatching (logged with its traceback;
+the server goes on), unless a handler for that event is ``failClosed``: then the answer is the
+deny/block ``hookgate run`` gives in that case. Handler failures are not HTTP errors: they are inside
+the decision, exactly as with ``hookgate run``.
 
 Warm state: one ``Gateway`` (mode ``serve``): loaded config, handler instances, the shared HTTP pool,
 MCP sessions and SDK clients live across events. Reload on SIGHUP and when a config file changes
@@ -357,12 +361,11 @@ class HookServer:
         value = request.headers.get(PROJECT_DIR_HEADER)
         if value is None:
             return None
-        peer = request.client.host if request.client is not None else ""
-        if self.token is None and not _is_loopback_name(peer):
+        if self.token is None:  # RequestGuard has already refused a missing or wrong token
             if not self._warned_project_dir:
                 self._warned_project_dir = True
-                log.warning("ignoring %s from %s: set HOOKGATE_TOKEN to accept it from beyond loopback",
-                            "X-Hookgate-Project-Dir", peer or "an unknown peer")
+                log.warning("ignoring X-Hookgate-Project-Dir (the caller's project folder): it is accepted only "
+                            "with HOOKGATE_TOKEN set; command handlers use this server's CLAUDE_PROJECT_DIR")
             return None
         from urllib.parse import unquote
 
@@ -561,13 +564,29 @@ class RequestGuard:
 def create_app(server: HookServer) -> Any:
     """The ASGI app for ``server``: Starlette behind ``RequestGuard`` (Host, Origin and token checks)."""
     from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
     from starlette.routing import Route
 
-    routes = [Route("/hooks", server.hooks_claude, methods=["POST"]),
-              Route("/hooks/{dialect}", server.hooks_dialect, methods=["POST"]),
-              Route("/healthz", server.healthz, methods=["GET"]),
-              Route("/metrics", server.metrics_endpoint, methods=["GET"])]
-    app: Starlette = Starlette(routes=routes, lifespan=server.lifespan)
+    endpoints = [("/hooks", server.hooks_claude, "POST"), ("/hooks/{dialect}", server.hooks_dialect, "POST"),
+                 ("/healthz", server.healthz, "GET"), ("/metrics", server.metrics_endpoint, "GET")]
+    # Each path answers with and without a trailing slash (no 307 redirect: a hook client would not follow
+    # it, and a redirected POST has no body); any other path or method gets a JSON error.
+    routes = [Route(path + slash, endpoint, methods=[method])
+              for path, endpoint, method in endpoints for slash in ("", "/")]
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 405:
+            message = f"method {request.method} not allowed on {request.url.path[:200]}"
+        else:
+            message = (f"no route {request.method} {request.url.path[:200]} (hookgate serve answers POST /hooks, "
+                       "POST /hooks/{dialect}, GET /healthz, GET /metrics)")
+        headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else None
+        return _json(status, {"error": message}, headers)
+
+    app: Starlette = Starlette(routes=routes, lifespan=server.lifespan,
+                               exception_handlers={404: http_error, 405: http_error})
+    app.router.redirect_slashes = False
     return RequestGuard(app, token=server.token, allowed_hosts=server.allowed_hosts(),
                         on_reject=lambda reason: server.metrics.rejected.labels(reason).inc())
 

@@ -1,18 +1,24 @@
-"""The Stop-loop guard: an LLM check may keep an agent from stopping only so many times per session.
+"""The Stop-loop guard: an LLM check may keep an agent from stopping only so many times in a row.
 
 On Stop and SubagentStop, every time a judgment handler (prompt, agent) blocks, a counter in the
 state store (``settings.stateDir``, SQLite, safe for concurrent hook processes) goes up by one. The
 counter is kept per session: Stop events count under their ``session_id``, SubagentStop events under
-``session_id/agent_id`` (each subagent has its own budget). Once it reaches
+``session_id/agent_id`` (each subagent has its own count). Once it reaches
 ``settings.stopBlockLimit`` (default 3), further judgment checks on that session's stops are skipped
 (``HandlerResult`` status ``skipped``) and the stop goes through with a ``systemMessage`` saying so.
+
+The count is of *consecutive* blocks, like Claude Code's own cap: it goes back to zero when a stop is
+not held back by a judgment check, that is when no judgment handler blocked and either one of them
+answered ok (status ok/cached without a block: the check is satisfied) or no handler blocked at all
+(the stop goes through; this includes the guard's own skip). So the next turn's Stop is checked again.
+A judgment check that failed (error, timeout) while a deterministic handler blocked the stop leaves the
+count as it is; so does the guard's skip when a deterministic handler blocks (the loop is still on).
 Deterministic handlers (command, http, mcp_tool) are never skipped and never counted.
 ``stopBlockLimit: 0`` turns the guard off. Events without a ``session_id`` are not guarded.
 
 The dispatcher calls ``StopGuard.for_event`` before running handlers and ``record`` after; the
 merge itself stays a pure function of the results.
 """
-
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -85,7 +91,18 @@ class StopGuard:
         return run, results
 
     def record(self, results: list[HandlerResult]) -> None:
-        """Count one block when any judgment handler blocked this stop."""
-        if any(r.id in self.judgment_ids and r.status in ("ok", "cached") and r.verdict is not None and r.verdict.block
-               for r in results):
+        """Update the count after the handlers ran (``results``: the ones that ran, not the skipped ones):
+        +1 when a judgment handler blocked this stop; back to 0 when no judgment handler blocked and one
+        said ok or nothing blocked the stop at all (see module docstring); else unchanged."""
+        answered = [r for r in results if r.id in self.judgment_ids and r.status in ("ok", "cached")]
+        if any(r.verdict is not None and r.verdict.block for r in answered):
             self.ctx.state.counter_add(SCOPE, self.key)
+        elif answered or not any(_holds_back(r) for r in results):
+            self.ctx.state.counter_reset(SCOPE, self.key)
+
+
+def _holds_back(result: HandlerResult) -> bool:
+    """True when ``result`` keeps the agent from stopping: a block, or a failed ``failClosed`` handler."""
+    if result.status in ("ok", "cached"):
+        return result.verdict is not None and result.verdict.block
+    return result.fail_closed and result.status in ("error", "timeout")

@@ -72,12 +72,26 @@ def substitute(text: str, values: dict[str, str]) -> str:
     return text
 
 
-def infer_project_dir(base_dir: str) -> str:
-    """``CLAUDE_PROJECT_DIR`` if set; else the parent of a ``.claude`` config folder; else ``base_dir``."""
+def _depth() -> int:
+    try:
+        return int(os.environ.get("HOOKGATE_DEPTH", "0"))
+    except ValueError:
+        return 0
+
+
+PROJECT_CONFIG_DIRS = (".claude", ".kiro", ".gemini", ".codex")
+
+
+def infer_project_dir(base_dir: str, fallback: str | None = None) -> str:
+    """``CLAUDE_PROJECT_DIR`` if set; else the project a config folder belongs to (the parent of
+    ``.claude``, ``.kiro``, ``.gemini``, ``.codex``); else ``fallback`` (at run time: the event's cwd),
+    else ``base_dir``. ``hookgate validate`` and ``hookgate run`` resolve paths the same way."""
     env = os.environ.get("CLAUDE_PROJECT_DIR")
     if env:
         return env
-    return os.path.dirname(base_dir) if os.path.basename(base_dir) in (".claude", ".kiro") else base_dir
+    if os.path.basename(base_dir) in PROJECT_CONFIG_DIRS:
+        return os.path.dirname(base_dir)
+    return fallback or base_dir
 
 
 class CommandHandler(Handler):
@@ -112,12 +126,13 @@ class CommandHandler(Handler):
     async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
         from gateway.dialects import host_payload
 
-        project_dir = event.project_dir or os.environ.get("CLAUDE_PROJECT_DIR") or event.cwd or os.getcwd()
+        project_dir = event.project_dir or infer_project_dir(self.spec.base_dir, event.cwd or os.getcwd())
         values = placeholder_values(self.spec, project_dir)
         env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
         env.update(values)
         if event.session_id:
             env["CLAUDE_CODE_SESSION_ID"] = event.session_id
+        env["HOOKGATE_DEPTH"] = str(_depth() + 1)  # a hook that runs hookgate again is nested one deeper
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
         stdin = dumps(host_payload(event, self.spec.dialect)).encode()
         code, out, err = await run_process(self.argv(values), stdin, env=env, cwd=cwd)

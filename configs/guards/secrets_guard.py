@@ -1,10 +1,18 @@
-"""hookgate default policy: block writes to secrets files (PreToolUse).
+"""hookgate default policy: block writes to secrets files and to the agent's own hook configuration (PreToolUse).
 
 Denies writes to ``.env`` / ``.envrc`` files, private keys, certificate stores, SSH and GnuPG
 directories and credential stores, with a reason the user understands. Path matching is
 case-insensitive. Templates stay writable: a name ending in ``.example``, ``.sample``, ``.template``,
 ``.tmpl``, ``.tpl``, ``.dist`` or ``.default(s)``, and an ``.env.*`` file with one of those words
 among its parts (``.env.local.example``, ``.env.example.bak``). Reading is never blocked.
+
+Also denied, so that the agent cannot switch its own guard rails off (``config_kind``): writes to a hookgate
+config (``hookgate.yaml``/``.yml``/``.json`` anywhere), Claude Code settings (``.claude/settings.json``,
+``.claude/settings.local.json``, ``~/.claude/settings.json``, files under ``.claude/hooks/``), Kiro agent
+configs (``.kiro/agents/*.json``), Gemini settings (``.gemini/settings.json``), Codex (``.codex/hooks.json``,
+``.codex/config.toml``, anything under ``~/.codex`` or ``$CODEX_HOME``) and hookgate's own cache and state
+(``~/.cache/hookgate``, ``$XDG_CACHE_HOME/hookgate``, ``$HOOKGATE_CACHE_DIR``, ``~/.local/state/hookgate``,
+``$XDG_STATE_HOME/hookgate``). A relative path is also judged against the event's ``cwd``.
 
 Two ways to run it (standard library only: json, re, os):
 
@@ -28,6 +36,7 @@ Which tools are checked (``check_event`` accepts any ``tool_name``):
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 
@@ -56,6 +65,32 @@ _SECRET_FILES = [
     (re.compile(r"(?:^|/)(?:\.netrc|_netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc)$", re.IGNORECASE),
      "a credentials file"),
 ]
+
+# Agent hook configuration and hookgate's own files: the agent must not switch its own guard rails off.
+_CONFIG_FILES = [
+    (re.compile(r"(?:^|/)\.?hookgate\.(?:ya?ml|json)$", re.IGNORECASE), "a hookgate configuration"),
+    (re.compile(r"(?:^|/)\.claude/(?:settings(?:\.local)?\.json$|hooks(?:/|$))", re.IGNORECASE),
+     "Claude Code's settings or hooks"),
+    (re.compile(r"(?:^|/)\.kiro/agents/(?:[^/]*\.json)?$", re.IGNORECASE), "a Kiro agent configuration"),
+    (re.compile(r"(?:^|/)\.gemini/settings\.json$", re.IGNORECASE), "Gemini CLI's settings"),
+    (re.compile(r"(?:^|/)\.codex/(?:hooks\.json|config\.toml)$", re.IGNORECASE), "Codex's hooks or configuration"),
+    (re.compile(r"^(?:~/\.codex|\$\{?CODEX_HOME\}?)(?:/|$)"), "Codex's configuration directory"),
+    (re.compile(r"(?:^|/)\.cache/hookgate(?:/|$)|(?:^|/)\.local/state/hookgate(?:/|$)"
+                r"|^\$\{?(?:XDG_CACHE_HOME|XDG_STATE_HOME)\}?/hookgate(?:/|$)|^\$\{?HOOKGATE_CACHE_DIR\}?(?:/|$)"),
+     "hookgate's own cache or state"),
+]
+# Directories that hold those files: deleting or moving one away (``rm``, ``mv`` sources), or creating one whole
+# (``cp -r dir .claude``), also switches hooks off.
+_CONFIG_DIRS = re.compile(r"(?:^|/)\.(?:claude|claude/hooks|kiro|kiro/agents|gemini|codex)/?$", re.IGNORECASE)
+# Concrete protected names, for matching a shell glob (``> .e?v``) against them (see ``glob_reason``).
+PROTECTED_EXAMPLES = (
+    ".env", ".env.local", ".env.production", ".envrc", "x.pem", "x.key", "x.p12", "x.pfx", "x.jks", "x.keystore",
+    "x.ppk", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", "_netrc", ".pgpass", ".git-credentials", ".npmrc",
+    ".pypirc", ".ssh/authorized_keys", ".ssh/config", ".ssh/id_rsa", ".gnupg/x", ".aws/credentials", ".aws/config",
+    ".docker/config.json", ".kube/config", "hookgate.yaml", "hookgate.yml", "hookgate.json", ".claude/settings.json",
+    ".claude/settings.local.json", ".claude/hooks/x", ".kiro/agents/x.json", ".gemini/settings.json",
+    ".codex/hooks.json", ".codex/config.toml", ".cache/hookgate/x", ".local/state/hookgate/x",
+)
 
 _PATH_KEYS = frozenset({"file_path", "filepath", "filePath", "notebook_path", "path", "file", "filename", "fileName",
                         "file_name", "destination", "dest", "target", "target_path", "targetPath", "new_path",
@@ -100,16 +135,82 @@ def secret_kind(path: str) -> str | None:
     return None
 
 
-def write_reason(path: str, what: str | None = None) -> str | None:
-    """The reason a write to ``path`` is denied, or None when ``path`` is not a secrets file.
+def _home_form(path: str) -> str:
+    """``path`` with the home directory and hookgate's cache/state directories written as variables
+    (``/home/u/.codex/x`` -> ``~/.codex/x``; ``$XDG_CACHE_HOME`` spelled out -> ``$XDG_CACHE_HOME``)."""
+    for var in ("HOOKGATE_CACHE_DIR", "XDG_CACHE_HOME", "XDG_STATE_HOME", "CODEX_HOME"):
+        value = _env(var)
+        if value and (path == value or path.startswith(value + "/")):
+            return "$" + var + path[len(value):]
+    for prefix in ("${HOME}", "$HOME", _env("HOME")):
+        if prefix and prefix != "/" and (path == prefix or path.startswith(prefix + "/")):
+            return "~" + path[len(prefix):]
+    return path
 
-    ``what``: how the write happens, for the message (e.g. the shell command); default "Writing to PATH"."""
+
+def _env(name: str) -> str:
+    return os.environ.get(name, "").rstrip("/")
+
+
+def config_kind(path: str, removal: bool = False) -> str | None:
+    """What kind of agent-hook configuration ``path`` is (``"a hookgate configuration"``...), or None.
+
+    ``removal``: the path is deleted or moved away (``rm``, ``mv`` source): the directories holding such
+    files (``.claude``, ``.kiro``, ``.codex``...) count too. Never raises for a string."""
+    path = path.replace("\\", "/").strip()
+    if not path:
+        return None
+    path = _home_form(path)
+    for pattern, kind in _CONFIG_FILES:
+        if pattern.search(path):
+            return kind
+    if removal and _CONFIG_DIRS.search(path):
+        return "a directory holding agent hook configuration"
+    return None
+
+
+def write_reason(path: str, what: str | None = None, removal: bool = False, verb: str | None = None) -> str | None:
+    """The reason a write to ``path`` is denied, or None when ``path`` is neither a secrets file nor
+    agent-hook configuration (``config_kind``).
+
+    ``what``: how the write happens, for the message (e.g. the shell command); default "Writing to PATH".
+    ``removal``: the path is deleted, moved away or replaced whole (see ``config_kind``); ``verb``: what
+    ``what`` does to it, for the message (default "writes to", or "deletes or moves" for a removal)."""
+    kind = config_kind(path, removal)
+    verb = verb or ("deletes or moves" if removal else "writes to")
+    if kind is not None:
+        head = f"{what} {verb} {path}" if what else f"Writing to {path}"
+        return (f"{head}, which is {kind}; hookgate's default policy blocks changes to the agent's own hook "
+                "configuration (the agent must not change its own guard rails): ask the user to make this change.")
     kind = secret_kind(path)
     if kind is None:
         return None
-    head = f"{what} writes to {path}" if what else f"Writing to {path}"
+    head = f"{what} {verb} {path}" if what else f"Writing to {path}"
     return (f"{head}, which is {kind}; hookgate's default policy blocks writes to secrets files. Secrets must not "
             "pass through the agent: ask the user to edit this file.")
+
+
+def _glob_match(pattern: str, name: str) -> bool:
+    """Shell pattern matching of one path component (a leading ``.`` is only matched by a literal ``.``)."""
+    import fnmatch
+
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(name, pattern.lower())
+
+
+def glob_reason(pattern: str, what: str | None = None) -> str | None:
+    """The reason a write to shell glob ``pattern`` (``.e?v``, ``~/.ssh/auth*``) is denied when the glob
+    could name a secrets file or hook configuration (one of ``PROTECTED_EXAMPLES``), or None."""
+    parts = pattern.replace("\\", "/").rstrip("/").split("/")
+    for example in PROTECTED_EXAMPLES:
+        ex = example.split("/")
+        if len(parts) < len(ex) or not all(_glob_match(p, e) for p, e in zip(parts[-len(ex):], ex, strict=True)):
+            continue
+        reason = write_reason("/".join(parts[:-len(ex)] + ex), what)
+        if reason:
+            return reason.replace("/".join(parts[:-len(ex)] + ex), f"{pattern} (which can match {example})", 1)
+    return None
 
 
 def _paths(value: Any, key: str | None, depth: int, out: list[str]) -> None:
@@ -170,8 +271,11 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
         if not isinstance(tool_input, dict):
             return None
         tool_name = event.get("tool_name")
+        cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else ""
         for path in tool_paths(tool_name if isinstance(tool_name, str) else None, tool_input):
             reason = write_reason(path)
+            if not reason and cwd and path and not path.startswith(("/", "~", "$")):  # settings.json in .claude/
+                reason = write_reason(cwd.rstrip("/") + "/" + path)
             if reason:
                 return answer(event, reason)
         return None

@@ -2,18 +2,25 @@
 
 Denies, with a reason the user understands:
 
-- a recursive delete: ``rm -r`` / ``-R`` / ``--recursive`` (with or without ``-f``), and ``find ... -delete``
-  or ``find ... -exec rm`` on ``/``, ``~``, ``$HOME`` or a path outside the event's ``cwd``;
+- a recursive delete: ``rm -r`` / ``-R`` / ``--recursive`` / ``--rec`` (with or without ``-f``), and
+  ``find ... -delete`` or ``find ... -exec rm`` on ``/``, ``~``, ``$HOME`` or a path outside the event's
+  ``cwd``, or with no test (``-name``, ``-type``, ``-mtime``...: a bare ``find . -delete`` deletes the whole
+  tree, ``.git`` included);
 - a destructive ``git push`` (``-f``/``--force``, ``+ref``, ``--mirror``, ``--delete``/``-d``, ``:ref``,
   ``--prune``; ``--force-with-lease`` passes), ``git reset --hard``, ``git clean -f`` (not ``-n``), also
-  after git's global options (``git -C dir -c k=v --no-pager push -f``);
+  after git's global options (``git -C dir -c k=v --no-pager push -f``), with abbreviated long options
+  (``git clean --fo``, ``reset --ha``), through inline aliases (``git -c alias.p='push -f' p``; a ``!`` alias,
+  and ``-c core.pager=``/``core.sshCommand=``... values, are checked as shell commands);
 - ``dd`` onto a device, ``mkfs``, a fork bomb;
 - code run straight from a download (``curl ... | sh``, ``bash <(curl ...)``, ``sh -c "$(curl ...)"``,
-  ``curl ... | python3``), and any other program text a shell reads from a pipe (``... | sh``), except a
-  literal ``echo``/``printf`` whose text is then checked like a command;
+  ``curl ... | python3``), and any other program text a shell reads from a pipe (``... | sh``) or a file
+  redirect (``sh < x.sh``), except a literal ``echo``/``printf`` whose text is then checked like a command;
 - writes to secrets files (``> .env``, ``tee``, ``cp``/``mv``/``ln``/``install``/``rsync`` destinations,
   ``sed -i``, ``perl -i``, ``dd of=``, ``truncate``, ``curl -o``, ``wget -O``), judged by
-  ``secrets_guard.secret_kind``.
+  ``secrets_guard.secret_kind``, and writes, deletes (``rm``, ``unlink``, ``shred``) and moves (``mv`` sources)
+  of the agent's own hook configuration (``secrets_guard.config_kind``: ``hookgate.yaml``,
+  ``.claude/settings.json``...);
+  a glob written to (``> .e?v``) is matched against those names.
 
 The command is tokenized the way bash does it (quotes, ``\\`` escapes, ``#`` comments only at the start
 of a word, heredocs -- whose bodies are data --, ``$(...)``, backticks, ``<(...)``, ``$'...'``) and every
@@ -21,11 +28,14 @@ simple command is checked, including those in substitutions, after ``;``/``&&``/
 ``{ }``, ``( )``, ``if``/``for``/``while`` bodies, after ``!``, behind wrappers (``sudo -u x``, ``env -u X``,
 ``nice -n 5``, ``timeout -s KILL 5``, ``stdbuf -o0``, ``xargs -0``, ``command``, ``exec``, ``time``, ``doas``...)
 and inside ``sh``/``bash``/``dash``/``zsh``/``ksh`` ``-c``, ``eval``, ``watch``, ``su -c``, ``env -S``, here-strings
-and heredocs fed to a shell. The command name is read after quote removal (``\\rm``, ``"rm"``, ``/bin/rm``).
+and heredocs fed to a shell. The command name is read after quote removal (``\\rm``, ``"rm"``, ``/bin/rm``);
+unquoted brace lists are expanded (``{rm,-rf,~}``; ``{a..b}`` sequences are not), ``$IFS``/``${IFS}`` splits
+words, a glob command name (``/bin/r?``, ``[r]m``) is checked as every command it can match, and a literal
+``$(echo ...)``/`` `printf ...` `` command word is checked as the command it prints.
 A command that cannot be tokenized (unbalanced quotes) is scanned as raw text for the same patterns;
 one nesting substitutions or ``sh -c`` more than ``MAX_DEPTH`` levels deep is denied as unanalysable.
 
-Two ways to run it (standard library only: json, re, shlex, os):
+Two ways to run it (standard library only: json, re, shlex, os; fnmatch when a glob needs matching):
 
 - in-process: ``check_event(event) -> dict | None`` (hookgate's ``python`` handler); it never raises.
 - as a command hook: ``python -I -S shell_guard.py`` reads the event on stdin and prints the answer.
@@ -34,7 +44,8 @@ Two ways to run it (standard library only: json, re, shlex, os):
 ``configs/validators/policy.py``). Known limitations: a command name or option only known at run time
 (``r=rm; $r -rf /``, ``rm $FLAGS x``), aliases and functions defined elsewhere, ``cd`` earlier in the
 command (``find`` paths are judged against the event's ``cwd``), remote commands (``ssh host ...``,
-``docker exec``), code in other languages (``python -c "shutil.rmtree('/')"``).
+``docker exec``), code in other languages (``python -c "shutil.rmtree('/')"``), ``{a..b}`` sequences,
+git subcommands that restore files (``git checkout -- hookgate.yaml``).
 """
 
 from __future__ import annotations
@@ -74,13 +85,17 @@ class _TooDeep(Exception):
     pass
 
 
+class _Unanalysable(Exception):
+    """The command is well-formed but too large to analyse (``str(exc)``: what it does, for the reason)."""
+
+
 class Word:
     """One shell word after quote removal. ``text`` keeps expansions as written (``$HOME``, ``$(...)``);
     ``literal``: no expansion at all (``text`` is exactly what the command receives); ``subs``: the
     command and process substitutions inside (token lists; they run); ``procsub``: the word is a whole
     ``<(...)``/``>(...)``."""
 
-    __slots__ = ("literal", "procsub", "quoted", "subs", "text")
+    __slots__ = ("literal", "meta", "procsub", "quoted", "subs", "text")
 
     def __init__(self, text: str = "") -> None:
         self.text = text
@@ -88,6 +103,11 @@ class Word:
         self.quoted = False
         self.subs: list[list[Token]] = []
         self.procsub: list[Token] | None = None
+        self.meta: list[int] = []  # indices in text of unquoted brace and glob characters ({ , } * ? [)
+
+    def globs(self) -> bool:
+        """Whether the word holds an unquoted glob character (``r?``, ``*.env``, ``[r]m``)."""
+        return any(self.text[i] in "*?[" for i in self.meta if i < len(self.text))
 
 
 class Op:
@@ -123,6 +143,7 @@ _DQ_PLAIN = re.compile(r'[^"\\$`]*')
 _HEREDOC_PLAIN = re.compile(r"[^\\$`]*")
 _BACKTICK_STOP = re.compile(r"[`\\]")
 _ANSI_STOP = re.compile(r"['\\]")
+_META_CHARS = re.compile(r"[{},*?\[]")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 _ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
                  "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -287,6 +308,9 @@ class _Lexer:
                 m = _PLAIN.match(s, self.i)
                 if m is None:  # pragma: no cover - every other character is plain
                     raise ParseError(f"unexpected {c!r}")
+                if _META_CHARS.search(m.group()):
+                    base = len(w.text)
+                    w.meta.extend(base + k.start() for k in _META_CHARS.finditer(m.group()))
                 w.text += m.group()
                 self.i = m.end()
         return w
@@ -426,13 +450,83 @@ class Cmd:
         self.pipe_in = pipe_in
 
 
+MAX_BRACE_WORDS = 256  # a word's brace expansion may give this many words; more is refused as unanalysable
+_IFS = re.compile(r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])")
+_POSITIONAL = re.compile(r"\$\{?[0-9]\}?")
+
+
+def _braces(text: str, meta: list[int], out: list[tuple[str, list[int]]], depth: int = 0) -> None:
+    """Bash brace expansion of comma lists (``{rm,-rf,~}``, ``a{b,c{d,e}}``) into ``out``; ``meta``: the
+    indices of unquoted ``{``, ``,``, ``}`` (quoted ones do not expand). ``{a..b}`` sequences stay as written."""
+    if len(out) >= MAX_BRACE_WORDS or depth > 100:
+        raise _Unanalysable("expands braces into too many words")
+    for k, o in enumerate(meta):
+        if text[o] != "{":
+            continue
+        level, commas, close = 0, [], -1
+        for j in meta[k + 1:]:
+            c = text[j]
+            if c == "{":
+                level += 1
+            elif c == "}":
+                if level == 0:
+                    close = j
+                    break
+                level -= 1
+            elif c == "," and level == 0:
+                commas.append(j)
+        if close < 0 or not commas:
+            continue
+        prefix, suffix = text[:o], text[close + 1:]
+        for start, end in zip([o + 1, *(c + 1 for c in commas)], [*commas, close], strict=True):
+            alt = text[start:end]
+            new_meta = ([i for i in meta if i < o] + [i - start + o for i in meta if start <= i < end]
+                        + [i - close - 1 + o + len(alt) for i in meta if i > close])
+            _braces(prefix + alt + suffix, new_meta, out, depth + 1)
+        return
+    out.append((text, meta))
+
+
+def _expand(w: Word) -> list[Word]:
+    """The words bash makes of ``w`` before running it: brace expansion, then ``$IFS`` / ``${IFS}`` splitting
+    (``rm${IFS}-rf${IFS}/`` -> ``rm -rf /``; ``$1``...``$9`` next to it count as empty)."""
+    has_brace = any(w.text[i] == "{" for i in w.meta)
+    has_ifs = not w.literal and "IFS" in w.text and _IFS.search(w.text) is not None
+    if not has_brace and not has_ifs:
+        return [w]
+    forms: list[tuple[str, list[int]]] = []
+    if has_brace:
+        _braces(w.text, w.meta, forms)
+    else:
+        forms.append((w.text, w.meta))
+    words: list[Word] = []
+    for text, meta in forms:
+        if not has_ifs:
+            pieces = [(text, meta, w.literal)]
+        else:
+            globbing = any(text[i] in "*?[" for i in meta if i < len(text))
+            pieces = []
+            for part in _IFS.split(text):
+                part = _POSITIONAL.sub("", part)
+                if part:
+                    glob_meta = [i for i, c in enumerate(part) if c in "*?["] if globbing else []
+                    pieces.append((part, glob_meta, "$" not in part and "`" not in part))
+        for text_, meta_, literal in pieces:
+            nw = Word(text_)
+            nw.literal, nw.quoted, nw.meta = literal, w.quoted, meta_
+            if not words:
+                nw.subs, nw.procsub = w.subs, w.procsub
+            words.append(nw)
+    return words or [w]
+
+
 def _commands(toks: list[Token]) -> list[Cmd]:
     cmds: list[Cmd] = []
     cur = Cmd(None)
     pending: Cmd | None = None  # the command a `|` pipes into the next one
     for t in toks:
         if isinstance(t, Word):
-            cur.words.append(t)
+            cur.words.extend(_expand(t))
         elif isinstance(t, Redir):
             cur.redirs.append(t)
         else:
@@ -730,7 +824,7 @@ def _check_cmd(cmd: Cmd, ctx: _Ctx) -> str | None:
             target = r.target.text
             if r.op == ">&" and (target.isdigit() or target == "-"):
                 continue
-            reason = _secrets.write_reason(target, f"`{_show(cmd.words, cmd.redirs)}`")
+            reason = _write_reason(target, f"`{_show(cmd.words, cmd.redirs)}`")
             if reason:
                 return reason
     return _check_argv(cmd.words, cmd, ctx)
@@ -749,16 +843,24 @@ def _check_argv(words: list[Word], cmd: Cmd | None, ctx: _Ctx) -> str | None:
     if via_xargs:
         cmd = None
     head = core[0]
+    if head.globs() and head.text != "[":  # /bin/r? -rf /: check it as every command the glob could name
+        return _check_glob_head(head, core[1:], cmd, ctx)
+    if head.subs and not head.literal and head.procsub is None:  # $(echo rm -rf /): its output is the command
+        printed = _literal_output(head)
+        if printed is not None:
+            return ctx.check_text(" ".join([printed, *(shlex.quote(w.text) for w in core[1:])]))
     name = "sh" if head.text in ("$SHELL", "${SHELL}") else _base(head.text)
     args = core[1:]
     texts = [w.text for w in args]
     shown = _show(core)
     if name == "rm":
         return _check_rm(texts, shown)
+    if name in ("unlink", "shred", "rmdir"):
+        return _check_removals(_getopt(texts, "nsu" if name == "shred" else "")[0], shown)
     if name == "find":
         return _check_find(args, ctx, shown)
     if name == "git":
-        return _check_git(texts, shown)
+        return _check_git(texts, shown, ctx)
     if name.startswith("mkfs") or name == "mke2fs":
         return f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
     if name in SHELLS:
@@ -781,15 +883,63 @@ def _check_rm(args: list[str], shown: str) -> str | None:
         if a == "--":
             break
         if a.startswith("--"):
-            if len(a) >= 3 and "--recursive".startswith(a):
+            if len(a) >= 3 and "--recursive".startswith(a.partition("=")[0]):
                 return _rm_reason(shown)
         elif a.startswith("-") and ("r" in a or "R" in a):
             return _rm_reason(shown)
+    return _check_removals(_getopt(args)[0], shown)
+
+
+def _check_removals(paths: list[str], shown: str) -> str | None:
+    """Deleting (or moving away) hook configuration or a secrets file counts as writing it."""
+    for path in paths:
+        reason = _secrets.write_reason(path, f"`{shown}`", removal=True)
+        if reason:
+            return reason
+    return None
+
+
+# the names a glob in the command word is tried as (``r?`` -> rm): every command this guard judges
+_GLOB_CANDIDATES = tuple(sorted({
+    "rm", "unlink", "shred", "rmdir", "find", "git", "dd", "mkfs", "mke2fs", "eval", "source", "tee", "cp", "mv", "ln",
+    "install", "rsync", "sed", "perl", "truncate", "curl", "wget", "python", "python3", "node", "ruby", "php", "lua",
+    *SHELLS, *_WRAPPERS}))
+
+
+def _check_glob_head(head: Word, args: list[Word], cmd: Cmd | None, ctx: _Ctx) -> str | None:
+    import fnmatch
+
+    pattern = _base(head.text)
+    for name in _GLOB_CANDIDATES:
+        if fnmatch.fnmatchcase(name, pattern) or (name == "mkfs" and fnmatch.fnmatchcase("mkfs.ext4", pattern)):
+            reason = _check_argv([Word(name), *args], cmd, ctx.deeper())
+            if reason:
+                return (f"The command name `{head.text}` is a glob that can match `{name}`, so hookgate checks it as "
+                        f"`{name}`: {reason}")
+    return None
+
+
+def _literal_output(word: Word) -> str | None:
+    """What a command word like ``$(echo rm -rf /)`` or ```printf rm``` prints, when it is a single literal
+    ``echo``/``printf`` substitution (its output then runs as the command), else None."""
+    if len(word.subs) != 1 or not word.text.startswith(("$(", "`")) or not word.text.endswith((")", "`")):
+        return None
+    cmds = _commands(word.subs[0])
+    if len(cmds) != 1:
+        return None
+    words, strings, _ = _unwrap(cmds[0].words)
+    name = _base(words[0].text) if words and not strings else ""
+    if name in ("echo", "printf") and all(w.literal for w in words[1:]):
+        return _printed(name, [w.text for w in words[1:]])
     return None
 
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _DELETERS = frozenset({"rm", "unlink", "shred", "rmdir"})
+_FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+                           "-type", "-xtype", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-used",
+                           "-empty", "-size", "-user", "-group", "-uid", "-gid", "-nouser", "-nogroup", "-perm",
+                           "-links", "-inum", "-samefile", "-lname", "-ilname", "-context", "-fstype"})
 
 
 def _check_find(args: list[Word], ctx: _Ctx, shown: str) -> str | None:
@@ -824,6 +974,10 @@ def _check_find(args: list[Word], ctx: _Ctx, shown: str) -> str | None:
         if where:
             return (f"`{shown}` deletes files under {where}, with no undo, so {POLICY} blocks it. Run it on a "
                     "path inside the project, or ask the user.")
+    if not any(w.text in _FIND_FILTERS or w.text.startswith("-newer") for w in expr):
+        where = " ".join(w.text for w in roots) or "."
+        return (f"`{shown}` has no test (such as -name or -type), so it deletes everything under {where}, .git "
+                f"included, with no undo; {POLICY} blocks it. Add a test that selects the files, or ask the user.")
     return None
 
 
@@ -861,22 +1015,54 @@ _GIT_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--n
                                     "--config-env", "--list-cmds"})
 
 
-def _check_git(args: list[str], shown: str) -> str | None:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] in _GIT_GLOBAL_WITH_VALUE else 1
-    if i >= len(args):
-        return None
+# git -c keys whose value git runs as a shell command (a `!` alias is one too)
+_GIT_COMMAND_KEYS = re.compile(r"core\.(?:pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external"
+                               r"|pager\..+|(?:diff|merge)tool\..+\.cmd|credential\.helper|gpg\.program"
+                               r"|(?:diff|filter)\..+\.(?:command|textconv|clean|smudge|process)", re.IGNORECASE)
+
+
+def _long(names: set[str], full: str, shortest: int) -> bool:
+    """Whether ``names`` holds long option ``full`` or an abbreviation git/GNU accept (``--fo`` for ``--force``)
+    at least ``shortest`` characters long (counting the dashes)."""
+    return any(n == full or (n.startswith("--") and len(n) >= shortest and full.startswith(n)) for n in names)
+
+
+def _check_git(args: list[str], shown: str, ctx: _Ctx) -> str | None:
+    aliases: dict[str, str] = {}
+    for _ in range(10):  # aliases may name aliases
+        i = 0
+        while i < len(args) and args[i].startswith("-"):
+            if args[i] == "-c" and i + 1 < len(args):
+                key, eq, value = args[i + 1].partition("=")
+                if key.lower().startswith("alias.") and eq:
+                    aliases[key[6:].lower()] = value
+                elif _GIT_COMMAND_KEYS.fullmatch(key) and value:
+                    reason = ctx.check_text(value.lstrip("!"))
+                    if reason:
+                        return reason
+            i += 2 if args[i] in _GIT_GLOBAL_WITH_VALUE else 1
+        if i >= len(args):
+            return None
+        alias = aliases.pop(args[i].lower(), None)
+        if alias is None:
+            break
+        if alias.startswith("!"):  # git runs it with sh -c, the remaining arguments appended
+            return ctx.check_text(" ".join([alias[1:], *(shlex.quote(a) for a in args[i + 1:])]))
+        try:
+            expansion = shlex.split(alias)
+        except ValueError:
+            return _raw_scan("git " + alias, "an inline git alias cannot be split")
+        args = args[:i] + expansion + args[i + 1:]
     sub, rest = args[i], args[i + 1:]
     if sub == "push":
         return _check_push(rest, shown)
-    if sub == "reset" and any(a == "--hard" or (len(a) >= 4 and "--hard".startswith(a)) for a in rest):
-            return (f"`{shown}` throws away uncommitted work with no undo, so {POLICY} blocks `git reset --hard`. "
-                    "Use `git stash` to set changes aside, or ask the user.")
+    if sub == "reset" and _long({a for a in rest if a.startswith("--")}, "--hard", 3):
+        return (f"`{shown}` throws away uncommitted work with no undo, so {POLICY} blocks `git reset --hard`. "
+                "Use `git stash` to set changes aside, or ask the user.")
     if sub == "clean":
         _, opts, _ = _getopt(rest, "e", frozenset({"--exclude"}))
         names = _names(opts)
-        if names & {"-f", "--force"} and not names & {"-n", "--dry-run"}:
+        if ("-f" in names or _long(names, "--force", 3)) and not ("-n" in names or _long(names, "--dry-run", 3)):
             return (f"`{shown}` permanently deletes untracked files, so {POLICY} blocks `git clean -f`. "
                     "Run `git clean -n` to see what it would delete, or ask the user.")
     return None
@@ -885,23 +1071,19 @@ def _check_git(args: list[str], shown: str) -> str | None:
 def _check_push(args: list[str], shown: str) -> str | None:
     operands, opts, _ = _getopt(args, "o", frozenset({"--push-option", "--repo", "--receive-pack", "--exec"}))
     names = _names(opts)
-
-    def has(full: str, shortest: int) -> bool:
-        return any(n == full or (len(n) >= shortest and full.startswith(n)) for n in names)
-
-    if names & {"-n", "--dry-run"}:
+    if "-n" in names or _long(names, "--dry-run", 4):
         return None
-    if names & {"-f", "--force"} or any(o.startswith("+") for o in operands):
+    if "-f" in names or _long(names, "--force", 5) or any(o.startswith("+") for o in operands):
         return (f"`{shown}` force-pushes. Force-pushing rewrites the remote branch's history and can destroy other "
                 f"people's commits, so {POLICY} blocks it. Push normally (or use --force-with-lease), or ask the "
                 "user to force-push.")
-    if has("--mirror", 4):
+    if _long(names, "--mirror", 4):
         return (f"`{shown}` makes the remote an exact mirror of this clone, overwriting and deleting its branches "
                 f"and tags, so {POLICY} blocks it. Push the branches you mean to, or ask the user.")
-    if "-d" in names or has("--delete", 4) or any(o.startswith(":") for o in operands[1:]):
+    if "-d" in names or _long(names, "--delete", 4) or any(o.startswith(":") for o in operands[1:]):
         return (f"`{shown}` deletes a branch or tag on the remote, which can destroy other people's work, so "
                 f"{POLICY} blocks it. Ask the user to delete it.")
-    if has("--prune", 5):
+    if _long(names, "--prune", 4):
         return (f"`{shown}` deletes every remote branch that does not exist locally, so {POLICY} blocks it. "
                 "Ask the user to run it.")
     return None
@@ -948,6 +1130,9 @@ def _check_program(kind: str, src: Word | Cmd | None, shell: str, ctx: _Ctx) -> 
     """Check the program text a shell reads (from stdin or a ``<(...)`` file)."""
     if kind == "text" and isinstance(src, Word):
         return _fetch_in_subs([src]) or ctx.check_text(src.text)
+    if kind == "file" and isinstance(src, Word) and src.text not in ("/dev/null", "/dev/zero"):
+        return (f"`{shell} < {src.text}` runs commands from a file that hookgate cannot see, so {POLICY} blocks it. "
+                "Run the commands directly instead, or ask the user.")
     if kind != "pipe" or not isinstance(src, Cmd):
         return None
     if any(_core_name(c) in FETCHERS for c in _chain(src)):
@@ -1140,11 +1325,28 @@ def _check_writes(name: str, args: list[str], shown: str) -> str | None:
         for a in args:
             if a.startswith("of=/dev/") and not a[3:].startswith(_SAFE_DEVICES):
                 return f"`{shown}` writes straight onto a device and can overwrite a disk, so {POLICY} blocks it."
-    for path in _written_paths(name, args):
-        reason = _secrets.write_reason(path, f"`{shown}`")
+    paths = _written_paths(name, args)
+    # cp -r dir .claude: a whole configuration directory
+    if name in _COPIERS and paths and not paths[0].endswith("/") and _secrets.config_kind(paths[0], removal=True):
+        return _secrets.write_reason(paths[0], f"`{shown}`", removal=True, verb="replaces")
+    for path in paths:
+        reason = _write_reason(path, f"`{shown}`")
         if reason:
             return reason
+    if name == "mv":  # moving hook configuration away switches it off
+        operands, opts, _ = _getopt(args, *_COPIERS["mv"])
+        if not any(o in ("-t", "--target-directory") for o, _ in opts):
+            operands = operands[:-1]
+        return _check_removals(operands, shown)
     return None
+
+
+def _write_reason(path: str, what: str) -> str | None:
+    """``secrets_guard.write_reason``, and for a glob (``.e?v``) whether it could name a protected file."""
+    reason = _secrets.write_reason(path, what)
+    if reason is None and ("*" in path or "?" in path or "[" in path):
+        reason = _secrets.glob_reason(path, what)
+    return reason
 
 
 # ---------------------------------------------------------------------------- raw-text fallback
@@ -1198,6 +1400,8 @@ def check_command(command: str, cwd: str | None = None) -> str | None:
         except ParseError as exc:
             return _raw_scan(command, str(exc))
         return _check_tokens(toks, _Ctx(cwd, 0))
+    except _Unanalysable as exc:
+        return f"The command {exc} for hookgate to check, so {POLICY} blocks it. Simplify the command."
     except (_TooDeep, RecursionError):
         return (f"The command nests substitutions or `sh -c` more than {MAX_DEPTH} levels deep, too deep for "
                 f"hookgate to check, so {POLICY} blocks it. Simplify the command.")

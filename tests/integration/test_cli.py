@@ -146,3 +146,47 @@ def test_a_damaged_cache_entry_is_revalidated(tmp_path: Path) -> None:
         entry.write_text(json.dumps({"format": json.loads(entry.read_text())["format"]}))
     proc = run_hookgate(["run", "--config", GUARDS], event)
     assert proc.returncode == 2 and "Destructive command blocked by hook" in proc.stderr
+
+
+def test_a_config_that_runs_hookgate_on_itself_stops_instead_of_forking_for_ever(tmp_path: Path) -> None:
+    import sys
+
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": sys.executable,
+                                                                        "args": ["-m", "gateway", "run", "--config", str(config)]}]}]}}))
+    proc = run_hookgate(["run", "--config", str(config)], load_case("claude", "pretooluse-bash-safe.json"), timeout=60)
+    assert proc.returncode == 2 and "nested" in proc.stderr
+
+
+def test_sigterm_kills_the_hooks_process_group(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pidfile = tmp_path / "child.pid"
+    script = tmp_path / "h.sh"
+    script.write_text(f"#!/bin/sh\nsleep 97 & echo $! > {pidfile}; wait\n")
+    script.chmod(0o755)
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": str(script)}]}]}}))
+    proc = subprocess.Popen([sys.executable, "-m", "gateway", "run", "--config", str(config)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None
+    proc.stdin.write(b'{"hook_event_name": "Stop"}')
+    proc.stdin.close()
+    for _ in range(100):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == 128 + signal.SIGTERM
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the hook's child {child} outlived hookgate")

@@ -204,3 +204,16 @@ echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"
     d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s, timeout=20))), PRE, tmp_path)
     assert time.monotonic() - started < 8
     assert d.permission == "deny" and d.results[0].status == "ok"
+
+
+async def test_project_dir_is_the_config_folders_project_not_the_agents_cwd(tmp_path: Path) -> None:
+    """Without CLAUDE_PROJECT_DIR, a .claude/settings.json's hooks resolve against its project, as validate does."""
+    (tmp_path / ".claude" / "hooks").mkdir(parents=True)
+    (tmp_path / "sub").mkdir()
+    _script(tmp_path / ".claude" / "hooks", "deny.sh", "echo 'no' >&2; exit 2")
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
+        _cmd("${CLAUDE_PROJECT_DIR}/.claude/hooks/deny.sh")]}]}}))
+    async with Gateway(load_config([str(settings)], use_cache=False)) as gw:
+        d = await gw.dispatch({**PRE, "cwd": str(tmp_path / "sub")})
+    assert d.permission == "deny"

@@ -264,21 +264,62 @@ async def test_stop_check_that_always_blocks_gives_way_after_the_limit(tmp_path:
     async with gw:
         decisions = [await gw.dispatch(stop_event(tmp_path, stop_hook_active=i > 0)) for i in range(5)]
         other_session = await gw.dispatch(stop_event(tmp_path, session="s2"))
-    assert [d.block for d in decisions] == [True, True, True, False, False]
-    assert decisions[3].results[0].status == "skipped"
+    # 3 blocks in a row, then the stop goes through (skipped) and the count starts again: the next
+    # turn's Stop is checked (and blocked) again.
+    assert [d.block for d in decisions] == [True, True, True, False, True]
+    assert decisions[3].results[0].status == "skipped" and decisions[4].results[0].status == "ok"
     assert "stopBlockLimit" in (decisions[3].system_message or "") and "goes through" in (decisions[3].system_message
                                                                                            or "")
     assert decisions[3].to_claude()[0] == 0
-    assert len(claude.message_requests) == 4  # 3 for s1, 1 for s2; the skipped checks cost nothing
+    assert len(claude.message_requests) == 5  # 4 for s1, 1 for s2; the skipped check costs nothing
     assert other_session.block
+
+
+async def test_stop_guard_counts_consecutive_blocks_only(tmp_path: Path, claude: FakeAnthropic) -> None:
+    answers = iter([False, False, True, False, False, False, False])  # ok:true in between resets the count
+    claude.responder = lambda body: tool_use("submit_verdict", {"ok": next(answers), "reason": "r"})
+    gw = gateway(tmp_path, on("Stop", prompt()), anthropic_llm(claude), stopBlockLimit=3)
+    async with gw:
+        decisions = [await gw.dispatch(stop_event(tmp_path)) for _ in range(7)]
+    assert [d.block for d in decisions] == [True, True, False, True, True, True, False]
+    assert [d.results[0].status for d in decisions] == ["ok"] * 6 + ["skipped"]
+    assert len(claude.message_requests) == 6
+
+
+async def test_stop_guard_keeps_counting_while_a_command_still_blocks(tmp_path: Path, claude: FakeAnthropic) -> None:
+    script = tmp_path / "block.sh"
+    script.write_text("#!/bin/sh\necho 'not yet' >&2\nexit 2\n")
+    script.chmod(0o755)
+    claude.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
+    hooks = on("Stop", {"type": "command", "command": str(script), "id": "cmd"}, prompt())
+    gw = gateway(tmp_path, hooks, anthropic_llm(claude), stopBlockLimit=1)
+    async with gw:
+        decisions = [await gw.dispatch(stop_event(tmp_path)) for _ in range(3)]
+    assert all(d.block for d in decisions)  # the command check is never skipped
+    # the skip did not let the stop through, so the LLM check stays off while the loop goes on
+    assert [d.results[1].status for d in decisions] == ["ok", "skipped", "skipped"]
+    assert len(claude.message_requests) == 1
+
+
+async def test_subagent_stop_counts_per_subagent_and_resets(tmp_path: Path, claude: FakeAnthropic) -> None:
+    claude.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "finish the task"})
+    gw = gateway(tmp_path, on("SubagentStop", prompt()), anthropic_llm(claude), stopBlockLimit=1)
+
+    def sub(agent_id: str) -> dict[str, Any]:
+        return {**stop_event(tmp_path), "hook_event_name": "SubagentStop", "agent_id": agent_id,
+                "agent_type": "general-purpose"}
+
+    async with gw:
+        statuses = [(await gw.dispatch(sub(a))).results[0].status for a in ("a1", "a1", "a2", "a1")]
+    assert statuses == ["ok", "skipped", "ok", "ok"]  # a1's skip let it stop: its next stop is checked
 
 
 async def test_stop_guard_state_is_shared_across_processes(tmp_path: Path, claude: FakeAnthropic) -> None:
     claude.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
     config = write_config(tmp_path, on("Stop", prompt()), anthropic_llm(claude), stopBlockLimit=1)
     env = {"ANTHROPIC_API_KEY": "sk-test"}
-    runs = [run_hookgate(["run", "--config", config], stop_event(tmp_path), env=env) for _ in range(2)]
-    assert [r.returncode for r in runs] == [2, 0]
+    runs = [run_hookgate(["run", "--config", config], stop_event(tmp_path), env=env) for _ in range(3)]
+    assert [r.returncode for r in runs] == [2, 0, 2]  # block, limit reached (goes through), next turn checked
     assert "stopBlockLimit" in json.loads(runs[1].stdout)["systemMessage"]
 
 

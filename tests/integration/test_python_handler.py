@@ -8,11 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from gateway.api import Gateway
 from gateway.config import load_config
-from gateway.errors import ConfigError
 from tests.conftest import ROOT
 
 PRE = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf x"}, "cwd": "/tmp"}
@@ -48,12 +45,14 @@ async def test_failures_fail_closed_and_the_event_is_not_mutated(tmp_path: Path)
     assert d.updated_input is None and "expected a dict" in (d.results[2].message or "")
 
 
-def test_missing_callable_is_a_config_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError) as info:
-        load_config([str(_config(tmp_path, _py("nope"), {"type": "python", "callable": "no_such_mod:f"}))],
-                    use_cache=False)
-    assert any("has no attribute 'nope'" in i for i in info.value.issues)
-    assert any("cannot import no_such_mod" in i for i in info.value.issues)
+async def test_missing_callable_is_reported_and_fails_closed(tmp_path: Path) -> None:
+    path = _config(tmp_path, _py("nope"), {"type": "python", "callable": "no_such_mod:f"})
+    broken = load_config([str(path)], use_cache=False).broken
+    assert any("has no attribute 'nope'" in i for i in broken)
+    assert any("cannot import no_such_mod" in i for i in broken)
+    async with Gateway.from_file(str(path)) as gw:
+        d = await gw.dispatch(PRE)
+    assert d.permission == "deny" and "cannot run" in (d.permission_reason or "")
 
 
 def test_sync_path_imports_no_asyncio(tmp_path: Path) -> None:

@@ -101,6 +101,46 @@ def test_unknown_dialect_is_404(guards: ServeProcess) -> None:
     assert response.status_code == 404 and "unknown dialect 'vim'" in response.json()["error"]
 
 
+async def test_trailing_slashes_answer_like_the_plain_paths(app_client: Callable[..., httpx2.AsyncClient]) -> None:
+    client = app_client()
+    for path in ("/hooks", "/hooks/"):
+        answer = await client.post(path, content=json.dumps(RM_RF))
+        assert answer.status_code == 200 and answer.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+    for path in ("/hooks/claude", "/hooks/claude/"):
+        answer = await client.post(path, content=json.dumps(RM_RF))
+        assert answer.status_code == 200 and answer.json()["exit_code"] == 2
+    unknown = await client.post("/hooks/vim/", content=json.dumps(RM_RF))
+    assert unknown.status_code == 404 and "unknown dialect 'vim'" in unknown.json()["error"]
+    assert (await client.get("/healthz/")).json()["status"] == "ok"
+    assert (await client.get("/metrics/")).status_code == 200
+
+
+async def test_unknown_paths_and_methods_get_a_json_error(app_client: Callable[..., httpx2.AsyncClient]) -> None:
+    client = app_client()
+    missing = await client.post("/hooks/claude/extra", content=json.dumps(RM_RF))
+    assert missing.status_code == 404 and missing.headers["content-type"] == "application/json"
+    assert missing.json()["error"].startswith("no route POST /hooks/claude/extra (hookgate serve answers POST /hooks")
+    wrong = await client.get("/hooks/")
+    assert (wrong.status_code, wrong.headers["allow"], wrong.json()) == (
+        405, "POST", {"error": "method GET not allowed on /hooks/"})
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--port", "99999"], "argument --port: '99999' is not a port (expected 0-65535)"),
+    (["--port", "-1"], "argument --port: '-1' is not a port"),
+    (["--port", "http"], "argument --port: 'http' is not an integer"),
+    (["--max-body", "0"], "argument --max-body: '0': expected an integer greater than 0"),
+    (["--reload-interval", "-1"], "argument --reload-interval: '-1': expected a number of seconds >= 0"),
+    (["--reload-interval", "nan"], "argument --reload-interval: 'nan': expected a number of seconds >= 0"),
+])
+def test_serve_numbers_are_checked_as_usage_errors(args: list[str], error: str) -> None:
+    from tests.conftest import run_hookgate
+
+    proc = run_hookgate(["serve", "--config", str(GUARDS), *args])
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith(f"hookgate serve: {error}") and "internal error" not in proc.stderr
+
+
 def test_healthz_and_metrics(guards: ServeProcess) -> None:
     health = httpx2.get(f"{guards.url}/healthz").json()
     assert health["status"] == "ok" and health["config"] == [str(GUARDS)] and health["handlers"] > 0
@@ -438,20 +478,29 @@ def _reason(response: httpx2.Response) -> str:
 
 async def test_project_dir_header_reaches_the_event(app_client: Callable[..., httpx2.AsyncClient],
                                                     reports_project_dir: Path) -> None:
-    client = app_client(config=reports_project_dir)
-    header = "X-Hookgate-Project-Dir"
-    assert _reason(await _reported(client, {})) == "project_dir=None"
-    assert _reason(await _reported(client, {header: "/work/my%20proj/%C3%A9t%C3%A9"})) == \
+    client = app_client(token="t", config=reports_project_dir)
+    header, auth = "X-Hookgate-Project-Dir", {"authorization": "Bearer t"}
+    assert _reason(await _reported(client, auth)) == "project_dir=None"
+    assert _reason(await _reported(client, {**auth, header: "/work/my%20proj/%C3%A9t%C3%A9"})) == \
         "project_dir=/work/my proj/été"
-    bad = await _reported(client, {header: "relative/dir"})
+    bad = await _reported(client, {**auth, header: "relative/dir"})
     assert bad.status_code == 400 and bad.json()["error"] == "X-Hookgate-Project-Dir must be an absolute path"
 
 
-async def test_project_dir_header_only_from_an_authorized_caller(app_client: Callable[..., httpx2.AsyncClient],
-                                                                 reports_project_dir: Path) -> None:
+async def test_project_dir_header_only_with_a_token(app_client: Callable[..., httpx2.AsyncClient],
+                                                    reports_project_dir: Path,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
     header = {"X-Hookgate-Project-Dir": "/elsewhere"}
+    # no token: ignored, from loopback too (another local user could send it), with one warning
+    local = app_client(config=reports_project_dir)
+    with caplog.at_level("WARNING", logger="hookgate.server"):
+        assert _reason(await _reported(local, header)) == "project_dir=None"
+        assert _reason(await _reported(local, {"X-Hookgate-Project-Dir": "relative"})) == "project_dir=None"
+    assert [r.message for r in caplog.records if "X-Hookgate-Project-Dir" in r.message] == [
+        "ignoring X-Hookgate-Project-Dir (the caller's project folder): it is accepted only with HOOKGATE_TOKEN "
+        "set; command handlers use this server's CLAUDE_PROJECT_DIR"]
     remote = app_client(host="0.0.0.0", peer="10.1.2.3", config=reports_project_dir)
-    assert _reason(await _reported(remote, header)) == "project_dir=None"  # no token: ignored
+    assert _reason(await _reported(remote, header)) == "project_dir=None"
     with_token = app_client(host="0.0.0.0", peer="10.1.2.3", token="t", config=reports_project_dir)
     assert _reason(await _reported(with_token, {**header, "authorization": "Bearer t"})) == "project_dir=/elsewhere"
     assert (await _reported(with_token, header)).status_code == 401

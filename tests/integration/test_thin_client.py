@@ -163,8 +163,9 @@ def test_wrong_path_is_a_misconfiguration_and_fallback_says_so(server: ServeProc
     wrong = f"{server.url}/hooks"  # the client adds /hooks/{dialect} itself
     proc = run_hookgate(["run", "--server", wrong, "--config", GUARDS], event)
     first, rest = proc.stderr.split("\n", 1)
-    assert first == (f"hookgate: server {wrong} misconfigured: 404 not found (the URL must be the server's base "
-                     "URL, e.g. http://127.0.0.1:8787); deciding in-process")
+    assert first == (f"hookgate: server {wrong} misconfigured: 404 not found: no route POST /hooks/hooks/auto "
+                     "(hookgate serve answers POST /hooks, POST /hooks/{dialect}, GET /healthz, GET /metrics); "
+                     "the URL must be the server's base URL, e.g. http://127.0.0.1:8787; deciding in-process")
     assert (proc.returncode, proc.stdout, rest) == outcome(local)
 
 
@@ -253,14 +254,32 @@ def test_the_callers_project_dir_reaches_command_handlers(tmp_path: Path) -> Non
     mine = tmp_path / "my proj" / "été"
     mine.mkdir(parents=True)
     event = load_case("claude", "pretooluse-bash-safe.json")
-    with ServeProcess(config, env={"CLAUDE_PROJECT_DIR": "/the/server/own"}) as served:
-        remote = run_hookgate(["run", "--server", served.url], event, env={"CLAUDE_PROJECT_DIR": str(mine)})
-        local = run_hookgate(["run", "--config", str(config)], event, env={"CLAUDE_PROJECT_DIR": str(mine)})
+    token = {"HOOKGATE_TOKEN": "s3cret"}  # the header is honoured only with a token
+    caller = {"CLAUDE_PROJECT_DIR": str(mine), **token}
+    with ServeProcess(config, env={"CLAUDE_PROJECT_DIR": "/the/server/own", **token}) as served:
+        remote = run_hookgate(["run", "--server", served.url], event, env=caller)
+        local = run_hookgate(["run", "--config", str(config)], event, env=caller)
         assert remote.returncode == 2 and remote.stderr == f"{mine}\n"
         assert outcome(remote) == outcome(local)
-        unset = run_hookgate(["run", "--server", served.url], event)
+        unset = run_hookgate(["run", "--server", served.url], event, env=token)
         assert (unset.returncode, unset.stderr) == (2, "/the/server/own\n")
         script = str(ROOT / "gateway" / "client.py")
         alone = subprocess.run([sys.executable, "-I", "-S", script, served.url], input=json.dumps(event),
-                               capture_output=True, text=True, env={"CLAUDE_PROJECT_DIR": str(mine)}, check=False)
+                               capture_output=True, text=True, env=caller, check=False)
         assert (alone.returncode, alone.stderr) == (2, f"{mine}\n")
+
+
+def test_without_a_token_the_callers_project_dir_is_ignored(tmp_path: Path) -> None:
+    config = tmp_path / "hookgate.yaml"
+    config.write_text("hooks:\n  PreToolUse:\n    - hooks: [{type: command, "
+                      "command: 'printf \"%s\" \"$CLAUDE_PROJECT_DIR\" >&2; exit 2'}]\n")
+    event = load_case("claude", "pretooluse-bash-safe.json")
+    server_env = {"CLAUDE_PROJECT_DIR": "/the/server/own", "HOOKGATE_TOKEN": ""}
+    with ServeProcess(config, env=server_env) as served:
+        for _ in range(2):
+            remote = run_hookgate(["run", "--server", served.url], event,
+                                  env={"CLAUDE_PROJECT_DIR": str(tmp_path), "HOOKGATE_TOKEN": ""})
+            assert (remote.returncode, remote.stderr) == (2, "/the/server/own\n")  # still answers
+        served.wait_log("ignoring X-Hookgate-Project-Dir")
+        served.stop()
+    assert sum("ignoring X-Hookgate-Project-Dir" in line for line in served.lines) == 1

@@ -22,10 +22,14 @@ def _write(tmp_path: Path, data: Any, name: str = "hookgate.json") -> str:
 
 
 def _issues(tmp_path: Path, hooks: dict[str, Any], **extra: Any) -> list[str]:
+    """What `hookgate validate` reports: schema errors (ConfigError), else handlers that cannot run."""
     path = _write(tmp_path, {"hooks": hooks, **extra})
-    with pytest.raises(ConfigError) as info:
-        load_config([path], use_cache=False)
-    return info.value.issues
+    try:
+        broken = load_config([path], use_cache=False).broken
+    except ConfigError as exc:
+        return exc.issues
+    assert broken, "expected validation problems"
+    return broken
 
 
 def _cmd(**kw: Any) -> dict[str, Any]:
@@ -122,7 +126,8 @@ def test_not_executable_script(tmp_path: Path) -> None:
     issues = _issues(tmp_path, {"Stop": [{"hooks": [_cmd(command=str(script))]}]})
     assert any("not executable" in i for i in issues)
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    load_config([_write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(command=str(script))]}]}})], use_cache=False)
+    path = _write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(command=str(script))]}]}})
+    assert load_config([path], use_cache=False).broken == []
 
 
 def test_relative_script_resolves_against_the_project(tmp_path: Path) -> None:
@@ -132,7 +137,7 @@ def test_relative_script_resolves_against_the_project(tmp_path: Path) -> None:
     hook.chmod(0o755)
     path = _write(tmp_path / ".claude", {"hooks": {"Stop": [{"hooks": [_cmd(command=".claude/hooks/h.sh")]}]}},
                   "settings.json")
-    load_config([path], use_cache=False)
+    assert load_config([path], use_cache=False).broken == []
 
 
 def test_failclosed_on_a_judgment_handler(tmp_path: Path) -> None:
@@ -196,7 +201,7 @@ def test_dollar_claude_project_dir_without_braces(tmp_path: Path) -> None:
     (tmp_path / "hook.sh").write_text("#!/bin/sh\n")
     (tmp_path / "hook.sh").chmod(0o755)
     path = _write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(command='"$CLAUDE_PROJECT_DIR"/hook.sh')]}]}})
-    load_config([path], use_cache=False)
+    assert load_config([path], use_cache=False).broken == []
 
 
 @pytest.mark.parametrize("timeout", ["10", True, 1e400, -1, 0])

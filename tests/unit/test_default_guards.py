@@ -45,6 +45,10 @@ def reason_of(out: dict[str, Any] | None) -> str | None:
 RECURSIVE = "recursive delete"
 FORCE = "Force-pushing"
 RESET = "git reset --hard"
+CLEAN = "git clean -f"
+CONFIG = "the agent must not change its own guard rails"
+BARE_FIND = "has no test"
+FROM_FILE = "runs commands from a file"
 SECRETS = "blocks writes to secrets files"
 DOWNLOAD = "Piping a downloaded script"
 HIDDEN = "runs commands that hookgate cannot see"
@@ -123,6 +127,43 @@ BYPASSES = [
     ("npm run build && rm -rf dist", RECURSIVE), ("sh -ec \"rm -rf x\"", RECURSIVE), ("git push --force origin main", FORCE),
     ("git push origin +main", FORCE), ("git reset --hard HEAD~3", RESET), ("git clean -fdx", "git clean -f"),
     ("dd if=/dev/zero of=/dev/sda", "device"), ("mkfs.ext4 /dev/sdb1", "formats"),
+    # second review, 1: self-protection -- the agent's own hook configuration is not writable through the shell
+    ("echo '{}' > hookgate.yaml", CONFIG), ("tee configs/hookgate.yml", CONFIG), ("cp x /p/hookgate.json", CONFIG),
+    ("mv new.yaml hookgate.yaml", CONFIG), ("sed -i 's/deny/allow/' hookgate.yaml", CONFIG), ("rm hookgate.yaml", CONFIG),
+    ("rm -f .claude/settings.json", CONFIG), ("echo {} > .claude/settings.local.json", CONFIG),
+    ("cat x >> ~/.claude/settings.json", CONFIG), ("cp evil.sh .claude/hooks/pre.sh", CONFIG),
+    ("unlink .claude/hooks/guard.sh", CONFIG), ("echo x > .kiro/agents/default.json", CONFIG),
+    ("truncate -s 0 .gemini/settings.json", CONFIG), ("echo x > .codex/hooks.json", CONFIG),
+    ("tee -a .codex/config.toml", CONFIG), ("echo x > ~/.codex/config.toml", CONFIG), ("rm ~/.codex/auth.json", CONFIG),
+    ("echo x > ~/.cache/hookgate/config.json", CONFIG), ("rm $XDG_CACHE_HOME/hookgate/x.json", CONFIG),
+    ("echo x > ~/.local/state/hookgate/state.db", CONFIG), ("mv .claude .claude.off", CONFIG),
+    ("mv hookgate.yaml /tmp/", CONFIG), ("perl -pi -e 's/a/b/' .claude/settings.json", CONFIG),
+    ("ln -sf /dev/null hookgate.yaml", CONFIG), ("rm .env", SECRETS), ("cp -r evil .claude", CONFIG),
+    ("rsync -a evil/ .kiro/agents/", CONFIG), ("cp settings.json .claude/", CONFIG), ("dd of=hookgate.yaml", CONFIG),
+    # 2: brace expansion and globs in the command word or a write target
+    ("{rm,-rf,~}", RECURSIVE), ("echo {rm,-rf,/}|sh", RECURSIVE), ("{git,push,-f}", FORCE), ("git {push,-f}", FORCE),
+    ("git push {-f,origin}", FORCE), ("x{,}; {rm,-r,a{b,c}}", RECURSIVE), ("sudo {rm,-rf,/}", RECURSIVE),
+    ("/bin/r? -rf /", RECURSIVE), ("r* -rf ~", RECURSIVE), ("[r]m -rf /", RECURSIVE), ("/usr/bin/g?t push -f", FORCE),
+    ("s?do rm -rf /", RECURSIVE), ("b?sh -c 'rm -rf /'", RECURSIVE), ("echo k > .e?v", SECRETS),
+    ("cp x .e[n]v", SECRETS), ("tee ~/.ssh/auth*", SECRETS), ("echo {} > .claude/s*.json", CONFIG),
+    # 3: inline git aliases and config values git runs as commands
+    ("git -c alias.nuke='!rm -rf ~' nuke", RECURSIVE), ("git -c alias.p='push -f' p", FORCE),
+    ("git -c alias.x='reset --hard' x", RESET), ("git -c Alias.P='push --force' p origin", FORCE),
+    ("git -c alias.a=b -c alias.b='push -f' a", FORCE), ("git -c core.pager='rm -rf ~' log", RECURSIVE),
+    ("git -c core.sshCommand='sh -c \"rm -rf /\"' fetch", RECURSIVE),
+    # 4: abbreviated long options
+    ("git clean --fo", CLEAN), ("git clean --forc -d", CLEAN), ("git clean -d --f", CLEAN), ("git reset --ha", RESET),
+    ("git push --mir", "mirror"), ("git push --del origin x", "deletes a branch"),
+    ("git push --pr origin", "does not exist locally"), ("git push --forc", FORCE), ("rm --rec x", RECURSIVE),
+    ("rm --recursive=always x", RECURSIVE),
+    # 5: find -delete with no test deletes the whole tree, .git included
+    ("find . -delete", BARE_FIND), ("find -delete", BARE_FIND), ("find src -maxdepth 1 -delete", BARE_FIND),
+    ("find . -exec rm {} +", BARE_FIND), ('find "$d" -delete', BARE_FIND),
+    # 6: substitutions as the command word, $IFS, a shell reading its program from a file
+    ("$(echo rm -rf /)", RECURSIVE), ("`echo rm -rf /`", RECURSIVE), ("$(echo rm) -rf /", RECURSIVE),
+    ("$(printf 'git push -f')", FORCE), ("rm${IFS}-rf${IFS}/", RECURSIVE), ("rm$IFS-rf$IFS/", RECURSIVE),
+    ("rm$IFS$9-rf$IFS$9~", RECURSIVE), ("{rm,-rf}${IFS}/", RECURSIVE), ("sh < x.sh", FROM_FILE),
+    ("bash < script", FROM_FILE), ("sudo bash -s < x.sh", FROM_FILE), ("source /dev/stdin < x.sh", FROM_FILE),
 ]
 
 
@@ -152,7 +193,7 @@ ALLOWED = [
     "cat <<'EOF' | python3\nimport os\nEOF", "python3 - <<'EOF'\nprint(1)\nEOF",
     # literal program text piped into a shell is checked, and harmless text passes
     "echo ls | sh", "printf 'ls\\n' | bash", "echo hi | sudo -u root bash", ". <(echo ls)", "echo ls | sh -s",
-    "bash script.sh", "sh < script.sh", "bash -n script.sh", "sh ./configure --prefix=/usr", "bash -c 'echo hi'",
+    "bash script.sh", "sh < /dev/null", "bash -n script.sh", "sh ./configure --prefix=/usr", "bash -c 'echo hi'",
     "sudo sh -c 'echo x > /etc/hosts'", "curl x > install.sh && bash install.sh",
     # ordinary commands
     "rm file.txt", "rm -f *.log", "rm -f -- -r", "rmdir x", "git push", "git push origin main", "git push -u origin feature",
@@ -160,7 +201,7 @@ ALLOWED = [
     "git push -o ci.skip origin main", "git push --dry-run --force", "git reset --soft HEAD~1", "git clean -n",
     "git clean -fn", "git -C sub status", "git -c core.pager=cat log", "git branch -D x", "git checkout -b x",
     "npm test", "npm run build -- --force", "ls -la | grep x", "git log --oneline | head -5", "grep -rn TODO src",
-    "find . -name '*.pyc' -delete", "find . -name '*.o' -exec rm {} \\;", "find src -type f -delete", "find \"$d\" -delete",
+    "find . -name '*.pyc' -delete", "find . -name '*.o' -exec rm {} \\;", "find src -type f -delete", "find \"$d\" -name x -delete",
     "cp .env.example .env.example.bak", "cp x .env.sample", "cp .env.example .env.local.example", "cat .env",
     "sed -n '1,5p' .env", "cat .env > /tmp/x", "cp .env /tmp/backup.txt", "source .env", "touch .env.example", "cp -r src dst", "mv build dist/",
     "curl https://x -o install.sh", "curl -sS localhost:8080/health", "curl -X POST -d @body.json http://x",
@@ -169,6 +210,16 @@ ALLOWED = [
     "echo ${HOME:-/}", "command -v rm", "tar -czf x.tgz dir", "docker run --rm -it img", "pip install -r requirements.txt",
     "make -j4 clean", "echo '```' > notes.md", "python3 -m pytest -q", "printf '%s\\n' a b | sort",
     "git log --format='%H %s' | head",
+    # second review: reading hook configuration is fine, and so are near-miss names and safe expansions
+    "cat hookgate.yaml", "cat .claude/settings.json", "cp .claude/settings.json /tmp/settings.bak",
+    "grep -r hook .claude/", "echo x > src/hookgate.py", "echo x > .claude/commands/review.md", "ls ~/.codex",
+    "cp hookgate.yaml hookgate.yaml.bak", "cp -r .claude backup/", "cp x ~", "cp notes.md .claude/", "sed -n 1p .gemini/settings.json", "rm notes.txt", "rm -f build/*.o",
+    "echo {a,b}", "mkdir -p src/{a,b}", "cp x.{txt,bak}", "echo {1..3}", "echo '{rm,-rf,/}'", "ls *.py",
+    "./scrip?.sh", "[ -f x ] && echo y", "echo $IFS", "git -c alias.st=status st", "git -c alias.l='log -1' l",
+    "git -c alias.s='!git status' s", "git -c core.pager=cat log", "git clean --dry-run --force",
+    "git clean --dr -f", "git push --force-with-lease", "git push --dr -f", "git reset --soft HEAD~1",
+    "find . -name '*.pyc' -delete", "find . -type d -empty -delete", "find . -newer x -delete",
+    "find . -mtime +7 -exec rm {} +", "$(echo ls) -la", "$(which python3) -V", "`echo ls`", "echo > *.log",
     # cannot be tokenized, but nothing dangerous in it: not denied outright
     "echo \"it's", "echo '", "git commit -m \"it's",
 ]
@@ -189,7 +240,7 @@ def test_untokenizable_commands_fall_back_to_a_raw_scan() -> None:
 
 
 def test_find_paths_are_judged_against_the_events_cwd() -> None:
-    assert shell_guard.check_event(bash("find /home/dev/webshop/build -delete")) is None
+    assert shell_guard.check_event(bash("find /home/dev/webshop/build -type f -delete")) is None
     assert shell_guard.check_event(bash("find build/ -name '*.o' -delete")) is None
     reason = reason_of(shell_guard.check_event(bash("find /home/dev/other -delete")))
     assert reason is not None and f"outside the directory the command runs in ({CWD})" in reason
@@ -200,7 +251,7 @@ def test_find_paths_are_judged_against_the_events_cwd() -> None:
     assert reason_of(shell_guard.check_event(moved)) is not None
     # without any cwd: the root, the home directory, top-level directories and `..` are refused
     assert check_command("find /usr -delete") is not None
-    assert check_command("find /home/dev/webshop/build -delete") is None
+    assert check_command("find /home/dev/webshop/build -name '*.o' -delete") is None
     assert check_command("find .. -delete") is not None
     assert check_command(f"find {HOME} -delete") is not None
 
@@ -329,6 +380,58 @@ def test_secrets_check_event(name: str, tool_input: dict[str, Any], denied: bool
     assert (reason is not None) is denied, reason
     if reason:
         assert "secrets" in reason and "ask the user" in reason
+
+
+@pytest.mark.parametrize(("name", "tool_input", "denied"), [
+    ("Write", {"file_path": "/p/hookgate.yaml", "content": "hooks: {}"}, True),
+    ("Edit", {"file_path": "/p/configs/hookgate.yml", "old_string": "deny", "new_string": "allow"}, True),
+    ("Write", {"file_path": "/p/hookgate.json", "content": "{}"}, True),
+    ("Write", {"file_path": "/p/.claude/settings.json", "content": "{}"}, True),
+    ("MultiEdit", {"file_path": "/p/.claude/settings.local.json", "edits": []}, True),
+    ("Write", {"file_path": f"{HOME}/.claude/settings.json", "content": "{}"}, True),
+    ("Write", {"file_path": "/p/.claude/hooks/guard.sh", "content": "exit 0"}, True),
+    ("fs_write", {"command": "create", "path": "/p/.kiro/agents/default.json", "file_text": "{}"}, True),
+    ("write_file", {"file_path": "/p/.gemini/settings.json", "content": "{}"}, True),
+    ("replace", {"file_path": "/p/.gemini/settings.json", "old_string": "a", "new_string": "b"}, True),
+    ("apply_patch", {"command": "*** Begin Patch\n*** Update File: .codex/hooks.json\n*** End Patch"}, True),
+    ("Write", {"file_path": "/p/.codex/config.toml", "content": ""}, True),
+    ("Write", {"file_path": f"{HOME}/.codex/AGENTS.md", "content": ""}, True),
+    ("Write", {"file_path": "~/.codex/config.toml", "content": ""}, True),
+    ("Write", {"file_path": f"{HOME}/.cache/hookgate/cfg.json", "content": ""}, True),
+    ("Write", {"file_path": f"{HOME}/.local/state/hookgate/state.db", "content": ""}, True),
+    ("Write", {"file_path": "settings.json", "content": "{}"}, True),  # relative to the event's cwd (below)
+    ("mcp__fs__write_file", {"path": "/p/hookgate.yaml", "content": "x"}, True),
+    ("mcp__fs__move_file", {"source": "/p/x", "destination": "/p/.claude/settings.json"}, True),
+    ("Read", {"file_path": "/p/.claude/settings.json"}, False),
+    ("mcp__fs__read_file", {"path": "/p/hookgate.yaml"}, False),
+    ("Write", {"file_path": "/p/.claude/commands/review.md", "content": "x"}, False),
+    ("Write", {"file_path": "/p/src/hookgate.py", "content": "x"}, False),
+    ("Write", {"file_path": "/p/docs/hookgate.yaml.md", "content": "x"}, False),
+])
+def test_hook_configuration_is_not_writable(name: str, tool_input: dict[str, Any], denied: bool) -> None:
+    event = tool(name, tool_input)
+    if tool_input.get("file_path") == "settings.json":
+        event["cwd"] = "/p/.claude"
+    reason = reason_of(secrets_guard.check_event(event))
+    assert (reason is not None) is denied, reason
+    if reason:
+        assert CONFIG in reason and "ask the user" in reason
+
+
+def test_config_kind_and_globs() -> None:
+    assert secrets_guard.config_kind(".claude") is None  # writing into the directory is judged per file
+    assert secrets_guard.config_kind(".claude", removal=True) is not None  # moving it away is not allowed
+    assert secrets_guard.config_kind("$XDG_STATE_HOME/hookgate/state.db") is not None
+    assert secrets_guard.glob_reason(".e?v") is not None and "can match .env" in (secrets_guard.glob_reason(".e?v") or "")
+    assert secrets_guard.glob_reason("*.log") is None
+    assert secrets_guard.glob_reason("*env") is None  # a leading wildcard does not match a leading dot, as in bash
+    assert secrets_guard.glob_reason(".claude/*") is not None
+
+
+def test_brace_expansion_limits() -> None:
+    reason = check_command("echo " + "{a,b}" * 12)
+    assert reason is not None and "too many words" in reason
+    assert check_command("echo {a,b}{c,d}") is None
 
 
 # ---------------------------------------------------------------------------- as command hooks (main) and imports

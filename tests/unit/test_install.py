@@ -266,3 +266,29 @@ def test_cli_install_validates_the_config_and_uses_this_hookgate(tmp_path: Path)
     proc = run_hookgate(["uninstall", "gemini", "--project", str(tmp_path)])
     assert proc.returncode == 0 and json.loads((tmp_path / ".gemini" / "settings.json").read_text()) == {}
     assert run_hookgate(["install", "gemini", "--project", str(tmp_path / "nope")]).returncode == 1
+
+
+@pytest.mark.parametrize("name", ["../../evil", "../evil", "a/b", "..", ".", ".hidden", "a..b", "x" * 129,
+                                  "/abs", "a\\b", "é", "a b", "a\nb"])
+def test_kiro_agent_name_must_be_a_plain_file_name(tmp_path: Path, name: str) -> None:
+    with pytest.raises(InstallError, match="expected a plain agent name"):
+        plan(opts("kiro", tmp_path, agent=name))
+    assert not (tmp_path / ".kiro").exists()
+
+
+def test_kiro_agent_names_that_are_fine(tmp_path: Path) -> None:
+    for name in ("my-agent_2", "v1.2", "A"):
+        run(opts("kiro", tmp_path, agent=name))
+        assert (tmp_path / ".kiro" / "agents" / f"{name}.json").is_file()
+
+
+def test_cli_install_refuses_a_path_as_agent_or_a_bad_server(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    for action in ("install", "uninstall"):
+        proc = run_hookgate([action, "kiro", "--project", str(project), "--agent", "../../evil"])
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "plain agent name" in proc.stderr
+    assert not list(tmp_path.rglob("*.json"))
+    proc = run_hookgate(["install", "claude", "--project", str(project), "--server", "http://h:1/\nx"])
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "--server" in proc.stderr
+    assert not (project / ".claude").exists()

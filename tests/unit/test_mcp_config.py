@@ -30,9 +30,13 @@ def _hook(server: str = "policy", **fields: Any) -> dict[str, Any]:
 
 
 def _issues(path: str) -> list[str]:
-    with pytest.raises(ConfigError) as err:
-        load_config([path], use_cache=False)
-    return err.value.issues
+    """What `hookgate validate` reports: schema errors (ConfigError), else handlers that cannot run."""
+    try:
+        broken = load_config([path], use_cache=False).broken
+    except ConfigError as err:
+        return err.issues
+    assert broken, "expected validation problems"
+    return broken
 
 
 def test_servers_are_normalized(tmp_path: Path) -> None:
