@@ -369,7 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         p.add_argument("--config", "-c", action="append", metavar="FILE",
-                       help="config file (repeatable; default: $HOOKGATE_CONFIG, ./hookgate.yaml|json, built-in)")
+                       help="config file (repeatable; builtin:default is the shipped policy; default: "
+                            "$HOOKGATE_CONFIG, ./hookgate.yaml|yml|json, else builtin:default)")
         return p
 
     run = with_config(sub.add_parser("run", help="answer one hook event read from stdin"))
@@ -393,7 +394,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--dialect", choices=DIALECT_CHOICES, default="auto")
     explain.set_defaults(func=cmd_explain)
 
-    demo = with_config(sub.add_parser("demo", help="run the shipped sample events through the default config"))
+    demo = sub.add_parser("demo", help="run the shipped sample events through the built-in default config")
+    demo.add_argument("--config", "-c", action="append", metavar="FILE",
+                      help="use this config instead of the built-in default (repeatable)")
     demo.set_defaults(func=cmd_demo)
 
     from gateway import cli_types
@@ -432,6 +435,11 @@ def main(argv: list[str] | None = None) -> int:
         code: int = args.func(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `hookgate demo | head`: the reader left; nothing more to say
+        from gateway.client import _silence_stdout
+
+        _silence_stdout()
+        return EXIT_OK
     except Exception as exc:  # never a traceback to the agent
         _err(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_ERROR

@@ -365,12 +365,31 @@ def read_event() -> bytes:
 
 
 def emit(code: int, out: str, err: str) -> int:
+    """Write the answer and return its exit code. A stdout that cannot be written (a closed pipe, a full
+    disk) loses the JSON but never the exit code: a deny still exits 2 with its reason on stderr."""
     if out:
-        sys.stdout.write(out)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        except OSError:
+            _silence_stdout()
     if err:
-        sys.stderr.write(err)
+        try:
+            sys.stderr.write(err)
+            sys.stderr.flush()
+        except OSError:
+            pass
     return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except OSError:
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:

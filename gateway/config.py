@@ -30,13 +30,22 @@ def default_config_path() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(configs.__file__)), "default.yaml")
 
 
+BUILTIN_DEFAULT = "builtin:default"
+"""A config path naming the shipped default policy, e.g. ``--config builtin:default --config mine.yaml``."""
+
+
+def _resolve_path(path: str) -> str:
+    return default_config_path() if path == BUILTIN_DEFAULT else os.path.abspath(path)
+
+
 def find_config_paths(explicit: list[str] | None = None) -> list[str]:
-    """Resolve which config files to load (see module docstring for the order)."""
+    """Resolve which config files to load (see module docstring for the order; ``builtin:default``
+    names the shipped default config)."""
     if explicit:
-        return [os.path.abspath(p) for p in explicit]
+        return [_resolve_path(p) for p in explicit]
     env = os.environ.get("HOOKGATE_CONFIG")
     if env:
-        return [os.path.abspath(p) for p in env.split(os.pathsep) if p]
+        return [_resolve_path(p) for p in env.split(os.pathsep) if p]
     for name in LOCAL_NAMES:
         if os.path.isfile(name):
             return [os.path.abspath(name)]

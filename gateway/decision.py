@@ -178,8 +178,9 @@ def failure_verdict(result: HandlerResult, *, tool_event: bool, blocks: bool) ->
     """The verdict a ``failClosed`` handler's failure turns into: deny on events that take a permission
     decision (``tool_event``: PreToolUse, PermissionRequest), block on events that can block, else a
     system message."""
-    why = f"hookgate: handler {result.id!r} failed ({result.status}: {result.message or 'no detail'})" \
-          " and is failClosed"
+    detail = result.message or "no detail"
+    why = (f"hookgate: handler {result.id!r} {detail}" if detail.startswith("cannot run")
+           else f"hookgate: handler {result.id!r} failed ({result.status}: {detail}) and is failClosed")
     if tool_event:
         return Verdict(permission="deny", permission_reason=why)
     if blocks:

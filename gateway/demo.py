@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import textwrap
 
 from gateway.config import default_config_path, find_config_paths, load_config
 from gateway.dialects import parse_event
@@ -39,8 +40,8 @@ def run_demo(config_paths: list[str] | None = None) -> int:
         print(f"hookgate: no sample events in {folder} (a broken install?)")
         return 1
     print(f"config: {', '.join(paths)}")
-    print(f"{'event':<24} {'tool call':<52} {'decision':<10} reason")
-    print("-" * 120)
+    print(f"{'event':<24} {'tool call':<52} decision")
+    print("-" * 100)
     for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
         with open(path, encoding="utf-8") as fh:
             payload = json.load(fh)
@@ -51,5 +52,7 @@ def run_demo(config_paths: list[str] | None = None) -> int:
             verdict += "+rewrite"
         reason = decision.permission_reason or decision.reason or ""
         name = os.path.splitext(os.path.basename(path))[0]
-        print(f"{name:<24} {_clip(_summary(payload), 52):<52} {verdict:<10} {_clip(reason, 90)}")
+        print(f"{name:<24} {_clip(_summary(payload), 52):<52} {verdict}")
+        for line in textwrap.wrap(reason, 96):  # the reason in full: it is what the agent and the user read
+            print(f"    {line}")
     return 0

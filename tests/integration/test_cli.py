@@ -84,10 +84,11 @@ def test_explain_shows_groups_handlers_results_and_decision() -> None:
 def test_demo_prints_a_table() -> None:
     proc = run_hookgate(["demo"])
     assert proc.returncode == 0, proc.stderr
-    rows = {line.split()[0]: line for line in proc.stdout.splitlines() if line[:2].isdigit()}
-    assert " deny " in rows["02-bash-rm-rf"] and " none " in rows["01-bash-npm-test"]
-    assert " deny " in rows["04-bash-force-push"] and " deny " in rows["07-write-env"]
-    assert " none " in rows["08-write-env-example"]
+    rows = {line.split()[0]: line.split()[-1] for line in proc.stdout.splitlines() if line[:2].isdigit()}
+    assert rows["02-bash-rm-rf"] == "deny" and rows["01-bash-npm-test"] == "none"
+    assert rows["04-bash-force-push"] == "deny" and rows["07-write-env"] == "deny"
+    assert rows["08-write-env-example"] == "none"
+    assert "ask the user to run it." in proc.stdout  # reasons are printed in full
 
 
 def test_no_traceback_on_unexpected_subcommand_input() -> None:
@@ -182,8 +183,8 @@ def test_sigterm_kills_the_hooks_process_group(tmp_path: Path) -> None:
         time.sleep(0.05)
     child = int(pidfile.read_text())
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=10) == 128 + signal.SIGTERM
-    for _ in range(50):
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    for _ in range(200):
         try:
             os.kill(child, 0)
         except ProcessLookupError:
