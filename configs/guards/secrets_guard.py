@@ -42,6 +42,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # no typing import at run time (a command hook starts in milliseconds)
+    from collections.abc import Callable
     from typing import Any
 
 _TEMPLATE_WORDS = frozenset({"example", "examples", "sample", "samples", "template", "templates", "tmpl", "tpl",
@@ -283,17 +284,22 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
-def main() -> int:
-    """Command-hook entry point: event on stdin, answer (or nothing) on stdout. Exit 1 on unreadable input."""
+def hook_main(check: Callable[[Any], dict[str, Any] | None], name: str) -> int:
+    """Command-hook entry point for a guard: event on stdin, answer (or nothing) on stdout. Exit 1 on
+    unreadable input."""
     try:
         event = json.load(sys.stdin)
     except ValueError as exc:
-        print(f"secrets_guard: the hook event is not JSON ({exc})", file=sys.stderr)
+        print(f"{name}: the hook event is not JSON ({exc})", file=sys.stderr)
         return 1
-    out = check_event(event)
+    out = check(event)
     if out:
         json.dump(out, sys.stdout)
     return 0
+
+
+def main() -> int:
+    return hook_main(check_event, "secrets_guard")
 
 
 if __name__ == "__main__":

@@ -50,7 +50,6 @@ git subcommands that restore files (``git checkout -- hookgate.yaml``).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -1443,16 +1442,7 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def main() -> int:
-    """Command-hook entry point: event on stdin, answer (or nothing) on stdout. Exit 1 on unreadable input."""
-    try:
-        event = json.load(sys.stdin)
-    except ValueError as exc:
-        print(f"shell_guard: the hook event is not JSON ({exc})", file=sys.stderr)
-        return 1
-    out = check_event(event)
-    if out:
-        json.dump(out, sys.stdout)
-    return 0
+    return _secrets.hook_main(check_event, "shell_guard")
 
 
 if __name__ == "__main__":
