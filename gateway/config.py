@@ -44,8 +44,9 @@ def find_config_paths(explicit: list[str] | None = None) -> list[str]:
     if explicit:
         return [_resolve_path(p) for p in explicit]
     env = os.environ.get("HOOKGATE_CONFIG")
-    if env:
-        return [_resolve_path(p) for p in env.split(os.pathsep) if p]
+    if env:  # an os.pathsep-separated list, in which builtin:default is one entry
+        parts = env.replace(BUILTIN_DEFAULT, "\0").split(os.pathsep)
+        return [_resolve_path(p.replace("\0", BUILTIN_DEFAULT)) for p in parts if p]
     for name in LOCAL_NAMES:
         if os.path.isfile(name):
             return [os.path.abspath(name)]

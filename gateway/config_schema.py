@@ -153,6 +153,8 @@ def _short_label(type_name: str, options: dict[str, Any]) -> str:
         return str(options.get("url", "")).split("://", 1)[-1][:60]
     if type_name == "mcp_tool":
         return f"{options.get('server')}/{options.get('tool')}"
+    if type_name == "python":
+        return str(options.get("callable", "python"))
     return type_name
 
 

@@ -105,6 +105,8 @@ class Dispatcher:
                 key = self.handler(spec).dedup_key() if fits else None
                 if fits and key in seen:
                     fits, why = False, "identical to a handler already selected (runs once)"
+                if fits and spec.problem:
+                    why = f"{why + '; ' if why else ''}but it cannot run ({spec.problem}): fails closed"
                 if trace is not None:
                     trace.lines.append(f"  handler {spec.id} ({self.handler(spec).describe()}): "
                                        f"{'runs' if fits else 'skipped'}{': ' + why if why else ''}")

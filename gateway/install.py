@@ -123,13 +123,14 @@ def hookgate_argv(explicit: str | None = None) -> list[str]:
     return [os.path.abspath(sys.executable), "-m", "gateway"]
 
 
-def hook_command(host: str, *, executable: list[str], config: str | None = None, server: str | None = None) -> str:
-    """The command line each hook runs (shell-quoted)."""
+def hook_command(host: str, *, executable: list[str], config: str | list[str] | None = None,
+                 server: str | None = None) -> str:
+    """The command line each hook runs (shell-quoted); ``config``: one path or several (all pinned)."""
     import shlex
 
     argv = [*executable, "run", "--dialect", host]
-    if config:
-        argv += ["--config", config]
+    for path in [config] if isinstance(config, str) else config or []:
+        argv += ["--config", path]
     if server:
         argv += ["--server", server]
     return shlex.join(argv)
@@ -334,7 +335,7 @@ class Options:
     action: str
     project: str | None
     executable: list[str]
-    config: str | None = None
+    config: str | list[str] | None = None
     server: str | None = None
     events: list[str] = field(default_factory=list)
     agent: str | None = None
@@ -541,18 +542,26 @@ def apply(result: Plan, *, dry_run: bool, out: Callable[[str], None] = print) ->
 
 # ------------------------------------------------------------------ CLI
 
-def _check_config(path: str) -> str:
-    from gateway.config import load_config
+def _check_configs(paths: list[str]) -> list[str]:
+    """The ``--config`` values to pin, absolute (``builtin:default`` kept as written: it follows the
+    installed package), after validating them together. Raises InstallError."""
+    from gateway.config import BUILTIN_DEFAULT, load_config
     from gateway.errors import ConfigError
 
-    full = os.path.abspath(os.path.expanduser(path))
-    if not os.path.isfile(full):
-        raise InstallError(f"--config {path}: no such file")
+    pinned = []
+    for path in paths:
+        full = path if path == BUILTIN_DEFAULT else os.path.abspath(os.path.expanduser(path))
+        if full != BUILTIN_DEFAULT and not os.path.isfile(full):
+            raise InstallError(f"--config {path}: no such file")
+        pinned.append(full)
+    from gateway.config import find_config_paths
+
     try:
-        load_config([full], use_cache=False)
+        load_config(find_config_paths(pinned), use_cache=False)
     except ConfigError as exc:
-        raise InstallError(f"--config {path} is invalid, so every hook would fail: {exc.issues[0]}") from None
-    return full
+        raise InstallError(f"--config {' '.join(paths)} is invalid, so every hook would fail: "
+                           f"{exc.issues[0]}") from None
+    return pinned
 
 
 def run_install(args: argparse.Namespace) -> int:
@@ -570,7 +579,7 @@ def run_install(args: argparse.Namespace) -> int:
                 raise InstallError(f"--server {args.server[:200]!r}: expected an http:// or https:// URL "
                                    "(no spaces or control characters)")
             opts.executable = hookgate_argv(args.hookgate)
-            opts.config = _check_config(args.config) if args.config else None
+            opts.config = _check_configs(args.config) if args.config else None
             opts.server = args.server
             opts.events = select_events(args.host, args.events)
         return apply(plan(opts), dry_run=args.dry_run)

@@ -24,7 +24,9 @@ def add_install_parsers(sub: Any, func: Callable[[argparse.Namespace], int]) -> 
                                                       "else 'hookgate')")
         p.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
         if action == "install":
-            p.add_argument("--config", metavar="FILE", help="pin this hookgate config (validated now)")
+            p.add_argument("--config", metavar="FILE", action="append",
+                           help="pin this hookgate config (repeatable; builtin:default is the shipped policy; "
+                                "validated now)")
             p.add_argument("--server", metavar="URL", help="answer through a running 'hookgate serve' (thin client)")
             p.add_argument("--events", metavar="LIST", help="comma-separated events to wire (default: every "
                                                             "event hookgate supports on HOST)")

@@ -208,3 +208,11 @@ def test_dollar_claude_project_dir_without_braces(tmp_path: Path) -> None:
 def test_timeout_types_are_strict(tmp_path: Path, timeout: object) -> None:
     issues = _issues(tmp_path, {"Stop": [{"hooks": [_cmd(timeout=timeout)]}]})
     assert any("hooks.Stop[0].hooks[0].timeout" in i for i in issues)
+
+
+def test_builtin_default_in_config_paths_and_in_hookgate_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.config import default_config_path, find_config_paths
+
+    assert find_config_paths(["builtin:default", "x.yaml"]) == [default_config_path(), os.path.abspath("x.yaml")]
+    monkeypatch.setenv("HOOKGATE_CONFIG", os.pathsep.join(["/a.yaml", "builtin:default"]))
+    assert find_config_paths() == ["/a.yaml", default_config_path()]

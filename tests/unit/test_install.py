@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -292,3 +293,14 @@ def test_cli_install_refuses_a_path_as_agent_or_a_bad_server(tmp_path: Path) -> 
     proc = run_hookgate(["install", "claude", "--project", str(project), "--server", "http://h:1/\nx"])
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "--server" in proc.stderr
     assert not (project / ".claude").exists()
+
+
+def test_install_pins_several_configs_including_the_builtin_default(tmp_path: Path) -> None:
+    good = tmp_path / "hookgate.yaml"
+    good.write_text("hooks:\n  Stop:\n    - hooks: [{type: command, command: 'true'}]\n")
+    proc = run_hookgate(["install", "claude", "--project", str(tmp_path), "--config", "builtin:default",
+                         "--config", str(good), "--events", "PreToolUse"])
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    words = shlex.split(doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"])
+    assert words[1:] == ["run", "--dialect", "claude", "--config", "builtin:default", "--config", str(good)]
