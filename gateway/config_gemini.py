@@ -88,9 +88,8 @@ def command_for(command: str, env: dict[str, str] | None) -> str:
 
 def add_gemini(compiler: _Compiler, path: str, base_dir: str, hooks: dict[str, Any], hooks_config: Any) -> None:
     """Validate a Gemini ``hooks`` block into ``compiler`` (issues and warnings name file and place)."""
-    from pydantic import ValidationError
 
-    from gateway.config_schema import _pydantic_issues, _suggest
+    from gateway.config_schema import _suggest
 
     disabled: set[str] = set()
     if hooks_config is not None:
@@ -123,14 +122,9 @@ def add_gemini(compiler: _Compiler, path: str, base_dir: str, hooks: dict[str, A
             continue
         for gi, raw in enumerate(groups):
             group_where = f"{where}[{gi}]"
-            try:
-                group = group_model.model_validate(raw)
-            except ValidationError as exc:
-                compiler.issues.extend(f"{group_where}.{i}" for i in _pydantic_issues(exc, ""))
+            group = compiler.validated(group_model, raw, group_where, known=["matcher", "sequential", "hooks"])
+            if group is None:
                 continue
-            for key in group.model_extra or {}:
-                compiler.warnings.append(f"{group_where}.{key}: unknown field, ignored"
-                                         f"{_suggest(key, ['matcher', 'sequential', 'hooks'])}")
             handlers = []
             for hi, entry in enumerate(group.hooks):
                 handler = _handler(compiler, f"{group_where}.hooks[{hi}]", entry, hook_model, disabled)
@@ -146,14 +140,11 @@ def add_gemini(compiler: _Compiler, path: str, base_dir: str, hooks: dict[str, A
 
 
 def _handler(compiler: _Compiler, where: str, entry: Any, hook_model: Any, disabled: set[str]) -> dict[str, Any] | None:
-    from pydantic import ValidationError
 
-    from gateway.config_schema import _pydantic_issues, _suggest
 
-    try:
-        hook = hook_model.model_validate(entry)
-    except ValidationError as exc:
-        compiler.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+    hook = compiler.validated(hook_model, entry, where, unknown="field for a Gemini hook",
+                              known=["type", "command", "name", "timeout", "description", "env"])
+    if hook is None:
         return None
     if hook.type != "command":
         compiler.issues.append(f"{where}.type: Gemini CLI hooks are type \"command\" only (got {hook.type!r}); "
@@ -162,9 +153,6 @@ def _handler(compiler: _Compiler, where: str, entry: Any, hook_model: Any, disab
     if hook.command is None:
         compiler.issues.append(f"{where}.command: required (the shell command Gemini runs with bash -c)")
         return None
-    for key in hook.model_extra or {}:
-        known = ["type", "command", "name", "timeout", "description", "env"]
-        compiler.warnings.append(f"{where}.{key}: unknown field for a Gemini hook, ignored{_suggest(key, known)}")
     if hook.name is not None and hook.name in disabled:
         compiler.warnings.append(f"{where}: hook {hook.name!r} is listed in hooksConfig.disabled; skipped")
         return None

@@ -170,6 +170,22 @@ class _Compiler:
         self.llm: dict[str, Any] = {}
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
 
+    def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
+                  known: list[str] | None = None) -> Any:
+        """``model.model_validate(raw)``, or None after adding each problem to ``issues`` (prefixed with
+        ``where``). Unknown keys become warnings, ``where.key: unknown <unknown>, ignored`` with a
+        did-you-mean among ``known`` (default: the model's field names); ``unknown=None`` skips them."""
+        try:
+            value = model.model_validate(raw)
+        except ValidationError as exc:
+            self.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+            return None
+        if unknown is not None:
+            choices = known if known is not None else sorted(f.alias or n for n, f in model.model_fields.items())
+            for key in value.model_extra or {}:
+                self.warnings.append(f"{where}.{key}: unknown {unknown}, ignored{_suggest(key, choices)}")
+        return value
+
     # ---- files
     def add_file(self, path: str) -> None:
         doc = read_document(path)
@@ -220,15 +236,9 @@ class _Compiler:
                 self._add_group(event, f"{where}[{gi}]", base_dir, raw, "claude")
 
     def _add_group(self, event: str, where: str, base_dir: str, raw: Any, dialect: str) -> None:
-        try:
-            group = Group.model_validate(raw)
-        except ValidationError as exc:
-            self.issues.extend(f"{where}.{i}" if not i.startswith(":") else f"{where}{i}"
-                               for i in _pydantic_issues(exc, ""))
+        group = self.validated(Group, raw, where, unknown="group field", known=["matcher", "hooks", "sequential"])
+        if group is None:
             return
-        for key in group.model_extra or {}:
-            hint = _suggest(key, ["matcher", "hooks", "sequential"])
-            self.warnings.append(f"{where}.{key}: unknown group field, ignored{hint}")
         spec = EVENTS[event]
         if group.matcher not in (None, "", "*"):
             assert group.matcher is not None
@@ -264,25 +274,18 @@ class _Compiler:
             self.issues.append(f"{where}.type: {exc}")
             return None
         before = len(self.issues)
-        try:
-            common = CommonFields.model_validate(entry)
-        except ValidationError as exc:
-            self.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+        common = self.validated(CommonFields, entry, where, unknown=None)  # extra keys are the type's own
+        if common is None:
             return None
         options: dict[str, Any] = {}
         model = cls.options_model()
-        extra_keys = set(entry) - _COMMON_KEYS
         if model is not None:
-            try:
-                parsed = model.model_validate({k: entry[k] for k in extra_keys})
-            except ValidationError as exc:
-                self.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+            known = sorted(_COMMON_KEYS | {f.alias or n for n, f in model.model_fields.items()})
+            parsed = self.validated(model, {k: entry[k] for k in set(entry) - _COMMON_KEYS}, where,
+                                    unknown=f"field for a {type_name} handler", known=known)
+            if parsed is None:
                 return None
             options = parsed.model_dump(mode="json", exclude=set(parsed.model_extra or {}))
-            for key in parsed.model_extra or {}:
-                known = sorted(_COMMON_KEYS | {f.alias or n for n, f in model.model_fields.items()})
-                self.warnings.append(f"{where}.{key}: unknown field for a {type_name} handler, ignored"
-                                     f"{_suggest(key, known)}")
         spec = EVENTS[event]
         judgment = is_judgment_type(type_name)
         if common.if_ is not None:
@@ -339,10 +342,8 @@ class _Compiler:
                 self.issues.append(f"{where}: expected a list of hooks, got {type(entries).__name__}")
                 continue
             for i, raw in enumerate(entries):
-                try:
-                    hook = KiroHook.model_validate(raw)
-                except ValidationError as exc:
-                    self.issues.extend(f"{where}[{i}].{p}" for p in _pydantic_issues(exc, ""))
+                hook = self.validated(KiroHook, raw, f"{where}[{i}]", unknown="field for a Kiro hook")
+                if hook is None:
                     continue
                 handler: dict[str, Any] = {"type": "command", "command": hook.command, "shell": "bash"}
                 handler["timeout"] = hook.timeout_ms / 1000 if hook.timeout_ms else 30.0

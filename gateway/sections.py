@@ -82,32 +82,23 @@ def _llm_models() -> tuple[Any, Any]:
 
 def _compile_llm(compiler: _Compiler, path: str, raw: Any) -> None:
     """Validate one file's ``llm`` section and merge it (providers by name; later files win)."""
-    from gateway.config_schema import _pydantic_issues
     from handlers.llm.base import BUILTIN_PROVIDERS, DEFAULT_KEY_ENV, DEFAULT_MODEL, DEFAULT_STRUCTURED
 
     if not isinstance(raw, dict):
         compiler.issues.append(f"{path}: llm: expected an object with 'default' and 'providers'")
         return
     llm_model, provider_model = _llm_models()
-    try:
-        section = llm_model.model_validate(raw)
-    except ValidationError as exc:
-        compiler.issues.extend(f"{path}: llm.{i}" for i in _pydantic_issues(exc, ""))
+    section = compiler.validated(llm_model, raw, f"{path}: llm", known=["default", "providers"])
+    if section is None:
         return
-    for key in section.model_extra or {}:
-        compiler.warnings.append(f"{path}: llm.{key}: unknown field, ignored (expected default, providers)")
     llm = compiler.llm or {"default": "anthropic", "providers": {**BUILTIN_PROVIDERS}}
     if section.default is not None:
         llm["default"] = section.default
     for name, entry in section.providers.items():
         where = f"{path}: llm.providers.{name}"
-        try:
-            provider = provider_model.model_validate(entry)
-        except ValidationError as exc:
-            compiler.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+        provider = compiler.validated(provider_model, entry, where, unknown="provider field")
+        if provider is None:
             continue
-        for key in provider.model_extra or {}:
-            compiler.warnings.append(f"{where}.{key}: unknown provider field, ignored")
         kind = provider.type or (name if name in DEFAULT_KEY_ENV else None)
         if kind is None:
             compiler.issues.append(f"{where}.type: required (anthropic or openai; an OpenAI-compatible "
