@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.bench.bench_run import median_ms
 
 BIN = Path(sys.executable).parent / "hookgate"
 GEMINI = {"session_id": "b", "transcript_path": "/t", "cwd": "/tmp", "timestamp": "2026-11-29T12:00:00.000Z"}
@@ -37,15 +38,6 @@ def events(command: str) -> dict[str, dict[str, Any]]:
         "kiro": {"hook_event_name": "preToolUse", "cwd": "/tmp", "tool_name": "execute_bash",
                  "tool_input": {"command": command}},
     }
-
-
-def median_ms(argv: list[str], stdin: bytes, runs: int, env: dict[str, str]) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
 
 
 def in_process_us(dialect: str, event: dict[str, Any], loops: int) -> float:

@@ -32,6 +32,7 @@ from handlers.llm.verdict import STRICT_VERDICT_SCHEMA, VERDICT_SCHEMA  # noqa: 
 from handlers.prompt import SYSTEM_PROMPT, TOOL_MODE_NOTE, PromptHandler  # noqa: E402
 from tests.fakes import openai_chat_api as oa  # noqa: E402
 from tests.fakes.anthropic_api import FakeAnthropic, tool_use  # noqa: E402
+from tests.fakes.serving import listening_socket  # noqa: E402
 
 EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "cwd": "/tmp", "tool_name": "Bash",
          "tool_input": {"command": "rm -rf build", "description": "clean"}, "tool_use_id": "toolu_1"}
@@ -86,7 +87,7 @@ async def main(runs: int) -> None:
 
     # TCP_NODELAY on the listening socket: otherwise the fake's two writes per reply meet the client's
     # delayed ACK and every request costs ~40 ms of idle wire time, hiding what is being measured.
-    with FakeAnthropic(sock=oa.listening_socket()) as fake:
+    with FakeAnthropic(sock=listening_socket()) as fake:
         fake.responder = lambda body: tool_use("submit_verdict", {"ok": True, "reason": "harmless"})
         llm = {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": fake.base_url}}}
         gw = gateway_for(tmp, llm)

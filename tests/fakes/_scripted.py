@@ -30,6 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, urlsplit
 
+from tests.fakes.serving import ServerThread, server_on
+
 JsonDict = dict[str, Any]
 
 
@@ -212,34 +214,21 @@ class FakeModelServer:
         self._steps: deque[Step] = deque()
         self._responder: Responder | None = None
         self._requests: list[RecordedRequest] = []
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._serving: ServerThread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> Self:
-        if self._server is not None:
+        if self._serving is not None:
             return self
-        sock = self._sock or socket.create_server(("127.0.0.1", 0))
-        server = _Server(sock.getsockname()[:2], _Handler, bind_and_activate=False)
-        server.socket.close()
-        server.socket = sock
-        server.server_address = sock.getsockname()[:2]
-        server.fake = self
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+        server = server_on(self._sock or socket.create_server(("127.0.0.1", 0)), _Handler, _Server)
+        server.fake = self  # type: ignore[attr-defined]
+        self._serving = ServerThread(server, f"fake-{self.api_name}")
         return self
 
     def close(self) -> None:
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
+        if self._serving is not None:
+            self._serving.stop()
+            self._serving = None
 
     def __enter__(self) -> Self:
         return self.start()
@@ -249,9 +238,9 @@ class FakeModelServer:
 
     @property
     def port(self) -> int:
-        if self._server is None:
+        if self._serving is None:
             raise RuntimeError("fake server not started")
-        return int(self._server.server_address[1])
+        return self._serving.port
 
     @property
     def origin(self) -> str:

@@ -46,6 +46,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from tests.fakes.serving import ServerThread, listening_socket
+
 JSON = dict[str, Any]
 
 __all__ = [
@@ -381,14 +383,6 @@ class _Server(ThreadingHTTPServer):
 # --------------------------------------------------------------------------- the fake
 
 
-def _listening_socket(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(64)
-    return sock
-
-
 MODELS = ("claude-opus-4-8", "claude-sonnet-4-6", "claude-haiku-4-5")
 
 
@@ -406,7 +400,7 @@ class FakeAnthropic:
         is_side_call: SideCallPredicate = is_cli_side_call,
         chunk_size: int = 40,
     ) -> None:
-        self._sock = sock or _listening_socket(host, port)
+        self._sock = sock or listening_socket(host, port)
         self.api_key = api_key
         self.fallback = fallback or text("ok")
         self.is_side_call = is_side_call
@@ -415,31 +409,18 @@ class FakeAnthropic:
         self._queue: deque[ScriptItem] = deque()
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._serving: ServerThread | None = None
 
     # ----------------------------------------------------------------- lifecycle
 
     def start(self) -> FakeAnthropic:
-        self._server = _Server(self._sock, self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="fake-anthropic",
-            daemon=True,
-        )
-        self._thread.start()
+        self._serving = ServerThread(_Server(self._sock, self), "fake-anthropic")
         return self
 
     def stop(self) -> None:
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.close_connections()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
+        if self._serving is not None:
+            self._serving.stop()
+            self._serving = None
 
     def __enter__(self) -> FakeAnthropic:
         return self.start()

@@ -21,7 +21,6 @@ fake answers ``fallback``. Auth: any ``Authorization: Bearer`` key (``api_key=``
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 import uuid
@@ -30,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.serving import ServerThread, listening_socket, server_on
 
 JSON = dict[str, Any]
 
@@ -167,30 +168,18 @@ class FakeOpenAIChat:
         self._queue: deque[ScriptItem] = deque()
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._serving: ServerThread | None = None
 
     def start(self) -> FakeOpenAIChat:
-        sock = listening_socket()
-        server = _Server(sock.getsockname()[:2], _Handler, bind_and_activate=False)
-        server.socket.close()
-        server.socket = sock
-        server.server_address = sock.getsockname()[:2]
-        server.fake = self
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-openai-chat", daemon=True)
-        self._thread.start()
+        server = server_on(listening_socket(), _Handler, _Server)
+        server.fake = self  # type: ignore[attr-defined]
+        self._serving = ServerThread(server, "fake-openai-chat")
         return self
 
     def stop(self) -> None:
-        if self._server is None:
-            return
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._server = None
+        if self._serving is not None:
+            self._serving.stop()
+            self._serving = None
 
     def __enter__(self) -> FakeOpenAIChat:
         return self.start()
@@ -200,8 +189,8 @@ class FakeOpenAIChat:
 
     @property
     def port(self) -> int:
-        assert self._server is not None, "fake not started"
-        return int(self._server.server_address[1])
+        assert self._serving is not None, "fake not started"
+        return self._serving.port
 
     @property
     def base_url(self) -> str:
@@ -263,18 +252,6 @@ class FakeOpenAIChat:
         if item is None:
             return self.fallback
         return item if isinstance(item, ChatReply) else item(body)
-
-
-def listening_socket() -> socket.socket:
-    """A socket on 127.0.0.1:<free port> with TCP_NODELAY, which accepted connections inherit on
-    Linux: a reply written as headers then body is not held back by Nagle's algorithm against the
-    client's delayed ACK (~40 ms per request otherwise). Also usable as ``FakeAnthropic(sock=...)``."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    return sock
 
 
 def _error(status: int, message: str, code: str) -> _Response:

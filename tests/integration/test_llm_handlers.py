@@ -20,6 +20,7 @@ from gateway.decision import Decision
 from tests.conftest import run_hookgate
 from tests.fakes import openai_chat_api as oa
 from tests.fakes.anthropic_api import FakeAnthropic, error, text, tool_results, tool_use, verdict
+from tests.fakes.serving import listening_socket
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +33,7 @@ def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def claude() -> Iterator[FakeAnthropic]:
-    with FakeAnthropic(sock=oa.listening_socket()) as fake:
+    with FakeAnthropic(sock=listening_socket()) as fake:
         yield fake
 
 
