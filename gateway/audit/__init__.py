@@ -1,0 +1,18 @@
+"""The audit trail: every decision recorded, redacted, hash-chained; OpenTelemetry spans; the console.
+
+Modules (each one job)::
+
+    record      the record's shape, built from the event, the Decision and its HandlerResults
+    redact      secret redaction and truncation, applied before anything is written
+    recorder    the one entry point the dispatcher calls after merge (``Recorder.submit``)
+    spool       the store's write-ahead spool for ``hookgate run`` (1 ms budget)
+    rows        plain types of the store's audit methods (entries, rows, heads, filters)
+    chain       the per-writer hash chain and ``verify``
+    sqlite_audit  the SQLite store's audit tables and methods
+    report      time filters, lines, CSV, stats for ``hookgate audit`` and the console
+    config      the ``audit`` config section (pydantic)
+    otel        OpenTelemetry spans (optional extra ``hookgate[otel]``)
+    console/    the browser console's static files (served by ``hookgate serve`` at ``/ui``)
+
+This package imports nothing at import time: ``hookgate run`` loads only what an event needs.
+"""
