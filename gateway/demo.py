@@ -46,7 +46,7 @@ def run_demo(config_paths: list[str] | None = None) -> int:
         with open(path, encoding="utf-8") as fh:
             payload = json.load(fh)
         event = parse_event(payload)
-        decision = decide(config, event)
+        decision = decide(config, event, record=False)
         verdict: str = decision.permission or ("block" if decision.block else "none")
         if decision.updated_input is not None:
             verdict += "+rewrite"

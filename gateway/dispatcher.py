@@ -129,11 +129,27 @@ class Dispatcher:
         return handler
 
     async def dispatch(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None) -> Decision:
-        """Run every fitting handler for ``event`` and merge their results into one ``Decision``."""
+        """Run every fitting handler for ``event``, merge their results into one ``Decision``, record it."""
+        started_ns = time.time_ns()
         selected = self.select(event, trace)
         results = await self.run_selected(event, selected, ctx) if selected else []
         spec = event.spec
-        return merge(event.name, results, tool_input=event.tool_input, blocks=spec.blocks)
+        decision = merge(event.name, results, tool_input=event.tool_input, blocks=spec.blocks)
+        self.record(event, decision, ctx, started_ns)
+        return decision
+
+    def record(self, event: HookEvent, decision: Decision, ctx: RunContext, started_ns: int | None = None) -> Any:
+        """The record step, after merge and before render: hand ``decision`` (the one the host gets) to
+        the audit recorder when ``audit.record`` asks for it (``handled``, the default: a handler ran;
+        ``all``; ``off``). Nothing of ``gateway.audit`` is imported when the event is not recorded.
+        Returns the ``gateway.audit.recorder.Recorder`` used, or None. Never raises."""
+        mode = self.config.audit.get("record", "handled")
+        if mode == "off" or (mode == "handled" and not decision.results):
+            return None
+        recorder = ctx.recorder()
+        if recorder is not None:
+            recorder.submit(event, decision, started_ns)
+        return recorder
 
     def run_selected_sync(self, event: HookEvent, selected: list[Selected],
                           ctx: RunContext) -> list[HandlerResult] | None:

@@ -37,20 +37,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gateway.audit.rows import derived
+from gateway.store.audit_types import GENESIS as GENESIS
+from gateway.store.audit_types import derived, link_hash
 
 if TYPE_CHECKING:
-    from gateway.audit.rows import AuditRow, ChainHead
-
-GENESIS = "0" * 64
-
-
-def link_hash(prev_hash: str, chain: str, seq: int, body: str) -> str:
-    """The hash of one record (see module docstring)."""
-    import hashlib
-
-    data = f"{prev_hash}\n{chain}\n{seq}\n{body}".encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
+    from gateway.store.audit_types import AuditRow, ChainHead
 
 
 @dataclass(slots=True)

@@ -27,22 +27,24 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-DEFAULTS: dict[str, Any] = {"record": "handled", "sinks": ["store"], "redact": [], "keep_days": 30.0,
-                            "max_mb": 200.0, "max_value": 4096, "chain": None, "otel": None}
-"""The normalized section when a config has no ``audit`` key."""
+
+def defaults() -> dict[str, Any]:
+    """The normalized section when a config has no ``audit`` key (a fresh dict)."""
+    return {"record": "handled", "sinks": ["store"], "redact": [], "keep_days": 30.0, "max_mb": 200.0,
+            "max_value": 4096, "chain": None, "otel": None}
 
 
 class OtelSection(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
     endpoint: str | None = Field(None, pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict)
     service_name: str = Field("hookgate", alias="serviceName", min_length=1)
 
 
 class AuditSection(BaseModel):
-    """``audit`` as written in a config file (camelCase keys)."""
+    """``audit`` as written in a config file (camelCase keys; unknown keys are warnings)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, strict=True)
     record: Literal["handled", "all", "off"] = "handled"
     sink: str | list[str] = "store"
     redact: list[str] = Field(default_factory=list)
@@ -93,20 +95,22 @@ def normalize(section: AuditSection, base_dir: str) -> dict[str, Any]:
             "chain": section.chain, "otel": otel}
 
 
-def compile_audit(doc_value: Any, base_dir: str) -> tuple[dict[str, Any] | None, list[str]]:
-    """Validate one file's ``audit`` value: ``(normalized, [])`` or ``(None, [issue, ...])`` where each
-    issue reads ``audit.<field>: <problem>``."""
-    from pydantic import ValidationError
+_NORMALIZED = {"record": "record", "sink": "sinks", "redact": "redact", "keep_days": "keep_days",
+               "max_mb": "max_mb", "max_value": "max_value", "chain": "chain", "otel": "otel"}
 
-    if not isinstance(doc_value, dict):
-        return None, ["audit: expected an object"]
-    try:
-        section = AuditSection.model_validate(doc_value)
-    except ValidationError as exc:
-        issues = []
-        for err in exc.errors():
-            where = ".".join(str(p) for p in err["loc"]) or "audit"
-            message = str(err["msg"]).removeprefix("Value error, ")
-            issues.append(f"audit.{where}: {message}")
-        return None, issues
-    return normalize(section, base_dir), []
+
+def compile_audit(compiler: Any, path: str, base_dir: str, raw: Any) -> None:
+    """Validate one file's ``audit`` section into ``compiler.audit`` (``compiler``: the
+    ``gateway.config.compiler.Compiler`` at work; not imported here, it imports this): the keys a later file sets
+    replace an earlier file's; issues read ``FILE: audit.<field>: <problem>``, unknown keys warn."""
+    if not isinstance(raw, dict):
+        compiler.issues.append(f"{path}: audit: expected an object (record, sink, redact, keepDays, maxMB, ...)")
+        return
+    section = compiler.validated(AuditSection, raw, f"{path}: audit")
+    if section is None:
+        return
+    normalized = normalize(section, base_dir)
+    for name in section.model_fields_set:
+        key = _NORMALIZED.get(name)
+        if key is not None:
+            compiler.audit[key] = normalized[key]

@@ -46,10 +46,10 @@ def traces_endpoint(endpoint: str | None) -> str | None:
 
 class Telemetry:
     """A tracer provider with an OTLP/HTTP exporter. otel: the normalized ``audit.otel`` dict (may be
-    empty). batch: use a ``BatchSpanProcessor`` (long-lived processes), else export at ``close``.
+    empty). batch: export every second (long-lived processes), else at ``close``. version: hookgate's.
     Raises HookgateError (ConfigError) when the SDK is not installed."""
 
-    def __init__(self, otel: dict[str, Any], *, batch: bool) -> None:
+    def __init__(self, otel: dict[str, Any], *, batch: bool, version: str = "") -> None:
         try:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
             from opentelemetry.sdk.resources import Resource
@@ -66,14 +66,12 @@ class Telemetry:
             timeout = RUN_TIMEOUT
         exporter = OTLPSpanExporter(endpoint=traces_endpoint(otel.get("endpoint")),
                                     headers=otel.get("headers") or None, timeout=timeout)
-        from gateway import __version__
-
         resource = Resource.create({"service.name": otel.get("service_name") or "hookgate",
-                                    "service.version": __version__})
+                                    "service.version": version})
         self.provider = TracerProvider(resource=resource)
         # One processor either way: in run mode the batch is flushed (one request) at close.
         self.provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=1000 if batch else 60_000))
-        self.tracer = self.provider.get_tracer(SCOPE, __version__)
+        self.tracer = self.provider.get_tracer(SCOPE, version)
 
     def emit(self, record: dict[str, Any], decision: Decision | None = None, started_ns: int | None = None) -> None:
         """Spans for one (redacted) record; ``started_ns``: dispatch start (``time.time_ns()``)."""

@@ -144,10 +144,3 @@ def canonical(record: dict[str, Any]) -> str:
     except UnicodeEncodeError:
         text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
     return text
-
-
-def parse_time(text: str) -> float:
-    """Epoch seconds of a record ``time`` (``...Z``). Raises ValueError."""
-    from datetime import datetime
-
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()

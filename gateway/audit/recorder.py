@@ -54,17 +54,28 @@ def default_chain() -> str:
     return os.uname().nodename or "local"
 
 
+def say(background: bool, message: str) -> None:
+    if background:
+        import logging
+
+        logging.getLogger("hookgate.audit").error("%s", message)
+    else:
+        sys.stderr.write(f"hookgate: {message}\n")
+
+
 class Recorder:
     """Records events for one config (see module docstring).
 
     audit: the normalized ``audit`` section. state_dir: ``settings.stateDir`` (the spool lives in
     ``<state_dir>/audit``). store_factory: opens the state store (called lazily, once per thread).
-    config_hash, version: copied into every record. background: batch in a writer thread.
+    config_hash, version: copied into every record. background: batch in a writer thread. Raises
+    ConfigError when ``audit.otel`` asks for spans and the SDK is not installed.
     """
 
     def __init__(self, audit: dict[str, Any], *, state_dir: str, store_factory: Callable[[], Any],
                  config_hash: str | None, version: str, background: bool = False) -> None:
-        self.audit = audit
+        self.audit = audit or {}
+        audit = self.audit
         self.state_dir = state_dir
         self.store_factory = store_factory
         self.config_hash = config_hash
@@ -77,7 +88,7 @@ class Recorder:
         if otel_wanted(audit):
             from gateway.audit.otel import Telemetry
 
-            self.telemetry = Telemetry(audit.get("otel") or {}, batch=background)
+            self.telemetry = Telemetry(audit.get("otel") or {}, batch=background, version=version)
         self._store: Any = None
         self._queue: SimpleQueue[Any] | None = None
         self._thread: threading.Thread | None = None
@@ -130,7 +141,7 @@ class Recorder:
             if size >= DRAIN_BYTES:
                 self.drain()
             return
-        from gateway.audit.rows import AuditEntry
+        from gateway.store.audit_types import AuditEntry
 
         entries = [AuditEntry.from_body(record_id, body) for record_id, _, body, _, _ in items]
         self.store().audit_append(self.chain, entries)
@@ -224,18 +235,17 @@ class Recorder:
             self._store.close()
             self._store = None
 
+    def matches(self, audit: dict[str, Any], config_hash: str | None) -> bool:
+        """True when this recorder was made for ``audit`` and ``config_hash`` (else a reload changed them)."""
+        return self.config_hash == config_hash and self.audit == (audit or {})
+
     def _report(self, exc: BaseException) -> None:
         now = time.monotonic()
         if now - self._last_error < 60:
             return
         self._last_error = now
-        message = f"audit: cannot record: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-        if self.background:
-            import logging
-
-            logging.getLogger("hookgate.audit").error("%s", message)
-        else:
-            sys.stderr.write(f"hookgate: {message}\n")
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        say(self.background, f"audit: cannot record: {text}")
 
 
 def _append_lines(path: str, bodies: list[str]) -> None:

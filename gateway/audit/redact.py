@@ -23,7 +23,8 @@ contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY
 (``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``, ``--password=...``), and credentials in
 URLs (``https://user:pass@host``).
 
-Only stdlib ``re`` is used (``hookgate run`` already has it loaded); patterns compile once per process.
+Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
+strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use.
 """
 
 from __future__ import annotations
@@ -33,20 +34,30 @@ from typing import Any
 
 REDACTED = "[REDACTED:{kind}]"
 
-_NAME = r"[A-Za-z0-9_.\-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Za-z0-9_.\-]*"
-DEFAULT_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("private_key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)"),
-    ("authorization", r"(?P<authorization_name>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)"
-                      r"(?:(?:bearer|basic|token|digest|negotiate)\s+)?[^\s\"',;]+"),
-    ("api_key", r"\b(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
-                r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9\-]{10,}"
-                r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}"
-                r"|(?:sk|rk)_live_[A-Za-z0-9]{16,}"
-                r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"),
-    ("url_credentials", r"(?P<url_credentials_name>\b[a-z][a-z0-9+.\-]*://[^/\s:@\"']+:)[^/\s@\"']+(?=@)"),
-    ("assignment", r"(?P<assignment_name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"[\"']?\s*(?:=|:(?!//))\s*)"
-                   r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)"),
+_NAME = (r"[A-Za-z0-9_.\-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
+         r"[A-Za-z0-9_.\-]*")
+DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
+    # (kind, hints: lower-case substrings one of which any match contains, re flags, pattern)
+    ("private_key", ("private key",), re.IGNORECASE | re.DOTALL,
+     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)"),
+    ("authorization", ("authorization",), re.IGNORECASE,
+     r"(?P<name>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)(?:(?:bearer|basic|token|digest|negotiate)\s+)?"
+     r"[^\s\"',;]+"),
+    ("api_key", ("sk-", "sk_live_", "rk_live_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia",
+                 "asia", "aiza", "glpat-", "eyj"), 0,
+     r"\b(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+     r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9\-]{10,}"
+     r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}|(?:sk|rk)_live_[A-Za-z0-9]{16,}"
+     r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"),
+    ("url_credentials", ("://",), re.IGNORECASE,
+     r"(?P<name>\b[a-z][a-z0-9+.\-]*://[^/\s:@\"']+:)[^/\s@\"']+(?=@)"),
+    ("assignment", ("secret", "token", "passw", "passphrase", "apikey", "api_key", "api-key", "accesskey", "access_key",
+                    "privatekey", "private_key", "credential"), re.IGNORECASE,
+     r"(?P<name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"[\"']?\s*(?:=|:(?!//))\s*)"
+     r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)"),
 )
+"""Applied in this order; a kind's pattern runs (and is compiled, once per process) only on strings
+that contain one of its hints, so a plain ``ls -la`` costs a few substring tests."""
 
 SECRET_KEYS = frozenset({
     "authorization", "proxyauthorization", "cookie", "setcookie", "password", "passwd", "pwd", "passphrase",
@@ -55,16 +66,13 @@ SECRET_KEYS = frozenset({
 })
 SECRET_KEY_SUFFIXES = ("password", "secret", "apikey", "accesskey", "privatekey", "token", "passwd")
 
-_compiled: dict[tuple[str, ...], re.Pattern[str]] = {}
+_compiled: dict[str, re.Pattern[str]] = {}
 
 
-def _pattern(extra: tuple[str, ...]) -> re.Pattern[str]:
-    """One alternation of the default patterns and ``extra`` (named groups ``k0``, ``k1``, ...)."""
-    pattern = _compiled.get(extra)
+def _pattern(kind: str, flags: int, regex: str) -> re.Pattern[str]:
+    pattern = _compiled.get(kind)
     if pattern is None:
-        parts = [f"(?P<{kind}>{regex})" for kind, regex in DEFAULT_PATTERNS]
-        parts += [f"(?P<custom{i}>{regex})" for i, regex in enumerate(extra)]
-        pattern = _compiled[extra] = re.compile("|".join(parts), re.IGNORECASE | re.DOTALL)
+        pattern = _compiled[kind] = re.compile(regex, flags)
     return pattern
 
 
@@ -92,26 +100,26 @@ class Redactor:
     """
 
     def __init__(self, extra_patterns: tuple[str, ...] | list[str] = (), max_value: int = 4096) -> None:
-        self.pattern = _pattern(tuple(extra_patterns))
+        self.extra = re.compile("|".join(f"(?:{p})" for p in extra_patterns)) if extra_patterns else None
         self.max_value = max(16, int(max_value))
-
-    def _sub(self, match: re.Match[str]) -> str:
-        kind = match.lastgroup or "secret"
-        if kind.startswith("custom"):
-            return REDACTED.format(kind="custom")
-        name = match.groupdict().get(f"{kind}_name")
-        return (name or "") + REDACTED.format(kind=kind)
 
     def text(self, value: str) -> str:
         """``value`` with secrets replaced, then truncated to ``max_value`` characters."""
-        redacted = self.pattern.sub(self._sub, value)
-        if len(redacted) <= self.max_value:
-            return redacted
+        lower = value.lower()
+        for kind, hints, flags, regex in DEFAULT_PATTERNS:
+            if any(hint in lower for hint in hints):
+                replacement = f"\\g<name>[REDACTED:{kind}]" if "(?P<name>" in regex else f"[REDACTED:{kind}]"
+                value = _pattern(kind, flags, regex).sub(replacement, value)
+                lower = value.lower()
+        if self.extra is not None:
+            value = self.extra.sub("[REDACTED:custom]", value)
+        if len(value) <= self.max_value:
+            return value
         import hashlib
 
-        data = redacted.encode("utf-8", "surrogatepass")
+        data = value.encode("utf-8", "surrogatepass")
         digest = hashlib.sha256(data).hexdigest()
-        return f"{redacted[:self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
+        return f"{value[:self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
 
     def apply(self, value: Any, _depth: int = 0) -> Any:
         """A redacted, truncated copy of the JSON value ``value``."""

@@ -10,11 +10,12 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from datetime import UTC
 from typing import Any
 
 from gateway.audit.chain import ChainReport, verify_chain
 from gateway.audit.record import FIELDS
-from gateway.audit.rows import AuditRow
+from gateway.store.audit_types import AuditRow
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -28,14 +29,14 @@ def parse_since(text: str, now: float | None = None) -> float:
     match = _DURATION.match(text)
     if match:
         return (time.time() if now is None else now) - float(match.group(1)) * _UNIT[match.group(2)]
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise ValueError(f"--since {text!r}: expected a duration (30m, 1h, 2d) or an ISO 8601 time") from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 

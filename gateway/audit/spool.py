@@ -72,17 +72,16 @@ def drain(state_dir: str, store: object, chain: str) -> int:
     """Move every spooled record into ``store`` (``audit_append(chain, entries)``); returns how many
     were stored. Lines that are not records (a torn write after a crash) are skipped. Raises OSError
     and the store's errors; a file whose append failed stays for the next drain."""
+    import contextlib
     import fcntl
     import time
 
-    from gateway.audit.rows import AuditEntry
+    from gateway.store.audit_types import AuditEntry
 
     directory = spool_dir(state_dir)
     path = os.path.join(directory, SPOOL_NAME)
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.rename(path, f"{path}.{time.time_ns():x}.{os.getpid()}")
-    except FileNotFoundError:
-        pass
     try:
         names = sorted(n for n in os.listdir(directory) if n.startswith(SPOOL_NAME + "."))
     except FileNotFoundError:

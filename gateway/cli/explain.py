@@ -43,7 +43,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if not groups:
             print(f"no hooks configured for {event.name}")
         trace = Trace()
-        decision = decide(config, event, trace)
+        decision = decide(config, event, trace, record=False)
     except HookgateError as exc:
         if getattr(exc, "answer", None) is not None:  # dialects.PassThrough
             print(f"passed through: {exc}")

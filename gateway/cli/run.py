@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from gateway.config import RuntimeConfig
     from gateway.decision import Decision, HandlerResult
-    from gateway.dispatcher import Trace
+    from gateway.dispatcher import Dispatcher, Trace
     from gateway.events import HookEvent
 
 
@@ -36,15 +36,22 @@ def render_run(decision: Decision, dialect: str) -> tuple[int, str, str]:
     return code, out, notes + err
 
 
-def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) -> Decision:
-    """Dispatch one event in this process (``asyncio`` is imported only when a handler runs)."""
+def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None, *, record: bool = True) -> Decision:
+    """Dispatch one event in this process (``asyncio`` is imported only when a handler runs) and, with
+    ``record`` (``explain`` and ``demo`` pass False), hand the decision to the audit record step."""
+    import time
+
     from gateway.decision import merge
     from gateway.dispatcher import Dispatcher
 
+    started_ns = time.time_ns()
     dispatcher = Dispatcher(config)
     selected = dispatcher.select(event, trace)
     if not selected:
-        return merge(event.name, [])
+        decision = merge(event.name, [])
+        if record and config.audit.get("record") == "all":
+            _record(dispatcher, event, decision, started_ns)
+        return decision
     from gateway.context import RunContext
 
     ctx = RunContext(config, mode="run")
@@ -59,7 +66,19 @@ def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) 
                 await ctx.aclose()
 
         results = asyncio.run(go())
-    return merge(event.name, results, tool_input=event.tool_input, blocks=event.spec.blocks)
+    decision = merge(event.name, results, tool_input=event.tool_input, blocks=event.spec.blocks)
+    if record:
+        _record(dispatcher, event, decision, started_ns)
+    return decision
+
+
+def _record(dispatcher: Dispatcher, event: HookEvent, decision: Decision, started_ns: int | None) -> None:
+    """The record step of a one-shot process: record, then close the recorder (flushes spans)."""
+    from gateway.context import RunContext
+
+    recorder = dispatcher.record(event, decision, RunContext(dispatcher.config, mode="run"), started_ns)
+    if recorder is not None:
+        recorder.close()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -105,6 +124,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
         _err(message)
         failed = internal_failure(config, event, message)
+        if failed is not None:
+            from gateway.dispatcher import Dispatcher
+
+            _record(Dispatcher(config), event, failed, None)
         return emit(*render_run(failed, event.dialect)) if failed is not None else EXIT_ERROR
     return emit(*render_run(decision, event.dialect))
 

@@ -19,11 +19,13 @@ written for newer Claude Code versions still load.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
 from pydantic import ValidationError
 
+from gateway.audit.config import defaults as audit_defaults
 from gateway.config.gemini import GEMINI_ALL_EVENTS, GEMINI_TO_CLAUDE, is_gemini_block
 from gateway.config.loading import HandlerSpec
 from gateway.config.schema import (
@@ -67,6 +69,7 @@ class Compiler:
         self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
+        self.audit: dict[str, Any] = audit_defaults()
 
     def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
                   known: list[str] | None = None) -> Any:
@@ -265,9 +268,21 @@ class Compiler:
         if not any(g["handlers"] for groups in self.hooks.values() for g in groups):
             self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
                                  "(the built-in default policy applies only when no config is found)")
-        return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                "settings": self.settings, "warnings": self.warnings, "depends": self.depends,
-                "broken": self.broken}
+        result = {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
+                  "settings": self.settings, "audit": self.audit, "warnings": self.warnings,
+                  "depends": self.depends, "broken": self.broken}
+        result["config_hash"] = config_hash(result)
+        return result
+
+
+def config_hash(result: dict[str, Any]) -> str:
+    """SHA-256 (first 16 hex digits) of the normalized config's decision-relevant parts (hooks,
+    mcpServers, llm, settings, audit): the ``config_hash`` of audit records."""
+    import hashlib
+
+    parts = {k: result[k] for k in ("hooks", "mcp_servers", "llm", "settings", "audit")}
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def compile_configs(paths: list[str]) -> dict[str, Any]:

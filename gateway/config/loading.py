@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-CACHE_FORMAT = "hookgate-config-6"
+CACHE_FORMAT = "hookgate-config-7"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 
@@ -115,6 +115,10 @@ class RuntimeConfig:
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    audit: dict[str, Any] = field(default_factory=dict)
+    """The normalized ``audit`` section (``gateway.audit.config``); empty: the defaults."""
+    config_hash: str | None = None
+    """SHA-256 (16 hex) of the normalized config (``gateway.config.compiler.config_hash``)."""
     warnings: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
 
@@ -122,8 +126,9 @@ class RuntimeConfig:
     def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
-                   llm=data.get("llm", {}), settings=data.get("settings", {}),
-                   warnings=data.get("warnings", []), broken=data.get("broken", []))
+                   llm=data.get("llm", {}), settings=data.get("settings", {}), audit=data.get("audit", {}),
+                   config_hash=data.get("config_hash"), warnings=data.get("warnings", []),
+                   broken=data.get("broken", []))
 
     def handler_count(self) -> int:
         return sum(len(g.handlers) for groups in self.hooks.values() for g in groups)

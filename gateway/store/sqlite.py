@@ -18,6 +18,7 @@ from typing import Any
 
 from gateway.errors import StoreError
 from gateway.store.base import Store
+from gateway.store.sqlite_audit import AUDIT_MIGRATION, SQLiteAuditMixin
 
 MIGRATIONS: list[str] = [
     # 1: caches and counters
@@ -30,6 +31,8 @@ MIGRATIONS: list[str] = [
     """
     CREATE TABLE IF NOT EXISTS flags (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated REAL NOT NULL);
     """,
+    # 3: audit records and their writer chains (gateway.store.sqlite_audit)
+    AUDIT_MIGRATION,
 ]
 
 
@@ -55,7 +58,7 @@ def migrate(db: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int:
     return max(version, len(migrations))
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLiteAuditMixin, Store):
     """The ``Store`` in ``<state_dir>/state.sqlite3`` (created with its folder on first use).
     Raises StoreError when the file cannot be opened or its schema is newer than this hookgate's."""
 

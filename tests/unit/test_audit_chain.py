@@ -10,8 +10,12 @@ import pytest
 
 from gateway.audit.chain import GENESIS, link_hash
 from gateway.audit.report import verify_store
-from gateway.audit.rows import AuditEntry, AuditFilter
-from tests.unit.audit_helpers import make_store
+from gateway.store.audit_types import AuditEntry, AuditFilter
+from gateway.store.sqlite import SQLiteStore
+
+
+def make_store(tmp_path: Path) -> SQLiteStore:
+    return SQLiteStore(str(tmp_path))
 
 
 def entry(i: int, *, decision: str = "allow", tool: str = "Bash", session: str = "s1", ts: float = 1e9) -> AuditEntry:

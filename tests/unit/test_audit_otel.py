@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 
-from gateway.audit.otel import Telemetry, traces_endpoint  # noqa: E402
-from tests.fakes.otlp_receiver import OtlpReceiver  # noqa: E402
+from gateway.audit.otel import Telemetry, traces_endpoint
+from tests.fakes.otlp_receiver import OtlpReceiver
 
 RECORD = {"time": "2030-01-01T00:00:00.000Z", "host": "claude", "event": "PreToolUse", "session_id": "sess-1",
           "tool_use_id": "toolu_1", "prompt_id": None, "tool_name": "Bash", "tool_input": {"command": "rm -rf /"},

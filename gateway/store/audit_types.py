@@ -1,4 +1,6 @@
-"""Plain types the store's audit methods take and return (shared by every ``Store`` implementation).
+"""Plain types the store's audit methods take and return (shared by every ``Store`` backend), and the
+chain link every backend computes in its own transaction (``link_hash``; the design is in
+``gateway.audit.chain``).
 
 ``AuditEntry``: a record ready to append: ``id`` (unique, chosen by the writer: appending the same id
 twice stores it once), ``ts`` (epoch seconds of the record's ``time``), ``body`` (the record's
@@ -21,6 +23,24 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+GENESIS = "0" * 64
+"""The ``prev_hash`` of a chain's first record."""
+
+
+def link_hash(prev_hash: str, chain: str, seq: int, body: str) -> str:
+    """SHA-256 (hex) of ``prev_hash "\\n" chain "\\n" seq "\\n" body``: one record's link."""
+    import hashlib
+
+    data = f"{prev_hash}\n{chain}\n{seq}\n{body}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse_time(text: str) -> float:
+    """Epoch seconds of a record ``time`` (ISO 8601, ``Z`` or an offset). Raises ValueError."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
 
 @dataclass(slots=True)
 class AuditEntry:
@@ -37,8 +57,6 @@ class AuditEntry:
     @classmethod
     def from_body(cls, entry_id: str, body: str) -> AuditEntry:
         """Derive the filter columns from the record text. Raises ValueError on a malformed record."""
-        from gateway.audit.record import parse_time
-
         record = json.loads(body)
         if not isinstance(record, dict):
             raise ValueError("record is not an object")

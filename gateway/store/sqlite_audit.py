@@ -1,4 +1,4 @@
-"""The audit methods of the SQLite store (mixed into ``SQLiteStore``).
+"""The audit methods of the SQLite store (mixed into ``SQLiteStore``; contracts in ``Store``).
 
 Tables (created by the store's migration ``AUDIT_MIGRATION``)::
 
@@ -13,11 +13,13 @@ writers on one machine serialize there and a chain never forks (see ``gateway.au
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from gateway.audit.chain import GENESIS, link_hash
-from gateway.audit.rows import AuditEntry, AuditFilter, AuditRow, ChainHead
+from gateway.errors import StoreError
+from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, AuditRow, ChainHead, link_hash
 
 AUDIT_MIGRATION = """
 CREATE TABLE IF NOT EXISTS audit_records (
@@ -35,6 +37,22 @@ CREATE TABLE IF NOT EXISTS audit_heads (
 """
 
 _COLUMNS = "n, id, chain, seq, prev_hash, hash, ts, body, event, session_id, tool_name, decision, handler_ids"
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _mapped(method: F) -> F:
+    """``sqlite3.Error`` -> ``StoreError`` (one line, naming the file)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise StoreError(f"state store {getattr(self, 'path', '?')}: {exc}") from None
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _row(values: tuple[Any, ...]) -> AuditRow:
@@ -71,6 +89,7 @@ class SQLiteAuditMixin:
 
     _db: sqlite3.Connection
 
+    @_mapped
     def audit_append(self, chain: str, entries: list[AuditEntry]) -> int:
         """Append ``entries`` (in order) to ``chain`` in one transaction; entries whose ``id`` is already
         stored are skipped. Returns how many were stored."""
@@ -109,6 +128,7 @@ class SQLiteAuditMixin:
             raise
         return stored
 
+    @_mapped
     def audit_records(self, flt: AuditFilter) -> list[AuditRow]:
         """Records that fit ``flt``, newest first (by insertion ``n``), at most ``flt.limit``."""
         where, params = where_clause(flt)
@@ -116,17 +136,20 @@ class SQLiteAuditMixin:
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records{where} ORDER BY n DESC{limit}", params)
         return [_row(r) for r in rows]
 
+    @_mapped
     def audit_record(self, record_id: str) -> AuditRow | None:
         """One record by its id, or None."""
         row = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records WHERE id = ?", (record_id,)).fetchone()
         return _row(row) if row else None
 
+    @_mapped
     def audit_chain(self, chain: str, after_seq: int = 0, limit: int = 1000) -> list[AuditRow]:
         """Up to ``limit`` records of ``chain`` with ``seq > after_seq``, in ``seq`` order."""
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records WHERE chain = ? AND seq > ? "
                                 "ORDER BY seq LIMIT ?", (chain, after_seq, limit))
         return [_row(r) for r in rows]
 
+    @_mapped
     def audit_heads(self) -> list[ChainHead]:
         """Every chain's head, by chain name; a chain that has records but no head row comes back with
         ``seq`` -1 (``verify`` reports it)."""
@@ -136,6 +159,7 @@ class SQLiteAuditMixin:
             "ORDER BY 1", (GENESIS,))
         return [ChainHead(*r) for r in rows]
 
+    @_mapped
     def audit_prune(self, *, before: float | None = None, max_bytes: int | None = None) -> int:
         """Retention: delete records older than ``before`` (epoch seconds) and then the oldest ones
         until the bodies total at most ``max_bytes``. Deletes a prefix of each chain and records the
@@ -168,6 +192,7 @@ class SQLiteAuditMixin:
             raise
         return removed
 
+    @_mapped
     def audit_size(self) -> tuple[int, int]:
         """``(records, bytes of their bodies)``."""
         row = self._db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM audit_records").fetchone()
