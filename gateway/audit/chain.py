@@ -37,7 +37,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gateway.store.audit_types import GENESIS as GENESIS
 from gateway.store.audit_types import derived, link_hash
 
 if TYPE_CHECKING:

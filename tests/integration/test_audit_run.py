@@ -287,3 +287,19 @@ def test_bad_audit_config_is_caught_by_validate(tmp_path: Path) -> None:
     proc = run_hookgate(["validate", str(good)], cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "audit.colour: unknown field" in proc.stdout + proc.stderr
+
+
+def test_side_effects_from_an_mcp_tool_answer(tmp_path: Path) -> None:
+    from tests.fakes.mcp_helpers import stdio_server
+
+    answer = json.dumps({"side_effects": ["opened ticket SEC-1"]})
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({
+        "mcpServers": {"fake": stdio_server()},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "mcp_tool", "id": "ticket", "server": "fake", "tool": "text_answer", "input": {"text": answer}}]}]},
+        "settings": {"stateDir": str(tmp_path / "state")}}))
+    assert run(config, bash("ls")).returncode == 0
+    (record,) = records(config)
+    assert record["handlers"][0]["type"] == "mcp_tool"
+    assert record["handlers"][0]["side_effects"] == ["opened ticket SEC-1"]

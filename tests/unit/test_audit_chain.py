@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gateway.audit.chain import GENESIS, link_hash
 from gateway.audit.report import verify_store
-from gateway.store.audit_types import AuditEntry, AuditFilter
+from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, link_hash
 from gateway.store.sqlite import SQLiteStore
 
 
