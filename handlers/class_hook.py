@@ -8,7 +8,8 @@ instance in directly (``options["instance"]``). Each event builds a ``HookContex
 ``triggered`` (False when it chose not to run).
 
 At load time (``prepare``) the spec takes the class's ordering and failure policy: handler priority
-``-hook.priority`` (lower class priority runs earlier) and ``failClosed`` when the class says
+``-hook.priority`` (lower class priority runs earlier; a ``priority`` written on the entry itself, on
+hookgate's higher-runs-earlier scale, wins) and ``failClosed`` when the class says
 ``fail_closed = True`` (the default). Class hooks are ``chained`` handlers: the dispatcher runs the
 chained handlers of one event one after another in priority order, each seeing the rewrites of the
 ones before, and stops at the first deny (FIM One's middleware semantics).
@@ -52,7 +53,8 @@ def prepare(spec: HandlerSpec, event: str | None = None) -> list[str]:
         hook = hook_of(spec)
     except HandlerError as exc:
         return [str(exc)]
-    spec.priority = -hook.priority
+    if spec.priority == 0:  # an entry's own ``priority`` (hookgate's scale) wins
+        spec.priority = -hook.priority
     spec.fail_closed = spec.fail_closed or hook.fail_closed
     if event is not None and event != hook.hook_point:
         return [f"hook {hook.hook_name!r} is a {hook.hook_point} hook; it cannot run on {event}"]

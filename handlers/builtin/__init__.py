@@ -3,7 +3,9 @@
 ``{type: builtin, name: readOnly}``, ``{type: builtin, name: truncateOutput, maxChars: 8000}``,
 ``{type: builtin, name: rateLimit, limit: 5, window: 60, per: [session, tool], onLimit: deny}``.
 Each name lives in its own module (``read_only``, ``truncate_output``, ``rate_limit``) with a
-``run(options, event, ctx) -> Verdict`` function and the events it runs on. Options are validated at
+``run(options, event, ctx, handler_id) -> Verdict`` function; ``EVENTS`` lists where each may be
+placed. Built-ins are chained handlers (they run in priority order with class hooks; see
+``DEFAULT_PRIORITY``). Options are validated at
 load time (unknown or misplaced fields are errors, naming the built-in); state (the read-only flag,
 rate-limit counts) goes through the state store, so it is shared by every ``hookgate run`` process,
 ``hookgate serve`` and Python hosts using the same store. Deterministic: ``failClosed`` applies.
@@ -19,6 +21,7 @@ from gateway.errors import HandlerError
 from handlers.base import Handler
 
 if TYPE_CHECKING:
+    from gateway.config import HandlerSpec
     from gateway.context import RunContext
     from gateway.decision import Verdict
     from gateway.events import HookEvent
@@ -28,6 +31,10 @@ MODULES = {"readOnly": "handlers.builtin.read_only", "truncateOutput": "handlers
 EVENTS = {"readOnly": ("PreToolUse", "PermissionRequest"), "truncateOutput": ("PostToolUse",),
           "rateLimit": ("PreToolUse", "PermissionRequest")}
 """The events each built-in answers (anywhere else it is a config error)."""
+DEFAULT_PRIORITY = {"readOnly": 1000, "truncateOutput": -1000, "rateLimit": -1000}
+"""Where each built-in sits in the chain unless its entry sets ``priority`` (higher runs earlier):
+readOnly first (cheap, denies early), rateLimit last (it counts only calls the other chained checks
+let through), truncateOutput last (it cuts the output the other rewrites produced)."""
 FIELDS = {"readOnly": {"write_tools", "read_tools", "write_verbs", "sql_fields", "read_commands"},
           "truncateOutput": {"max_chars"}, "rateLimit": {"limit", "window", "per", "on_limit"}}
 
@@ -61,8 +68,28 @@ class BuiltinHandler(Handler):
         verdict: Verdict = module.run(self.spec.options, event, ctx, self.spec.id)
         return verdict
 
+    def chained(self) -> bool:
+        return True
+
     def describe(self) -> str:
         return f"builtin {self.spec.options['name']}"
+
+    @classmethod
+    def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
+        if spec.priority == 0:  # an entry's own ``priority`` wins
+            spec.priority = DEFAULT_PRIORITY[spec.options["name"]]
+        return []
+
+    @classmethod
+    def implied_event(cls, entry: dict[str, Any]) -> str | None:
+        name = entry.get("name")
+        events = EVENTS.get(name) if isinstance(name, str) else None
+        return events[0] if events else None
+
+    @classmethod
+    def event_problems(cls, spec: HandlerSpec, event: str) -> list[str]:
+        problem = event_problem(spec.options["name"], event)
+        return [problem] if problem else []
 
     @classmethod
     def options_model(cls) -> Any:

@@ -61,9 +61,9 @@ def run(options: dict[str, Any], event: HookEvent, ctx: RunContext, handler_id: 
     bucket = int(now // window)
     values = [key_part(name, event) for name in per]
     key = json.dumps([handler_id, values, window, bucket], separators=(",", ":"))
-    count = ctx.store.counter_add_capped(SCOPE, key, limit)
+    count = ctx.state.counter_add_capped(SCOPE, key, limit)
     if count == 1:  # a new window: the previous one's count is no longer needed
-        ctx.store.counter_reset(SCOPE, json.dumps([handler_id, values, window, bucket - 1], separators=(",", ":")))
+        ctx.state.counter_reset(SCOPE, json.dumps([handler_id, values, window, bucket - 1], separators=(",", ":")))
     if count is not None:
         return Verdict()
     resets = (bucket + 1) * window - now

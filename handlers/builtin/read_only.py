@@ -26,7 +26,7 @@ def is_on(ctx: RunContext) -> tuple[bool, str]:
     """Whether read-only mode is on, and where that comes from (``settings`` or ``flag``)."""
     if ctx.config.settings.get("read_only"):
         return True, "settings.readOnly"
-    return bool(ctx.store.flag_get(FLAG)), "hookgate mode read-only on"
+    return bool(ctx.state.flag_get(FLAG)), "hookgate mode read-only on"
 
 
 def rules_from(options: dict[str, Any]) -> WriteRules:

@@ -1,7 +1,7 @@
 """Which tool calls write: the classifier behind the ``readOnly`` built-in.
 
 ``write_reason(tool_name, tool_input, rules) -> str | None`` names why a call writes (None: it only
-reads). Tool names are canonical (Claude Code's; ``gateway.tools`` maps every host's names onto them):
+reads). Tool names are canonical (Claude Code's; ``gateway.tool_names`` maps every host's names onto them):
 
 - file tools ``Write``, ``Edit``, ``MultiEdit``, ``NotebookEdit`` write;
 - ``Bash``: the command is parsed with bashlex; it reads only when every command in it (pipelines,
@@ -15,7 +15,9 @@ reads). Tool names are canonical (Claude Code's; ``gateway.tools`` maps every ho
   as a word (``rules.write_verbs``: create, delete, update, insert, exec, ...; words are split on
   ``_``, ``-``, ``.``, ``/`` and camelCase), unless it matches ``rules.read_tools``; and whatever its
   name, when a string argument named in ``rules.sql_fields`` is SQL (starts with a SQL keyword) other
-  than a plain SELECT (sqlparse; ``SELECT ... INTO`` and data-changing CTEs count as writes).
+  than a plain SELECT (sqlparse; ``SELECT ... INTO`` and data-changing CTEs count as writes; outside
+  ``sql``/``statement``/``stmt`` the text must also look like a statement, so ``query: "delete old
+  files"`` stays a search).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gateway.tools import FILE_WRITE_TOOLS, SHELL_TOOL
+from gateway.tool_names import FILE_WRITE_TOOLS, SHELL_TOOL
 
 READ_TOOLS = frozenset({
     "Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite", "TodoRead", "Task", "Agent",
@@ -99,7 +101,7 @@ def write_reason(tool_name: str | None, tool_input: dict[str, Any] | None, rules
     for key in rules.sql_fields:
         value = args.get(key)
         if isinstance(value, str):
-            why = sql_write_reason(value)
+            why = sql_write_reason(value, strict=key in STRICT_SQL_FIELDS)
             if why is not None:
                 return f"tool {name}: {key} {why}"
     return None
@@ -118,17 +120,30 @@ def _write_verb(name: str, verbs: list[str]) -> str | None:
 
 # ---------------------------------------------------------------------------- SQL
 
-def sql_write_reason(text: str) -> str | None:
-    """Why ``text`` is SQL that changes data or schema, or None (not SQL, or only SELECT)."""
+_SQL_SHAPE = frozenset({"FROM", "SET", "INTO", "TABLE", "VALUES", "WHERE", "INDEX", "VIEW", "DATABASE", "SCHEMA",
+                        "ON", "TO", "COLUMN", "SEQUENCE", "FUNCTION", "TRIGGER"})
+"""Words that make a text starting with a SQL keyword look like a statement rather than prose."""
+STRICT_SQL_FIELDS = frozenset({"sql", "statement", "stmt"})
+"""Fields that hold SQL by name: any text starting with a SQL keyword is taken as SQL. In other fields
+(``query``: often a search query) the statement must also have SQL's shape (``FROM``, ``SET``, ``INTO``...)."""
+
+
+def sql_write_reason(text: str, *, strict: bool = True) -> str | None:
+    """Why ``text`` is SQL that changes data or schema, or None (not SQL, or only SELECT). ``strict``:
+    see ``STRICT_SQL_FIELDS``."""
     import sqlparse
     from sqlparse import tokens as T
 
+    statement: Any
     for statement in sqlparse.parse(text):
         first = statement.token_first(skip_cm=True)
         if first is None:
             continue
         if first.ttype is None or first.ttype not in T.Keyword:
             return None  # not SQL (plain words, a search query)
+        if not strict and not any(t.ttype in T.Keyword and t.normalized.upper() in _SQL_SHAPE
+                                  for t in statement.flatten()):
+            return None  # "delete old files": a verb, not a statement
         kind = statement.get_type()
         if kind != "SELECT":
             return f"is SQL {kind if kind != 'UNKNOWN' else first.normalized.upper()}, not a SELECT"
@@ -186,10 +201,11 @@ def _walk(node: Any, allowed: frozenset[str]) -> None:
 
 
 def _redirect(node: Any) -> None:
-    target = getattr(node, "output", None)
-    if node.type in _OUTPUT_REDIRECTS and hasattr(target, "word") and target.word not in _QUIET_TARGETS:
-        if not (node.type == ">&" and target.word.isdigit()):
-            raise _Unsure(f"shell command writes to {target.word!r} ({node.type})")
+    target: Any = getattr(node, "output", None)
+    word = getattr(target, "word", None)
+    if node.type in _OUTPUT_REDIRECTS and isinstance(word, str) and word not in _QUIET_TARGETS \
+            and not (node.type == ">&" and word.isdigit()):
+        raise _Unsure(f"shell command writes to {word!r} ({node.type})")
 
 
 def _command(node: Any, allowed: frozenset[str]) -> None:
