@@ -20,7 +20,6 @@ seam that cannot be built (a bad declaration, an unknown identity provider) rais
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -135,6 +134,3 @@ class InterceptorSeam:
         state = self._sessions.get(session_id)
         return list(state.emitter.results) if state is not None else []
 
-
-def new_session_id() -> str:
-    return str(uuid.uuid4())
