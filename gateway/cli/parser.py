@@ -78,11 +78,17 @@ def build_parser() -> argparse.ArgumentParser:
                             "reverse proxy's name; default: only loopback names when bound to loopback)")
     serve.set_defaults(func="gateway.cli.serve:cmd_serve")
 
+    mode = with_config(sub.add_parser("mode", help="switch a gateway-wide mode (read-only) for every process"))
+    mode.add_argument("mode", choices=("read-only",), help="the mode (read-only: the readOnly built-in denies writes)")
+    mode.add_argument("state", choices=("on", "off", "status"), help="switch it on or off, or show it")
+    mode.set_defaults(func="gateway.cli.mode:cmd_mode")
+
     # `hookgate audit ...` has its own parser (gateway.cli.audit): `hookgate run` does not pay for building it
     audit = sub.add_parser("audit", help="read the audit trail: tail, query, export, verify, stats", add_help=False)
     audit.add_argument("--help", "-h", dest="audit_help", action="store_true")
     audit.add_argument("words", nargs=argparse.REMAINDER)
     audit.set_defaults(func="gateway.cli.audit:cmd_audit")
+
     add_install_parsers(sub, "gateway.cli.install:cmd_install")
     return parser
 
