@@ -110,7 +110,20 @@ def compile_audit(compiler: Any, path: str, base_dir: str, raw: Any) -> None:
     if section is None:
         return
     normalized = normalize(section, base_dir)
+    if normalized["otel"] is not None and not _otel_installed():
+        compiler.warnings.append(f"{path}: audit.otel: the OpenTelemetry SDK is not installed, so no spans are "
+                                 "sent (pip install 'hookgate[otel]')")
     for name in section.model_fields_set:
         key = _NORMALIZED.get(name)
         if key is not None:
             compiler.audit[key] = normalized[key]
+
+
+def _otel_installed() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("opentelemetry.sdk") is not None and \
+            importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is not None
+    except ModuleNotFoundError:
+        return False

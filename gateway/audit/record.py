@@ -43,8 +43,8 @@ DECISIONS = ("allow", "deny", "ask", "defer", "block", "stop", "none")
 
 def iso_time(seconds: float) -> str:
     """``seconds`` (epoch) as ISO 8601 UTC with milliseconds: ``2026-12-01T07:12:03.418Z``."""
-    whole = int(seconds)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{int((seconds - whole) * 1000):03d}Z"
+    whole, millis = divmod(round(seconds * 1000), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
 
 
 def decision_label(decision: Decision) -> str:
@@ -133,6 +133,18 @@ def build_record(event: HookEvent, decision: Decision, *, config_hash: str | Non
         "version": version,
         "config_hash": config_hash,
     }
+
+
+def ordered(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its keys in documented order (``FIELDS``, then any others), for people to read
+    (the stored text has sorted keys)."""
+    out = {name: record[name] for name in FIELDS if name in record}
+    out.update((k, v) for k, v in record.items() if k not in out)
+    handlers = out.get("handlers")
+    if isinstance(handlers, list):
+        out["handlers"] = [{**{n: h[n] for n in HANDLER_FIELDS if n in h}, **h} if isinstance(h, dict) else h
+                           for h in handlers]
+    return out
 
 
 def canonical(record: dict[str, Any]) -> str:

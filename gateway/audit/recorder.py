@@ -68,8 +68,8 @@ class Recorder:
 
     audit: the normalized ``audit`` section. state_dir: ``settings.stateDir`` (the spool lives in
     ``<state_dir>/audit``). store_factory: opens the state store (called lazily, once per thread).
-    config_hash, version: copied into every record. background: batch in a writer thread. Raises
-    ConfigError when ``audit.otel`` asks for spans and the SDK is not installed.
+    config_hash, version: copied into every record. background: batch in a writer thread. When
+    spans are wanted but the OpenTelemetry SDK is missing, one line says so and records still go out.
     """
 
     def __init__(self, audit: dict[str, Any], *, state_dir: str, store_factory: Callable[[], Any],
@@ -87,12 +87,17 @@ class Recorder:
         self.telemetry: Any = None
         if otel_wanted(audit):
             from gateway.audit.otel import Telemetry
+            from gateway.errors import HookgateError
 
-            self.telemetry = Telemetry(audit.get("otel") or {}, batch=background, version=version)
+            try:
+                self.telemetry = Telemetry(audit.get("otel") or {}, batch=background, version=version)
+            except HookgateError as exc:  # records still go to the sinks; spans cannot
+                say(background, f"audit: no spans: {exc}")
         self._store: Any = None
         self._queue: SimpleQueue[Any] | None = None
         self._thread: threading.Thread | None = None
         self._last_error = 0.0
+        self._atexit = False
 
     # ------------------------------------------------------------------ the one entry point
 
@@ -175,12 +180,16 @@ class Recorder:
     # ------------------------------------------------------------------ the writer thread
 
     def _start(self) -> None:
+        import atexit
         import threading
         from queue import SimpleQueue
 
         self._queue = SimpleQueue()
         self._thread = threading.Thread(target=self._loop, name="hookgate-audit", daemon=True)
         self._thread.start()
+        if not self._atexit:  # a Python API user who never calls aclose() still gets the records written
+            atexit.register(self.flush)
+            self._atexit = True
 
     def _loop(self) -> None:
         from queue import Empty

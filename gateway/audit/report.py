@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import time
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from datetime import UTC
 from typing import Any
 
 from gateway.audit.chain import ChainReport, verify_chain
-from gateway.audit.record import FIELDS
+from gateway.audit.record import FIELDS, ordered
 from gateway.store.audit_types import AuditRow
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
@@ -76,16 +77,16 @@ def csv_text(rows: list[AuditRow], *, header: bool = True) -> str:
 def export_line(row: AuditRow) -> str:
     """One JSON line for ``export --format jsonl``: the record plus ``"_chain": {id, n, chain, seq,
     prev_hash, hash}``."""
-    return json.dumps({**row.record, "_chain": row.chain_info()}, ensure_ascii=False)
+    return json.dumps({**ordered(row.record), "_chain": row.chain_info()}, ensure_ascii=False)
 
 
 def percentile(values: list[float], q: float) -> float:
     """The ``q`` quantile (0..1) of ``values`` by the nearest-rank method; 0.0 when empty."""
     if not values:
         return 0.0
-    ordered = sorted(values)
-    rank = max(1, int(-(-q * len(ordered) // 1)))
-    return ordered[min(rank, len(ordered)) - 1]
+    ranked = sorted(values)
+    rank = max(1, math.ceil(q * len(ranked)))
+    return ranked[min(rank, len(ranked)) - 1]
 
 
 def stats(rows: list[AuditRow]) -> list[dict[str, Any]]:

@@ -142,10 +142,11 @@ def _filter(args: argparse.Namespace, limit: int | None = None) -> AuditFilter:
 
 
 def _print_rows(rows: list[AuditRow], as_json: bool) -> None:
+    from gateway.audit.record import ordered
     from gateway.audit.report import line
 
     for row in rows:
-        sys.stdout.write((json.dumps(row.record, ensure_ascii=False) if as_json else line(row)) + "\n")
+        sys.stdout.write((json.dumps(ordered(row.record), ensure_ascii=False) if as_json else line(row)) + "\n")
     sys.stdout.flush()
 
 
@@ -175,7 +176,9 @@ def _tail(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
 def _query(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
     rows = list(reversed(store.audit_records(_filter(args, args.limit))))
     if args.json:
-        sys.stdout.write(json.dumps([r.record for r in rows], ensure_ascii=False, indent=1) + "\n")
+        from gateway.audit.record import ordered
+
+        sys.stdout.write(json.dumps([ordered(r.record) for r in rows], ensure_ascii=False, indent=1) + "\n")
     else:
         _print_rows(rows, False)
     return EXIT_OK

@@ -230,7 +230,9 @@ class Console:
         row = await asyncio.to_thread(self._with_store, lambda store: store.audit_record(record_id))
         if row is None:
             return _error(404, f"no record {record_id[:100]!r}")
-        return JSONResponse({"record": row.record, "chain": row.chain_info()}, headers=api_headers())
+        from gateway.audit.record import ordered
+
+        return JSONResponse({"record": ordered(row.record), "chain": row.chain_info()}, headers=api_headers())
 
     async def stats(self, request: Request) -> Response:
         from starlette.responses import JSONResponse

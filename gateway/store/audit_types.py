@@ -94,6 +94,7 @@ class AuditRow:
 
     @property
     def record(self) -> dict[str, Any]:
+        """The stored record (keys sorted; ``gateway.audit.record.ordered`` puts them in documented order)."""
         value: dict[str, Any] = json.loads(self.body)
         return value
 

@@ -303,3 +303,48 @@ def test_side_effects_from_an_mcp_tool_answer(tmp_path: Path) -> None:
     (record,) = records(config)
     assert record["handlers"][0]["type"] == "mcp_tool"
     assert record["handlers"][0]["side_effects"] == ["opened ticket SEC-1"]
+
+
+def test_tail_follow_prints_new_records(tmp_path: Path) -> None:
+    import selectors
+    import time
+
+    config = write_config(tmp_path)
+    run(config, bash("echo first"))
+    follower = subprocess.Popen([sys.executable, "-m", "gateway", "audit", "tail", "-n", "5", "--follow", "--json",
+                                 "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert follower.stdout is not None
+        selector = selectors.DefaultSelector()
+        selector.register(follower.stdout, selectors.EVENT_READ)
+
+        def next_line(timeout: float = 30.0) -> dict[str, Any]:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if selector.select(timeout=0.5):
+                    line = follower.stdout.readline()  # type: ignore[union-attr]
+                    if line:
+                        value: dict[str, Any] = json.loads(line)
+                        return value
+            raise AssertionError("tail --follow printed nothing")
+
+        assert next_line()["tool_input"]["command"] == "echo first"
+        run(config, bash("echo second"))
+        assert next_line()["tool_input"]["command"] == "echo second"
+    finally:
+        follower.terminate()
+        follower.wait(10)
+
+
+def test_a_broken_audit_store_never_changes_the_answer(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    data = json.loads(config.read_text())
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the state dir should be")
+    data["settings"]["stateDir"] = str(blocker / "state")
+    config.write_text(json.dumps(data))
+    denied = run(config, bash("rm -rf /"))
+    assert denied.returncode == 2 and "no rm -rf here" in denied.stderr
+    assert "hookgate: audit: cannot record:" in denied.stderr
+    allowed = run(config, bash("ls"))
+    assert allowed.returncode == 0

@@ -25,7 +25,8 @@
         const rect = svg("rect", {x: label, y: y0 + j * bar, width: w, height: bar - 2, fill: s.color,
                                   "data-handler": r.id, "data-series": s.key, "data-value": r[s.key]});
         rect.append(svg("title", {}, `${r.id} ${s.label}: ${r[s.key]}${unit}`));
-        root.append(rect, svg("text", {x: label + w + 4, y: y0 + j * bar + bar - 2}, `${r[s.key]}${unit}`));
+        const shown = unit ? Number(r[s.key]).toFixed(1) : String(r[s.key]);
+        root.append(rect, svg("text", {x: label + w + 4, y: y0 + j * bar + bar - 2}, `${shown}${unit}`));
       });
     });
     target.replaceChildren(root);
