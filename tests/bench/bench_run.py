@@ -20,8 +20,8 @@ BIN = Path(sys.executable).parent / "hookgate"
 EVENTS = {
     "PreToolUse Bash `ls -la` (default config: the shell guard runs in-process, no decision)": {
         "tool_name": "Bash", "tool_input": {"command": "ls -la"}},
-    "PreToolUse Bash `rm -rf build` (default config: the shell guard denies)": {
-        "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}},
+    "PreToolUse Bash `rm -rf src` (default config: the shell guard denies)": {
+        "tool_name": "Bash", "tool_input": {"command": "rm -rf src"}},
     "PreToolUse Edit src/app.ts (default config: the secrets guard runs in-process, no decision)": {
         "tool_name": "Edit", "tool_input": {"file_path": "/tmp/p/src/app.ts", "old_string": "a", "new_string": "b"}},
 }

@@ -206,6 +206,8 @@ def test_temp_paths_holding_the_project_or_home_stay_denied(monkeypatch: pytest.
     assert rule_of("rm -rf /tmp/proj", cwd="/tmp/proj") == RM
     assert rule_of("rm -rf /tmp/ws", cwd="/tmp/ws/proj") == RM
     assert rule_of("rm -rf /tmp/ws/other", cwd="/tmp/ws/proj") is None
+    assert rule_of("rm -rf src", cwd="/tmp/ws/proj") == RM  # a project in /tmp is still a project
+    assert rule_of("rm -rf /tmp/ws/proj/node_modules", cwd="/tmp/ws/proj") is None
     monkeypatch.setenv("HOME", "/tmp/home")
     assert rule_of("rm -rf /tmp/home") == RM
     monkeypatch.delenv("TMPDIR")

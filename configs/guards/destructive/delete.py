@@ -86,7 +86,7 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
         tmpdir = ctx.state.tmpdir()
         roots = [os.path.normpath(tmpdir if r in ("$TMPDIR", "${TMPDIR}") else r) for r in settings.temp_roots
                  if r not in ("$TMPDIR", "${TMPDIR}") or tmpdir]
-        if path not in roots:
+        if path not in roots and not (project and _inside(path, project)):  # a project in /tmp is still a project
             for root in roots:
                 if root in ("/", home) or not _inside(path, root):
                     continue
@@ -145,9 +145,11 @@ def check_rm(args: list[Word], shown: str, ctx: Ctx) -> str | None:
         elif a.startswith("-") and ("r" in a or "R" in a):
             recursive = True
     if recursive:
-        for word in _operand_words(args):
+        targets = _operand_words(args)
+        for word in targets:
             if allowed_area(word, ctx) is None:
-                reason = ctx.hit("rm.recursive", shown, rm_reason(shown, word.text))
+                several = len(targets) > 1 or word.text.startswith("$HOOKGATE_")
+                reason = ctx.hit("rm.recursive", shown, rm_reason(shown, word.text if several else None))
                 if reason:
                     return reason
                 break
