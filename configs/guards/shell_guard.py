@@ -44,17 +44,20 @@ _NOT_SHELL_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Rea
 
 def answer(event: dict[str, Any], found: Finding) -> dict[str, Any] | None:
     """The hook output for ``found`` in the shape the event's ``hook_event_name`` expects; the reason ends
-    with the rule's name, so the user knows what to tune. An ask on an event that cannot ask is None for a
-    PermissionRequest (the user is being asked already) and a deny elsewhere."""
+    with the rule's name, so the user knows what to tune, and ``hookgate`` carries the rule and the part of
+    the command that triggered it (hookgate's ``python`` handler moves it into the result's meta; ``main``
+    drops it). An ask on an event that cannot ask is None for a PermissionRequest (the user is being asked
+    already) and a deny elsewhere."""
     reason = f"{found.reason} [rule {found.rule}]"
     name = event.get("hook_event_name") or "PreToolUse"
+    meta = {"rule": found.rule, "decision": found.decision, "trigger": found.part}
     if found.decision == "ask":
         if name in ("PreToolUse", "preToolUse", "BeforeTool"):
             return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
-                                           "permissionDecisionReason": reason}}
+                                           "permissionDecisionReason": reason}, "hookgate": meta}
         if name == "PermissionRequest":
             return None
-    return protected.answer(event, reason)
+    return {**protected.answer(event, reason), "hookgate": meta}
 
 
 def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -84,8 +87,15 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
         return None
 
 
+def _hook_output(event: dict[str, Any]) -> dict[str, Any] | None:
+    out = check_event(event)
+    if out is not None:
+        out.pop("hookgate", None)  # hookgate's own details: not part of Claude Code's output schema
+    return out
+
+
 def main() -> int:
-    return protected.hook_main(check_event, "shell_guard")
+    return protected.hook_main(_hook_output, "shell_guard")
 
 
 if __name__ == "__main__":

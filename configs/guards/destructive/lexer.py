@@ -1,6 +1,6 @@
 """The guard's own Bash tokenizer: quotes, escapes, comments, heredocs and every expansion context bash runs.
 
-Why a second Bash parser: hookgate's ``if`` rules split commands with bashlex (``gateway/shell.py``), which is
+Why a second Bash parser: hookgate's ``if`` rules split commands with bashlex (``gateway/bash_split.py``), which is
 right for matching a rule against a command; the default policy needs a lexer that never fails open, costs
 microseconds without third-party imports (the guard also runs as ``python -I -S``), and keeps what bashlex
 drops: every command and process substitution, wherever bash would run it (in ``$((...))``, ``${x:-...}``,
