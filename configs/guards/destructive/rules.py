@@ -68,7 +68,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if u.feeder:
         cmd = None
     head = core[0]
-    if head.globs() and head.text != "[":  # /bin/r? -rf /: check it as every command the glob could name
+    if head.globs() and head.text != "[" and base(head.text).strip("*"):  # /bin/r? -rf /: every command it can
+        # name (a bare `*` names whatever sorts first: unknowable, like `/* *`, a C comment pasted into a shell)
         return _check_glob_head(head, core[1:], cmd, ctx)
     if head.subs and not head.literal and head.procsub is None:  # $(echo rm -rf /): its output is the command
         output = literal_output(head)
