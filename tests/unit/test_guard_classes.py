@@ -60,6 +60,10 @@ WRAPPERS = [
     ("sg docker 'git push -f'", "deny:git.push-force"), ("tmux -L s new-window 'git reset --hard'", "deny:git.reset-hard"),
     ("script -qc 'git push -f' log", "deny:git.push-force"), ("batch <<< 'git reset --hard'", "deny:git.reset-hard"),
     ("(crontab -l; echo '0 0 * * * git push -f') | crontab -", "deny:git.push-force"),
+    *_cases(RM, "npx rimraf ~", "bunx rimraf /", "npx -c 'rm -rf ~'", "git rebase -x 'rm -rf ~' main",
+            "awk 'BEGIN{system(\"rm -rf ~\")}'", "find ~ -name node_modules -exec rm -rf {} +",
+            "find . -name node_modules -o -name src -exec rm -rf {} +", "find . -name src -exec rm -rf {} +"),
+    ("gawk -e 'BEGIN { system(\"git push -f\") }'", "deny:git.push-force"),
     ("cat jobs.txt | at now", "deny:exec.unseen"), ("find . | xargs -I{} sh -c 'wc -l {}'", "deny:exec.unseen"),
     ("at now < job.sh", "deny:exec.unseen"),
 ]
@@ -130,7 +134,9 @@ NOT_DESTRUCTIVE = [
     "bash -c 'echo \"$0\"' 'rm -rf ~'", "script -q /dev/null", "expect -c 'spawn ssh host; interact'",
     "unshare -r id", "sg docker -c 'docker ps'", "find . -name '*.log' | xargs -I{} echo {}", "xargs -0 rm -f",
     "systemd-run --user --scope make", "firejail firefox", "busybox ls -la", "nsenter -t 1 -n ip addr",
-    "sh -c 'rm -rf \"$1\"' _ node_modules",
+    "sh -c 'rm -rf \"$1\"' _ node_modules", "npx --yes rimraf dist", "git rebase --exec 'make test' main",
+    "awk '{print $1}' f", "awk -F: '{system(\"ls\")}' /etc/passwd",
+    "find . -name node_modules -type d -prune -exec rm -rf {} +",
     # interpreters
     "python3 -c 'print(1)'", "python3 -c \"import shutil; shutil.rmtree('build')\"", "python3 -m http.server",
     "node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"", "ruby -e 'puts 1'",

@@ -186,6 +186,7 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
         roots.append(args[i])
         i += 1
     expr = args[i:]
+    found = _found(roots or [Word(".")], expr, ctx)
     deletes = False
     tests = False
     j = 0
@@ -196,8 +197,8 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
             while end < len(expr) and expr[end].text not in (";", "+"):
                 end += 1
             run = expr[j + 1:end]
-            for root in roots or [Word(".")]:  # {} is each file found: at most the root itself
-                reason = ctx.check_argv([root if w.text == "{}" else w for w in run])
+            for path in found:  # {} is each file found
+                reason = ctx.check_argv([path if w.text == "{}" else w for w in run])
                 if reason:
                     return reason
             core = unwrap(run).words
@@ -224,6 +225,16 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
                        f"everything under {where}, .git included, with no undo; {POLICY} blocks it. Add a test that "
                        "selects the files, or ask the user.")
     return None
+
+
+def _found(roots: list[Word], expr: list[Word], ctx: Ctx) -> list[Word]:
+    """What ``{}`` can stand for in ``-exec``: the roots themselves (at most), or -- when the expression selects
+    nothing but build folders by name (``-name node_modules``) -- those folders below each root."""
+    names = [expr[k + 1].text for k in range(len(expr) - 1) if expr[k].text in ("-name", "-iname")]
+    negates = any(w.text in ("-o", "-or", "!", "-not", "-path", "-ipath", "-regex", "-wholename") for w in expr)
+    if not names or negates or not all(n in ctx.settings.build_dirs for n in names):
+        return roots
+    return [Word(f"{root.text.rstrip('/')}/{name}") if root.literal else root for root in roots for name in names]
 
 
 def outside(word: Word, cwd: str | None) -> str | None:

@@ -269,10 +269,12 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
     "tmux": ("LSfcT", _F(), "", 0),
     "screen": ("ceEhpsStTX", _F(), "", 0),
     "expect": ("cfD", _F(), "", 0),
+    "npx": ("pc", _F({"--package", "--call"}), "", 0),
+    "bunx": ("p", _F({"--package"}), "", 0),
 }
 _STRING_OPTIONS = {"env": ("-S", "--split-string")}
 # wrappers that take the command to run as a shell string under -c (anywhere among their options)
-_DASH_C = frozenset({"su", "runuser", "flock", "script"})
+_DASH_C = frozenset({"su", "runuser", "flock", "script", "npx"})
 # tmux subcommands that run a shell command, and their options that take a value
 _TMUX_RUNS = {
     "new-session": "cefFnstxy", "new": "cefFnstxy", "new-window": "cefFnt", "neww": "cefFnt",
@@ -339,7 +341,7 @@ def unwrap(words: list[Word]) -> Unwrapped:
         args = [w.text for w in words[1:]]
         if name in _DASH_C or name == "su" or name == "runuser":  # -c anywhere: su root -c 'cmd', flock LOCK -c 'cmd'
             _, opts, _ = getopt(args, short_arg, long_arg, optional)
-            found = [v for o, v in opts if o in ("-c", "--command")]
+            found = [v for o, v in opts if o in ("-c", "--command", "--call")]
             if found or name == "su" or name == "script" or (name == "runuser" and "-u" not in names(opts)):
                 return Unwrapped([], strings + found, feeder, replace)
         if name == "sg":  # sg [-] GROUP [-c] 'command': /bin/sh runs the command

@@ -6,7 +6,7 @@ Deny where the work is lost for good (uncommitted changes, untracked files): ``r
 Ask where git can still bring it back (the commits stay reachable through the reflog or ``git fsck``):
 ``branch -D``, ``stash drop``, ``stash clear``. Global options (``-C dir``, ``-c k=v``), abbreviated long
 options (``--fo``) and inline aliases (``-c alias.p='push -f'``; ``!`` aliases and ``-c`` values git runs as
-commands are checked as shell commands) are followed.
+commands are checked as shell commands) are followed, and so is the shell command ``rebase -x CMD`` runs.
 """
 
 from __future__ import annotations
@@ -190,5 +190,17 @@ def _branch(args: list[str], shown: str, ctx: Ctx) -> str | None:
     return None
 
 
+def _rebase(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git rebase -x CMD`` runs CMD with the shell after each commit."""
+    _, opts, _ = getopt(args, "xsX", frozenset({"--exec", "--strategy", "--strategy-option", "--onto"}))
+    for option, value in opts:
+        if option in ("-x", "--exec") and value:
+            reason = ctx.check_text(value)
+            if reason:
+                return reason
+    return None
+
+
 _SUBCOMMANDS = {"push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "restore": _restore,
-                "switch": _switch, "rm": _rm, "worktree": _worktree, "stash": _stash, "branch": _branch}
+                "switch": _switch, "rm": _rm, "worktree": _worktree, "stash": _stash, "branch": _branch,
+                "rebase": _rebase}

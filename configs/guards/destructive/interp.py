@@ -42,6 +42,7 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
             (r"\bunlink\s*\(", "rm")],
     "lua": [(r"\b(?:os\.execute|io\.popen)\s*\(?", "shell"), (r"\bos\.remove\s*\(", "rm")],
     "Rscript": [(r"\bsystem\s*\(", "shell"), (r"\bunlink\s*\(", "rm")],
+    "awk": [(r"\bsystem\s*\(", "shell")],
 }
 _COMPILED: dict[str, re.Pattern[str]] = {}
 _CLOSERS = {"(": ")", "{": "}", "[": "]", "<": ">"}

@@ -10,7 +10,6 @@ through ``interp.check_code``), and jobs handed to ``at``/``batch``/``crontab`` 
 from __future__ import annotations
 
 import re
-import shlex
 
 from . import interp
 from .context import POLICY, Ctx
@@ -289,6 +288,3 @@ def cron_commands(table: str) -> str:
         out.append(fields[-1] if len(fields) > (1 if line.startswith("@") else 5) else "")
     return "\n".join(out)
 
-
-def quoted(words: list[Word]) -> str:
-    return " ".join(shlex.quote(w.text) for w in words)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shlex
 
-from . import delete, git, programs, writes
+from . import delete, git, interp, programs, writes
 from .context import POLICY, Ctx
 from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, fork_bomb, getopt, literal_output, show, unwrap
 from .lexer import Redir, Token, Word
@@ -85,6 +85,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     shown = show(core)
     if name == "rm":
         return delete.check_rm(args, shown, ctx)
+    if name == "rimraf":  # npx rimraf dist: rm -rf in node's clothes
+        return delete.check_rm([Word("-r"), *args], shown, ctx)
+    if name in _AWKS:
+        return _check_awk(texts, shown, ctx)
     if name in ("unlink", "shred", "rmdir"):
         return delete.check_removals(getopt(texts, "nsu" if name == "shred" else "")[0], shown, ctx)
     if name == "find":
@@ -110,6 +114,24 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     m = programs.INTERPRETER.fullmatch(name)
     if m:
         return programs.check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
+    return None
+
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+
+
+def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """awk's program text: ``system("...")`` runs a shell command."""
+    _, opts, stop = getopt(args, "fvFeiE", frozenset({"--file", "--assign", "--field-separator", "--source",
+                                                      "--include", "--exec"}), permute=False)
+    operands = args[stop:]
+    programs = [v for o, v in opts if o in ("-e", "--source")]
+    if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
+        programs.append(operands[0])
+    for program in programs:
+        reason = interp.check_code("awk", program, shown, ctx)
+        if reason:
+            return reason
     return None
 
 

@@ -42,7 +42,6 @@ RULES: dict[str, tuple[str, str]] = {
     "shell.fork-bomb": ("deny", "fork bombs"),
     "exec.download": ("deny", "downloaded code run straight away (curl ... | sh)"),
     "exec.unseen": ("deny", "program text a shell reads from a pipe or file hookgate cannot see"),
-    "interpreter.shell": ("deny", "shell commands in python/perl/node/ruby one-liners (checked as commands)"),
     "write.secrets": ("deny", "shell writes to secrets files"),
     "write.hook-config": ("deny", "shell writes, deletes and moves of the agent's hook configuration"),
     "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
