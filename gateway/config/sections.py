@@ -41,6 +41,10 @@ def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str
         from gateway.config.guards import compile_guards
 
         compile_guards(compiler, path, doc["guards"])
+    if "agents" in doc:
+        from gateway.config.agents import compile_agents
+
+        compile_agents(compiler, path, base_dir, doc["agents"])
     if os.path.basename(path).startswith("settings") or (set(doc) & KIRO_AGENT_KEYS):
         return
     for key in doc:
