@@ -64,6 +64,13 @@ WRAPPERS = [
             "awk 'BEGIN{system(\"rm -rf ~\")}'", "find ~ -name node_modules -exec rm -rf {} +",
             "find . -name node_modules -o -name src -exec rm -rf {} +", "find . -name src -exec rm -rf {} +"),
     ("gawk -e 'BEGIN { system(\"git push -f\") }'", "deny:git.push-force"),
+    ("git -c clean.requireForce=false clean -d", "deny:git.clean-force"),
+    *_cases(RM, "python -c 'exec(\"import os; os.system(\\\"rm -rf ~\\\")\")'",
+            "expect -c 'spawn bash; send \"rm -rf ~\\r\"; interact'",
+            "python3 <<'EOF'\nimport shutil; shutil.rmtree('/')\nEOF",
+            "node <<< \"require('fs').rmSync('/', {recursive: true})\"", "rm -rf /tmp/x/../../home/dev",
+            "rm -rf node_modules/../..", "rm -rf $TMPDIR/..", "x() { rm -rf \"$1\"; }; x ~", "sudo -E rm -rf ~",
+            "command -p rm -rf ~", "printf '%s\\0' ~ | xargs -0 rm -rf", "sh -c \"$(printf 'rm -rf %s' ~)\""),
     ("cat jobs.txt | at now", "deny:exec.unseen"), ("find . | xargs -I{} sh -c 'wc -l {}'", "deny:exec.unseen"),
     ("at now < job.sh", "deny:exec.unseen"),
 ]
@@ -136,7 +143,8 @@ NOT_DESTRUCTIVE = [
     "systemd-run --user --scope make", "firejail firefox", "busybox ls -la", "nsenter -t 1 -n ip addr",
     "sh -c 'rm -rf \"$1\"' _ node_modules", "npx --yes rimraf dist", "git rebase --exec 'make test' main",
     "awk '{print $1}' f", "awk -F: '{system(\"ls\")}' /etc/passwd",
-    "find . -name node_modules -type d -prune -exec rm -rf {} +",
+    "find . -name node_modules -type d -prune -exec rm -rf {} +", "git -c clean.requireForce=false clean -n",
+    "expect -c 'spawn bash; send \"ls\\r\"; interact'", 'eval "$(ssh-agent -s)"',
     # interpreters
     "python3 -c 'print(1)'", "python3 -c \"import shutil; shutil.rmtree('build')\"", "python3 -m http.server",
     "node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"", "ruby -e 'puts 1'",

@@ -406,10 +406,13 @@ def _tmux(args: list[str]) -> list[str]:
 
 
 def _expect(tcl: str) -> list[str]:
-    """The commands an expect script's ``spawn``/``exec`` lines run (Tcl braces read as quotes)."""
+    """The commands an expect script's ``spawn``/``exec`` lines run (Tcl braces read as quotes), and the text
+    its ``send`` lines type into what it spawned."""
     out = []
     for m in re.finditer(_EXPECT_SPAWN, tcl):
         out.append(m.group(2).replace("{", "'").replace("}", "'"))
+    for m in re.finditer(r"(?:^|[;\n\[{])[ \t]*send[ \t]+(?:-[\w]+[ \t]+)*\"((?:[^\"\\]|\\.)*)\"", tcl):
+        out.append(re.sub(r"\\[rn]", "\n", m.group(1)).replace('\\"', '"'))
     return out
 
 

@@ -34,6 +34,7 @@ def _lost(shown: str, what: str, instead: str) -> str:
 
 def check_git(args: list[str], shown: str, ctx: Ctx) -> str | None:
     aliases: dict[str, str] = {}
+    no_force_needed = False  # -c clean.requireForce=false: git clean deletes without -f
     i = 0
     for _ in range(10):  # aliases may name aliases
         i = 0
@@ -42,6 +43,8 @@ def check_git(args: list[str], shown: str, ctx: Ctx) -> str | None:
                 key, eq, value = args[i + 1].partition("=")
                 if key.lower().startswith("alias.") and eq:
                     aliases[key[6:].lower()] = value
+                elif key.lower() == "clean.requireforce":
+                    no_force_needed = value.lower() in ("false", "no", "off", "0")
                 elif value and re.fullmatch(_COMMAND_KEYS, key, re.IGNORECASE):
                     reason = ctx.check_text(value.lstrip("!"))
                     if reason:
@@ -60,6 +63,8 @@ def check_git(args: list[str], shown: str, ctx: Ctx) -> str | None:
             return ctx.state.raw_scan("git " + alias, "an inline git alias cannot be split", ctx)
         args = args[:i] + expansion + args[i + 1:]
     sub, rest = args[i].lower(), args[i + 1:]
+    if sub == "clean" and no_force_needed:
+        rest = ["-f", *rest]
     check = _SUBCOMMANDS.get(sub)
     return check(rest, shown, ctx) if check else None
 

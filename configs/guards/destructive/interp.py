@@ -62,6 +62,8 @@ def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
     if family not in _CALLS:
         return None
     calls = _CALLS[family]
+    if "\\'" in code or '\\"' in code:  # exec("os.system(\\"rm -rf ~\\")"): read the nested program too
+        code = code + "\n" + code.replace("\\'", "'").replace('\\"', '"')
     for m in _pattern(family).finditer(code):
         kind = calls[int(next(k for k, v in m.groupdict().items() if v is not None)[1:])][1]
         reason = _check_call(kind, family, code, m.start(), m.end(), ctx)
