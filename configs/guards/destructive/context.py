@@ -28,8 +28,8 @@ POLICY = "hookgate's default policy"
 class State:
     """What one ``check_command`` call shares across nesting levels."""
 
-    __slots__ = ("_cd", "_tmpdir", "argv_checker", "asks", "command", "denied", "raw_scan", "settings",
-                 "token_checker")
+    __slots__ = ("_areas", "_cd", "_home", "_tmpdir", "argv_checker", "asks", "command", "denied", "raw_scan",
+                 "settings", "token_checker")
 
     def __init__(self, command: str, settings: Settings, token_checker: Callable[[list[Token], Ctx], str | None],
                  argv_checker: Callable[[list[Word], Cmd | None, Ctx], str | None],
@@ -43,6 +43,23 @@ class State:
         self.denied: Finding | None = None
         self._cd: bool | None = None
         self._tmpdir: str | None = None
+        self._home: str | None = None
+        self._areas: tuple[list[str], list[str]] | None = None
+
+    def areas(self) -> tuple[list[str], list[str]]:
+        """``(temp roots, allowPaths)``, absolute and normalised (``$TMPDIR`` as ``tmpdir()``; unset: left out)."""
+        if self._areas is None:
+            tmpdir = self.tmpdir()
+            roots = [os.path.normpath(tmpdir if r in ("$TMPDIR", "${TMPDIR}") else r) for r in self.settings.temp_roots
+                     if r not in ("$TMPDIR", "${TMPDIR}") or tmpdir]
+            self._areas = roots, self.settings.resolved_allow_paths()
+        return self._areas
+
+    def home(self) -> str:
+        """The home directory (``~``), normalised."""
+        if self._home is None:
+            self._home = os.path.expanduser("~").rstrip("/") or "/"
+        return self._home
 
     def changes_directory(self) -> bool:
         """Whether the command may ``cd``/``pushd`` somewhere first (relative paths then mean something else)."""

@@ -24,31 +24,29 @@ _FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "
                            "-links", "-inum", "-samefile", "-lname", "-ilname", "-context", "-fstype"})
 
 
-def _home() -> str:
-    return os.path.expanduser("~").rstrip("/") or "/"
-
-
 def resolve(word: Word, ctx: Ctx) -> str | None:
     """The absolute, normalised path ``word`` names, or None when it is known only at run time. ``~``,
     ``$HOME``, ``$TMPDIR`` (``${TMPDIR:-/tmp}``) and ``$PWD`` are expanded; a relative path is joined to
     the directory the command runs in ("" + relative when that is unknown)."""
     text = word.text
-    home = _home()
-    for prefix in ("~", "${HOME}", "$HOME", "${TMPDIR:-/tmp}", "${TMPDIR}", "$TMPDIR", "${PWD}", "$PWD"):
-        if text == prefix or text.startswith(prefix + "/"):
-            if "HOME" in prefix or prefix == "~":
-                value: str | None = home
-            elif "TMPDIR" in prefix:
-                value = ctx.state.tmpdir() or ("/tmp" if prefix == "${TMPDIR:-/tmp}" else "")
-            else:
-                value = ctx.cwd
-            if value is None:
+    if text[:1] in ("~", "$"):
+        for prefix in ("~", "${HOME}", "$HOME", "${TMPDIR:-/tmp}", "${TMPDIR}", "$TMPDIR", "${PWD}", "$PWD"):
+            if text == prefix or text.startswith(prefix + "/"):
+                if "HOME" in prefix or prefix == "~":
+                    value: str | None = ctx.state.home()
+                elif "TMPDIR" in prefix:
+                    value = ctx.state.tmpdir() or ("/tmp" if prefix == "${TMPDIR:-/tmp}" else "")
+                else:
+                    value = ctx.cwd
+                if value is None:
+                    return None
+                text = value + text[len(prefix):]
+                break
+        else:
+            if not word.literal or text.startswith("~"):
                 return None
-            text = value + text[len(prefix):]
-            break
-    else:
-        if not word.literal or text.startswith("~"):
-            return None
+    elif not word.literal:
+        return None
     if not text:
         return None
     if not text.startswith("/"):
@@ -77,15 +75,12 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
     path = resolve(word, ctx)
     if path is None:
         return None
-    settings = ctx.settings
-    home, project = _home(), ctx.cwd
+    home, project = ctx.state.home(), ctx.cwd
     if path.startswith("/"):
-        for allowed in settings.resolved_allow_paths():
+        roots, allowed_paths = ctx.state.areas()
+        for allowed in allowed_paths:
             if _holds(allowed, path):
                 return "an allowPaths entry"
-        tmpdir = ctx.state.tmpdir()
-        roots = [os.path.normpath(tmpdir if r in ("$TMPDIR", "${TMPDIR}") else r) for r in settings.temp_roots
-                 if r not in ("$TMPDIR", "${TMPDIR}") or tmpdir]
         if path not in roots and not (project and _inside(path, project)):  # a project in /tmp is still a project
             for root in roots:
                 if root in ("/", home) or not _inside(path, root):
@@ -109,7 +104,7 @@ def _build_part(path: str, ctx: Ctx, parent_only: bool) -> bool:
             return False
         rel = path
     else:
-        if project in ("/", _home()) or not _inside(path, project):
+        if project in ("/", ctx.state.home()) or not _inside(path, project):
             return False
         rel = path[len(project.rstrip("/")) + 1:]
     parts = rel.split("/")
@@ -215,7 +210,7 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
     if roots and all(allowed_area(root, ctx) for root in roots):
         return None
     for root in roots or [Word(".")]:
-        where = outside(root, ctx.cwd)
+        where = outside(root, ctx.cwd, ctx.state.home())
         if where:
             return ctx.hit("find.delete", shown, f"`{shown}` deletes files under {where}, with no undo, so {POLICY} "
                            "blocks it. Run it on a path inside the project, or ask the user.")
@@ -237,12 +232,11 @@ def _found(roots: list[Word], expr: list[Word], ctx: Ctx) -> list[Word]:
     return [Word(f"{root.text.rstrip('/')}/{name}") if root.literal else root for root in roots for name in names]
 
 
-def outside(word: Word, cwd: str | None) -> str | None:
+def outside(word: Word, cwd: str | None, home: str) -> str | None:
     """Why deleting under ``word`` is out of bounds (``"/, the file system root"``), or None. Out of bounds:
     ``/``, the home directory, and paths outside ``cwd`` (without ``cwd``: a top-level directory or ``..``).
     Paths known only at run time (``$DIR``) are None."""
     text = word.text
-    home = _home()
     for prefix in ("${HOME}", "$HOME", "~"):
         if text == prefix or text.startswith(prefix + "/"):
             text = home + text[len(prefix):]
