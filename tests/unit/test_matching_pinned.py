@@ -14,7 +14,6 @@ from gateway.errors import ConfigError
 from gateway.events import HookEvent
 from gateway.matching import IfRule, claude_matcher, kiro_matcher, matcher_problem, path_matches
 
-
 # --- Claude Code matchers ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("pattern,value,expected", [
