@@ -9,7 +9,7 @@ Accepted inputs, detected from content:
 - a Gemini CLI settings ``hooks`` block (``BeforeTool``, ``AfterAgent``, ...; timeouts in milliseconds;
   ``hooksConfig.enabled``/``disabled`` honoured), see ``gateway.config.gemini``; a Codex CLI
   ``hooks.json`` is Claude Code's format and loads as such;
-- hookgate's own sections next to ``hooks``: ``mcpServers``, ``mcpConfig``, ``llm``, ``settings``.
+- hookgate's own sections next to ``hooks``: ``mcpServers``, ``mcpConfig``, ``llm``, ``settings``, ``guards``.
 
 Every problem is reported as ``file: path.inside: what was expected`` (ConfigError.issues); problems
 that Claude Code would silently accept but that never do what the user meant are errors here
@@ -70,6 +70,7 @@ class Compiler:
         self.mcp_servers: dict[str, Any] = {}
         self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
+        self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
         self.audit: dict[str, Any] = audit_defaults()
 
@@ -272,7 +273,7 @@ class Compiler:
             self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
                                  "(the built-in default policy applies only when no config is found)")
         result = {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                  "settings": self.settings, "audit": self.audit, "warnings": self.warnings,
+                  "settings": self.settings, "guards": self.guards, "audit": self.audit, "warnings": self.warnings,
                   "depends": self.depends, "broken": self.broken}
         result["config_hash"] = config_hash(result)
         return result
@@ -280,10 +281,10 @@ class Compiler:
 
 def config_hash(result: dict[str, Any]) -> str:
     """SHA-256 (first 16 hex digits) of the normalized config's decision-relevant parts (hooks,
-    mcpServers, llm, settings, audit): the ``config_hash`` of audit records."""
+    mcpServers, llm, settings, guards, audit): the ``config_hash`` of audit records."""
     import hashlib
 
-    parts = {k: result[k] for k in ("hooks", "mcp_servers", "llm", "settings", "audit")}
+    parts = {k: result[k] for k in ("hooks", "mcp_servers", "llm", "settings", "guards", "audit")}
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 

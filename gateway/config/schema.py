@@ -15,7 +15,8 @@ from gateway.errors import ConfigError
 KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
                "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
 MS_LIKE_TIMEOUT = 1000.0
-GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig", "agents", "audit")
+GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig", "guards", "agents",
+                    "audit")
 
 
 class _Model(BaseModel):

@@ -1,5 +1,5 @@
 """hookgate's own config sections next to ``hooks``: ``settings``, ``mcpServers``/``mcpConfig``, ``llm``,
-``audit`` (its model lives in ``gateway.audit.config``).
+``guards`` (in ``gateway.config.guards``), ``audit`` (in ``gateway.audit.config``).
 
 Each section is validated with its pydantic model and stored normalized on the compiler. Keys that
 Claude Code settings files carry (``permissions``, ``env``, ``model``, ...) are ignored silently in
@@ -37,6 +37,10 @@ def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str
         _compile_mcp(compiler, path, base_dir, doc)
     if "llm" in doc:
         _compile_llm(compiler, path, doc["llm"])
+    if "guards" in doc:
+        from gateway.config.guards import compile_guards
+
+        compile_guards(compiler, path, doc["guards"])
     if "audit" in doc:
         from gateway.audit.config import compile_audit
 
