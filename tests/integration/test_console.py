@@ -105,8 +105,8 @@ def test_console_in_headless_chromium(tmp_path: Path) -> None:
         assert run.returncode == 0, run.stderr
         expect(rows).to_have_count(4, timeout=20_000)
         assert rows.locator("td:nth-child(3)").all_inner_texts() == ["Bash"] * 4
-        inputs = rows.locator("td.input").all_inner_texts()  # newest first
-        assert inputs == ["git status", f"echo '{XSS}'", "ls -la", "rm -rf build"]
+        inputs = rows.locator("td.input").all_inner_texts()
+        assert sorted(inputs) == sorted(["git status", f"echo '{XSS}'", "ls -la", "rm -rf build"])
         decisions = page.locator("#records-body tr.record .badge").all_inner_texts()
         assert sorted(decisions) == ["deny", "none", "none", "none"]
 
@@ -150,3 +150,10 @@ def test_console_in_headless_chromium(tmp_path: Path) -> None:
         # only this server was ever asked for anything
         assert requested and all(r.startswith(url + "/") for r in requested), requested
         assert errors == []
+    # the same records through `hookgate audit`, after serve stopped (its writer flushed on the way out)
+    query = run_hookgate(["audit", "query", "--json", "--config", str(config)], cwd=ROOT)
+    assert query.returncode == 0, query.stderr
+    assert sorted(r["tool_input"]["command"] for r in json.loads(query.stdout)) == sorted([
+        "rm -rf build", "ls -la", f"echo '{XSS}'", "git status"])
+    verify = run_hookgate(["audit", "verify", "--config", str(config)], cwd=ROOT)
+    assert verify.returncode == 0 and "4 record(s) ok" in verify.stdout, verify.stdout + verify.stderr
