@@ -7,7 +7,10 @@
     ├── EventError                an inbound event is malformed (bad JSON, not an object, unknown event)
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
-    └── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    └── StoreError                the state store failed (message names the store, never its password)
+        ├── StoreUnavailable      the store cannot be reached now (stateful decisions follow failClosed)
+        └── StoreSchemaError      the store's schema is older than this hookgate ('hookgate store migrate')
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
@@ -52,3 +55,15 @@ class HandlerTimeout(HandlerError):
 
 class ServerUnavailable(HookgateError):
     """``hookgate serve`` could not be reached by the thin client."""
+
+
+class StoreError(HookgateError):
+    """The state store failed. The message names the store by its redacted URL (no password)."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached (server down, connection lost, pool timeout); retried on the next call."""
+
+
+class StoreSchemaError(StoreError):
+    """The store's schema version is older than this hookgate needs; the message names the command to run."""

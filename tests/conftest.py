@@ -46,3 +46,34 @@ def run_hookgate(args: list[str], stdin: bytes | str | dict[str, Any] | None = N
 def load_case(*parts: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((CASES.joinpath(*parts)).read_text())
     return data
+
+
+# -- PostgreSQL (the shared store): a real server, see tests/pg_server.py -------------------------------
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A PostgreSQL cluster for the whole session (started as the `postgres` user when running as root).
+
+    Skips when Debian's postgresql package is missing, fails instead under CI (`CI=true`) or
+    `HOOKGATE_PG_STRICT=1`, where `.ci/run` installs it."""
+    from tests.pg_server import start_server
+
+    try:
+        server = start_server()
+    except FileNotFoundError as exc:
+        if os.environ.get("CI") == "true" or os.environ.get("HOOKGATE_PG_STRICT") == "1":
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
+    try:
+        yield server
+    finally:
+        server.destroy()
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    """The URL (with password) of a fresh, empty database on the session's server, for one test."""
+    if not pg_server.is_running():
+        pg_server.start()
+    url: str = pg_server.url(pg_server.new_database())
+    return url
