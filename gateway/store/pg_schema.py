@@ -35,14 +35,16 @@ class Migration:
 
 
 MIGRATIONS: list[Migration] = [
-    Migration(1, "cache, counters, flags", """
+    Migration(1, "caches and counters", """
         CREATE TABLE cache (key text PRIMARY KEY, value jsonb NOT NULL, expires double precision NOT NULL);
         CREATE INDEX cache_expires ON cache (expires);
         CREATE TABLE counters (scope text NOT NULL, key text NOT NULL, value bigint NOT NULL,
                                updated double precision NOT NULL, PRIMARY KEY (scope, key));
         CREATE INDEX counters_updated ON counters (updated);
+    """, ("cache", "counters")),
+    Migration(2, "named JSON flags", """
         CREATE TABLE flags (name text PRIMARY KEY, value jsonb NOT NULL, updated double precision NOT NULL);
-    """, ("cache", "counters", "flags")),
+    """, ("flags",)),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
