@@ -62,7 +62,14 @@ class StoreError(HookgateError):
 
 
 class StoreUnavailable(StoreError):
-    """The store cannot be reached (server down, connection lost, pool timeout); retried on the next call."""
+    """The store cannot be reached (server down, connection lost, pool timeout); retried on the next call.
+
+    ``broken_connection``: an open connection failed (the server restarted or the network dropped it),
+    as opposed to no connection being had at all."""
+
+    def __init__(self, message: str, *, broken_connection: bool = False) -> None:
+        self.broken_connection = broken_connection
+        super().__init__(message)
 
 
 class StoreSchemaError(StoreError):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -33,6 +33,8 @@ from gateway.errors import StoreError, StoreSchemaError, StoreUnavailable
 from gateway.store.url import password_of, redact
 
 if TYPE_CHECKING:
+    import asyncio
+
     import psycopg
     import psycopg_pool
 
@@ -83,8 +85,10 @@ def map_error(exc: BaseException, url: str) -> StoreError:
     if isinstance(exc, pe.UndefinedTable | pe.UndefinedColumn | pe.UndefinedFunction | pe.UndefinedObject):
         return StoreSchemaError(f"{where}: the schema is older than this hookgate "
                                 f"({_scrub(str(exc), url)}): run 'hookgate store migrate'")
-    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError) or _is_pool_timeout(exc):
+    if _is_pool_timeout(exc):
         return StoreUnavailable(f"{where} is unreachable: {_scrub(str(exc), url)}")
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return StoreUnavailable(f"{where} is unreachable: {_scrub(str(exc), url)}", broken_connection=True)
     return StoreError(f"{where}: {type(exc).__name__}: {_scrub(str(exc), url)}")
 
 
@@ -154,7 +158,11 @@ class AsyncDB:
     """An ``AsyncConnectionPool`` opened on first use inside the running event loop (``hookgate serve``).
 
     ``pool_timeout``: seconds to wait for a connection before ``StoreUnavailable`` (a down database must
-    not hold requests for long). The pool replaces broken connections and reconnects in the background.
+    not hold requests for long). The pool replaces broken connections and reconnects on demand. After a
+    failure it checks its idle connections in the background (a restarted server leaves them all
+    broken) and a read (``retry=True``) is tried once more on another connection; writes are never
+    retried (a lost reply may hide a commit). State changes are logged once, on the ``hookgate.store``
+    logger: "unreachable" when the first call fails, "reachable again" on the first call that succeeds.
     """
 
     def __init__(self, url: str, application_name: str = "hookgate-serve", *, min_size: int = 1,
@@ -165,12 +173,18 @@ class AsyncDB:
         self.max_size = max_size
         self.pool_timeout = pool_timeout
         self.round_trips = 0
+        self.down: str | None = None
         self._pool: psycopg_pool.AsyncConnectionPool[Any] | None = None
+        self._checking: asyncio.Task[None] | None = None
 
     async def pool(self) -> psycopg_pool.AsyncConnectionPool[Any]:
         if self._pool is None:
+            import logging
+
             from psycopg_pool import AsyncConnectionPool
 
+            # the pool's own warnings repeat on every attempt; hookgate logs each outage once instead
+            logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
             pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
                 conninfo(self.url, self.application_name), min_size=self.min_size, max_size=self.max_size,
                 kwargs={"autocommit": True}, open=False, timeout=self.pool_timeout, reconnect_timeout=0,
@@ -179,8 +193,24 @@ class AsyncDB:
             self._pool = pool
         return self._pool
 
-    async def run(self, op: Op[T], *, tx: bool = False) -> T:
-        """Drive ``op`` on a pooled connection (in one transaction when ``tx``)."""
+    async def run(self, make: Callable[[], Op[T]], *, tx: bool = False, read: bool = False) -> T:
+        """Drive ``make()`` on a pooled connection (in one transaction when ``tx``). ``read``: the
+        operation only reads, so when the connection it got was broken it runs once more on another."""
+        try:
+            try:
+                result = await self._run_once(make(), tx)
+            except StoreUnavailable as exc:
+                if not (read and exc.broken_connection):
+                    raise
+                result = await self._run_once(make(), tx)
+        except StoreUnavailable as exc:
+            self._went_down(exc)
+            raise
+        if self.down is not None:
+            self._came_back()
+        return result
+
+    async def _run_once(self, op: Op[T], tx: bool) -> T:
         import psycopg
 
         pool = await self.pool()
@@ -198,6 +228,27 @@ class AsyncDB:
                 raise map_error(exc, self.url) from None
             raise
 
+    def _went_down(self, exc: StoreUnavailable) -> None:
+        import asyncio
+        import logging
+
+        if self.down is None:
+            logging.getLogger("hookgate.store").warning("%s", exc)
+        self.down = str(exc)
+        if self._pool is not None and (self._checking is None or self._checking.done()):
+            self._checking = asyncio.ensure_future(self._check())
+
+    async def _check(self) -> None:
+        with contextlib.suppress(Exception):
+            if self._pool is not None:
+                await self._pool.check()
+
+    def _came_back(self) -> None:
+        import logging
+
+        self.down = None
+        logging.getLogger("hookgate.store").warning("store %s is reachable again", redact(self.url))
+
     async def _drive(self, conn: psycopg.AsyncConnection[tuple[Any, ...]], op: Op[T]) -> T:
         try:
             q = next(op)
@@ -210,6 +261,8 @@ class AsyncDB:
             return result
 
     async def close(self) -> None:
+        if self._checking is not None:
+            self._checking.cancel()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close(timeout=2.0)

@@ -15,6 +15,7 @@ behind the caller's back, so a counter is never added twice), ``StoreSchemaError
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 from gateway.store import pg_schema
@@ -49,10 +50,11 @@ class PostgresStore:
     def _run(self, op: Op[T], *, tx: bool = False) -> T:
         return self._sync.run(op, tx=tx)
 
-    async def _arun(self, op: Op[T], *, tx: bool = False) -> T:
+    async def _arun(self, make: Callable[[], Op[T]], *, tx: bool = False, read: bool = False) -> T:
+        """Run ``make()`` on the async pool (serve) or the sync connection; ``read``: may run twice."""
         if self._async is None:
-            return self._sync.run(op, tx=tx)
-        return await self._async.run(op, tx=tx)
+            return self._sync.run(make(), tx=tx)
+        return await self._async.run(make, tx=tx, read=read)
 
     # -- schema ---------------------------------------------------------------------------------------
 
@@ -75,14 +77,14 @@ class PostgresStore:
         return self._run(_cache_get(key))
 
     async def acache_get(self, key: str) -> Any | None:
-        return await self._arun(_cache_get(key))
+        return await self._arun(lambda: _cache_get(key), read=True)
 
     def cache_put(self, key: str, value: Any, ttl: float) -> None:
         """Store ``value`` (JSON-serialisable) under ``key`` for ``ttl`` seconds."""
         self._run(_cache_put(key, value, ttl))
 
     async def acache_put(self, key: str, value: Any, ttl: float) -> None:
-        await self._arun(_cache_put(key, value, ttl))
+        await self._arun(lambda: _cache_put(key, value, ttl))
 
     # -- counters -------------------------------------------------------------------------------------
 
@@ -91,21 +93,21 @@ class PostgresStore:
         return self._run(_counter_get(scope, key))
 
     async def acounter_get(self, scope: str, key: str) -> int:
-        return await self._arun(_counter_get(scope, key))
+        return await self._arun(lambda: _counter_get(scope, key), read=True)
 
     def counter_add(self, scope: str, key: str, delta: int = 1) -> int:
         """Add ``delta`` atomically; the new value."""
         return self._run(_counter_add(scope, key, delta))
 
     async def acounter_add(self, scope: str, key: str, delta: int = 1) -> int:
-        return await self._arun(_counter_add(scope, key, delta))
+        return await self._arun(lambda: _counter_add(scope, key, delta))
 
     def counter_reset(self, scope: str, key: str) -> None:
         """Delete the counter (it reads 0 again)."""
         self._run(_counter_reset(scope, key))
 
     async def acounter_reset(self, scope: str, key: str) -> None:
-        await self._arun(_counter_reset(scope, key))
+        await self._arun(lambda: _counter_reset(scope, key))
 
     def counter_add_capped(self, scope: str, key: str, limit: int) -> int | None:
         """+1 only while the value is below ``limit``: the new value, or None when it was already reached.
@@ -113,7 +115,7 @@ class PostgresStore:
         return self._run(_counter_add_capped(scope, key, limit))
 
     async def acounter_add_capped(self, scope: str, key: str, limit: int) -> int | None:
-        return await self._arun(_counter_add_capped(scope, key, limit))
+        return await self._arun(lambda: _counter_add_capped(scope, key, limit))
 
     # -- flags ----------------------------------------------------------------------------------------
 
@@ -122,14 +124,14 @@ class PostgresStore:
         return self._run(_flag_get(name))
 
     async def aflag_get(self, name: str) -> Any | None:
-        return await self._arun(_flag_get(name))
+        return await self._arun(lambda: _flag_get(name), read=True)
 
     def flag_set(self, name: str, value: Any) -> None:
         """Set the flag to ``value`` (JSON); ``None`` deletes it."""
         self._run(_flag_set(name, value))
 
     async def aflag_set(self, name: str, value: Any) -> None:
-        await self._arun(_flag_set(name, value))
+        await self._arun(lambda: _flag_set(name, value))
 
     # -- lifecycle ------------------------------------------------------------------------------------
 

@@ -207,3 +207,44 @@ def test_async_pool_unreachable_is_store_unavailable() -> None:
 
     msg = asyncio.run(main())
     assert "unreachable" in msg and PASSWORD not in msg
+
+
+def test_pool_survives_a_server_restart_and_logs_each_outage_once(caplog: pytest.LogCaptureFixture) -> None:
+    from tests.pg_server import start_server
+
+    server = start_server()
+    try:
+        url = server.url(server.new_database())
+        PostgresStore(url).migrate()
+
+        async def main() -> list[str]:
+            store = PostgresStore(url, mode="serve")
+            seen: list[str] = []
+            try:
+                assert await store.acounter_add("s", "k") == 1
+                server.stop()
+                for _ in range(3):
+                    try:
+                        await store.acounter_add("s", "k")
+                        seen.append("ok")
+                    except StoreUnavailable as exc:
+                        assert PASSWORD not in str(exc)
+                        seen.append("down")
+                server.start()
+                for _ in range(3):
+                    await store.acounter_add("s", "k")
+                    seen.append("ok")
+                assert await store.acounter_get("s", "k") == 4  # nothing written before the outage was lost
+            finally:
+                await store.aclose()
+            return seen
+
+        with caplog.at_level("WARNING", logger="hookgate.store"):
+            seen = asyncio.run(main())
+        assert seen == ["down", "down", "down", "ok", "ok", "ok"]
+        messages = [r.getMessage() for r in caplog.records if r.name == "hookgate.store"]
+        assert sum("unreachable" in m for m in messages) == 1
+        assert sum("reachable again" in m for m in messages) == 1
+        assert all(PASSWORD not in m for m in messages)
+    finally:
+        server.destroy()
