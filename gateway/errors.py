@@ -8,7 +8,7 @@
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
     ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
-    └── StoreError                the state store failed (message names the store, never its password)
+    └── StoreError                the state store (``gateway.store``) could not be opened, read or written
         ├── StoreUnavailable      the store cannot be reached now (stateful decisions follow failClosed)
         └── StoreSchemaError      the store's schema is older than this hookgate ('hookgate store migrate')
 
@@ -58,7 +58,9 @@ class ServerUnavailable(HookgateError):
 
 
 class StoreError(HookgateError):
-    """The state store failed. The message names the store by its redacted URL (no password)."""
+    """The state store failed: the file cannot be opened, the database is locked past its timeout, or
+    its schema is newer than this hookgate's (``gateway.store``). Messages name a store by its redacted
+    URL, never with its password."""
 
 
 class StoreUnavailable(StoreError):
