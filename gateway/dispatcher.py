@@ -9,6 +9,7 @@ every outcome into a ``HandlerResult``, and merges with ``gateway.decision.merge
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
@@ -230,7 +231,7 @@ class Dispatcher:
             return result
         cache_key = _cache_key(handler.dedup_key(), event) if spec.cache_ttl else None
         if cache_key is not None:
-            cached = ctx.state.cache_get(cache_key)
+            cached = await _cache_get(ctx, cache_key)
             if cached is not None:
                 result.status, result.verdict = "cached", Verdict(**cached)
                 return result
@@ -244,8 +245,27 @@ class Dispatcher:
             _fail(result, exc)
         result.duration_ms = (time.perf_counter() - started) * 1000
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
-            ctx.state.cache_put(cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
+            await _cache_put(ctx, cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
         return result
+
+
+async def _cache_get(ctx: RunContext, key: str) -> dict[str, Any] | None:
+    """The cached verdict fields, or None; a store that cannot answer is a miss (the handler runs)."""
+    from gateway.errors import StoreError
+
+    try:
+        value: dict[str, Any] | None = await ctx.state.acache_get(key)
+        return value
+    except StoreError:
+        return None
+
+
+async def _cache_put(ctx: RunContext, key: str, value: dict[str, Any], ttl: float) -> None:
+    """Cache a verdict; a store that cannot be written only costs the next call a rerun."""
+    from gateway.errors import StoreError
+
+    with contextlib.suppress(StoreError):
+        await ctx.state.acache_put(key, value, ttl)
 
 
 def _unrunnable(result: HandlerResult, spec: HandlerSpec) -> bool:

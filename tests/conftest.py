@@ -77,3 +77,21 @@ def pg_url(pg_server: Any) -> str:
         pg_server.start()
     url: str = pg_server.url(pg_server.new_database())
     return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test once per store: the default SQLite file, then a fresh migrated PostgreSQL database
+    selected through `HOOKGATE_STORE_URL` (so `hookgate` subprocesses and in-process gateways alike use
+    it). Use with `@pytest.mark.usefixtures("store_backend")` on any test that keeps state."""
+    if request.param == "sqlite":
+        monkeypatch.delenv("HOOKGATE_STORE_URL", raising=False)
+        return "sqlite"
+    url: str = request.getfixturevalue("pg_url")
+    from gateway.store.postgres import PostgresStore
+
+    store = PostgresStore(url)
+    store.migrate()
+    store.close()
+    monkeypatch.setenv("HOOKGATE_STORE_URL", url)
+    return url

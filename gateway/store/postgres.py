@@ -19,17 +19,23 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from gateway.store import pg_schema
+from gateway.store.base import Store
 from gateway.store.pg_conn import AsyncDB, Op, Q, SyncDB, T
 from gateway.store.pg_schema import NOW
 from gateway.store.url import redact
 
-Mode = Literal["run", "serve", "api"]
+Mode = Literal["run", "serve", "api", "admin"]
 
 
-class PostgresStore:
-    """The ``Store`` interface on PostgreSQL. ``url``: a libpq URL (secret; shown only redacted)."""
+class PostgresStore(Store):
+    """The ``Store`` interface on PostgreSQL. ``url``: a libpq URL (secret; shown only redacted).
+    ``mode``: ``serve`` adds the async pool; the others use one sync connection."""
 
     kind = "postgresql"
+
+    @property
+    def required_version(self) -> int:  # type: ignore[override]
+        return pg_schema.SCHEMA_VERSION
 
     def __init__(self, url: str, *, mode: Mode = "run") -> None:
         self.url = url
