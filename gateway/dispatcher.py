@@ -9,7 +9,6 @@ every outcome into a ``HandlerResult``, and merges with ``gateway.decision.merge
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import time
@@ -250,13 +249,15 @@ class Dispatcher:
 
 
 async def _cache_get(ctx: RunContext, key: str) -> dict[str, Any] | None:
-    """The cached verdict fields, or None; a store that cannot answer is a miss (the handler runs)."""
+    """The cached verdict fields, or None; a store that cannot answer is a miss (the handler runs, and
+    the store's one-line error is logged once per process on ``hookgate.store``)."""
     from gateway.errors import StoreError
 
     try:
         value: dict[str, Any] | None = await ctx.state.acache_get(key)
         return value
-    except StoreError:
+    except StoreError as exc:
+        _cache_skipped(exc)
         return None
 
 
@@ -264,8 +265,21 @@ async def _cache_put(ctx: RunContext, key: str, value: dict[str, Any], ttl: floa
     """Cache a verdict; a store that cannot be written only costs the next call a rerun."""
     from gateway.errors import StoreError
 
-    with contextlib.suppress(StoreError):
+    try:
         await ctx.state.acache_put(key, value, ttl)
+    except StoreError as exc:
+        _cache_skipped(exc)
+
+
+_cache_warned: list[str] = []
+
+
+def _cache_skipped(exc: Exception) -> None:
+    if not _cache_warned:
+        import logging
+
+        _cache_warned.append(str(exc))
+        logging.getLogger("hookgate.store").warning("%s (cacheTtl handlers run uncached)", exc)
 
 
 def _unrunnable(result: HandlerResult, spec: HandlerSpec) -> bool:

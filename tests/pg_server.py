@@ -89,6 +89,27 @@ class PgServer:
             f.write(f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
                     f"unix_socket_directories = '{self.data}'\nfsync = off\nsynchronous_commit = off\n"
                     "full_page_writes = off\nmax_connections = 200\nshared_buffers = 32MB\n")
+            if self.has_stat_statements:
+                f.write("shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track_utility = on\n")
+
+    @property
+    def has_stat_statements(self) -> bool:
+        """Whether the server's contrib has pg_stat_statements (Debian's postgresql-NN ships it)."""
+        share = self.bin_dir.parent.parent.parent.parent / "share" / "postgresql" / self.bin_dir.parent.name
+        return (share / "extension" / "pg_stat_statements.control").exists()
+
+    def statements_reset(self, db: str) -> None:
+        """Start counting statements in ``db`` from zero (creates the extension there)."""
+        self.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", db)
+        self.psql("SELECT pg_stat_statements_reset()", db)
+
+    def statements(self, db: str) -> int:
+        """Statements the server ran in ``db`` since ``statements_reset`` (each is one client round trip
+        for hookgate's autocommit connections), not counting these bookkeeping queries."""
+        out = self.psql("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d "
+                        f"ON d.oid = s.dbid WHERE d.datname = '{db}' AND s.query NOT ILIKE '%pg_stat_statements%' "
+                        "AND s.query NOT ILIKE 'CREATE EXTENSION%'", db)
+        return int(out.strip() or 0)
 
     def start(self, timeout: float = 60) -> None:
         self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",

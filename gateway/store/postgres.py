@@ -18,10 +18,9 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from gateway.store import pg_schema
 from gateway.store.base import Store
 from gateway.store.pg_conn import AsyncDB, Op, Q, SyncDB, T
-from gateway.store.pg_schema import NOW
+from gateway.store.pg_schema import NOW, SCHEMA_VERSION, counts_op, migrate_op, version_op
 from gateway.store.url import redact
 
 Mode = Literal["run", "serve", "api", "admin"]
@@ -35,7 +34,7 @@ class PostgresStore(Store):
 
     @property
     def required_version(self) -> int:  # type: ignore[override]
-        return pg_schema.SCHEMA_VERSION
+        return SCHEMA_VERSION
 
     def __init__(self, url: str, *, mode: Mode = "run") -> None:
         self.url = url
@@ -66,15 +65,15 @@ class PostgresStore(Store):
 
     def schema_version(self) -> int:
         """The database's schema version (0: never migrated). Two round trips."""
-        return self._run(pg_schema.version_op())
+        return self._run(version_op())
 
     def migrate(self) -> list[int]:
         """Apply the pending migrations; the versions applied (none when up to date)."""
-        return [m.version for m in self._run(pg_schema.migrate_op(), tx=True)]
+        return [m.version for m in self._run(migrate_op(), tx=True)]
 
     def table_counts(self) -> dict[str, int]:
         """Rows per table of the current schema."""
-        return self._run(pg_schema.counts_op(self.schema_version()))
+        return self._run(counts_op(self.schema_version()))
 
     # -- cache ----------------------------------------------------------------------------------------
 
