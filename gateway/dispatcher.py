@@ -176,7 +176,7 @@ class Dispatcher:
 
             guard = StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
             if guard is not None:
-                selected, skipped = guard.skip(selected)
+                selected, skipped = await guard.skip(selected)
         by_group: dict[int, list[Selected]] = {}
         jobs: list[Any] = []
         for item in selected:
@@ -193,7 +193,7 @@ class Dispatcher:
         for outcome in outcomes:
             results.extend(outcome if isinstance(outcome, list) else [outcome])
         if guard is not None:
-            guard.record(results)
+            skipped += await guard.record(results)
         return results + skipped
 
     async def _run_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext) -> list[HandlerResult]:
@@ -306,6 +306,14 @@ def _fail(result: HandlerResult, exc: Exception) -> None:
     text = str(exc)
     result.status, result.message = "error", text.splitlines()[0] if text else type(exc).__name__
     result.meta.update(getattr(exc, "meta", {}) or {})
+    from gateway.errors import StoreError
+
+    if isinstance(exc, StoreError) and not result.fail_closed:
+        # a decision that needs state and could not have it: without failClosed the call goes on, and
+        # says so (``merge`` keeps this message for a failed handler that is not failClosed)
+        result.meta["store_error"] = True
+        result.verdict = Verdict(system_message=f"hookgate: check {result.id!r} let this through without "
+                                                f"its state: {result.message}")
 
 
 def _verdict_fields(verdict: Verdict) -> dict[str, Any]:

@@ -101,13 +101,17 @@ def _is_pool_timeout(exc: BaseException) -> bool:
 
 
 class SyncDB:
-    """One lazily opened connection (``hookgate run``, CLI commands). Not thread-safe; one user at a time."""
+    """One lazily opened connection (``hookgate run``, CLI commands, sync callers under ``serve``).
+    Calls from several threads take turns (a lock around each operation)."""
 
     def __init__(self, url: str, application_name: str = "hookgate") -> None:
+        import threading
+
         self.url = url
         self.application_name = application_name
         self.round_trips = 0
         self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
+        self._lock = threading.Lock()
 
     def connection(self) -> psycopg.Connection[tuple[Any, ...]]:
         import psycopg
@@ -121,6 +125,10 @@ class SyncDB:
 
     def run(self, op: Op[T], *, tx: bool = False) -> T:
         """Drive ``op`` to its result on the connection (in one transaction when ``tx``)."""
+        with self._lock:
+            return self._run_locked(op, tx)
+
+    def _run_locked(self, op: Op[T], tx: bool) -> T:
         import psycopg
 
         conn = self.connection()
