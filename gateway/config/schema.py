@@ -15,7 +15,7 @@ from gateway.errors import ConfigError
 KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
                "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
 MS_LIKE_TIMEOUT = 1000.0
-GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig")
+GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig", "agents")
 
 
 class _Model(BaseModel):
@@ -70,6 +70,7 @@ class Settings(_Model):
 
     stop_block_limit: int = Field(3, alias="stopBlockLimit", ge=0)
     state_dir: str | None = Field(None, alias="stateDir")
+    read_only: bool = Field(False, alias="readOnly")
     store: str | None = None
 
     @field_validator("store")
