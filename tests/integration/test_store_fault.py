@@ -71,3 +71,82 @@ async def test_stop_guard_counts_again_once_the_store_is_back(tmp_path: Path, cl
     finally:
         if not pg_server.is_running():
             pg_server.start()
+
+
+def _rate_config(tmp_path: Path, *, fail_closed: bool, limit: int = 100) -> str:
+    path = tmp_path / f"rate-{fail_closed}.json"
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [
+        {"type": "builtin", "name": "readOnly", "id": "ro", "failClosed": fail_closed},
+        {"type": "builtin", "name": "rateLimit", "limit": limit, "window": 3600, "per": ["session"], "id": "rate",
+         "failClosed": fail_closed}]}]}}))
+    return str(path)
+
+
+def _bash(command: str, session: str = "s") -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/tmp", "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": "t1"}
+
+
+def test_run_with_the_store_down_follows_fail_closed(tmp_path: Path) -> None:
+    from tests.conftest import run_hookgate
+
+    env = {"HOOKGATE_STORE_URL": f"postgresql://hookgate:{PASSWORD}@127.0.0.1:{free_port()}/db"}
+    closed = run_hookgate(["run", "--config", _rate_config(tmp_path, fail_closed=True)], _bash("ls"), env=env)
+    assert closed.returncode == 2
+    reason = json.loads(closed.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "'rate' failed" in reason and "unreachable" in reason and "Traceback" not in closed.stderr
+    opened = run_hookgate(["run", "--config", _rate_config(tmp_path, fail_closed=False)], _bash("rm -f x"), env=env)
+    assert opened.returncode == 0, opened.stderr
+    message = json.loads(opened.stdout)["systemMessage"]
+    assert "'ro' let this through without its state" in message and "'rate' let this through" in message
+    for proc in (closed, opened):
+        assert PASSWORD not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_serve_while_postgresql_stops_and_restarts(tmp_path: Path, pg_server: Any) -> None:
+    """A live `hookgate serve`: the database stops mid-run (stateless events keep their answers, the
+    failClosed rate limit denies naming the outage), then starts again (the same pool reconnects, and
+    the count written before the outage is still there: the limit still holds exactly)."""
+    import httpx2
+
+    from gateway.store.postgres import PostgresStore
+    from tests.integration.serve_helpers import ServeProcess
+
+    url = pg_server.url(pg_server.new_database())
+    PostgresStore(url).migrate()
+    config = tmp_path / "serve.json"
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "builtin", "name": "rateLimit", "limit": 3, "window": 3600,
+                                       "per": ["session"], "id": "rate", "failClosed": True}]},
+        {"matcher": "Read", "hooks": [{"type": "command", "command": "echo fine"}]}]}}))
+
+    def ask(server: ServeProcess, event: dict[str, Any]) -> dict[str, Any]:
+        response = httpx2.post(f"{server.url}/hooks", content=json.dumps(event),
+                               headers={"content-type": "application/json"}, timeout=30)
+        assert response.status_code == 200, response.text
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    def decision(answer: dict[str, Any]) -> str | None:
+        value: str | None = answer.get("hookSpecificOutput", {}).get("permissionDecision")
+        return value
+
+    read = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/tmp", "tool_name": "Read",
+            "tool_input": {"file_path": "/tmp/x"}, "tool_use_id": "r"}
+    try:
+        with ServeProcess(config, env={"HOOKGATE_STORE_URL": url}) as server:
+            assert [decision(ask(server, _bash("ls"))) for _ in range(2)] == [None, None]
+            pg_server.stop()
+            down = ask(server, _bash("ls"))
+            assert decision(down) == "deny" and "unreachable" in down["hookSpecificOutput"]["permissionDecisionReason"]
+            assert ask(server, read).get("hookSpecificOutput", {}).get("permissionDecision") is None
+            server.wait_log("is unreachable")
+            pg_server.start()
+            after = [decision(ask(server, _bash("ls"))) for _ in range(3)]
+            assert after == [None, "deny", "deny"]  # 2 before + 1 now = the limit of 3; nothing was lost
+            server.wait_log("reachable again")
+        assert all(PASSWORD not in line for line in server.lines)
+        assert not any("Traceback" in line for line in server.lines)
+    finally:
+        if not pg_server.is_running():
+            pg_server.start()
