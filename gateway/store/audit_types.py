@@ -127,3 +127,29 @@ class AuditFilter:
     event: str | None = None
     after: int | None = None
     limit: int | None = None
+
+
+def where_clause(flt: AuditFilter, mark: str = "?") -> tuple[str, list[Any]]:
+    """SQL ``WHERE`` text (possibly empty) and its parameters for ``flt``; ``mark``: the driver's
+    placeholder (``?`` for sqlite3, ``%s`` for psycopg)."""
+    parts: list[str] = []
+    params: list[Any] = []
+    for column, value in (("session_id", flt.session), ("tool_name", flt.tool), ("decision", flt.decision),
+                          ("event", flt.event)):
+        if value is not None:
+            parts.append(f"{column} = {mark}")
+            params.append(value)
+    if flt.handler is not None:
+        parts.append(f"handler_ids LIKE {mark} ESCAPE '\\'")
+        escaped = flt.handler.replace(",", "_").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params.append(f"%,{escaped},%")
+    if flt.since is not None:
+        parts.append(f"ts >= {mark}")
+        params.append(flt.since)
+    if flt.until is not None:
+        parts.append(f"ts < {mark}")
+        params.append(flt.until)
+    if flt.after is not None:
+        parts.append(f"n > {mark}")
+        params.append(flt.after)
+    return (" WHERE " + " AND ".join(parts)) if parts else "", params

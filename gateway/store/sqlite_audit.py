@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from gateway.errors import StoreError
-from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, AuditRow, ChainHead, link_hash
+from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, AuditRow, ChainHead, link_hash, where_clause
 
 AUDIT_MIGRATION = """
 CREATE TABLE IF NOT EXISTS audit_records (
@@ -57,31 +57,6 @@ def _mapped(method: F) -> F:
 
 def _row(values: tuple[Any, ...]) -> AuditRow:
     return AuditRow(*values)
-
-
-def where_clause(flt: AuditFilter) -> tuple[str, list[Any]]:
-    """SQL ``WHERE`` text (possibly empty) and its parameters for ``flt`` (``?`` placeholders)."""
-    parts: list[str] = []
-    params: list[Any] = []
-    for column, value in (("session_id", flt.session), ("tool_name", flt.tool), ("decision", flt.decision),
-                          ("event", flt.event)):
-        if value is not None:
-            parts.append(f"{column} = ?")
-            params.append(value)
-    if flt.handler is not None:
-        parts.append("handler_ids LIKE ? ESCAPE '\\'")
-        escaped = flt.handler.replace(",", "_").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        params.append(f"%,{escaped},%")
-    if flt.since is not None:
-        parts.append("ts >= ?")
-        params.append(flt.since)
-    if flt.until is not None:
-        parts.append("ts < ?")
-        params.append(flt.until)
-    if flt.after is not None:
-        parts.append("n > ?")
-        params.append(flt.after)
-    return (" WHERE " + " AND ".join(parts)) if parts else "", params
 
 
 class SQLiteAuditMixin:

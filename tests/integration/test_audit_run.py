@@ -348,3 +348,16 @@ def test_a_broken_audit_store_never_changes_the_answer(tmp_path: Path) -> None:
     assert "hookgate: audit: cannot record:" in denied.stderr
     allowed = run(config, bash("ls"))
     assert allowed.returncode == 0
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_run_records_into_either_store_and_verifies(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    for command in ("rm -rf /", "ls", "echo hi"):
+        run(config, bash(command))
+    rows = records(config)
+    assert [r["decision"] for r in rows] == ["deny", "none", "none"]
+    verify = audit(config, "verify")
+    assert verify.returncode == 0 and "3 record(s) ok" in verify.stdout, verify.stdout + verify.stderr
+    stats = {s["id"]: s for s in json.loads(audit(config, "stats", "--json").stdout)}
+    assert stats["guard"]["calls"] == 3 and stats["guard"]["denies"] == 1

@@ -1,10 +1,13 @@
-"""The audit store's hash chain: append, verify, and what verify catches (edited, deleted, reordered)."""
+"""The audit store's hash chain on both backends (SQLite, a real PostgreSQL): append, filters, retention,
+and what verify catches (edited, deleted, reordered)."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,8 +16,18 @@ from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, link_has
 from gateway.store.sqlite import SQLiteStore
 
 
-def make_store(tmp_path: Path) -> SQLiteStore:
-    return SQLiteStore(str(tmp_path))
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """The audit methods on each store: the SQLite file, then a fresh migrated PostgreSQL database."""
+    if request.param == "sqlite":
+        store: Any = SQLiteStore(str(tmp_path))
+    else:
+        from gateway.store.postgres import PostgresStore
+
+        store = PostgresStore(request.getfixturevalue("pg_url"))
+        store.migrate()
+    yield store
+    store.close()
 
 
 def entry(i: int, *, decision: str = "allow", tool: str = "Bash", session: str = "s1", ts: float = 1e9) -> AuditEntry:
@@ -31,8 +44,8 @@ def problem(store: object) -> str | None:
     return str(bad[0]) if bad else None
 
 
-def test_append_assigns_seq_and_links(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_append_assigns_seq_and_links(backend: Any) -> None:
+    store = backend
     assert store.audit_append("m1", [entry(1), entry(2)]) == 2
     assert store.audit_append("m1", [entry(2), entry(3)]) == 1  # id-2 is already there
     rows = store.audit_chain("m1")
@@ -42,8 +55,8 @@ def test_append_assigns_seq_and_links(tmp_path: Path) -> None:
     assert problem(store) is None
 
 
-def test_two_chains_verify_independently(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_two_chains_verify_independently(backend: Any) -> None:
+    store = backend
     store.audit_append("a", [entry(1)])
     store.audit_append("b", [entry(2), entry(3)])
     store.audit_append("a", [entry(4)])
@@ -52,48 +65,57 @@ def test_two_chains_verify_independently(tmp_path: Path) -> None:
     assert problem(store) is None
 
 
-def raw(store: object, sql: str, *args: object) -> None:
-    store._db.execute(sql, args)  # type: ignore[attr-defined]
+def raw(store: Any, sql: str, *args: object) -> None:
+    """Tamper with the tables behind the store's back."""
+    if store.kind == "sqlite":
+        store._db.execute(sql, args)
+        return
+    from gateway.store.pg_conn import Q
+
+    def op() -> Any:
+        yield Q(sql.replace("?", "%s"), args)
+
+    store._run(op())
 
 
-def test_verify_catches_an_edited_record(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_verify_catches_an_edited_record(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(i) for i in range(1, 6)])
     body = store.audit_chain("m")[2].body.replace('"allow"', '"deny"')
     raw(store, "UPDATE audit_records SET body = ? WHERE seq = 3", body)
     assert problem(store) == "chain 'm' seq 3 (record id-3): hash mismatch: the record was edited"
 
 
-def test_verify_catches_an_edited_filter_column(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_verify_catches_an_edited_filter_column(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(1, decision="deny")])
     raw(store, "UPDATE audit_records SET decision = 'allow'")
     assert "column decision ('allow') disagrees with the record ('deny')" in (problem(store) or "")
 
 
-def test_verify_catches_a_deleted_record(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_verify_catches_a_deleted_record(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(i) for i in range(1, 6)])
     raw(store, "DELETE FROM audit_records WHERE seq = 2")
     assert problem(store) == "chain 'm' seq 2 (record): missing (deleted?): the chain jumps from seq 1 to 3"
 
 
-def test_verify_catches_deleted_newest_records(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_verify_catches_deleted_newest_records(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(i) for i in range(1, 6)])
     raw(store, "DELETE FROM audit_records WHERE seq >= 4")
     assert "the chain ends at seq 3 but its head says 5" in (problem(store) or "")
 
 
-def test_verify_catches_a_deleted_head(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_verify_catches_a_deleted_head(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(1)])
     raw(store, "DELETE FROM audit_heads")
     assert "no head" in (problem(store) or "")
 
 
-def test_verify_catches_reordered_records(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_verify_catches_reordered_records(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(i) for i in range(1, 6)])
     # swap the seq numbers of records 2 and 3 (what "reordering" a chained table means)
     raw(store, "UPDATE audit_records SET seq = -1 WHERE seq = 2")
@@ -103,8 +125,8 @@ def test_verify_catches_reordered_records(tmp_path: Path) -> None:
                               "(reordered, or the one before was changed)")
 
 
-def test_verify_catches_swapped_bodies(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_verify_catches_swapped_bodies(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(i) for i in range(1, 4)])
     rows = store.audit_chain("m")
     raw(store, "UPDATE audit_records SET body = ? WHERE seq = 1", rows[1].body)
@@ -112,8 +134,8 @@ def test_verify_catches_swapped_bodies(tmp_path: Path) -> None:
     assert "seq 1" in (problem(store) or "")
 
 
-def test_prune_by_age_keeps_the_chain_verifiable(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_prune_by_age_keeps_the_chain_verifiable(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(1), entry(2)])
     # entries 1-2 are from 2001; 3-4 are "now"
     now = [AuditEntry.from_body(f"new-{i}", json.dumps({"time": "2099-01-01T00:00:00.000Z", "event": "Stop",
@@ -129,8 +151,8 @@ def test_prune_by_age_keeps_the_chain_verifiable(tmp_path: Path) -> None:
     assert "missing" in (problem(store) or "")
 
 
-def test_prune_by_size(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_prune_by_size(backend: Any) -> None:
+    store = backend
     entries = []
     for i in range(10):
         body = json.dumps({"time": f"2030-01-01T00:00:{i:02d}.000Z", "event": "Stop", "decision": "none",
@@ -144,8 +166,8 @@ def test_prune_by_size(tmp_path: Path) -> None:
     assert problem(store) is None
 
 
-def test_filters(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_filters(backend: Any) -> None:
+    store = backend
     store.audit_append("m", [entry(1, decision="deny", tool="Bash", session="a"),
                              entry(2, decision="allow", tool="Edit", session="b"),
                              entry(3, decision="deny", tool="Edit", session="a")])
@@ -159,8 +181,8 @@ def test_filters(tmp_path: Path) -> None:
     assert store.audit_record("id-2") is not None and store.audit_record("nope") is None
 
 
-def test_handler_filter_is_not_a_pattern(tmp_path: Path) -> None:
-    store = make_store(tmp_path)
+def test_handler_filter_is_not_a_pattern(backend: Any) -> None:
+    store = backend
     body = json.dumps({"time": "2030-01-01T00:00:00.000Z", "event": "Stop", "decision": "none",
                        "handlers": [{"id": "a_b"}, {"id": "a%"}]}, sort_keys=True)
     store.audit_append("m", [AuditEntry.from_body("x", body)])
@@ -175,3 +197,26 @@ def test_rejects_a_row_that_is_not_a_record() -> None:
     with pytest.raises((ValueError, KeyError)):
         AuditEntry.from_body("x", "{}")
     assert sqlite3.sqlite_version_info >= (3, 25)  # window functions (prune by size)
+
+
+def test_concurrent_writers_never_fork_a_chain(backend: Any, tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def writer(w: int) -> None:
+        if backend.kind == "sqlite":
+            store: Any = SQLiteStore(str(tmp_path))
+        else:
+            from gateway.store.postgres import PostgresStore
+
+            store = PostgresStore(backend.url)
+        try:
+            for i in range(20):
+                store.audit_append("shared" if i % 3 else f"own-{w}", [entry(1000 * w + i)])
+        finally:
+            store.close()
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(writer, range(4)))
+    heads = {h.chain: h.seq for h in backend.audit_heads()}
+    assert heads["shared"] == 4 * 13 and all(heads[f"own-{w}"] == 7 for w in range(4))
+    assert problem(backend) is None
