@@ -7,7 +7,9 @@
     ├── EventError                an inbound event is malformed (bad JSON, not an object, unknown event)
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
-    └── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    ├── ChannelError              an approval channel could not post or update a request
+    └── CallbackRejected          an approval callback failed its signature/token check (``.status``)
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
@@ -52,3 +54,15 @@ class HandlerTimeout(HandlerError):
 
 class ServerUnavailable(HookgateError):
     """``hookgate serve`` could not be reached by the thin client."""
+
+
+class ChannelError(HookgateError):
+    """An approval channel could not post or update a request (SDK missing, API error, bad secret)."""
+
+
+class CallbackRejected(HookgateError):
+    """An approval callback failed its check (signature, token, shape); ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, status: int = 401) -> None:
+        self.status = status
+        super().__init__(message)
