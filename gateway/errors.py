@@ -8,6 +8,7 @@
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
     ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    ├── StoreError                the state store (``gateway.store``) could not be opened, read or written
     ├── ChannelError              an approval channel could not post or update a request
     └── CallbackRejected          an approval callback failed its signature/token check (``.status``)
 
@@ -54,6 +55,11 @@ class HandlerTimeout(HandlerError):
 
 class ServerUnavailable(HookgateError):
     """``hookgate serve`` could not be reached by the thin client."""
+
+
+class StoreError(HookgateError):
+    """The state store failed: the file cannot be opened, the database is locked past its timeout, or
+    its schema is newer than this hookgate's (``gateway.store``)."""
 
 
 class ChannelError(HookgateError):
