@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 MARGIN = 0.5
 """Seconds the wait leaves before the handler's deadline, for the answer to be written."""
+CLOCK_SLACK = 0.25
+"""Seconds by which the loop's clock and the wall clock may disagree at the end of a wait."""
 DEFAULT_MESSAGE = "Allow ${tool_name} ${tool_input}?"
 
 
@@ -54,8 +56,10 @@ def desk_for(ctx: RunContext) -> Desk:
 
     config = ctx.config
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
-    desk: Desk = ctx.get_resource("approvals", lambda: Desk(ctx.state, getattr(config, "channels", {}), state_dir,
+    desk: Desk = ctx.get_resource("approvals", lambda: Desk(ctx.state, config.channels, state_dir,
                                                             trail=audit_trail(config)))
+    if desk.channels_config is not config.channels:  # serve reloaded the config and kept its resources
+        desk.reconfigure(config.channels, trail=audit_trail(config))
     return desk
 
 
@@ -84,12 +88,12 @@ class ApprovalHandler(Handler):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(self.spec.timeout - MARGIN, 0.0)
         desk = desk_for(ctx)
-        record = await asyncio.to_thread(self._open, desk, event)
+        record = await asyncio.to_thread(self._open, desk, event, deadline - loop.time())
         if record.status == "pending":
             record = await self._wait(desk, record, deadline)
         return self._verdict(desk, record, event)
 
-    def _open(self, desk: Desk, event: HookEvent) -> ApprovalRecord:
+    def _open(self, desk: Desk, event: HookEvent, budget: float) -> ApprovalRecord:
         """The call's request: found (an answer given earlier, or still pending) or created and posted."""
         from gateway.approvals.record import ApprovalRecord, fingerprint, new_id, request_key
 
@@ -105,7 +109,7 @@ class ApprovalHandler(Handler):
         options = self.spec.options
         record = ApprovalRecord(
             id=new_id(), key=key, fingerprint=print_, status="pending", created_at=now,
-            expires_at=now + max(self.spec.timeout - MARGIN, 0.0), session_id=event.session_id,
+            expires_at=now + max(budget, 0.0), session_id=event.session_id,
             tool_use_id=tool_use_id, tool_name=event.tool_name, tool_input=event.tool_input, event=event.name,
             message=render_message(options.get("message"), event), channel=options.get("channel"),
             approvers=list(options.get("approvers") or []), on_timeout=options.get("on_timeout") or "deny",
@@ -130,7 +134,7 @@ class ApprovalHandler(Handler):
                 if left <= 0:
                     break
                 await listener.wait(min(left, RECHECK))
-        if time.time() >= record.expires_at:
+        if time.time() >= record.expires_at - CLOCK_SLACK:
             return await asyncio.to_thread(desk.expire, record)
         return record  # this process's time is up, the request's is not: a retried call finds it
 

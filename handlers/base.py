@@ -38,6 +38,7 @@ BUILTIN: dict[str, str] = {
     "prompt": "handlers.prompt:PromptHandler",
     "agent": "handlers.agent:AgentHandler",
     "python": "handlers.python:PythonHandler",
+    "approval": "handlers.approval:ApprovalHandler",
 }
 ENTRY_POINT_GROUP = "hookgate.handlers"
 
@@ -143,7 +144,7 @@ def is_judgment_type(type_name: str) -> bool:
     """True for LLM handler types (prompt, agent, or a registered class with ``judgment = True``)."""
     if type_name in ("prompt", "agent"):
         return True
-    if type_name in ("command", "http", "mcp_tool"):
+    if type_name in ("command", "http", "mcp_tool", "python", "approval"):
         return False
     try:
         return handler_class(type_name).judgment

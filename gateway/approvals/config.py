@@ -15,7 +15,8 @@ Normalized form (``RuntimeConfig.channels``): ``{name: {snake_case fields}}``.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import re
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -23,7 +24,7 @@ _ENV = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
 
 class _Channel(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, strict=True)
 
 
 class SlackChannel(_Channel):
@@ -60,20 +61,42 @@ class WebhookChannel(_Channel):
     timeout: float = Field(10.0, gt=0, le=60)
 
 
-ChannelSpec = Annotated[SlackChannel | FeishuChannel | WebhookChannel, Field(discriminator="type")]
+MODELS: dict[str, type[_Channel]] = {"slack": SlackChannel, "feishu": FeishuChannel, "webhook": WebhookChannel}
 SECRET_FIELDS = {"slack": ("token_env", "signing_secret_env"), "feishu": ("app_id_env", "app_secret_env"),
                  "webhook": ("signing_secret_env",)}
 """The ``...Env`` fields a channel cannot work without (``hookgate validate`` warns when one is unset)."""
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
-class Channels(BaseModel):
-    """The whole section: channel name -> one of the channel models (by ``type``)."""
+def compile_section(compiler: Any, path: str, raw: Any) -> None:
+    """Validate one file's ``channels:`` into ``compiler.channels`` (``compiler``: the config compiler) (by name; a later file's entry wins),
+    each problem as ``file: channels.NAME.field: ...``."""
+    if not isinstance(raw, dict):
+        compiler.issues.append(f"{path}: channels: expected an object of named channels, got {type(raw).__name__}")
+        return
+    for name, entry in raw.items():
+        where = f"{path}: channels.{name}"
+        if not isinstance(name, str) or not _NAME.match(name):
+            compiler.issues.append(f"{where}: a channel name uses letters, digits, '_', '.' and '-' only")
+            continue
+        kind = entry.get("type") if isinstance(entry, dict) else None
+        if kind not in MODELS:
+            got = f"got {kind!r}" if isinstance(entry, dict) else f"got {type(entry).__name__}, not an object"
+            compiler.issues.append(f"{where}.type: required, one of {', '.join(MODELS)} ({got})")
+            continue
+        model = MODELS[kind]
+        value = compiler.validated(model, entry, where, unknown=f"field for a {kind} channel")
+        if value is not None:
+            compiler.channels[name] = value.model_dump(exclude=set(value.model_extra or {}))
 
-    model_config = ConfigDict(strict=True)
-    channels: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")], ChannelSpec]
 
-
-def compile_channels(raw: Any) -> dict[str, dict[str, Any]]:
-    """Validate a ``channels:`` value into its normalized form. Raises pydantic.ValidationError."""
-    section = Channels.model_validate({"channels": raw})
-    return {name: spec.model_dump() for name, spec in section.channels.items()}
+def finish_section(compiler: Any) -> None:
+    """Cross-file check, once every file is read: each approval handler's ``channel`` is defined."""
+    for groups in compiler.hooks.values():
+        for group in groups:
+            for handler in group["handlers"]:
+                name = handler["options"].get("channel") if handler["type"] == "approval" else None
+                if name is not None and name not in compiler.channels:
+                    known = ", ".join(sorted(compiler.channels)) or "none are defined"
+                    compiler.issues.append(f"{handler['where']}.channel: no channel {name!r} under channels: "
+                                           f"({known}; omit channel for the built-in inbox only)")

@@ -52,6 +52,12 @@ class Desk:
         self._channels: dict[str, Channel] = {}
         self._trail = trail
 
+    def reconfigure(self, channels: dict[str, dict[str, Any]], trail: Any = None) -> None:
+        """Use a reloaded ``channels:`` section (channel clients are built again on next use)."""
+        self.channels_config = channels
+        self._channels = {}
+        self._trail = trail
+
     # ------------------------------------------------------------------ channels
 
     def channel(self, name: str) -> Channel:

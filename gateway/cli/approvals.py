@@ -1,4 +1,4 @@
-"""``hookgate approvals``: list, show, approve and reject approval requests from any shell with the same
+"""``hookgate approvals`` (parser: ``gateway.cli.parser.add_approvals_parser``): list, show, approve and reject approval requests from any shell with the same
 config (the same state store and channels).
 
 ::
@@ -36,39 +36,17 @@ SUMMARY_FIELDS = ("id", "status", "session_id", "tool_use_id", "tool_name", "cre
                   "decided_by", "reason")
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
-               with_config: object) -> None:
-    """The ``approvals`` subcommand and its actions (``with_config`` adds ``--config``)."""
-    from gateway.approvals.record import STATUSES
-
-    add_config = with_config  # a callable(ArgumentParser) -> ArgumentParser
-    top = sub.add_parser("approvals", help="list and answer approval requests (the approval handler's inbox)")
-    actions = top.add_subparsers(dest="approvals_action", required=True)
-    listing = add_config(actions.add_parser("list", help="requests, newest first"))  # type: ignore[operator]
-    listing.add_argument("--json", action="store_true", help="a JSON array of request objects")
-    listing.add_argument("--status", choices=STATUSES, help="only requests in this state")
-    listing.add_argument("--limit", type=int, default=50, help="at most this many (default: 50)")
-    show = add_config(actions.add_parser("show", help="one request in full"))  # type: ignore[operator]
-    show.add_argument("id")
-    show.add_argument("--json", action="store_true")
-    for name, what in (("approve", "approve a pending request"), ("reject", "reject a pending request")):
-        p = add_config(actions.add_parser(name, help=what))  # type: ignore[operator]
-        p.add_argument("id")
-        p.add_argument("--reason", help="why (shown to the agent and on the channel message)")
-    top.set_defaults(func="gateway.cli.approvals:cmd_approvals")
-
-
 def _desk(args: argparse.Namespace) -> Desk:
-    from gateway.approvals.desk import Desk
-    from gateway.approvals.trail import audit_trail
-    from gateway.cli.run import _load
-    from gateway.store import default_state_dir, open_store
-
     import os
 
-    config = _load(args.config)
+    from gateway.approvals.desk import Desk
+    from gateway.approvals.trail import audit_trail
+    from gateway.config import find_config_paths, load_config
+    from gateway.store import default_state_dir, open_store
+
+    config = load_config(find_config_paths(args.config))
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
-    return Desk(open_store(config), getattr(config, "channels", {}), state_dir, trail=audit_trail(config))
+    return Desk(open_store(config), config.channels, state_dir, trail=audit_trail(config))
 
 
 def _when(seconds: float | None) -> str:
@@ -104,15 +82,15 @@ def cmd_approvals(args: argparse.Namespace) -> int:
                 for record in records:
                     print(_line(record))
             return EXIT_OK
-        record = desk.store.approval_get(args.id)
-        if record is None:
+        found = desk.store.approval_get(args.id)
+        if found is None:
             sys.stderr.write(f"hookgate: no approval request {args.id!r} (see 'hookgate approvals list')\n")
             return EXIT_NOT_FOUND
         if action == "show":
             if args.json:
-                print(json.dumps(record.to_dict(), indent=2, default=str))
+                print(json.dumps(found.to_dict(), indent=2, default=str))
             else:
-                _show(record)
+                _show(found)
             return EXIT_OK
         import getpass
 

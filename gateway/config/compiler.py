@@ -66,6 +66,7 @@ class Compiler:
         self.mcp_servers: dict[str, Any] = {}
         self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
+        self.channels: dict[str, Any] = {}  # approval channels (gateway.approvals.config)
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
 
     def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
@@ -266,8 +267,8 @@ class Compiler:
             self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
                                  "(the built-in default policy applies only when no config is found)")
         return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                "settings": self.settings, "warnings": self.warnings, "depends": self.depends,
-                "broken": self.broken}
+                "channels": self.channels, "settings": self.settings, "warnings": self.warnings,
+                "depends": self.depends, "broken": self.broken}
 
 
 def compile_configs(paths: list[str]) -> dict[str, Any]:

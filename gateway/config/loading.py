@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-CACHE_FORMAT = "hookgate-config-6"
+CACHE_FORMAT = "hookgate-config-7"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 
@@ -115,6 +115,7 @@ class RuntimeConfig:
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    channels: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
 
@@ -122,7 +123,7 @@ class RuntimeConfig:
     def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
-                   llm=data.get("llm", {}), settings=data.get("settings", {}),
+                   llm=data.get("llm", {}), settings=data.get("settings", {}), channels=data.get("channels", {}),
                    warnings=data.get("warnings", []), broken=data.get("broken", []))
 
     def handler_count(self) -> int:

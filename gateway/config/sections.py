@@ -1,4 +1,5 @@
-"""hookgate's own config sections next to ``hooks``: ``settings``, ``mcpServers``/``mcpConfig``, ``llm``.
+"""hookgate's own config sections next to ``hooks``: ``settings``, ``mcpServers``/``mcpConfig``, ``llm``,
+``channels`` (approval channels: ``gateway.approvals.config``).
 
 Each section is validated with its pydantic model and stored normalized on the compiler. Keys that
 Claude Code settings files carry (``permissions``, ``env``, ``model``, ...) are ignored silently in
@@ -36,6 +37,10 @@ def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str
         _compile_mcp(compiler, path, base_dir, doc)
     if "llm" in doc:
         _compile_llm(compiler, path, doc["llm"])
+    if "channels" in doc:
+        from gateway.approvals.config import compile_section
+
+        compile_section(compiler, path, doc["channels"])
     if os.path.basename(path).startswith("settings") or (set(doc) & KIRO_AGENT_KEYS):
         return
     for key in doc:
@@ -150,6 +155,9 @@ def finish_sections(compiler: Compiler) -> None:
                     compiler.issues.append(f"{handler['where']}.provider: unknown LLM provider {name!r} "
                                            f"(expected one of: {', '.join(sorted(providers))})")
     _finish_mcp(compiler)
+    from gateway.approvals.config import finish_section
+
+    finish_section(compiler)
 
 
 # ---------------------------------------------------------------------------- mcpServers / mcpConfig

@@ -130,7 +130,8 @@ class FeishuChannel(Channel):
             text = outcome_text(record) if record is not None else decision
             return P2CardActionTriggerResponse({"toast": {"type": "success", "content": text}})
 
-        handler = lark_oapi.EventDispatcherHandler.builder(key, token, lark_oapi.LogLevel.CRITICAL).register_p2_card_action_trigger(on_click).build()
+        builder = lark_oapi.EventDispatcherHandler.builder(key, token, lark_oapi.LogLevel.CRITICAL)
+        handler = builder.register_p2_card_action_trigger(on_click).build()
         request = RawRequest()
         request.uri = "/approvals/feishu"
         request.body = body

@@ -127,7 +127,7 @@ def parse_answer(data: dict[str, Any], approval_id: str, via: str) -> Answer:
     if decision not in ("approve", "reject"):
         raise CallbackRejected('"decision" must be "approve" or "reject"', 400)
     by, reason = data.get("by"), data.get("reason")
-    if by is not None and not isinstance(by, str) or reason is not None and not isinstance(reason, str):
+    if (by is not None and not isinstance(by, str)) or (reason is not None and not isinstance(reason, str)):
         raise CallbackRejected('"by" and "reason" must be strings', 400)
     name = (by or "anonymous").strip()[:100] or "anonymous"
     return Answer(approval_id, decision == "approve", f"{via}:{name}", [name], (reason or "").strip()[:1000] or None)
