@@ -69,8 +69,8 @@ _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
 def compile_section(compiler: Any, path: str, raw: Any) -> None:
-    """Validate one file's ``channels:`` into ``compiler.channels`` (``compiler``: the config compiler) (by name; a later file's entry wins),
-    each problem as ``file: channels.NAME.field: ...``."""
+    """Validate one file's ``channels:`` into ``compiler.channels`` of the config compiler (by name; a
+    later file's entry wins), each problem as ``file: channels.NAME.field: ...``."""
     if not isinstance(raw, dict):
         compiler.issues.append(f"{path}: channels: expected an object of named channels, got {type(raw).__name__}")
         return

@@ -1,5 +1,5 @@
-"""``hookgate approvals`` (parser: ``gateway.cli.parser.add_approvals_parser``): list, show, approve and reject approval requests from any shell with the same
-config (the same state store and channels).
+"""``hookgate approvals``: list, show, approve and reject approval requests from any shell with the same
+config (the same state store and channels). Its parser is ``gateway.cli.parser.add_approvals_parser``.
 
 ::
 
