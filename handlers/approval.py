@@ -26,10 +26,12 @@ without a permission decision the deny is a block. ``meta["approval"]`` = ``{"id
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from gateway.decision import Verdict
 from handlers.base import Handler
@@ -43,9 +45,12 @@ if TYPE_CHECKING:
 
 MARGIN = 0.5
 """Seconds the wait leaves before the handler's deadline, for the answer to be written."""
+UPDATE_BUDGET = 2.0
+"""Seconds at most kept back at the end of a wait to update the channel message (a quarter of a short timeout)."""
 CLOCK_SLACK = 0.25
 """Seconds by which the loop's clock and the wall clock may disagree at the end of a wait."""
 DEFAULT_MESSAGE = "Allow ${tool_name} ${tool_input}?"
+T = TypeVar("T")
 
 
 def desk_for(ctx: RunContext) -> Desk:
@@ -81,20 +86,30 @@ class ApprovalHandler(Handler):
 
     type: ClassVar[str] = "approval"
     default_timeout: ClassVar[float] = 120.0
+    fails_closed: ClassVar[bool] = True  # a gate that crashed or timed out must not let the call through
 
     async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
         import asyncio
 
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max(self.spec.timeout - MARGIN, 0.0)
+        # time kept back at the end for the channel message ("Expired"), when there is one
+        reserve = min(UPDATE_BUDGET, self.spec.timeout / 4) if self.spec.options.get("channel") else 0.0
         desk = desk_for(ctx)
-        record = await asyncio.to_thread(self._open, desk, event, deadline - loop.time())
+        record, created = await asyncio.to_thread(self._open, desk, event, deadline - reserve - loop.time())
+        if created and record.channel is not None:
+            posted = await _bounded(desk.post, record, seconds=deadline - reserve - loop.time())
+            record = posted if posted is not None else await asyncio.to_thread(
+                desk.cancel, record, f"channel {record.channel!r} did not answer in time")
         if record.status == "pending":
-            record = await self._wait(desk, record, deadline)
+            record = await self._wait(desk, record, deadline - reserve)
+            if record.status == "expired" and record.decided_by == "hookgate:timeout" and reserve:
+                await _bounded(desk.show, record, seconds=deadline - loop.time())
         return self._verdict(desk, record, event)
 
-    def _open(self, desk: Desk, event: HookEvent, budget: float) -> ApprovalRecord:
-        """The call's request: found (an answer given earlier, or still pending) or created and posted."""
+    def _open(self, desk: Desk, event: HookEvent, budget: float) -> tuple[ApprovalRecord, bool]:
+        """The call's request and whether it is new: found (an answer given earlier, or still pending) or
+        created (not yet posted)."""
         from gateway.approvals.record import ApprovalRecord, fingerprint, new_id, request_key
 
         desk.sweep()
@@ -104,7 +119,7 @@ class ApprovalHandler(Handler):
         key = request_key(event.session_id, tool_use_id, print_)
         found = desk.find(key, print_)
         if found is not None:
-            return found
+            return found, False
         now = time.time()
         options = self.spec.options
         record = ApprovalRecord(
@@ -114,8 +129,7 @@ class ApprovalHandler(Handler):
             message=render_message(options.get("message"), event), channel=options.get("channel"),
             approvers=list(options.get("approvers") or []), on_timeout=options.get("on_timeout") or "deny",
             cwd=event.cwd)
-        stored, created = desk.create(record)
-        return desk.post(stored) if created else stored
+        return desk.create(record)
 
     async def _wait(self, desk: Desk, record: ApprovalRecord, deadline: float) -> ApprovalRecord:
         """Wait for ``record`` to leave pending, until it expires or the handler's deadline."""
@@ -135,7 +149,7 @@ class ApprovalHandler(Handler):
                     break
                 await listener.wait(min(left, RECHECK))
         if time.time() >= record.expires_at - CLOCK_SLACK:
-            return await asyncio.to_thread(desk.expire, record)
+            return await asyncio.to_thread(desk.expire, record, update_channel=False)
         return record  # this process's time is up, the request's is not: a retried call finds it
 
     def _verdict(self, desk: Desk, record: ApprovalRecord, event: HookEvent) -> tuple[Verdict, dict[str, Any]]:
@@ -183,6 +197,35 @@ class ApprovalHandler(Handler):
         from handlers.mcp_tool import placeholder_problems
 
         return placeholder_problems(spec.options.get("message") or "", "message")
+
+
+async def _bounded(fn: Callable[..., T], *args: Any, seconds: float) -> T | None:
+    """``fn(*args)`` in a daemon thread, awaited for at most ``seconds``: its result, or None when it took
+    longer or raised. A channel call stuck in its SDK never holds the answer (nor, being a daemon thread,
+    the process's exit) past the handler's deadline."""
+    import asyncio
+    import threading
+
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T | None] = loop.create_future()
+
+    def settle(value: T | None) -> None:
+        if not future.done():
+            future.set_result(value)
+
+    def work() -> None:
+        try:
+            value: T | None = fn(*args)
+        except Exception:  # the desk logs channel failures itself
+            value = None
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(settle, value)
+
+    threading.Thread(target=work, name="hookgate-approval-channel", daemon=True).start()
+    try:
+        return await asyncio.wait_for(asyncio.shield(future), max(seconds, 0.01))
+    except TimeoutError:
+        return None
 
 
 @cache

@@ -103,11 +103,9 @@ class Desk:
             return record
         try:
             ref = self.channel(record.channel).post(record)
-        except HookgateError as exc:
+        except Exception as exc:  # ChannelError, or an SDK's surprise: nobody can answer either way
             log.warning("approval %s: channel %s could not post it: %s", record.id, record.channel, exc)
-            cancelled = self._transition(record.id, "cancelled", "hookgate:channel",
-                                         f"channel {record.channel!r} could not post it: {exc}")
-            return cancelled or self.store.approval_get(record.id) or record
+            return self.cancel(record, f"channel {record.channel!r} could not post it: {exc}")
         self.store.approval_set_ref(record.id, ref)
         record.ref = ref
         return record
@@ -143,13 +141,20 @@ class Desk:
         return self.decide(answer.approval_id, answer.approve, answer.by, answer.reason,
                            identities=answer.identities, update_channel=update_channel)
 
-    def expire(self, record: ApprovalRecord, by: str = "hookgate:timeout") -> ApprovalRecord:
+    def expire(self, record: ApprovalRecord, by: str = "hookgate:timeout", *,
+               update_channel: bool = True) -> ApprovalRecord:
         """Mark ``record`` expired (when still pending) and return it as it now is."""
         expired = self._transition(record.id, "expired", by, "no answer before it expired")
         if expired is not None:
-            self.show(expired)
+            if update_channel:
+                self.show(expired)
             return expired
         return self.store.approval_get(record.id) or record
+
+    def cancel(self, record: ApprovalRecord, reason: str) -> ApprovalRecord:
+        """Cancel ``record`` (when still pending: ``hookgate:channel``, nobody could answer it); returns it."""
+        cancelled = self._transition(record.id, "cancelled", "hookgate:channel", reason)
+        return cancelled or self.store.approval_get(record.id) or record
 
     def sweep(self, now: float | None = None) -> list[ApprovalRecord]:
         """Expire every pending request whose time is up (``hookgate:sweeper``); returns them."""

@@ -220,7 +220,7 @@ class Compiler:
         self.ids[label] = count
         handler = HandlerSpec(
             type=type_name, id=label if count == 1 else f"{label}#{count}", where=where,
-            timeout=common.timeout or default_timeout, fail_closed=common.fail_closed,
+            timeout=common.timeout or default_timeout, fail_closed=common.fail_closed or cls.fails_closed,
             priority=common.priority, if_rule=common.if_, async_=common.async_ or common.async_rewake,
             cache_ttl=common.cache_ttl, status_message=common.status_message, dialect=dialect,
             base_dir=base_dir, options=options,

@@ -3,7 +3,7 @@
 ``FakeSlack(token, signing_secret)`` serves ``POST /api/<method>`` on 127.0.0.1 (``base_url`` for
 ``slack_sdk.WebClient``): ``chat.postMessage`` and ``chat.update`` (JSON or form bodies, bearer token
 checked, ``invalid_auth`` otherwise, as Slack answers). Messages are kept in ``messages`` by ``ts``; every
-call is in ``calls`` as ``(method, params)``.
+call is in ``calls`` as ``(method, params)``; ``delay`` stalls every answer (a platform that hangs).
 
 ``click(url, ts, action)`` plays Slack's side of a button press: it finds the button in the stored
 message's blocks (as the Slack client would render it), and POSTs a signed ``block_actions``
@@ -32,6 +32,7 @@ class FakeSlack:
         self.signing_secret = signing_secret
         self.messages: dict[str, dict[str, Any]] = {}
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.delay = 0.0  # seconds to stall before answering (a platform that hangs)
         self._lock = threading.Lock()
         self._seq = 0
         fake = self
@@ -48,6 +49,7 @@ class FakeSlack:
                 else:
                     params = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
                 method = self.path.split("?")[0].rsplit("/", 1)[-1]
+                time.sleep(fake.delay)
                 answer = fake.answer(method, params, self.headers.get("authorization") or "")
                 body = json.dumps(answer).encode()
                 self.send_response(200)

@@ -220,3 +220,13 @@ def test_a_channel_that_cannot_post_cancels_the_request(tmp_path: Path, slack: F
     assert "invalid_auth" in decision_of(out)["permissionDecisionReason"]
     [record] = listed(config)
     assert record["status"] == "cancelled" and record["decided_by"] == "hookgate:channel"
+
+
+def test_a_channel_that_hangs_cannot_hold_the_answer_past_the_deadline(tmp_path: Path, slack: FakeSlack) -> None:
+    slack.delay = 8.0  # longer than the whole approval timeout
+    config = slack_config(tmp_path, slack, timeout=3)
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    code, out, _ = waiting.finish()
+    assert code == 2 and waiting.elapsed < 6
+    assert "did not answer in time" in decision_of(out)["permissionDecisionReason"]
+    assert listed(config)[0]["status"] == "cancelled"
