@@ -22,7 +22,8 @@ to them (``SELF_AUTHENTICATED``); the Host and Origin checks still apply.
 
 The platform is answered at once (Slack wants an answer within 3 s); the channel message is updated
 afterwards, in the background. The sweeper expires pending requests whose time is up every
-``SWEEP_INTERVAL`` seconds and updates their messages ("Expired").
+``SWEEP_INTERVAL`` seconds and updates their messages ("Expired"), when the config has approval handlers
+or channels.
 """
 
 from __future__ import annotations
@@ -208,11 +209,17 @@ class ApprovalRoutes:
         """Expire stale requests every ``SWEEP_INTERVAL`` seconds until cancelled."""
         while True:
             try:
-                if getattr(self._context().config, "channels", None) is not None:
+                if uses_approvals(self._context().config):
                     await asyncio.to_thread(self.desk().sweep)
             except Exception as exc:  # the sweeper never takes the server down
                 log.warning("approval sweeper: %s: %s", type(exc).__name__, exc)
             await asyncio.sleep(SWEEP_INTERVAL)
+
+
+def uses_approvals(config: Any) -> bool:
+    """True when ``config`` has an approval handler or a channel (otherwise the sweeper has nothing to do)."""
+    return bool(config.channels) or any(spec.type == "approval" for groups in config.hooks.values()
+                                        for group in groups for spec in group.handlers)
 
 
 def _decide_for(desk: Desk, answer: Answer, channel_name: str) -> Outcome:
