@@ -69,8 +69,9 @@ def desk_for(ctx: RunContext) -> Desk:
 
 
 def render_message(template: str | None, event: HookEvent) -> str:
-    """``message`` with ``${path}`` placeholders filled from the event (a path the event lacks renders as
-    ``<no path>``, so a message never fails the gate)."""
+    """``message`` with ``${path}`` placeholders filled from the event (see ``handlers.mcp_tool.substitute``).
+    A path the event lacks leaves the template as written, with the problem in brackets: a message never
+    fails the gate."""
     from gateway.errors import HandlerError
     from handlers.mcp_tool import substitute
 
@@ -97,15 +98,22 @@ class ApprovalHandler(Handler):
         reserve = min(UPDATE_BUDGET, self.spec.timeout / 4) if self.spec.options.get("channel") else 0.0
         desk = desk_for(ctx)
         record, created = await asyncio.to_thread(self._open, desk, event, deadline - reserve - loop.time())
+        done: list[str] = []
+        if created:
+            done.append(f"created approval request {record.id}")
         if created and record.channel is not None:
             posted = await _bounded(desk.post, record, seconds=deadline - reserve - loop.time())
             record = posted if posted is not None else await asyncio.to_thread(
                 desk.cancel, record, f"channel {record.channel!r} did not answer in time")
+            if record.ref:
+                done.append(f"posted it to channel {record.channel}")
         if record.status == "pending":
             record = await self._wait(desk, record, deadline - reserve)
             if record.status == "expired" and record.decided_by == "hookgate:timeout" and reserve:
                 await _bounded(desk.show, record, seconds=deadline - loop.time())
-        return self._verdict(desk, record, event)
+        verdict, meta = self._verdict(desk, record, event)
+        verdict.side_effects = done
+        return verdict, meta
 
     def _open(self, desk: Desk, event: HookEvent, budget: float) -> tuple[ApprovalRecord, bool]:
         """The call's request and whether it is new: found (an answer given earlier, or still pending) or
@@ -157,7 +165,7 @@ class ApprovalHandler(Handler):
         why = f" ({record.reason})" if record.reason else ""
         if record.status == "approved":
             desk.consume(record)
-            return Verdict(permission="allow", permission_reason=f"approved by {record.decided_by}{why} "
+            return Verdict(permission="allow", permission_reason=f"hookgate: approved by {record.decided_by}{why} "
                                                                  f"[approval {record.id}]"), meta
         if record.status == "rejected":
             desk.consume(record)

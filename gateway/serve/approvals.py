@@ -80,7 +80,7 @@ class ApprovalRoutes:
     def routes(self) -> list[Any]:
         from starlette.routing import Route
 
-        endpoints = [("/approvals", self.list, "GET"), ("/approvals/slack", self.slack, "POST"),
+        endpoints = [("/approvals", self.listing, "GET"), ("/approvals/slack", self.slack, "POST"),
                      ("/approvals/feishu", self.feishu, "POST"), ("/approvals/{approval_id}", self.answer, "POST")]
         return [Route(path + slash, endpoint, methods=[method])
                 for path, endpoint, method in endpoints for slash in ("", "/")]
@@ -193,7 +193,7 @@ class ApprovalRoutes:
             task = BackgroundTask(desk.show, outcome.record, outcome.refused)
         return _reply(status, content_type, reply, task)
 
-    async def list(self, request: Request) -> Response:
+    async def listing(self, request: Request) -> Response:
         if not self._token_ok(request):
             return _error(401, "listing approvals needs the serve token (Authorization: Bearer $HOOKGATE_TOKEN)")
         status = request.query_params.get("status")
