@@ -105,7 +105,7 @@ def test_slack_reject_and_a_click_on_an_expired_request(tmp_path: Path, slack: F
         patient = patient.rename(tmp_path / "patient.yaml")
         waiting = Waiting(["run", "--config", str(patient)], bash_event("git push --force"))
         wait_until(lambda: len(slack.messages) == 2)
-        ts2 = [t for t in slack.messages if t != ts][0]
+        ts2 = next(t for t in slack.messages if t != ts)
         assert slack.click(f"{serve.url}/approvals/slack", ts2, "Reject")[0] == 200
         code, out, _ = waiting.finish()
         assert code == 2 and "rejected by slack:U024BE7LH" in decision_of(out)["permissionDecisionReason"]

@@ -46,7 +46,7 @@ def test_run_is_denied_by_reject_naming_who_and_why(tmp_path: Path) -> None:
     waiting = Waiting(["run", "--config", str(config)], bash_event())
     [request] = wait_for_pending(config)
     assert approvals(config, "reject", request["id"], "--reason", "not on a Friday").returncode == 0
-    code, out, err = waiting.finish()
+    code, out, _ = waiting.finish()
     assert code == 2
     decision = decision_of(out)
     assert decision["permissionDecision"] == "deny"
