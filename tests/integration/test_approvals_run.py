@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.integration.approvals_helpers import (
     Waiting,
     approvals,
@@ -18,6 +20,7 @@ from tests.integration.approvals_helpers import (
 )
 
 
+@pytest.mark.usefixtures("store_backend")
 def test_run_is_released_by_approve_from_another_process(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"timeout": 60})
     waiting = Waiting(["run", "--config", str(config)], bash_event())
@@ -75,6 +78,7 @@ def test_on_timeout_ask_hands_the_call_to_the_host_prompt(tmp_path: Path) -> Non
     assert decision_of(out)["permissionDecision"] == "ask"
 
 
+@pytest.mark.usefixtures("store_backend")
 def test_an_answer_given_while_nobody_waits_is_honoured_on_the_retry_once(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"timeout": 30})
     waiting = Waiting(["run", "--config", str(config)], bash_event())
