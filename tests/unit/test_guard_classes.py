@@ -70,7 +70,9 @@ WRAPPERS = [
             "python3 <<'EOF'\nimport shutil; shutil.rmtree('/')\nEOF",
             "node <<< \"require('fs').rmSync('/', {recursive: true})\"", "rm -rf /tmp/x/../../home/dev",
             "rm -rf node_modules/../..", "rm -rf $TMPDIR/..", "x() { rm -rf \"$1\"; }; x ~", "sudo -E rm -rf ~",
-            "command -p rm -rf ~", "printf '%s\\0' ~ | xargs -0 rm -rf", "sh -c \"$(printf 'rm -rf %s' ~)\""),
+            "command -p rm -rf ~", "printf '%s\\0' ~ | xargs -0 rm -rf", "sh -c \"$(printf 'rm -rf %s' ~)\"",
+            "trap -- 'rm -rf ~' EXIT", "eval -- 'rm -rf ~'", "bun -e \"require('child_process').execSync('rm -rf ~')\"",
+            "osascript -e 'do shell script \"rm -rf ~\"'"),
     ("cat jobs.txt | at now", "deny:exec.unseen"), ("find . | xargs -I{} sh -c 'wc -l {}'", "deny:exec.unseen"),
     ("at now < job.sh", "deny:exec.unseen"),
 ]
@@ -144,7 +146,8 @@ NOT_DESTRUCTIVE = [
     "sh -c 'rm -rf \"$1\"' _ node_modules", "npx --yes rimraf dist", "git rebase --exec 'make test' main",
     "awk '{print $1}' f", "awk -F: '{system(\"ls\")}' /etc/passwd",
     "find . -name node_modules -type d -prune -exec rm -rf {} +", "git -c clean.requireForce=false clean -n",
-    "expect -c 'spawn bash; send \"ls\\r\"; interact'", 'eval "$(ssh-agent -s)"',
+    "expect -c 'spawn bash; send \"ls\\r\"; interact'", 'eval "$(ssh-agent -s)"', "trap -p", "bun run build",
+    "osascript -e 'display dialog \"hi\"'",
     # interpreters
     "python3 -c 'print(1)'", "python3 -c \"import shutil; shutil.rmtree('build')\"", "python3 -m http.server",
     "node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"", "ruby -e 'puts 1'",

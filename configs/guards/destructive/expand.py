@@ -339,7 +339,7 @@ def unwrap(words: list[Word]) -> Unwrapped:
             break
         short_arg, long_arg, optional, skip = spec
         args = [w.text for w in words[1:]]
-        if name in _DASH_C or name == "su" or name == "runuser":  # -c anywhere: su root -c 'cmd', flock LOCK -c 'cmd'
+        if name in _DASH_C:  # -c anywhere: su root -c 'cmd', flock LOCK -c 'cmd', script -qc 'cmd' log
             _, opts, _ = getopt(args, short_arg, long_arg, optional)
             found = [v for o, v in opts if o in ("-c", "--command", "--call")]
             if found or name == "su" or name == "script" or (name == "runuser" and "-u" not in names(opts)):

@@ -18,7 +18,7 @@ from .lexer import Word
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
-INTERPRETER = re.compile(r"(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript)")
+INTERPRETER = re.compile(r"(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript|bun|osascript)")
 # family: (letters giving the program inline, letters naming a module (stdin is data), letters taking a value,
 #          attached-only letters, long options giving the program, long options taking a value)
 _INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str]]] = {
@@ -32,6 +32,8 @@ _INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str
     "php": ("r", "f", "cdz", "", frozenset(), frozenset()),
     "lua": ("e", "", "l", "", frozenset(), frozenset()),
     "Rscript": ("e", "", "", "", frozenset(), frozenset()),
+    "bun": ("ep", "", "rC", "", frozenset({"--eval", "--print"}), frozenset({"--require", "--preload", "--cwd"})),
+    "osascript": ("e", "", "ls", "", frozenset(), frozenset()),
 }
 _UNKNOWN = "$HOOKGATE_STDIN_ITEM"  # an argument read from stdin at run time
 

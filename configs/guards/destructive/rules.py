@@ -101,9 +101,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name in programs.SHELLS:
         return programs.check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
     if name == "eval":
-        return programs.fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts))
-    if name == "trap" and texts and texts[0] not in ("-l", "-p", "-"):  # trap 'cmd' EXIT: the shell runs cmd
-        return ctx.check_text(texts[0])
+        return programs.fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"]:]))
+    if name == "trap":  # trap 'cmd' EXIT: the shell runs cmd
+        texts = texts[texts[:1] == ["--"]:]
+        return ctx.check_text(texts[0]) if texts and texts[0] not in ("-l", "-p", "-") else None
     if name in ("source", "."):
         return programs.check_source(name, args, cmd, ctx)
     if name in ("at", "batch", "crontab"):
