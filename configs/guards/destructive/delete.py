@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 
-from . import protected
 from .context import POLICY, Ctx
 from .expand import getopt, unwrap
 from .lexer import Word
+from .protected import rule_for, write_reason
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 DELETERS = frozenset({"rm", "unlink", "shred", "rmdir"})
@@ -166,9 +166,9 @@ def _operand_words(args: list[Word]) -> list[Word]:
 def check_removals(paths: list[str], shown: str, ctx: Ctx) -> str | None:
     """Deleting (or moving away) hook configuration or a secrets file counts as writing it."""
     for path in paths:
-        reason = protected.write_reason(path, f"`{shown}`", removal=True)
+        reason = write_reason(path, f"`{shown}`", removal=True)
         if reason:
-            return ctx.hit(protected.rule_for(path, removal=True), shown, reason)
+            return ctx.hit(rule_for(path, removal=True), shown, reason)
     return None
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import shlex
 
-from . import delete, git, interp, programs, writes
+from . import delete, git, programs, writes
 from .context import POLICY, Ctx
 from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, fork_bomb, getopt, literal_output, show, unwrap
+from .interp import check_code
 from .lexer import Redir, Token, Word
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
@@ -130,7 +131,7 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
     if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
         programs.append(operands[0])
     for program in programs:
-        reason = interp.check_code("awk", program, shown, ctx)
+        reason = check_code("awk", program, shown, ctx)
         if reason:
             return reason
     return None
