@@ -166,9 +166,10 @@ def _operand_words(args: list[Word]) -> list[Word]:
 def check_removals(paths: list[str], shown: str, ctx: Ctx) -> str | None:
     """Deleting (or moving away) hook configuration or a secrets file counts as writing it."""
     for path in paths:
-        reason = write_reason(path, f"`{shown}`", removal=True)
-        if reason:
-            return ctx.hit(rule_for(path, removal=True), shown, reason)
+        for candidate in ctx.state.candidates(path):
+            reason = write_reason(candidate, f"`{shown}`", removal=True)
+            if reason:
+                return ctx.hit(rule_for(candidate, removal=True), shown, reason)
     return None
 
 

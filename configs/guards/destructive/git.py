@@ -206,6 +206,24 @@ def _rebase(args: list[str], shown: str, ctx: Ctx) -> str | None:
     return None
 
 
-_SUBCOMMANDS = {"push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "restore": _restore,
+def _read_tree(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git read-tree --reset -u``: the plumbing form of ``reset --hard``."""
+    if "--reset" in args and ("-u" in args or "--u" in args):
+        return ctx.hit("git.reset-hard", shown, (
+            f"`{shown}` overwrites the working tree like `git reset --hard`: it {_LOST}, so {POLICY} blocks it. "
+            "Use `git stash` to set changes aside, or ask the user."))
+    return None
+
+
+def _update_ref(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git update-ref -d REF``: deletes a branch or tag without the porcelain's checks."""
+    if "-d" in args or "--delete" in args:
+        return ctx.hit("git.ref-delete", shown, (
+            f"`{shown}` deletes a ref (a branch or tag) with no check that it is merged; its commits {_RECOVERABLE}, "
+            f"so {POLICY} asks first."))
+    return None
+
+
+_SUBCOMMANDS = {"read-tree": _read_tree, "update-ref": _update_ref, "push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "restore": _restore,
                 "switch": _switch, "rm": _rm, "worktree": _worktree, "stash": _stash, "branch": _branch,
                 "rebase": _rebase}

@@ -13,7 +13,7 @@ import shlex
 
 from . import delete, git, programs, writes
 from .context import POLICY, Ctx
-from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, fork_bomb, getopt, literal_output, show, unwrap
+from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, evaluated, fork_bomb, getopt, literal_output, show, unwrap
 from .interp import check_code
 from .lexer import Redir, Token, Word
 
@@ -57,6 +57,10 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
 
 def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     """Check one command line (``cmd``: where its stdin comes from, or None when unknown/none)."""
+    if any(w.subs and not w.literal for w in words):  # g$(printf it) re$(printf set) --ha$(printf rd)
+        spliced = [evaluated(w) for w in words]
+        if any(s is not None for s in spliced):
+            words = [x for w, s in zip(words, spliced, strict=True) for x in ([w] if s is None else s)]
     u = unwrap(words)
     for text in u.strings:
         reason = ctx.check_text(text)

@@ -101,11 +101,12 @@ def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
     """A write to ``path`` by ``shown``: ``secrets_guard.write_reason``, and for a glob (``.e?v``) whether it
     could name a protected file."""
     what = f"`{shown}`"
-    reason = protected_write_reason(path, what)
-    glob = reason is None and ("*" in path or "?" in path or "[" in path)
-    if glob:
-        reason = glob_reason(path, what)
-    if reason is None:
-        return None
-    kind = config_kind(path) or (glob and "agent's own hook" in reason)
-    return ctx.hit("write.hook-config" if kind else "write.secrets", shown, reason)
+    for candidate in ctx.state.candidates(path):  # after `cd ~/.ssh`, `> authorized_keys` is ~/.ssh/authorized_keys
+        reason = protected_write_reason(candidate, what)
+        glob = reason is None and ("*" in candidate or "?" in candidate or "[" in candidate)
+        if glob:
+            reason = glob_reason(candidate, what)
+        if reason is not None:
+            kind = config_kind(candidate) or (glob and "agent's own hook" in reason)
+            return ctx.hit("write.hook-config" if kind else "write.secrets", shown, reason)
+    return None
