@@ -224,6 +224,6 @@ def _update_ref(args: list[str], shown: str, ctx: Ctx) -> str | None:
     return None
 
 
-_SUBCOMMANDS = {"read-tree": _read_tree, "update-ref": _update_ref, "push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "restore": _restore,
+_SUBCOMMANDS = {"push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "restore": _restore,
                 "switch": _switch, "rm": _rm, "worktree": _worktree, "stash": _stash, "branch": _branch,
-                "rebase": _rebase}
+                "rebase": _rebase, "read-tree": _read_tree, "update-ref": _update_ref}
