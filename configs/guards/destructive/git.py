@@ -4,9 +4,10 @@ Deny where the work is lost for good (uncommitted changes, untracked files): ``r
 ``clean -f``, ``checkout -- <paths>``/``-f``/``.``, ``restore`` of the worktree, ``switch --discard-changes``/
 ``-f``, ``rm -f`` (not ``--cached``), ``worktree remove --force``, ``read-tree --reset -u``, and
 force/mirror/delete/prune pushes. Ask where git can still bring it back (the commits stay reachable through
-the reflog or ``git fsck``): ``branch -D``, ``update-ref -d``, ``stash drop``, ``stash clear``. Global options (``-C dir``, ``-c k=v``), abbreviated long
-options (``--fo``) and inline aliases (``-c alias.p='push -f'``; ``!`` aliases and ``-c`` values git runs as
-commands are checked as shell commands) are followed, and so is the shell command ``rebase -x CMD`` runs.
+the reflog or ``git fsck``): ``branch -D``, ``update-ref -d``, ``stash drop``, ``stash clear``. Global options
+(``-C dir``, ``-c k=v``), abbreviated long options (``--fo``) and inline aliases (``-c alias.p='push -f'``;
+``!`` aliases and ``-c`` values git runs as commands are checked as shell commands) are followed, and so is
+the shell command ``rebase -x CMD`` runs.
 """
 
 from __future__ import annotations
