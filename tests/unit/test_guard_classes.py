@@ -227,6 +227,8 @@ def test_temp_paths_holding_the_project_or_home_stay_denied(monkeypatch: pytest.
     assert rule_of("rm -rf /tmp/ws/other", cwd="/tmp/ws/proj") is None
     assert rule_of("rm -rf src", cwd="/tmp/ws/proj") == RM  # a project in /tmp is still a project
     assert rule_of("rm -rf /tmp/ws/proj/node_modules", cwd="/tmp/ws/proj") is None
+    assert rule_of("rm -rf /tmp/build-1 x", cwd="/tmp") is None  # running in a temp root itself: scratch space
+    assert rule_of("rm -rf /tmp", cwd="/tmp") == RM
     monkeypatch.setenv("HOME", "/tmp/home")
     assert rule_of("rm -rf /tmp/home") == RM
     monkeypatch.delenv("TMPDIR")

@@ -81,7 +81,8 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
         for allowed in allowed_paths:
             if _holds(allowed, path):
                 return "an allowPaths entry"
-        if path not in roots and not (project and _inside(path, project)):  # a project in /tmp is still a project
+        in_project = project is not None and project not in roots and _inside(path, project)
+        if path not in roots and not in_project:  # a project in /tmp is still a project (cwd /tmp itself is not)
             for root in roots:
                 if root in ("/", home) or not _inside(path, root):
                     continue
