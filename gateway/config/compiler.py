@@ -71,6 +71,7 @@ class Compiler:
         self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
         self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)
+        self.channels: dict[str, Any] = {}  # approval channels (gateway.approvals.config)
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
         self.audit: dict[str, Any] = audit_defaults()
 
@@ -225,7 +226,7 @@ class Compiler:
         self.ids[label] = count
         handler = HandlerSpec(
             type=type_name, id=label if count == 1 else f"{label}#{count}", where=where,
-            timeout=common.timeout or default_timeout, fail_closed=common.fail_closed,
+            timeout=common.timeout or default_timeout, fail_closed=common.fail_closed or cls.fails_closed,
             priority=common.priority, if_rule=common.if_, async_=common.async_ or common.async_rewake,
             cache_ttl=common.cache_ttl, status_message=common.status_message, dialect=dialect,
             base_dir=base_dir, options=options,
@@ -273,18 +274,18 @@ class Compiler:
             self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
                                  "(the built-in default policy applies only when no config is found)")
         result = {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                  "settings": self.settings, "guards": self.guards, "audit": self.audit, "warnings": self.warnings,
-                  "depends": self.depends, "broken": self.broken}
+                  "settings": self.settings, "guards": self.guards, "channels": self.channels, "audit": self.audit,
+                  "warnings": self.warnings, "depends": self.depends, "broken": self.broken}
         result["config_hash"] = config_hash(result)
         return result
 
 
 def config_hash(result: dict[str, Any]) -> str:
     """SHA-256 (first 16 hex digits) of the normalized config's decision-relevant parts (hooks,
-    mcpServers, llm, settings, guards, audit): the ``config_hash`` of audit records."""
+    mcpServers, llm, settings, guards, channels, audit): the ``config_hash`` of audit records."""
     import hashlib
 
-    parts = {k: result[k] for k in ("hooks", "mcp_servers", "llm", "settings", "guards", "audit")}
+    parts = {k: result[k] for k in ("hooks", "mcp_servers", "llm", "settings", "guards", "channels", "audit")}
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 

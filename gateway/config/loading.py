@@ -119,6 +119,7 @@ class RuntimeConfig:
     llm: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     guards: dict[str, Any] = field(default_factory=dict)
+    channels: dict[str, Any] = field(default_factory=dict)
     audit: dict[str, Any] = field(default_factory=dict)
     """The normalized ``audit`` section (``gateway.audit.config``); empty: the defaults."""
     config_hash: str | None = None
@@ -131,6 +132,7 @@ class RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
                    llm=data.get("llm", {}), settings=data.get("settings", {}), guards=data.get("guards", {}),
+                   channels=data.get("channels", {}),
                    audit=data.get("audit", {}), config_hash=data.get("config_hash"),
                    warnings=data.get("warnings", []), broken=data.get("broken", []))
 

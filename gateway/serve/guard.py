@@ -76,8 +76,9 @@ class RequestGuard:
     """
 
     def __init__(self, app: Any, *, token: str | None, allowed_hosts: frozenset[str] | None,
-                 on_reject: Callable[[str], None] | None = None) -> None:
+                 on_reject: Callable[[str], None] | None = None, self_authenticated: tuple[str, ...] = ()) -> None:
         self.app = app
+        self._self_authenticated = self_authenticated  # path prefixes whose routes check credentials themselves
         self._expected = f"Bearer {token}".encode() if token else None
         self._ui_cookie = ui_cookie_value(token).encode() if token else None
         self._allowed_hosts = allowed_hosts
@@ -85,7 +86,9 @@ class RequestGuard:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            problem = self._problem(scope["headers"], scope.get("path", ""), scope.get("method", "GET"))
+            path = str(scope.get("path", ""))
+            own_check = bool(self._self_authenticated) and path.startswith(self._self_authenticated)
+            problem = self._problem(scope["headers"], path, scope.get("method", "GET"), check_token=not own_check)
             if problem is not None:
                 status, reason, message, extra = problem
                 if self._on_reject is not None:
@@ -98,7 +101,8 @@ class RequestGuard:
                 return
         await self.app(scope, receive, send)
 
-    def _problem(self, headers: list[tuple[bytes, bytes]], path: str = "", method: str = "GET"
+    def _problem(self, headers: list[tuple[bytes, bytes]], path: str = "", method: str = "GET", *,
+                 check_token: bool = True
                  ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         host = origin = None
         authorization = cookies = b""
@@ -120,7 +124,7 @@ class RequestGuard:
         if origin is not None and not (ui and host is not None and origin.lower() == b"http://" + host.lower()):
             return (403, "cross_origin", f"cross-origin request refused (Origin: {origin.decode('latin-1')[:100]}): "
                     "hook clients send no Origin header", [])
-        if self._expected is not None and not hmac.compare_digest(authorization, self._expected):
+        if check_token and self._expected is not None and not hmac.compare_digest(authorization, self._expected):
             if ui:
                 session = _cookie(cookies, UI_COOKIE)
                 assert self._ui_cookie is not None
