@@ -22,7 +22,7 @@ from gateway.matching import IfRule, claude_matcher, kiro_matcher
 from gateway.tool_names import to_host
 
 if TYPE_CHECKING:
-    from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig
+    from gateway.config.specs import GroupSpec, HandlerSpec, RuntimeConfig
     from gateway.context import RunContext
     from gateway.events import HookEvent
     from handlers.base import Handler

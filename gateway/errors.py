@@ -7,7 +7,9 @@
     ├── EventError                an inbound event is malformed (bad JSON, not an object, unknown event)
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
-    ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    ├── ServerUnavailable         the thin client got no valid answer from ``hookgate serve``
+    │   ├── ServerNotRunning      nothing listens at the URL (connection refused)
+    │   └── ServerMisconfigured   a bad URL or token, a refused request, or not hookgate answering
     └── StoreError                the state store (``gateway.store``) could not be opened, read or written
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
@@ -52,7 +54,16 @@ class HandlerTimeout(HandlerError):
 
 
 class ServerUnavailable(HookgateError):
-    """``hookgate serve`` could not be reached by the thin client."""
+    """``hookgate serve`` gave the thin client no valid answer (reset, timeout, 5xx, a cut-short answer)."""
+
+
+class ServerNotRunning(ServerUnavailable):
+    """Nothing listens at the server URL (connection refused): the one case ``fallback`` stays silent."""
+
+
+class ServerMisconfigured(ServerUnavailable):
+    """The server URL is invalid, or the server refused the request as misconfigured (401, 403, 404,
+    405, 415, 421), or what answered is not ``hookgate serve``: a fix is needed, not a restart."""
 
 
 class StoreError(HookgateError):

@@ -16,8 +16,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.client import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 from gateway.errors import EventError
+from gateway.wire import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 
 
 @dataclass(frozen=True, slots=True)

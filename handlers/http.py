@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
     import httpx2
 
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
     from handlers.netguard import Resolver

@@ -23,10 +23,7 @@ import os
 import sys
 
 from gateway.client import emit, read_event
-
-DIALECT_CHOICES = ("auto", "claude", "kiro", "gemini", "codex")
-SERVER_DOWN_CHOICES = ("fallback", "open", "closed")
-EXIT_OK, EXIT_ERROR, EXIT_BLOCK = 0, 1, 2
+from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
 
 def _err(message: str) -> None:

@@ -3,9 +3,10 @@ rendered answer)."""
 
 from __future__ import annotations
 
-from gateway.cli import EXIT_ERROR, EXIT_OK, _err
+from gateway.cli import _err
 from gateway.cli.run import _load, decide
 from gateway.client import read_event
+from gateway.wire import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import os
 
-from gateway.cli import EXIT_BLOCK, EXIT_ERROR, _err, _run_via_server
+from gateway.cli import _err, _run_via_server
 from gateway.client import emit, read_event
+from gateway.wire import EXIT_BLOCK, EXIT_ERROR
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import on the hook path
 if TYPE_CHECKING:
     import argparse
 
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.decision import Decision, HandlerResult
     from gateway.dispatcher import Trace
     from gateway.events import HookEvent

@@ -12,23 +12,27 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.dialects import DIALECTS, PassThrough, claude, detect, parse_event
 from gateway.errors import EventError
-from gateway.events import MAX_EVENT_BYTES, HookEvent, decode_event_bytes, dumps
+from gateway.events import HookEvent, decode_event_bytes, dumps
 from gateway.serve.reload import one_line
+from gateway.wire import (
+    EXIT_CODE_HEADER,
+    MAX_EVENT_BYTES,
+    PROJECT_DIR_HEADER,
+    RENDERED,
+    STDOUT_LENGTH_HEADER,
+    VENDOR_TYPE_PREFIX,
+    VERSION,
+)
 
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.decision import Decision
     from gateway.serve.metrics import Metrics
 
-RENDERED = "application/vnd.hookgate.rendered"
-"""``Accept`` value for the compact answer the thin client reads (``gateway.client``)."""
-PROJECT_DIR_HEADER = "x-hookgate-project-dir"
-"""The caller's ``CLAUDE_PROJECT_DIR``, percent-encoded (``gateway.client.PROJECT_DIR_HEADER``)."""
 JSON_TYPES = ("application/json",)
-VENDOR_TYPE_PREFIX = "application/vnd.hookgate"
 
 log = logging.getLogger("hookgate.server")
 
@@ -181,14 +185,12 @@ class Routes:
 
             stdout = out.encode()
             return Response(stdout + err.encode(), media_type=RENDERED,
-                            headers={"hookgate-exit-code": str(code), "hookgate-stdout-length": str(len(stdout))})
+                            headers={EXIT_CODE_HEADER: str(code), STDOUT_LENGTH_HEADER: str(len(stdout))})
         return _json(200, envelope)
 
     async def healthz(self, request: Request) -> Response:
-        from gateway import __version__
-
         config = self.config
-        return _json(200, {"status": "ok", "version": __version__, "config": config.sources,
+        return _json(200, {"status": "ok", "version": VERSION, "config": config.sources,
                            "handlers": config.handler_count(), "reloads": self.reload_count,
                            "uptime_s": round(time.time() - self.started, 1)})
 

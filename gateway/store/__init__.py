@@ -8,7 +8,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.store.base import Store
 
 
