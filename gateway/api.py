@@ -21,7 +21,7 @@ from gateway.context import Mode, RunContext
 from gateway.decision import Decision
 from gateway.dialects import parse_event
 from gateway.dispatcher import Dispatcher, Trace
-from gateway.events import HookEvent
+from gateway.events import HookEvent, PassedThrough
 
 
 class Gateway:
@@ -37,17 +37,22 @@ class Gateway:
         """Load config files (none given: the usual lookup). Raises ConfigError."""
         return cls(load_config(find_config_paths(list(paths) or None)), mode=mode)
 
-    def parse(self, event: dict[str, Any] | HookEvent, dialect: str = "auto") -> HookEvent:
-        """A ``HookEvent`` from a host's event dict. Raises EventError."""
+    def parse(self, event: dict[str, Any] | HookEvent, dialect: str = "auto") -> HookEvent | PassedThrough:
+        """A ``HookEvent`` from a host's event dict (``PassedThrough`` for a host event hookgate leaves
+        alone, such as Gemini's BeforeModel). Raises EventError."""
         return event if isinstance(event, HookEvent) else parse_event(event, dialect)
 
     async def dispatch(self, event: dict[str, Any] | HookEvent, *, dialect: str = "auto",
                        trace: Trace | None = None) -> Decision:
-        """Run every configured handler that fits ``event``; return the merged Decision.
+        """Run every configured handler that fits ``event``; return the merged Decision (an empty one,
+        nothing to tell the host, for an event hookgate passes through).
 
         Raises EventError for a malformed event; handler failures are inside ``Decision.results``.
         """
-        return await self.dispatcher.dispatch(self.parse(event, dialect), self.context, trace)
+        parsed = self.parse(event, dialect)
+        if isinstance(parsed, PassedThrough):
+            return Decision(event=parsed.name)
+        return await self.dispatcher.dispatch(parsed, self.context, trace)
 
     async def aclose(self) -> None:
         """Wait for background handlers and close shared resources (HTTP pool, MCP sessions, ...)."""

@@ -321,18 +321,18 @@ def _closed_answer(event: bytes, dialect: str) -> tuple[int, str, str | None]:
     An event that cannot be read is blocked.
     """
     try:
-        from gateway.dialects import PassThrough, parse_event
-        from gateway.events import decode_event_bytes
+        from gateway.dialects import parse_event
+        from gateway.events import PassedThrough, decode_event_bytes
     except ImportError:  # standalone script
         name = _event_name(event)
         return (1 if name in _CLOSED_PASSES else 2), "", name
     try:
         parsed = parse_event(decode_event_bytes(event), dialect)
-    except PassThrough as exc:
-        code, _, err = exc.answer  # "no objection": nothing to hold back (no stdout: it would be a decision)
-        return code, err, _event_name(event)
     except Exception:  # unreadable: nothing tells it is safe to let through
         return 2, "", _event_name(event)
+    if isinstance(parsed, PassedThrough):
+        code, _, err = parsed.answer  # "no objection": nothing to hold back (no stdout: it would be a decision)
+        return code, err, parsed.name
     host_name = parsed.raw.get("hook_event_name")  # named as the host names it, like the standalone copy
     return (2 if closed_blocks(parsed.name) else 1), "", host_name if isinstance(host_name, str) else parsed.name
 

@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from gateway.config.schema import pydantic_issues, read_document, suggest
 from gateway.errors import ConfigError
 from handlers.base import ConfigSection
-from handlers.mcp_sessions import PLACEHOLDERS, env_refs, stdio_launch
 
 if TYPE_CHECKING:
     from gateway.config.schema import Compilation
@@ -94,6 +93,8 @@ def _mcp_server(compiler: Compilation, where: str, base_dir: str, raw: Any) -> d
         article = "a" if norm == "stdio" else "an"
         compiler.warnings.append(f"{where}.{key}: unknown field for {article} {norm} MCP server, ignored"
                                  f"{suggest(key, known)}")
+    from handlers.mcp_sessions import PLACEHOLDERS, env_refs  # (asyncio and the rest: only with servers)
+
     allowed = set(server.allowed_env_vars)
     if norm == "stdio":
         texts = [("command", server.command, False), *((f"args[{i}]", a, False) for i, a in enumerate(server.args)),
@@ -183,6 +184,8 @@ class McpSection(ConfigSection):
                     if server["type"] != "stdio" or name in checked:
                         continue
                     checked.add(name)
+                    from handlers.mcp_sessions import stdio_launch
+
                     command = stdio_launch(server)[0]
                     if "$" in command:
                         continue

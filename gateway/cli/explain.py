@@ -32,11 +32,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from gateway.dialects import get_dialect, parse_event
     from gateway.dispatcher import Trace
     from gateway.errors import HookgateError
-    from gateway.events import decode_event_bytes
+    from gateway.events import PassedThrough, decode_event_bytes
 
     try:
         config = _load(args.config)
         event = parse_event(decode_event_bytes(_read_event_arg(args.event)), args.dialect)
+        if isinstance(event, PassedThrough):
+            print(f"passed through: {event.reason}")
+            return EXIT_OK
         print(f"config: {', '.join(config.sources)}")
         print(f"event: {event.name} (dialect {event.dialect})"
               + (f", tool {event.tool_name}" if event.tool_name else ""))
@@ -46,9 +49,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
         trace = Trace()
         decision = decide(config, event, trace)
     except HookgateError as exc:
-        if getattr(exc, "answer", None) is not None:  # dialects.PassThrough
-            print(f"passed through: {exc}")
-            return EXIT_OK
         _err(str(exc))
         return EXIT_ERROR
     for line in trace.lines:

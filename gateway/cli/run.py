@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import argparse
 
     from gateway.config.specs import RuntimeConfig
-    from gateway.decision import Decision, HandlerResult
+    from gateway.decision import Decision
     from gateway.dispatcher import Trace
     from gateway.events import HookEvent
 
@@ -38,29 +38,12 @@ def render_run(decision: Decision, dialect: str) -> tuple[int, str, str]:
 
 
 def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) -> Decision:
-    """Dispatch one event in this process (``asyncio`` is imported only when a handler runs)."""
-    from gateway.decision import merge
+    """``Dispatcher.dispatch`` for one event in this process (``asyncio`` is imported only when a
+    handler needs it)."""
+    from gateway.context import RunContext
     from gateway.dispatcher import Dispatcher
 
-    dispatcher = Dispatcher(config)
-    selected = dispatcher.select(event, trace)
-    if not selected:
-        return merge(event.name, [])
-    from gateway.context import RunContext
-
-    ctx = RunContext(config, mode="run")
-    results = dispatcher.run_selected_sync(event, selected, ctx)  # in-process checks: no event loop
-    if results is None:
-        import asyncio
-
-        async def go() -> list[HandlerResult]:
-            try:
-                return await dispatcher.run_selected(event, selected, ctx)
-            finally:
-                await ctx.aclose()
-
-        results = asyncio.run(go())
-    return merge(event.name, results, tool_input=event.tool_input, blocks=event.spec.blocks)
+    return Dispatcher(config).decide(event, RunContext(config, mode="run"), trace)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -74,17 +57,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             return code
     if data is None:
         data = read_event()
-    try:
-        from gateway.dialects import parse_event
-        from gateway.events import decode_event_bytes
+    from gateway.dialects import parse_event
+    from gateway.events import PassedThrough, decode_event_bytes
 
+    try:
         event = parse_event(decode_event_bytes(data), args.dialect)
     except EventError as exc:
-        answer = getattr(exc, "answer", None)  # dialects.PassThrough: a host event hookgate leaves alone
-        if answer is not None:
-            return emit(*answer)
         _err(str(exc))
         return EXIT_ERROR
+    if isinstance(event, PassedThrough):  # a host event hookgate leaves alone
+        return emit(*event.answer)
     depth = _nesting_depth()
     if depth > MAX_NESTING:
         _err(f"hookgate run is nested {depth} levels deep: a hook in the config runs hookgate on the same "

@@ -7,12 +7,11 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gateway.dialects import DIALECTS, PassThrough, claude, detect, parse_event
+from gateway.dialects import DIALECTS, claude, detect, parse_event
 from gateway.errors import EventError
-from gateway.events import HookEvent, decode_event_bytes, dumps
+from gateway.events import HookEvent, PassedThrough, decode_event_bytes, dumps
 from gateway.serve.reload import one_line
 from gateway.wire import (
     EXIT_CODE_HEADER,
@@ -36,19 +35,6 @@ JSON_TYPES = ("application/json",)
 
 log = logging.getLogger("hookgate.server")
 
-
-@dataclass(frozen=True)
-class PassedThrough:
-    """A host event hookgate leaves alone (``gateway.dialects.PassThrough``).
-
-    name: the host's event name. dialect: the dialect that recognised it. answer: ``(exit_code, stdout,
-    stderr)`` to give the host. reason: the one-line why.
-    """
-
-    name: str
-    dialect: str
-    answer: tuple[int, str, str]
-    reason: str
 
 
 def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
@@ -113,14 +99,9 @@ class Routes:
                 return _json(413, {"error": f"request body exceeds the limit of {self.max_body} bytes"})
             chunks.append(chunk)
         body = b"".join(chunks)
-        data: dict[str, Any] = {}
         try:
             data = decode_event_bytes(body)
-            dialect = detect(data) if dialect == "auto" else dialect
-            return parse_event(data, dialect)
-        except PassThrough as exc:
-            name = data.get("hook_event_name")
-            return PassedThrough(name if isinstance(name, str) else "", dialect, exc.answer, one_line(exc))
+            return parse_event(data, detect(data) if dialect == "auto" else dialect)
         except EventError as exc:
             too_large = len(body) > MAX_EVENT_BYTES
             self.metrics.rejected.labels("too_large" if too_large else "malformed").inc()
