@@ -5,7 +5,7 @@ Example::
     gateway = Gateway.from_file("hookgate.yaml")
     decision = await gateway.dispatch({"hook_event_name": "PreToolUse", "tool_name": "Bash",
                                        "tool_input": {"command": "rm -rf /"}, "cwd": "/repo"})
-    exit_code, stdout, stderr = decision.to_claude()
+    exit_code, stdout, stderr = gateway.render(decision)          # Claude Code's form; or "kiro", ...
     await gateway.aclose()
 
 Handlers are looked up by ``type`` in a registry; ``gateway.register_handler(cls)`` adds an
@@ -19,7 +19,7 @@ from typing import Any
 from gateway.config import RuntimeConfig, find_config_paths, load_config
 from gateway.context import Mode, RunContext
 from gateway.decision import Decision
-from gateway.dialects import parse_event
+from gateway.dialects import parse_event, render
 from gateway.dispatcher import Dispatcher, Trace
 from gateway.events import HookEvent, PassedThrough
 
@@ -53,6 +53,11 @@ class Gateway:
         if isinstance(parsed, PassedThrough):
             return Decision(event=parsed.name)
         return await self.dispatcher.dispatch(parsed, self.context, trace)
+
+    def render(self, decision: Decision, dialect: str = "claude") -> tuple[int, str, str]:
+        """``(exit_code, stdout, stderr)`` for ``decision`` in ``dialect``'s form (``gateway.dialects.render``:
+        what ``hookgate run`` prints). Raises EventError for an unknown dialect."""
+        return render(decision, dialect)
 
     async def aclose(self) -> None:
         """Wait for background handlers and close shared resources (HTTP pool, MCP sessions, ...)."""

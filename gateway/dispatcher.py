@@ -236,6 +236,16 @@ class Dispatcher:
         return results
 
 
+def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> Decision | None:
+    """When hookgate itself fails (a bug while dispatching): a deny/block if any handler for this event
+    is ``failClosed`` (the gate must not open because its keeper crashed), else None (the frontend
+    reports the error without blocking: exit 1, HTTP 500)."""
+    if not any(h.fail_closed for g in config.hooks.get(event.name, []) for h in g.handlers):
+        return None
+    result = HandlerResult(id="hookgate", type="internal", status="error", message=message, fail_closed=True)
+    return merge(event.name, [result], blocks=event.spec.blocks)
+
+
 Call = Callable[["Handler", "HookEvent", "RunContext", float], Awaitable["Outcome"]]
 """How an executor calls one handler: ``call(handler, event, ctx, timeout_s)`` -> its answer."""
 

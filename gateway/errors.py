@@ -7,15 +7,25 @@
     ├── EventError                an inbound event is malformed (bad JSON, not an object, unknown event)
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
+    ├── AddressBlocked            the SSRF guard refused a destination (``handlers.netguard``)
+    ├── ResolveError              a host name did not resolve in time (``handlers.netguard``)
+    ├── ToolFailure               an agent handler's sandboxed tool call was refused or failed; told to
+    │                             the model as a tool error, never raised past the agent loop
     ├── ServerUnavailable         the thin client got no valid answer from ``hookgate serve``
     │   ├── ServerNotRunning      nothing listens at the URL (connection refused)
     │   └── ServerMisconfigured   a bad URL or token, a refused request, or not hookgate answering
-    └── StoreError                the state store (``gateway.store``) could not be opened, read or written
+    ├── StoreError                the state store (``gateway.store``) could not be opened, read or written
+    └── InstallError              ``hookgate install``/``uninstall`` cannot write (nothing is written)
+        └── TomlEditError         Codex's config.toml cannot be edited safely; add the entries by hand
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
 happen; nothing else escapes to the agent. Handlers never raise to the dispatcher: a failure becomes a
-``HandlerResult`` with status ``error`` or ``timeout``.
+``HandlerResult`` with status ``error`` or ``timeout``. A module's private control-flow error (a retryable
+HTTP status, an MCP server that failed to start) subclasses the nearest class here. Normal outcomes are
+values, not exceptions (a passed-through host event is ``gateway.events.PassedThrough``).
+
+This module imports nothing, so the stdlib-only thin client (``gateway.client``) can load it alone.
 """
 
 from __future__ import annotations
@@ -69,3 +79,23 @@ class ServerMisconfigured(ServerUnavailable):
 class StoreError(HookgateError):
     """The state store failed: the file cannot be opened, the database is locked past its timeout, or
     its schema is newer than this hookgate's (``gateway.store``)."""
+
+
+class AddressBlocked(HookgateError):
+    """The SSRF guard refused a destination (one line naming the host, the address and the fix)."""
+
+
+class ResolveError(HookgateError):
+    """The name did not resolve (or took longer than the connect timeout)."""
+
+
+class ToolFailure(HookgateError):
+    """A refused or failed sandboxed tool call; the message goes back to the model as a tool error."""
+
+
+class InstallError(HookgateError):
+    """``hookgate install``/``uninstall``: nothing can be written; the message is one line."""
+
+
+class TomlEditError(InstallError):
+    """Codex's config.toml could not be edited safely; the message says what to add by hand."""

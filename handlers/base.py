@@ -149,11 +149,8 @@ def is_persistent_type(type_name: str) -> bool:
 
 
 def is_judgment_type(type_name: str) -> bool:
-    """True for LLM handler types (prompt, agent, or a registered class with ``judgment = True``)."""
-    if type_name in ("prompt", "agent"):
-        return True
-    if type_name in ("command", "http", "mcp_tool"):
-        return False
+    """True for LLM handler types: the class's ``judgment`` (the one source of truth; prompt, agent,
+    or a registered class with ``judgment = True``). False for an unknown type."""
     try:
         return handler_class(type_name).judgment
     except ConfigError:

@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 
 from gateway.answers import first_line, verdict_from_json
 from gateway.decision import Verdict
-from gateway.errors import HandlerError
+from gateway.errors import HandlerError, HookgateError
 from gateway.events import dumps
 from handlers.base import Handler
 
@@ -138,7 +138,7 @@ async def close_client(client: httpx2.AsyncClient) -> None:
     await client.aclose()
 
 
-class _RetryableStatus(Exception):
+class _RetryableStatus(HookgateError):
     """A 429 or 5xx answer (retried while the budget lasts)."""
 
     def __init__(self, status: int, detail: str, retry_after: float | None) -> None:

@@ -29,7 +29,7 @@ def _read_event_arg(path: str | None) -> bytes:
 def cmd_explain(args: argparse.Namespace) -> int:
     import json
 
-    from gateway.dialects import get_dialect, parse_event
+    from gateway.dialects import parse_event, render
     from gateway.dispatcher import Trace
     from gateway.errors import HookgateError
     from gateway.events import PassedThrough, decode_event_bytes
@@ -65,7 +65,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print("  (no handler ran)")
     summary = {k: v for k, v in decision.to_dict().items() if k != "results"}
     print(f"decision: {json.dumps(summary, ensure_ascii=False)}")
-    code, out, err = get_dialect(event.dialect).render(decision)
+    code, out, err = render(decision, event.dialect)
     print(f"rendered for {event.dialect}: exit {code}")
     if out:
         print(f"  stdout: {out.rstrip()}")

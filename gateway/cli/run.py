@@ -1,6 +1,7 @@
 """``hookgate run``: answer one hook event read from stdin (in-process, or through a running server).
 
-Exit codes: see ``gateway.cli``. ``decide`` dispatches one event here; ``render_run`` prints it.
+Exit codes: see ``gateway.cli``. ``decide`` dispatches one event here (``Dispatcher.decide``);
+``gateway.dialects.render`` gives what to print.
 """
 
 from __future__ import annotations
@@ -25,16 +26,6 @@ def _load(config_paths: list[str] | None) -> RuntimeConfig:
     from gateway.config import find_config_paths, load_config
 
     return load_config(find_config_paths(config_paths))
-
-
-def render_run(decision: Decision, dialect: str) -> tuple[int, str, str]:
-    """What ``hookgate run`` prints for ``decision``: ``(exit_code, stdout, stderr)``, stderr starting with
-    one ``hookgate: handler ID STATUS: message`` line per failed handler (also used by ``hookgate serve``)."""
-    from gateway.dialects import get_dialect
-
-    notes = "".join(f"hookgate: handler {r.id} {r.status}: {r.message}\n" for r in decision.results if r.failed)
-    code, out, err = get_dialect(dialect).render(decision)
-    return code, out, notes + err
 
 
 def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) -> Decision:
@@ -81,6 +72,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return config_error_exit(event)
     import signal
 
+    from gateway.dialects import render
+    from gateway.dispatcher import internal_failure
+
     signal.signal(signal.SIGTERM, _terminated)  # a host timing us out: unwind, so hooks' groups are killed
     try:
         decision = decide(config, event)
@@ -88,8 +82,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
         _err(message)
         failed = internal_failure(config, event, message)
-        return emit(*render_run(failed, event.dialect)) if failed is not None else EXIT_ERROR
-    return emit(*render_run(decision, event.dialect))
+        return emit(*render(failed, event.dialect)) if failed is not None else EXIT_ERROR
+    return emit(*render(decision, event.dialect))
 
 
 MAX_NESTING = 3
@@ -118,14 +112,3 @@ def config_error_exit(event: HookEvent) -> int:
     if os.environ.get("HOOKGATE_ON_CONFIG_ERROR") == "open" or event.name in CONTINUE_EVENTS:
         return EXIT_ERROR
     return EXIT_BLOCK if event.spec.blocks or event.spec.tool else EXIT_ERROR
-
-
-def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> Decision | None:
-    """When hookgate itself fails: a deny/block if any handler for this event is ``failClosed``
-    (the gate must not open because its keeper crashed), else None (exit 1, non-blocking)."""
-    from gateway.decision import HandlerResult, merge
-
-    if not any(h.fail_closed for g in config.hooks.get(event.name, []) for h in g.handlers):
-        return None
-    result = HandlerResult(id="hookgate", type="internal", status="error", message=message, fail_closed=True)
-    return merge(event.name, [result], blocks=event.spec.blocks)

@@ -1,7 +1,7 @@
 """Dialects: how each host's hook JSON maps to the canonical ``HookEvent`` and back.
 
 A dialect module exposes ``NAME``, ``EVENT_NAMES`` (host event name -> canonical),
-``parse(data) -> HookEvent``, ``render(decision) -> (exit_code, stdout, stderr)`` and
+``parse(data) -> HookEvent | PassedThrough``, ``render(decision) -> (exit_code, stdout, stderr)`` and
 ``host_payload(event) -> dict`` (the event as a hook written for this host expects it on stdin).
 Optional: ``detects(data) -> bool`` (for ``--dialect auto``, when the event name alone cannot tell,
 as with Codex, whose event names are Claude Code's) and ``answer_to_claude(event, code, stdout,
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.errors import EventError
 
 if TYPE_CHECKING:
+    from gateway.decision import Decision
     from gateway.events import HookEvent, PassedThrough
 
 DIALECTS = {"claude": "gateway.dialects.claude", "kiro": "gateway.dialects.kiro",
@@ -59,6 +60,16 @@ def parse_event(data: dict[str, Any], dialect: str = "auto") -> HookEvent | Pass
     for a host event hookgate leaves alone. Raises EventError for a malformed or unknown event."""
     event: HookEvent | PassedThrough = get_dialect(detect(data) if dialect == "auto" else dialect).parse(data)
     return event
+
+
+def render(decision: Decision, dialect: str) -> tuple[int, str, str]:
+    """What the host gets for ``decision`` (``hookgate run``'s output, ``hookgate serve``'s envelope, the
+    Python API): ``(exit_code, stdout, stderr)`` in ``dialect``'s form, its stderr starting with one
+    ``hookgate: handler ID STATUS: message`` line per failed handler. The one place a decision is
+    rendered; each dialect module's own ``render`` says how its host reads an answer."""
+    notes = "".join(f"hookgate: handler {r.id} {r.status}: {r.message}\n" for r in decision.results if r.failed)
+    code, out, err = get_dialect(dialect).render(decision)
+    return code, out, notes + err
 
 
 def host_payload(event: HookEvent, dialect: str) -> dict[str, Any]:

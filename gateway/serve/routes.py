@@ -9,7 +9,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from gateway.dialects import DIALECTS, claude, detect, parse_event
+from gateway.dialects import DIALECTS, claude, detect, parse_event, render
+from gateway.dispatcher import internal_failure
 from gateway.errors import EventError
 from gateway.events import HookEvent, PassedThrough, decode_event_bytes, dumps
 from gateway.serve.reload import one_line
@@ -125,8 +126,6 @@ class Routes:
             log.exception("internal error while dispatching %s", event.name)
             self.metrics.rejected.labels("internal_error").inc()
             message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {one_line(exc)}"
-            from gateway.cli.run import internal_failure
-
             failed = internal_failure(self.config, event, message)  # failClosed handlers: deny/block
             return (event, failed) if failed is not None else _json(500, {"error": message})
 
@@ -154,9 +153,7 @@ class Routes:
                                         "passed_through": outcome.reason}
         elif isinstance(outcome, tuple):
             event, decision = outcome
-            from gateway.cli.run import render_run
-
-            code, out, err = render_run(decision, event.dialect)
+            code, out, err = render(decision, event.dialect)
             envelope = {"event": event.name, "dialect": event.dialect, "exit_code": code, "stdout": out,
                         "stderr": err, "claude": claude.to_json(decision), "decision": decision.to_dict()}
         else:
