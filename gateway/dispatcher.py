@@ -8,8 +8,9 @@ synchronous code. Each step adds one concern::
     select     hooks[event] in config order: a group fits when its matcher accepts the event's matcher
                field (Claude Code's algorithm, or Kiro's / Gemini's for groups from those configs); a
                handler fits when its ``if`` rule accepts the event; identical handlers run once
-    run        one job per handler (``sequential`` groups: one job running its handlers in order,
-               passing rewrites along and stopping at a deny/block), awaited by the executor
+    run        one job per handler; a ``sequential`` group, and the event's chained handlers (class hooks,
+               built-ins), are one job each, run through a ``Chain`` (in order, passing rewrites along,
+               stopping at a deny, block or fail-closed failure); the executor awaits the jobs
     attempt    one handler -> one ``HandlerResult``: its load-time problem, background start, the
                verdict cache, timing, and any failure as a value (never an exception)
 
@@ -65,6 +66,8 @@ class Trace:
 
 def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:
     """Whether ``group`` fits ``event``, and a short reason."""
+    if group.agent is not None and event.get("agent_id") != group.agent:
+        return False, f"agents.{group.agent} runs only for agent_id {group.agent!r} (got {event.get('agent_id')!r})"
     value = event.matcher_value()
     if value is None or group.matcher in (None, "", "*"):
         return True, "no matcher (matches every event)" if group.matcher in (None, "", "*") \
@@ -216,23 +219,20 @@ class Dispatcher:
 
     async def attempt_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext,
                                call: Call) -> list[HandlerResult]:
-        """A ``sequential`` group: one handler after another, each seeing the rewrites before it; a deny
-        or block skips the rest."""
+        """Run ``items`` one after another (a ``sequential`` group, or the event's chained handlers),
+        through a ``Chain``: each sees the rewrites before it; a deny, block or fail-closed failure skips
+        the rest."""
         results: list[HandlerResult] = []
-        current = event
-        for position, item in enumerate(items):
-            result = await self.attempt(current, item, ctx, call)
+        chain = Chain(event)
+        for item in items:
+            if chain.stopped_at is not None:
+                results.append(chain.skip(HandlerResult(id=item.spec.id, type=item.spec.type, order=item.order,
+                                                        fail_closed=item.spec.fail_closed,
+                                                        judgment=self.handler(item.spec).judgment)))
+                continue
+            result = await self.attempt(chain.event, item, ctx, call)
             results.append(result)
-            verdict = result.verdict
-            if verdict is not None and (verdict.permission == "deny" or verdict.block):
-                for rest in items[position + 1:]:
-                    results.append(HandlerResult(id=rest.spec.id, type=rest.spec.type, status="skipped",
-                                                 order=rest.order, fail_closed=rest.spec.fail_closed,
-                                                 judgment=self.handler(rest.spec).judgment,
-                                                 message=f"sequential group stopped at {item.spec.id!r}"))
-                break
-            if verdict is not None and verdict.updated_input is not None and current.tool_input is not None:
-                current = current.with_tool_input({**current.tool_input, **verdict.updated_input})
+            chain.step(result, item.spec)
         return results
 
 
@@ -263,6 +263,8 @@ class Executor(ABC):
         for item in selected:
             if groups[item.group].sequential:
                 sequences.setdefault(item.group, []).append(item)
+            elif dispatcher.handler(item.spec).chained():
+                sequences.setdefault(CHAIN, []).append(item)  # class hooks and built-ins: one chain per event
             else:
                 jobs.append(dispatcher.attempt(event, item, ctx, self.call))
         jobs += [dispatcher.attempt_sequence(event, items, ctx, self.call) for items in sequences.values()]
@@ -351,6 +353,39 @@ def run_inline(coro: Coroutine[Any, Any, T]) -> T:
         return value
     coro.close()
     raise RuntimeError("dispatch waited on an event loop that is not running")
+
+
+CHAIN = -1
+"""The job key of the event's chained handlers in ``Executor.run`` (group indexes are >= 0)."""
+
+
+class Chain:
+    """Handlers run one after another: each sees the event as the ones before rewrote it (``tool_input``
+    merged with their ``updated_input``; ``tool_response`` replaced by their ``updated_output``), and the
+    first deny, block or fail-closed failure stops it (the rest are ``skipped``)."""
+
+    __slots__ = ("event", "stopped_at")
+
+    def __init__(self, event: HookEvent) -> None:
+        self.event = event
+        self.stopped_at: str | None = None
+
+    def step(self, result: HandlerResult, spec: HandlerSpec) -> None:
+        verdict = result.verdict
+        if (result.failed and result.fail_closed) or (
+                verdict is not None and (verdict.permission == "deny" or verdict.block)):
+            self.stopped_at = spec.id
+            return
+        if verdict is None or result.failed:
+            return
+        if verdict.updated_input is not None and self.event.tool_input is not None:
+            self.event = self.event.with_fields(tool_input={**self.event.tool_input, **verdict.updated_input})
+        if verdict.updated_output is not None and "tool_response" in self.event.payload:
+            self.event = self.event.with_fields(tool_response=verdict.updated_output)
+
+    def skip(self, result: HandlerResult) -> HandlerResult:
+        result.status, result.message = "skipped", f"stopped at {self.stopped_at!r} (runs one after another)"
+        return result
 
 
 def _unrunnable(result: HandlerResult, spec: HandlerSpec) -> bool:

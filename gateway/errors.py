@@ -15,8 +15,10 @@
     │   ├── ServerNotRunning      nothing listens at the URL (connection refused)
     │   └── ServerMisconfigured   a bad URL or token, a refused request, or not hookgate answering
     ├── StoreError                the state store (``gateway.store``) could not be opened, read or written
-    └── InstallError              ``hookgate install``/``uninstall`` cannot write (nothing is written)
-        └── TomlEditError         Codex's config.toml cannot be edited safely; add the entries by hand
+    ├── InstallError              ``hookgate install``/``uninstall`` cannot write (nothing is written)
+    │   └── TomlEditError         Codex's config.toml cannot be edited safely; add the entries by hand
+    └── ActionDenied              the Python host (``gateway.host``): a hook stopped the agent's action
+        └── ToolCallDenied        ... a tool call (``gateway.tool_call``); ``.reason`` says why
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
@@ -99,3 +101,29 @@ class InstallError(HookgateError):
 
 class TomlEditError(InstallError):
     """Codex's config.toml could not be edited safely; the message says what to add by hand."""
+
+
+class ActionDenied(HookgateError):
+    """The Python host's answer when a hook stops an action (a session start, a prompt, a model call,
+    the final output). ``reason``: what to tell the model. ``point``: the event or interception point
+    (``PreToolUse``, ``pre_model_call``, ...). ``permission``: ``deny``, or ``ask``/``defer`` (a Python
+    agent has no one to ask). ``source``: ``hookgate`` (its hooks) or ``interceptor`` (AGENT-HOOKS-0.1).
+    ``decision``: the merged ``Decision`` (hookgate) or None; ``record``: the AGENT-HOOKS
+    ``InterceptionRecord`` (interceptor) or None. ``after``: the action had already run (its result is
+    withheld).
+    """
+
+    def __init__(self, reason: str, *, point: str, permission: str = "deny", source: str = "hookgate",
+                 decision: object = None, record: object = None, after: bool = False) -> None:
+        self.reason = reason
+        self.point = point
+        self.permission = permission
+        self.source = source
+        self.decision = decision
+        self.record = record
+        self.after = after
+        super().__init__(f"{point}: {reason.splitlines()[0] if reason else permission}")
+
+
+class ToolCallDenied(ActionDenied):
+    """A tool call was denied before it ran (``after`` False) or its result was withheld (``after`` True)."""

@@ -49,7 +49,9 @@ def _short_label(type_name: str, options: dict[str, Any]) -> str:
     if type_name == "mcp_tool":
         return f"{options.get('server')}/{options.get('tool')}"
     if type_name == "python":
-        return str(options.get("callable", "python"))
+        return str(options.get("callable") or options.get("hook") or "python")
+    if type_name == "builtin":
+        return str(options.get("name"))
     return type_name
 
 
@@ -202,6 +204,7 @@ class Compiler(Compilation):
             if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
                 handler.problem = "; ".join(problems)
                 self.broken.extend(f"{where}: {p}" for p in problems)
+            self.issues.extend(f"{where}: {p}" for p in cls.event_problems(handler, event))
         return {name: getattr(handler, name) for name in handler.__slots__}
 
     # ---- Kiro 2.x agent config

@@ -41,6 +41,10 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
         known.update(section.keys)
         if any(key in doc for key in section.keys):
             section.compile(compiler, path, base_dir, doc)
+    if "agents" in doc:
+        from gateway.config.agents import compile_agents
+
+        compile_agents(compiler, path, base_dir, doc["agents"])
     if os.path.basename(path).startswith("settings") or (set(doc) & KIRO_AGENT_KEYS):
         return
     for key in doc:

@@ -10,7 +10,7 @@ for its ``exec_command`` tool, plus ``turn_id`` and ``model``. Differences handl
   canonical ``tool_input`` keeps ``command`` and adds ``file_path`` (the first file), ``file_paths``
   (every file the patch adds, updates, deletes or moves to; absolute) and, for a patch adding one
   file, its ``content``. These added fields are dropped again from an ``updatedInput`` sent back.
-- ``Interrupt`` (no Claude Code counterpart) is passed through untouched (``PassThrough``).
+- ``Interrupt`` (no Claude Code counterpart) is passed through untouched (``parse`` returns ``PassedThrough``).
 - Codex fails open on everything except a JSON deny that has ``hookEventName`` and a non-empty
   reason, a legacy ``decision: "block"``, or exit code 2 with text on stderr; it rejects ``allow``,
   ``ask``, ``continue: false`` and ``updatedInput`` without ``allow`` as "unsupported". So a

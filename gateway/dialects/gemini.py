@@ -3,8 +3,8 @@
 Events, host -> canonical: BeforeTool -> PreToolUse, AfterTool -> PostToolUse (PostToolUseFailure
 when ``tool_response.error`` is set), BeforeAgent -> UserPromptSubmit, AfterAgent -> Stop,
 SessionStart, SessionEnd, PreCompress -> PreCompact, Notification. The model-level events
-(BeforeModel, AfterModel, BeforeToolSelection) have no canonical counterpart: ``parse`` raises
-``PassThrough`` and ``hookgate run`` answers "no objection" (exit 0, nothing printed) without
+(BeforeModel, AfterModel, BeforeToolSelection) have no canonical counterpart: ``parse``
+returns ``PassedThrough`` and ``hookgate run`` answers "no objection" (exit 0, nothing printed) without
 loading a handler. Tool names map through ``gateway.tool_names`` (``run_shell_command`` -> ``Bash``,
 ``write_file`` -> ``Write``, ``replace`` -> ``Edit``, ``mcp_s_t`` -> ``mcp__s__t``); Gemini's tool
 inputs already use Claude Code's field names (``command``, ``file_path``, ``content``,
@@ -129,6 +129,9 @@ def host_payload(event: HookEvent) -> dict[str, Any]:
 
 
 def _output_text(value: Any) -> str:
+    """The text the model gets for a rewritten tool output (Gemini's own ``llmContent`` when present)."""
+    if isinstance(value, dict) and isinstance(value.get("llmContent"), str):
+        return str(value["llmContent"])
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 

@@ -189,7 +189,7 @@ def test_sequential_group_passes_rewrites_along_and_stops_at_a_deny(tmp_path: Pa
         handler("add_flag"), handler("deny"), handler("allow", id="never")]}]})
     decision = Dispatcher(cfg).decide(bash("make"), RunContext(cfg, mode="run"))
     assert [(r.id, r.status) for r in decision.results] == [("add_flag", "ok"), ("deny", "ok"), ("never", "skipped")]
-    assert decision.results[2].message == "sequential group stopped at 'deny'"
+    assert decision.results[2].message == "stopped at 'deny' (runs one after another)"
     assert dispatch_callables.CALLS == ["add_flag", "deny"]
     rewrite = config(tmp_path, {"PreToolUse": [{"sequential": True, "hooks": [handler("add_flag"), handler("seen")]}]})
     done = Dispatcher(rewrite).decide(bash("make"), RunContext(rewrite, mode="run"))
