@@ -102,7 +102,16 @@ def _write_cache(key: str, data: dict[str, Any]) -> None:
 
 
 def load_config(paths: list[str], *, use_cache: bool = True) -> RuntimeConfig:
-    """Load and validate ``paths`` into a ``RuntimeConfig``. Raises ConfigError listing every problem."""
+    """Load and validate ``paths`` into a ``RuntimeConfig``, and make its ``guards`` section the default
+    policy's tuning (``gateway.config.guards.activate``). Raises ConfigError listing every problem."""
+    from gateway.config.guards import activate
+
+    config = _load_config(paths, use_cache)
+    activate(config.guards)
+    return config
+
+
+def _load_config(paths: list[str], use_cache: bool) -> RuntimeConfig:
     use_cache = use_cache and os.environ.get("HOOKGATE_NO_CACHE") != "1"
     key = _cache_key(paths) if use_cache else None
     if key is not None:

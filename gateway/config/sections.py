@@ -1,5 +1,6 @@
-"""The config sections next to ``hooks``: hookgate's own (``settings``) here, and those a handler family
-owns (``llm``, ``mcpServers``/``mcpConfig``, ...), which it declares through the handler registry
+"""The config sections next to ``hooks``: hookgate's own (``settings``; ``guards`` in
+``gateway.config.guards``; ``agents`` in ``gateway.config.agents``) here, and those a handler family owns
+(``llm``, ``mcpServers``/``mcpConfig``, ...), which it declares through the handler registry
 (``handlers.base.config_sections``), so this package never imports a concrete handler.
 
 Each section is validated with its pydantic model and stored normalized on the compilation. Keys that
@@ -41,6 +42,10 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
         known.update(section.keys)
         if any(key in doc for key in section.keys):
             section.compile(compiler, path, base_dir, doc)
+    if "guards" in doc:
+        from gateway.config.guards import compile_guards
+
+        compile_guards(compiler, path, doc["guards"])
     if "agents" in doc:
         from gateway.config.agents import compile_agents
 

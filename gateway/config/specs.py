@@ -75,6 +75,7 @@ class RuntimeConfig:
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    guards: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
 
@@ -82,7 +83,7 @@ class RuntimeConfig:
     def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
-                   llm=data.get("llm", {}), settings=data.get("settings", {}),
+                   llm=data.get("llm", {}), settings=data.get("settings", {}), guards=data.get("guards", {}),
                    warnings=data.get("warnings", []), broken=data.get("broken", []))
 
     def handler_count(self) -> int:
