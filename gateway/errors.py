@@ -19,8 +19,10 @@
     │   └── StoreSchemaError      the store's schema is older than this hookgate ('hookgate store migrate')
     ├── InstallError              ``hookgate install``/``uninstall`` cannot write (nothing is written)
     │   └── TomlEditError         Codex's config.toml cannot be edited safely; add the entries by hand
-    └── ActionDenied              the Python host (``gateway.host``): a hook stopped the agent's action
-        └── ToolCallDenied        ... a tool call (``gateway.tool_call``); ``.reason`` says why
+    ├── ActionDenied              the Python host (``gateway.host``): a hook stopped the agent's action
+    │   └── ToolCallDenied        ... a tool call (``gateway.tool_call``); ``.reason`` says why
+    ├── ChannelError              an approval channel could not post or update a request
+    └── CallbackRejected          an approval callback failed its signature/token check (``.status``)
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
@@ -145,3 +147,15 @@ class ActionDenied(HookgateError):
 
 class ToolCallDenied(ActionDenied):
     """A tool call was denied before it ran (``after`` False) or its result was withheld (``after`` True)."""
+
+
+class ChannelError(HookgateError):
+    """An approval channel could not post or update a request (SDK missing, API error, bad secret)."""
+
+
+class CallbackRejected(HookgateError):
+    """An approval callback failed its check (signature, token, shape); ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, status: int = 401) -> None:
+        self.status = status
+        super().__init__(message)

@@ -45,6 +45,7 @@ BUILTIN: dict[str, str] = {
     "agent": "handlers.agent:AgentHandler",
     "python": "handlers.python:PythonHandler",
     "builtin": "handlers.builtin:BuiltinHandler",
+    "approval": "handlers.approval:ApprovalHandler",
 }
 ENTRY_POINT_GROUP = "hookgate.handlers"
 SECTIONS: tuple[str, ...] = ("handlers.llm.section:LlmSection", "handlers.mcp_config:McpSection")
@@ -59,13 +60,15 @@ class Handler(ABC):
 
     Class attributes: ``type`` (the config ``type`` string), ``judgment`` (True for LLM handlers:
     soft checks whose ``allow`` is dropped and whose failures never block), ``default_timeout``
-    (seconds). ``spec`` is the validated config entry; type-specific fields are in ``spec.options``
-    (snake_case keys).
+    (seconds), ``fails_closed`` (True: always ``failClosed``). ``spec`` is the validated config entry;
+    type-specific fields are in ``spec.options`` (snake_case keys).
     """
 
     type: ClassVar[str]
     judgment: ClassVar[bool] = False
     default_timeout: ClassVar[float] = 600.0
+    fails_closed: ClassVar[bool] = False
+    """True: the type is always ``failClosed`` (an approval gate that failed must not let the call through)."""
 
     def __init__(self, spec: HandlerSpec) -> None:
         self.spec = spec

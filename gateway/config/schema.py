@@ -16,7 +16,7 @@ from gateway.errors import ConfigError
 KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
                "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
 MS_LIKE_TIMEOUT = 1000.0
-GATEWAY_SECTIONS = ("hooks", "settings", "hooksConfig", "guards", "agents")
+GATEWAY_SECTIONS = ("hooks", "settings", "hooksConfig", "guards", "agents", "channels")
 """Top-level keys the config package reads itself; handler families add theirs (``ConfigSection.keys``)."""
 
 
@@ -158,6 +158,7 @@ class Compilation(ABC):
         self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
         self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)
+        self.channels: dict[str, Any] = {}  # approval channels (gateway.approvals.config)
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
 
     def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",

@@ -1,7 +1,8 @@
 """The config sections next to ``hooks``: hookgate's own (``settings``; ``guards`` in
-``gateway.config.guards``; ``agents`` in ``gateway.config.agents``) here, and those a handler family owns
-(``llm``, ``mcpServers``/``mcpConfig``, ...), which it declares through the handler registry
-(``handlers.base.config_sections``), so this package never imports a concrete handler.
+``gateway.config.guards``; ``agents`` in ``gateway.config.agents``; ``channels``, the approval channels, in
+``gateway.approvals.config``) here, and those a handler family owns (``llm``, ``mcpServers``/``mcpConfig``,
+...), which it declares through the handler registry (``handlers.base.config_sections``), so this package
+never imports a concrete handler.
 
 Each section is validated with its pydantic model and stored normalized on the compilation. Keys that
 Claude Code settings files carry (``permissions``, ``env``, ``model``, ...) are ignored silently in
@@ -50,6 +51,10 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
         from gateway.config.agents import compile_agents
 
         compile_agents(compiler, path, base_dir, doc["agents"])
+    if "channels" in doc:
+        from gateway.approvals.config import compile_section
+
+        compile_section(compiler, path, doc["channels"])
     if os.path.basename(path).startswith("settings") or (set(doc) & KIRO_AGENT_KEYS):
         return
     for key in doc:
@@ -67,3 +72,6 @@ def finish_sections(compiler: Compilation) -> None:
     """Cross-file checks of every registered section, run once every file is read."""
     for section in config_sections():
         section.finish(compiler)
+    from gateway.approvals.config import finish_section
+
+    finish_section(compiler)
