@@ -6,8 +6,8 @@ machine) writes one byte into every FIFO of that id. The FIFO is opened read-wri
 end-of-file while the waiter holds it. A store shared across machines (PostgreSQL) cannot reach another
 machine's FIFOs: waiters also re-read the request every ``RECHECK`` seconds (``recheck_interval``), so
 an answer given there is seen within that time; on the SQLite store, whose writers all share this
-machine's FIFO folder, only every ``LOCAL_RECHECK`` seconds, as a safety net. Linux and macOS (``os.mkfifo``); a stale FIFO (its waiter died) is removed by the
-next writer.
+machine's FIFO folder, only every ``LOCAL_RECHECK`` seconds, as a safety net. Linux and macOS
+(``os.mkfifo``); a stale FIFO (its waiter died) is removed by the next writer.
 """
 
 from __future__ import annotations
