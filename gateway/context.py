@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import asyncio
 
     from gateway.audit.recorder import Recorder
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.store.base import Store
 
 Mode = Literal["run", "serve", "api"]
@@ -60,9 +60,9 @@ class RunContext:
         and replaced when a reload changed the config; ``serve``/``api`` contexts get one that writes
         from a background thread. None, after one line on stderr or in the log, when it cannot be set
         up (``audit.otel`` without the SDK)."""
-        from gateway import __version__
         from gateway.audit.recorder import Recorder, say
         from gateway.store import default_state_dir, open_store
+        from gateway.wire import VERSION as __version__
 
         holder: dict[str, Recorder] = self.get_resource("audit", dict, _close_recorder)
         config = self.config
@@ -81,6 +81,13 @@ class RunContext:
             return None
         holder["recorder"] = recorder
         return recorder
+
+    def close_recorder(self) -> None:
+        """Close the recorder, if one was made (a one-shot process: spans are flushed, the store closed)."""
+        holder = self._resources.get("audit")
+        recorder = holder.pop("recorder", None) if holder else None
+        if recorder is not None:
+            recorder.close()
 
     def spawn(self, coro: Awaitable[Any]) -> None:
         """Run ``coro`` in the background (serve/api mode); exceptions are swallowed and logged."""

@@ -23,7 +23,8 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from gateway.cli import EXIT_ERROR, EXIT_OK, _err
+from gateway.cli import _err
+from gateway.wire import EXIT_ERROR, EXIT_OK
 
 if TYPE_CHECKING:
     import argparse
@@ -92,9 +93,9 @@ def _since(text: str) -> float:
 
 def open_audit_store(config: RuntimeConfig) -> Store:
     """The store ``config`` names, with the spool drained into it and retention applied."""
-    from gateway import __version__
     from gateway.audit.recorder import Recorder
     from gateway.store import default_state_dir, open_store
+    from gateway.wire import VERSION as __version__
 
     store = open_store(config)
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())

@@ -34,14 +34,17 @@ EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "transcript_pat
          "tool_input": {"command": "npm test", "description": "run the tests"}, "tool_use_id": "toolu_bench"}
 RECORD_STEP = """
 import json, sys, time
-from gateway.cli.run import _load, _record, decide
+from gateway.cli.run import _load, decide
+from gateway.context import RunContext
 from gateway.dialects import parse_event
 from gateway.dispatcher import Dispatcher
 config = _load(sys.argv[1:])
 event = parse_event(json.loads(sys.stdin.read()), "auto")
 decision = decide(config, event, record=False)
 started = time.perf_counter()
-_record(Dispatcher(config), event, decision, None)
+ctx = RunContext(config, mode="run")
+Dispatcher(config).record(event, decision, ctx)
+ctx.close_recorder()
 print((time.perf_counter() - started) * 1000)
 """
 
