@@ -139,9 +139,11 @@ def test_rate_limit_holds_exactly_across_replicas(cluster: Cluster) -> None:
     assert decisions.count(None) == 5 and decisions.count("deny") == 15
     reasons = [a["hookSpecificOutput"]["permissionDecisionReason"] for a in answers if permission(a) == "deny"]
     assert all("5 calls per 3600 s reached for session=rate-a" in r for r in reasons)
-    statements = cluster.pg.statements(cluster.db)
+    # (the replicas' approval sweepers also run now and then: their statements are not these events')
+    statements = cluster.pg.statements(cluster.db, excluding="approvals")
     assert statements <= 2 * 20, statements  # at most two round trips per event
-    assert statements == 20 + 1  # one capped increment each, plus the window's first call's cleanup
+    assert cluster.pg.statements(cluster.db, touching="counters") == 20 + 1  # one capped increment each, plus
+    # the window's first call's cleanup of the previous window
     # another session has its own window, on any replica
     assert permission(post(cluster.url(1), bash("rate-b", 0))) is None
 
