@@ -214,7 +214,12 @@ class Recorder:
                 batch.pop()
             try:
                 if batch:
-                    self._write([self._prepare(*item) for item in batch if item is not None])
+                    prepared = []
+                    for item in batch:
+                        if item is not None:
+                            prepared.append(self._prepare(*item))
+                            time.sleep(0)  # hand the GIL back after each record: the event loop never waits on us
+                    self._write(prepared)
                 now = time.monotonic()
                 if "store" in self.sinks and (stopping or now - last_drain >= DRAIN_SECONDS):
                     last_drain = now
