@@ -327,3 +327,33 @@ async def test_a_person_approves_or_rejects_a_python_agents_tool_call(tmp_path: 
         with pytest.raises(ToolCallDenied) as denied:
             await asyncio.wait_for(task, 30)
         assert "not on a Friday" in denied.value.reason and denied.value.permission == "deny"
+
+
+async def test_side_effects_reach_the_audit_record(tmp_path: Path) -> None:
+    """The scripted loop's class hooks and built-ins report side effects; ``hookgate audit`` (another
+    process) reads them back from the records the Python host wrote."""
+    import yaml
+
+    from tests.conftest import run_hookgate
+
+    doc = yaml.safe_load(Path(EXAMPLE_CONFIG).read_text())
+    cfg = write(tmp_path, doc, "agent.json")
+    async with Gateway.from_file(cfg) as gw:
+        await run_agent(gw, demo_model(), {"run_sql": run_sql}, "Who is on the ops team?", **{**IDS, "session_id": "s-aud"})
+    listed = run_hookgate(["audit", "query", "--json", "--session", "s-aud", "-c", cfg])
+    assert listed.returncode == 0, listed.stderr
+    records = json.loads(listed.stdout)
+
+    def effects(event: str, nth: int = 0) -> dict[str, list[str]]:
+        record = [r for r in records if r["event"] == event][nth]
+        return {h["id"].rsplit(":", 1)[-1]: h["side_effects"] for h in record["handlers"] if h["side_effects"]}
+
+    assert effects("SessionStart") == {"Briefing": ["briefed the agent"]}
+    assert effects("PreToolUse", 0) == {"CapRows": ["capped the query at 100 rows"],
+                                        "TagQuery": ["tagged the query for ana"]}
+    assert effects("PreToolUse", 1) == {"BlockDrop": ["refused a DROP statement"]}
+    drop = [r for r in records if r["event"] == "PreToolUse"][1]
+    assert drop["decision"] == "deny" and drop["reason"] == "DROP statements are not allowed for this agent"
+    big = effects("PostToolUse", 1)
+    assert big["RedactEmails"] == ["redacted 40 e-mail address(es)"]
+    assert big["truncateOutput"][0].startswith("truncated tool output: ") and "characters cut" in big["truncateOutput"][0]
