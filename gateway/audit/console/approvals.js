@@ -52,5 +52,5 @@
     section.append(empty, table);
   }
 
-  HookgateConsole.registerPanel({id: "approvals", title: "Approvals", order: 5, mount, refresh});
+  HookgateConsole.registerPanel({id: "approvals", title: "Approvals", order: 30, mount, refresh});
 })();
