@@ -402,3 +402,19 @@ def test_runners_and_tracers_are_unwrapped(command: str) -> None:
 @pytest.mark.parametrize("command", RUNNER_ORDINARY)
 def test_what_runners_run_ordinarily_passes(command: str) -> None:
     assert rule_of(command) is None
+
+
+GENERATED = Settings(allow_commands=["rm -rf ./generated/*", "git clean -fdx"])
+
+
+@pytest.mark.parametrize("command", ["rm -rf ./generated/*", "rm -rf ./generated/a", "rm -rf ./generated/a.b",
+                                     "git clean -fdx"])
+def test_allow_commands_pass_what_they_spell(command: str) -> None:
+    assert rule_of(command, settings=GENERATED) is None
+
+
+@pytest.mark.parametrize("command", ["rm -rf ./generated/* ~", "rm -rf ./generated/../../", "rm -rf ./generated/..",
+                                     "rm -rf ./generated/x ./src", "rm -rf ./generated/a/../../src",
+                                     "git clean -fdx && rm -rf ~"])
+def test_allow_command_globs_do_not_span_words_or_climb(command: str) -> None:
+    assert rule_of(command, settings=GENERATED) == RM
