@@ -51,7 +51,9 @@ RULES: dict[str, tuple[str, str]] = {
 }
 
 BUILD_DIRS = ("node_modules", "dist", "build", "target", "out", ".next", ".nuxt", ".venv", "venv", "__pycache__",
-              ".pytest_cache", ".mypy_cache", ".ruff_cache", "coverage", ".tox", ".gradle", ".turbo")
+              ".pytest_cache", ".mypy_cache", ".ruff_cache", "coverage", ".tox", ".gradle", ".turbo",
+              ".nyc_output", ".parcel-cache", ".svelte-kit", ".angular", ".cache", ".expo", ".docusaurus",
+              ".vite", "htmlcov", ".eggs", ".nox", ".hypothesis", "storybook-static")
 TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp", "$TMPDIR")
 
 
