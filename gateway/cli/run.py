@@ -14,6 +14,7 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import on the hook path
 if TYPE_CHECKING:
     import argparse
 
+    from gateway.cli import RunArgs
     from gateway.config import RuntimeConfig
     from gateway.decision import Decision, HandlerResult
     from gateway.dispatcher import Trace
@@ -62,7 +63,7 @@ def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) 
     return merge(event.name, results, tool_input=event.tool_input, blocks=event.spec.blocks)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     from gateway.errors import ConfigError, EventError
 
     data: bytes | None = getattr(args, "preread", None)  # the thin client's fallback: stdin already read
