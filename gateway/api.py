@@ -14,14 +14,17 @@ in-process handler class (a subclass of ``handlers.base.Handler``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.config import RuntimeConfig, find_config_paths, load_config
-from gateway.context import Mode, RunContext
+from gateway.context import RunContext
 from gateway.decision import Decision
 from gateway.dialects import parse_event
 from gateway.dispatcher import Dispatcher, Trace
 from gateway.events import HookEvent
+
+if TYPE_CHECKING:
+    from gateway.context import Mode
 
 
 class Gateway:

@@ -11,18 +11,18 @@ preserved untouched in ``payload`` and ``raw``.
 
 from __future__ import annotations
 
-import copy
 import json
-from dataclasses import dataclass
-from typing import Any
 
 from gateway.client import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 from gateway.errors import EventError
 
+TYPE_CHECKING = False  # typing and dataclasses cost a hook process ~6 ms to import: not on this path
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True, slots=True)
+
 class EventSpec:
-    """Per-event rules from Claude Code's hooks reference.
+    """Per-event rules from Claude Code's hooks reference (read-only by convention).
 
     matcher_field: the input field a ``matcher`` filters (None: the event ignores matchers).
     judgment: prompt/agent handlers are accepted. tool: a tool event (``if`` rules apply).
@@ -31,14 +31,23 @@ class EventSpec:
     exact_chars: the character set that keeps a matcher on the exact-name path.
     """
 
-    name: str
-    matcher_field: str | None = None
-    judgment: bool = False
-    tool: bool = False
-    blocks: bool = False
-    plain_context: bool = False
-    default_timeout: float | None = None
-    exact_chars: str = "A-Za-z0-9_\\- ,|"
+    __slots__ = ("blocks", "default_timeout", "exact_chars", "judgment", "matcher_field", "name", "plain_context",
+                 "tool")
+
+    def __init__(self, name: str, matcher_field: str | None = None, *, judgment: bool = False, tool: bool = False,
+                 blocks: bool = False, plain_context: bool = False, default_timeout: float | None = None,
+                 exact_chars: str = "A-Za-z0-9_\\- ,|") -> None:
+        self.name = name
+        self.matcher_field = matcher_field
+        self.judgment = judgment
+        self.tool = tool
+        self.blocks = blocks
+        self.plain_context = plain_context
+        self.default_timeout = default_timeout
+        self.exact_chars = exact_chars
+
+    def __repr__(self) -> str:
+        return f"EventSpec({self.name!r})"
 
 
 def _specs(*specs: EventSpec) -> dict[str, EventSpec]:
@@ -196,6 +205,8 @@ class HookEvent:
         return dumps(self.payload)
 
     def copy_payload(self) -> dict[str, Any]:
+        import copy
+
         return copy.deepcopy(self.payload)
 
     def __repr__(self) -> str:
