@@ -43,7 +43,7 @@ def truncate(text: str, limit: int = MAX_TEXT) -> str:
 @cache
 def _schema() -> Any:
     """Build the pydantic models lazily: pydantic costs ~60 ms to import, paid only when JSON arrives."""
-    from typing import Literal
+    from typing import Any, Literal
 
     from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
