@@ -43,7 +43,7 @@ def truncate(text: str, limit: int = MAX_TEXT) -> str:
 @cache
 def _schema() -> Any:
     """Build the pydantic models lazily: pydantic costs ~60 ms to import, paid only when JSON arrives."""
-    from typing import Any, Literal
+    from typing import Any, Literal  # noqa: F401  (pydantic resolves the annotations below at run time)
 
     from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
