@@ -3,6 +3,7 @@ Origin against cross-site requests, the bearer token), as pure ASGI middleware (
 
 from __future__ import annotations
 
+import functools
 import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -15,6 +16,7 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
+@functools.lru_cache(maxsize=256)  # checked on every request; a server sees few distinct Host names
 def is_loopback_name(host: str) -> bool:
     """True for ``localhost`` and a loopback address literal (``127.0.0.0/8``, ``::1``, IPv4-mapped)."""
     name = host.strip("[]").lower().rstrip(".")
