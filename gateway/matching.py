@@ -20,7 +20,6 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 from gateway.errors import ConfigError
@@ -107,13 +106,27 @@ _RULE_TOOLS: dict[str, frozenset[str]] = {"Edit": FILE_EDIT_TOOLS, "Read": FILE_
 _PATH_FIELDS = ("file_path", "notebook_path", "path", "dir_path")  # dir_path: Gemini's glob/grep/ls
 
 
-@dataclass(frozen=True, slots=True)
 class IfRule:
-    """One permission rule from an ``if`` field: ``tool`` and optional ``content``."""
+    """One permission rule from an ``if`` field: ``tool`` and optional ``content`` (immutable by convention;
+    equal and hashed by its fields)."""
 
-    text: str
-    tool: str
-    content: str | None
+    __slots__ = ("content", "text", "tool")
+
+    def __init__(self, text: str, tool: str, content: str | None) -> None:
+        self.text = text
+        self.tool = tool
+        self.content = content
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, IfRule):
+            return NotImplemented
+        return (self.text, self.tool, self.content) == (other.text, other.tool, other.content)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.tool, self.content))
+
+    def __repr__(self) -> str:
+        return f"IfRule(text={self.text!r}, tool={self.tool!r}, content={self.content!r})"
 
     @classmethod
     def parse(cls, text: str) -> IfRule:
