@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,7 +24,7 @@ def start_background(spec: HandlerSpec, event: HookEvent, ctx: RunContext) -> No
     if ctx.mode != "run":
         ctx.spawn(_run(spec, event, ctx))
         return
-    job = {"spec": asdict(spec), "payload": event.payload, "raw": event.raw, "dialect": event.dialect,
+    job = {"spec": spec.to_dict(), "payload": event.payload, "raw": event.raw, "dialect": event.dialect,
            "host_tool_name": event.host_tool_name, "sources": ctx.config.sources}
     proc = subprocess.Popen([sys.executable, "-m", "gateway.background"], stdin=subprocess.PIPE,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,

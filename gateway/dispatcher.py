@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Hashable
-from dataclasses import dataclass, field
 
 from gateway.decision import Decision, HandlerResult, Verdict, merge
 from gateway.events import STOP_EVENTS
 from gateway.matching import claude_matcher, kiro_matcher, parsed_rule
+from gateway.records import Record
 from gateway.selection import NOTHING, Prefilter
 from gateway.tool_names import to_host
 
 TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Hashable
     from typing import Any
 
     from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig
@@ -30,20 +30,24 @@ if TYPE_CHECKING:
     from handlers.base import Handler
 
 
-@dataclass(slots=True)
-class Selected:
+class Selected(Record):
     """A handler chosen for an event, with its merge ``order`` and group."""
 
-    spec: HandlerSpec
-    order: int
-    group: int
+    __slots__ = ("spec", "order", "group")  # noqa: RUF023  (in field order)
+
+    def __init__(self, spec: HandlerSpec, order: int, group: int) -> None:
+        self.spec = spec
+        self.order = order
+        self.group = group
 
 
-@dataclass(slots=True)
-class Trace:
+class Trace(Record):
     """Why each group and handler did or did not fit (``hookgate explain``)."""
 
-    lines: list[str] = field(default_factory=list)
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: list[str] | None = None) -> None:
+        self.lines: list[str] = [] if lines is None else lines
 
 
 def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:

@@ -19,18 +19,19 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Callable
 from functools import lru_cache
 
 from gateway.errors import ConfigError
 
 TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from gateway.events import HookEvent
 
-Predicate = Callable[[str], bool]
+    Predicate = Callable[[str], bool]
+
 
 # Python-only regex syntax that JavaScript's RegExp rejects or reads differently.
 _NOT_JS = re.compile(r"\(\?P|\(\?[aiLmsux-]+[):]|\(\?>|\\[AZz]|[*+?}][+]|\(\?#")
