@@ -56,6 +56,7 @@ class StopGuard:
         self.limit = limit
         self.event_name = event_name
         self.judgment_ids = judgment_ids
+        self.unavailable: str | None = None  # the store's error, when it could not be used
 
     @classmethod
     def for_event(cls, event: HookEvent, ctx: RunContext, selected: list[Selected],
@@ -71,11 +72,20 @@ class StopGuard:
         return cls(ctx, key, limit, event.name, judgment_ids)
 
     def blocks_so_far(self) -> int:
+        """The session's consecutive judgment blocks (sync: tests, CLI)."""
         return self.ctx.state.counter_get(SCOPE, self.key)
 
-    def skip(self, selected: list[Selected]) -> tuple[list[Selected], list[HandlerResult]]:
-        """Split ``selected`` into handlers to run and skipped results, when the limit is reached."""
-        count = self.blocks_so_far()
+    async def skip(self, selected: list[Selected]) -> tuple[list[Selected], list[HandlerResult]]:
+        """Split ``selected`` into handlers to run and skipped results, when the limit is reached.
+        When the state store cannot be reached the checks run as usual (the guard only ever lets a
+        stop through; Claude Code's own cap still ends a loop) and the first result says so."""
+        from gateway.errors import StoreError
+
+        try:
+            count = await self.ctx.state.acounter_get(SCOPE, self.key)
+        except StoreError as exc:
+            self.unavailable = str(exc)
+            return selected, []
         if count < self.limit:
             return selected, []
         run = [s for s in selected if s.spec.id not in self.judgment_ids]
@@ -90,15 +100,28 @@ class StopGuard:
                    for i, s in enumerate(skipped)]
         return run, results
 
-    def record(self, results: list[HandlerResult]) -> None:
+    async def record(self, results: list[HandlerResult]) -> list[HandlerResult]:
         """Update the count after the handlers ran (``results``: the ones that ran, not the skipped ones):
         +1 when a judgment handler blocked this stop; back to 0 when no judgment handler blocked and one
-        said ok or nothing blocked the stop at all (see module docstring); else unchanged."""
+        said ok or nothing blocked the stop at all (see module docstring); else unchanged. Returns a
+        skipped result carrying a system message when the store could not be used, else nothing."""
+        from gateway.errors import StoreError
+
         answered = [r for r in results if r.id in self.judgment_ids and r.status in ("ok", "cached")]
-        if any(r.verdict is not None and r.verdict.block for r in answered):
-            self.ctx.state.counter_add(SCOPE, self.key)
-        elif answered or not any(_holds_back(r) for r in results):
-            self.ctx.state.counter_reset(SCOPE, self.key)
+        try:
+            if self.unavailable is None:
+                if any(r.verdict is not None and r.verdict.block for r in answered):
+                    await self.ctx.state.acounter_add(SCOPE, self.key)
+                elif answered or not any(_holds_back(r) for r in results):
+                    await self.ctx.state.acounter_reset(SCOPE, self.key)
+        except StoreError as exc:
+            self.unavailable = str(exc)
+        if self.unavailable is None:
+            return []
+        message = (f"hookgate: the Stop-loop guard (settings.stopBlockLimit = {self.limit}) could not count this "
+                   f"session's stops: {self.unavailable}")
+        return [HandlerResult(id="stop-guard", type="builtin", status="skipped", message=self.unavailable,
+                              order=len(results) + 1000, verdict=Verdict(system_message=message))]
 
 
 def _holds_back(result: HandlerResult) -> bool:

@@ -275,42 +275,42 @@ def test_guard_keys() -> None:
     assert guard_key(_event("PreToolUse", session_id="s")) is None
 
 
-def test_guard_counts_only_judgment_blocks(tmp_path: Path) -> None:
+async def test_guard_counts_only_judgment_blocks(tmp_path: Path) -> None:
     config = RuntimeConfig(hooks={}, sources=[], settings={"stop_block_limit": 2, "state_dir": str(tmp_path)})
     ctx = RunContext(config)
     guard = StopGuard(ctx, "s", 2, "Stop", {"llm"})
-    guard.record([HandlerResult(id="cmd", type="command", verdict=Verdict(block=True))])
-    guard.record([HandlerResult(id="llm", type="prompt", status="error")])
+    await guard.record([HandlerResult(id="cmd", type="command", verdict=Verdict(block=True))])
+    await guard.record([HandlerResult(id="llm", type="prompt", status="error")])
     assert guard.blocks_so_far() == 0
-    guard.record([HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True)),
+    await guard.record([HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True)),
                   HandlerResult(id="llm2", type="prompt", verdict=Verdict(block=True))])
-    guard.record([HandlerResult(id="llm", type="prompt", status="cached", verdict=Verdict(block=True))])
+    await guard.record([HandlerResult(id="llm", type="prompt", status="cached", verdict=Verdict(block=True))])
     assert guard.blocks_so_far() == 2
     assert os.path.exists(tmp_path / "state.sqlite3")
 
 
-def test_guard_counts_consecutive_blocks(tmp_path: Path) -> None:
+async def test_guard_counts_consecutive_blocks(tmp_path: Path) -> None:
     config = RuntimeConfig(hooks={}, sources=[], settings={"stop_block_limit": 3, "state_dir": str(tmp_path)})
     guard = StopGuard(RunContext(config), "s", 3, "Stop", {"llm"})
     block, ok = Verdict(block=True), Verdict()
 
-    def after(*results: HandlerResult) -> int:
-        guard.record(list(results))
+    async def after(*results: HandlerResult) -> int:
+        await guard.record(list(results))
         return guard.blocks_so_far()
 
-    assert after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
-    assert after(HandlerResult(id="llm", type="prompt", verdict=block)) == 2
+    assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
+    assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 2
     # a command blocks, the LLM check failed: the loop goes on, the count stays
-    assert after(HandlerResult(id="cmd", type="command", verdict=block),
+    assert await after(HandlerResult(id="cmd", type="command", verdict=block),
                  HandlerResult(id="llm", type="prompt", status="error")) == 2
     # a failClosed failure holds the stop back too
-    assert after(HandlerResult(id="cmd", type="command", status="timeout", fail_closed=True)) == 2
+    assert await after(HandlerResult(id="cmd", type="command", status="timeout", fail_closed=True)) == 2
     # the LLM check is satisfied (even though a command still blocks): back to 0
-    assert after(HandlerResult(id="cmd", type="command", verdict=block),
+    assert await after(HandlerResult(id="cmd", type="command", verdict=block),
                  HandlerResult(id="llm", type="prompt", verdict=ok)) == 0
-    assert after(HandlerResult(id="llm", type="prompt", status="cached", verdict=block)) == 1
+    assert await after(HandlerResult(id="llm", type="prompt", status="cached", verdict=block)) == 1
     # the LLM check failed and nothing else blocked: the stop goes through, back to 0
-    assert after(HandlerResult(id="llm", type="prompt", status="timeout")) == 0
-    assert after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
+    assert await after(HandlerResult(id="llm", type="prompt", status="timeout")) == 0
+    assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
     # the guard skipped every judgment check and nothing blocked: back to 0
-    assert after() == 0
+    assert await after() == 0
