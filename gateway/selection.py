@@ -17,7 +17,6 @@ gated only when every one of its rules is such a rule; it cannot fit when none o
 
 from __future__ import annotations
 
-from gateway.bash_split import _OPAQUE, _first_word
 from gateway.matching import SHELL_TOOLS, parsed_rule
 
 TYPE_CHECKING = False
@@ -46,6 +45,8 @@ def gates(spec: HandlerSpec) -> frozenset[Gate] | None:
     """The gates of ``spec``'s ``if`` rules, or None when some rule is not a gate (or there is none)."""
     if spec.if_rule is None:
         return None
+    from gateway.bash_split import _first_word
+
     found: set[Gate] = set()
     for text in [spec.if_rule] if isinstance(spec.if_rule, str) else spec.if_rule:
         try:
@@ -97,6 +98,8 @@ class Prefilter:
         """The groups and handlers that cannot fit ``event`` (``NOTHING`` when none can be ruled out)."""
         if not self.all_gates:
             return NOTHING
+        from gateway.bash_split import _OPAQUE
+
         tool_input = event.tool_input or {}
         command = tool_input.get("command")
         tool = event.tool_name
