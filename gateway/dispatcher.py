@@ -152,10 +152,7 @@ class Dispatcher:
     async def dispatch(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None) -> Decision:
         """Run every fitting handler for ``event`` and merge their results into one ``Decision``."""
         selected = self.select(event, trace)
-        results: list[HandlerResult] = []
-        if selected:  # in-process synchronous checks run inline (no timeout scope: nothing can interrupt them)
-            inline = self.run_selected_sync(event, selected, ctx)
-            results = inline if inline is not None else await self.run_selected(event, selected, ctx)
+        results = await self.run_selected(event, selected, ctx) if selected else []
         spec = event.spec
         return merge(event.name, results, tool_input=event.tool_input, blocks=spec.blocks)
 
