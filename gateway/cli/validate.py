@@ -37,7 +37,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"error: {problem}")
         print(f"{len(errors)} error(s) in {', '.join(paths)}")
         return EXIT_ERROR
-    for warning in config.warnings:
+    from gateway.approvals.checks import approval_warnings
+
+    for warning in config.warnings + approval_warnings(config):
         print(f"warning: {warning}")
     groups = sum(len(g) for g in config.hooks.values())
     print(f"ok: {config.handler_count()} handler(s) in {groups} group(s) on {len(config.hooks)} event(s) "

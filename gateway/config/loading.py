@@ -131,18 +131,20 @@ class RuntimeConfig(Record):
     """The loaded config: ``hooks`` by canonical event name, plus the gateway's own sections."""
 
     __slots__ = (  # noqa: RUF023  (in field order)
-        "hooks", "sources", "mcp_servers", "llm", "settings", "guards", "warnings", "broken")
+        "hooks", "sources", "mcp_servers", "llm", "settings", "guards", "channels", "warnings", "broken")
 
     def __init__(self, hooks: dict[str, list[GroupSpec]], sources: list[str],
                  mcp_servers: dict[str, Any] | None = None, llm: dict[str, Any] | None = None,
                  settings: dict[str, Any] | None = None, guards: dict[str, Any] | None = None,
-                 warnings: list[str] | None = None, broken: list[str] | None = None) -> None:
+                 channels: dict[str, Any] | None = None, warnings: list[str] | None = None,
+                 broken: list[str] | None = None) -> None:
         self.hooks = hooks
         self.sources = sources
         self.mcp_servers: dict[str, Any] = {} if mcp_servers is None else mcp_servers
         self.llm: dict[str, Any] = {} if llm is None else llm
         self.settings: dict[str, Any] = {} if settings is None else settings
         self.guards: dict[str, Any] = {} if guards is None else guards
+        self.channels: dict[str, Any] = {} if channels is None else channels
         self.warnings: list[str] = [] if warnings is None else warnings
         self.broken: list[str] = [] if broken is None else broken
 
@@ -151,6 +153,7 @@ class RuntimeConfig(Record):
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
                    llm=data.get("llm", {}), settings=data.get("settings", {}), guards=data.get("guards", {}),
+                   channels=data.get("channels", {}),
                    warnings=data.get("warnings", []), broken=data.get("broken", []))
 
     def handler_count(self) -> int:
