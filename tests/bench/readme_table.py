@@ -33,8 +33,10 @@ def table(data: dict[str, Any]) -> str:
     meta = next(iter(data.values()))
     lines = [f"Measured {meta['when']} on {meta['cpus']} shared vCPUs (Python {meta['python']}), hookgate "
              "installed with `pip install .` in a throwaway venv; every baseline ran in the same run, "
-             "alternating with what it is compared to. Other jobs shared the machine, so the absolute "
-             "figures are noisy; the ratios are what the targets are about.", "",
+             "alternating with what it is compared to. For serve the figures are the median load windows and "
+             "the ratio is the median over rounds of two adjacent windows. Other jobs (test suites of other "
+             "branches) shared the machine, so every figure is noisy, serve's most; the ratios are what the "
+             "targets are about.", "",
              "| measured | figure | baseline (same run) | ratio | target |", "|---|---|---|---|---|"]
     for key in ORDER:
         row = rows.get(key)
