@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
 
@@ -48,7 +48,8 @@ async def _run(spec: HandlerSpec, event: HookEvent, ctx: RunContext) -> None:
 def _main() -> int:
     import asyncio
 
-    from gateway.config import HandlerSpec, load_config
+    from gateway.config import load_config
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
     from typing import Any, Literal
 
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.store.base import Store
 
     Mode = Literal["run", "serve", "api"]

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     Status = Literal["ok", "error", "timeout", "skipped", "cached"]
 
 PERMISSION_RANK: dict[str | None, int] = {None: 0, "allow": 1, "ask": 2, "defer": 3, "deny": 4}
-JUDGMENT_TYPES = frozenset({"prompt", "agent"})
 
 
 class Verdict(Record):
@@ -94,9 +93,10 @@ class HandlerResult(Record):
     duration_ms: wall time in milliseconds. verdict: its answer (None on failure). message: the error
     or note (one line). fail_closed: the handler's ``failClosed`` setting. order: its position in
     config order (after ``priority``). meta: type-specific details (exit code, HTTP status, model,
-    tokens, ...). judgment: the handler is an LLM soft check (prompt, agent, or a registered class with
-    ``judgment = True``). side_effects: what the handler did besides answering (its verdict's
-    ``side_effects``, kept here even when the verdict is dropped by the merge rules).
+    tokens, ...). judgment: the handler is an LLM soft check, as its class says (``Handler.judgment``:
+    prompt, agent, or a registered class with ``judgment = True``; the dispatcher sets it).
+    side_effects: what the handler did besides answering (its verdict's ``side_effects``, kept here even
+    when the verdict is dropped by the merge rules).
     """
 
     __slots__ = (  # noqa: RUF023  (in field order: repr and to_dict follow it)
@@ -116,7 +116,7 @@ class HandlerResult(Record):
         self.fail_closed = fail_closed
         self.order = order
         self.meta: dict[str, Any] = {} if meta is None else meta
-        self.judgment = judgment or type in JUDGMENT_TYPES
+        self.judgment = judgment
         self.side_effects: list[str] = [] if side_effects is None else side_effects
 
     @property
@@ -173,20 +173,6 @@ class Decision(Record):
         return (self.permission is None and not self.block and self.updated_input is None
                 and self.updated_output is None and not self.additional_context
                 and self.system_message is None and self.continue_ and not self.extra)
-
-    def to_claude(self) -> tuple[int, str, str]:
-        """Render for Claude Code: ``(exit_code, stdout, stderr)``; see ``gateway.dialects.claude``."""
-        from gateway.dialects import get_dialect
-
-        rendered: tuple[int, str, str] = get_dialect("claude").render(self)
-        return rendered
-
-    def to_kiro(self) -> tuple[int, str, str]:
-        """Render for Kiro CLI: ``(exit_code, stdout, stderr)``; see ``gateway.dialects.kiro``."""
-        from gateway.dialects import get_dialect
-
-        rendered: tuple[int, str, str] = get_dialect("kiro").render(self)
-        return rendered
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.event}

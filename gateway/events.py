@@ -13,12 +13,30 @@ from __future__ import annotations
 
 import json
 
-from gateway.client import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 from gateway.errors import EventError
+from gateway.records import Record
+from gateway.wire import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 
 TYPE_CHECKING = False  # typing and dataclasses cost a hook process ~6 ms to import: not on this path
 if TYPE_CHECKING:
     from typing import Any
+
+
+class PassedThrough(Record):
+    """A host event hookgate passes through untouched: no handler runs (Gemini's model-level events,
+    Codex's ``Interrupt``). A value a dialect's ``parse`` returns instead of a ``HookEvent``, not an error.
+
+    name: the host's event name. dialect: the dialect that recognised it. reason: one line saying why.
+    answer: ``(exit_code, stdout, stderr)`` to give the host (its "no objection").
+    """
+
+    __slots__ = ("name", "dialect", "reason", "answer")  # noqa: RUF023  (in field order)
+
+    def __init__(self, name: str, dialect: str, reason: str, answer: tuple[int, str, str] = (0, "", "")) -> None:
+        self.name = name
+        self.dialect = dialect
+        self.reason = reason
+        self.answer = answer
 
 
 class EventSpec:

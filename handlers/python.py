@@ -35,7 +35,7 @@ TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
     from handlers.base import Outcome

@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # activate() runs on every hookgate run: typing costs ~2 
 if TYPE_CHECKING:
     from typing import Any
 
-    from gateway.config.compiler import Compiler
+    from gateway.config.schema import Compilation
 
 _GUARD = "configs.guards.destructive"
 
@@ -61,7 +61,7 @@ def _model() -> Any:
     return Guards
 
 
-def compile_guards(compiler: Compiler, path: str, raw: Any) -> None:
+def compile_guards(compiler: Compilation, path: str, raw: Any) -> None:
     """Validate one file's ``guards`` section and merge it into ``compiler.guards``."""
     model = _model()
     section = compiler.validated(model, raw if raw is not None else {}, f"{path}: guards",

@@ -18,6 +18,7 @@ from gateway.serve.guard import RequestGuard, is_loopback_name
 from gateway.serve.metrics import Metrics
 from gateway.serve.reload import Generations
 from gateway.serve.routes import Routes, _json
+from gateway.wire import MAX_BODY
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -25,14 +26,12 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from gateway.api import Gateway
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.decision import Decision
     from gateway.events import HookEvent
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8787
-MAX_BODY = 10 * 1024 * 1024
-"""Default request body limit (bytes); larger bodies get 413."""
 
 log = logging.getLogger("hookgate.server")
 
