@@ -25,6 +25,9 @@ import sys
 from gateway.client import emit, read_event
 from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
+RUN_COMMAND = "gateway.cli.run"
+"""The module of ``hookgate run`` (imported by name, as the parser's commands are: it imports this package)."""
+
 
 def _err(message: str) -> None:
     sys.stderr.write(f"hookgate: {message}\n")
@@ -106,9 +109,8 @@ def main(argv: list[str] | None = None) -> int:
                 status, run.preread = _run_via_server(server, run.dialect, run.on_server_down)
                 if run.preread is None:
                     return status
-            from gateway.cli.run import cmd_run
-
-            return cmd_run(run)
+            status = __import__(RUN_COMMAND, fromlist=["cmd_run"]).cmd_run(run)
+            return int(status)
         from gateway.cli.parser import build_parser
 
         args = build_parser().parse_args(words)
