@@ -280,6 +280,9 @@ def main() -> int:
         try:
             base, result = alternate((echo.port, "/echo"), (served.port, "/hooks"), args.seconds, args.rounds,
                                      args.concurrency)
+        except (OSError, RuntimeError, asyncio.IncompleteReadError) as exc:  # one scenario, not the whole run
+            print(f"  {label}: not measured ({type(exc).__name__}: {exc})", flush=True)
+            return
         finally:
             served.stop()
         print(f"  {label}: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms; "
