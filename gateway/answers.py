@@ -6,11 +6,16 @@ events that take plain stdout as context (SessionStart, UserPromptSubmit, UserPr
 A JSON object is validated against the hook output schema (pydantic; imported on first use) and
 normalized into a ``Verdict``. Every output string is capped at ``MAX_TEXT`` characters.
 
+Besides Claude Code's fields, an answer may carry ``"side_effects": ["notified #sec", ...]`` (a list of
+strings, FIM One's name for what the hook did besides answering): kept in ``Verdict.side_effects`` for
+the audit record, never part of the decision (Claude Code ignores the unknown key).
+
 The common answers (a permission decision, a block, context, a message: only the schema's plain fields,
 each of exactly its declared type) skip pydantic: ``_plain`` recognises them and reads them directly,
 since importing pydantic and building the models costs a hook process ~70 ms. Anything else (another
-key, a type pydantic would have to coerce or reject, nested ``decision``, tool output rewrites) goes
-through the pydantic model, which stays the schema's one authority; a test checks that both paths agree.
+key such as ``side_effects``, a type pydantic would have to coerce or reject, nested ``decision``, tool
+output rewrites) goes through the pydantic model, which stays the schema's one authority; a test checks
+that both paths agree.
 
 Raises ``HandlerError`` (one line naming the field) for JSON that is not an object or fails the schema.
 """
@@ -31,6 +36,12 @@ if TYPE_CHECKING:
 
 MAX_TEXT = 10_000
 """Cap (characters) on every output string; longer text is cut with a marker, as Claude Code does."""
+
+
+MAX_SIDE_EFFECTS = 100
+"""At most this many ``side_effects`` entries are kept from one answer."""
+MAX_SIDE_EFFECT = 1_000
+"""Cap (characters) on one ``side_effects`` entry."""
 
 
 def truncate(text: str, limit: int = MAX_TEXT) -> str:
@@ -75,6 +86,7 @@ def _schema() -> Any:
         decision: Literal["block", "approve", "allow", "deny"] | None = None
         reason: str | None = None
         hookSpecificOutput: HookSpecificOutput | None = None
+        side_effects: list[str] | None = None
 
     return TypeAdapter(HookOutput)
 
@@ -127,6 +139,7 @@ class _PlainOutput:
     """A hook output read without pydantic (see ``_plain``): the attributes the model has."""
 
     __slots__ = ("continue_", "decision", "hookSpecificOutput", "reason", "stopReason", "systemMessage")
+    side_effects = None  # an answer with side_effects goes through the model
 
     def __init__(self, obj: dict[str, Any], specific: _PlainSpecific | None) -> None:
         self.continue_: bool = obj.get("continue", True)
@@ -186,6 +199,8 @@ def _normalize(out: Any, event: HookEvent) -> Verdict:
     """The ``Verdict`` of a validated hook output (the model, or ``_plain``'s view of it)."""
     verdict = Verdict(continue_=out.continue_, stop_reason=_text(out.stopReason),
                       system_message=_text(out.systemMessage))
+    if out.side_effects:
+        verdict.side_effects = [truncate(item, MAX_SIDE_EFFECT) for item in out.side_effects[:MAX_SIDE_EFFECTS]]
     tool_event = event.spec.tool
     if out.decision in ("block", "deny"):
         if event.name == "PreToolUse":

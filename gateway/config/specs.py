@@ -88,12 +88,14 @@ class RuntimeConfig(Record):
     """The loaded config: ``hooks`` by canonical event name, plus the gateway's own sections."""
 
     __slots__ = (  # noqa: RUF023  (in field order)
-        "hooks", "sources", "mcp_servers", "llm", "settings", "guards", "channels", "warnings", "broken")
+        "hooks", "sources", "mcp_servers", "llm", "settings", "guards", "channels", "audit", "config_hash",
+        "warnings", "broken")
 
     def __init__(self, hooks: dict[str, list[GroupSpec]], sources: list[str],
                  mcp_servers: dict[str, Any] | None = None, llm: dict[str, Any] | None = None,
                  settings: dict[str, Any] | None = None, guards: dict[str, Any] | None = None,
-                 channels: dict[str, Any] | None = None, warnings: list[str] | None = None,
+                 channels: dict[str, Any] | None = None, audit: dict[str, Any] | None = None,
+                 config_hash: str | None = None, warnings: list[str] | None = None,
                  broken: list[str] | None = None) -> None:
         self.hooks = hooks
         self.sources = sources
@@ -102,6 +104,10 @@ class RuntimeConfig(Record):
         self.settings: dict[str, Any] = {} if settings is None else settings
         self.guards: dict[str, Any] = {} if guards is None else guards
         self.channels: dict[str, Any] = {} if channels is None else channels
+        self.audit: dict[str, Any] = {} if audit is None else audit
+        """The normalized ``audit`` section (``gateway.audit.config``); empty: the defaults."""
+        self.config_hash = config_hash
+        """SHA-256 (16 hex) of the normalized config (``gateway.config.compiler.config_hash``)."""
         self.warnings: list[str] = [] if warnings is None else warnings
         self.broken: list[str] = [] if broken is None else broken
 
@@ -110,8 +116,9 @@ class RuntimeConfig(Record):
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
                    llm=data.get("llm", {}), settings=data.get("settings", {}), guards=data.get("guards", {}),
-                   channels=data.get("channels", {}),
-                   warnings=data.get("warnings", []), broken=data.get("broken", []))
+                   channels=data.get("channels", {}), audit=data.get("audit", {}),
+                   config_hash=data.get("config_hash"), warnings=data.get("warnings", []),
+                   broken=data.get("broken", []))
 
     def handler_count(self) -> int:
         return sum(len(g.handlers) for groups in self.hooks.values() for g in groups)

@@ -84,6 +84,7 @@ def test_hook_specific_output_combinations_agree() -> None:
     {"hookSpecificOutput": {"hookEventName": "PreToolUse", "decision": {"behavior": "deny"}}},
     {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"a": 1}}},
     {"continue_": False},
+    {"decision": "block", "reason": "r", "side_effects": ["notified #sec"]},
     {"unknown": 1, "decision": "block"},
     {1: "x"},
     {"hookSpecificOutput": Mapping(hookEventName="PreToolUse")},
