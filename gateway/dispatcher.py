@@ -225,19 +225,25 @@ class Dispatcher:
 
         return StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
 
-    async def attempt(self, event: HookEvent, item: Selected, ctx: RunContext, call: Call) -> HandlerResult:
+    async def attempt(self, event: HookEvent, item: Selected, ctx: RunContext, call: Call, *,
+                      in_background: bool = False) -> HandlerResult:
         """Run one handler through ``call`` (the executor's way to call it): its ``HandlerResult``, with
-        status ok, cached, skipped (``async``: started in the background), error or timeout."""
+        status ok, cached, skipped (``async``: started in the background), error or timeout.
+
+        An ``async`` handler is started in the background and skipped here: under ``hookgate run`` in a
+        detached process (``gateway.background``, which comes back here with ``in_background``), else
+        as a task of the running loop; either way through this same function, its outcome unused."""
         spec = item.spec
         handler = self.handler(spec)
         result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
                                judgment=handler.judgment)
         if _unrunnable(result, spec):
             return result
-        if spec.async_:
-            from gateway.background import start_background
-
-            start_background(spec, event, ctx)
+        if spec.async_ and not in_background:
+            if ctx.mode == "run":
+                _detach(spec, event, ctx)
+            else:
+                ctx.spawn(self.attempt(event, item, ctx, ASYNCIO.call, in_background=True))
             result.status, result.message = "skipped", "started in the background (async: cannot decide)"
             return result
         cache_key = _cache_key(handler.dedup_key(), event) if spec.cache_ttl else None
@@ -275,6 +281,21 @@ class Dispatcher:
             results.append(result)
             chain.step(result, item.spec)
         return results
+
+
+def _detach(spec: HandlerSpec, event: HookEvent, ctx: RunContext) -> None:
+    """Start ``python -m gateway.background`` (its own session, outliving this process) with the job on
+    its stdin: the spec, the event and the config files to load."""
+    import subprocess
+
+    job = {"spec": spec.to_dict(), "payload": event.payload, "raw": event.raw, "dialect": event.dialect,
+           "host_tool_name": event.host_tool_name, "sources": ctx.config.sources}
+    proc = subprocess.Popen([sys.executable, "-m", "gateway.background"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                            close_fds=True)
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(job).encode())
+    proc.stdin.close()
 
 
 def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> Decision | None:

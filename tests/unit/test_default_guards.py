@@ -493,3 +493,28 @@ def test_default_config_end_to_end() -> None:
     rm = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/srv/app",
                                 "tool_input": {"command": "rm -rf /srv/app/victim"}})
     assert rm.returncode == 2 and "recursive delete" in rm.stderr
+
+
+@pytest.mark.parametrize("path", ["/tmp/proj/.claude/./settings.json", "/root/.claude//settings.json",
+                                  ".claude/x/../settings.json", ".gemini//settings.json", ".codex//hooks.json",
+                                  "./.env", ".ssh//id_rsa", "a/../.kiro/agents/x.json"])
+@pytest.mark.parametrize("tool", ["Write", "Edit"])
+def test_file_tools_match_protected_paths_after_normalising(tool: str, path: str) -> None:
+    event = {"tool_name": tool, "tool_input": {"file_path": path, "content": "x"}, "cwd": "/tmp/proj"}
+    assert secrets_guard.check_event(event) is not None
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("mcp__fs__copy_file", {"src": "x", "dst": "/root/.ssh/authorized_keys"}),
+    ("mcp__fs__rename", {"from": "x", "to": ".env"}),
+    ("mcp__fs__move_file", {"source": "x", "new_path": ".claude/settings.json"}),
+])
+def test_mcp_destination_keys_are_checked(tool: str, tool_input: dict[str, str]) -> None:
+    assert secrets_guard.check_event({"tool_name": tool, "tool_input": tool_input}) is not None
+
+
+def test_normalising_keeps_ordinary_paths_writable() -> None:
+    assert secrets_guard.check_event({"tool_name": "Write", "tool_input": {"file_path": "./src/../src/app.py"}}) is None
+    assert secrets_guard.check_event({"tool_name": "mcp__fs__rename", "tool_input": {"from": ".env", "to": "x"}}) is None
+    assert secrets_guard.normal(".claude//x/../settings.json") == ".claude/settings.json"
+    assert secrets_guard.normal(".claude/./") == ".claude/"

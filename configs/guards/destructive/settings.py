@@ -45,6 +45,8 @@ RULES: dict[str, tuple[str, str]] = {
     "exec.unseen": ("deny", "program text a shell reads from a pipe or file hookgate cannot see"),
     "write.secrets": ("deny", "shell writes to secrets files"),
     "write.hook-config": ("deny", "shell writes, deletes and moves of the agent's hook configuration"),
+    "hookgate.self-change": ("deny", "hookgate install/uninstall, mode ... off, approvals approve/reject run by "
+                             "the agent"),
     "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
 }
 
