@@ -200,7 +200,7 @@ ALLOWED = [
     "git push -o ci.skip origin main", "git push --dry-run --force", "git reset --soft HEAD~1", "git clean -n",
     "git clean -fn", "git -C sub status", "git -c core.pager=cat log", "git checkout -b x",
     "npm test", "npm run build -- --force", "ls -la | grep x", "git log --oneline | head -5", "grep -rn TODO src",
-    "find . -name '*.pyc' -delete", "find . -name '*.o' -exec rm {} \\;", "find src -type f -delete", "find \"$d\" -name x -delete",
+    "find . -name '*.pyc' -delete", "find . -name '*.o' -exec rm {} \\;",
     "cp .env.example .env.example.bak", "cp x .env.sample", "cp .env.example .env.local.example", "cat .env",
     "sed -n '1,5p' .env", "cat .env > /tmp/x", "cp .env /tmp/backup.txt", "source .env", "touch .env.example", "cp -r src dst", "mv build dist/",
     "curl https://x -o install.sh", "curl -sS localhost:8080/health", "curl -X POST -d @body.json http://x",
@@ -217,8 +217,8 @@ ALLOWED = [
     "./scrip?.sh", "[ -f x ] && echo y", "echo $IFS", "git -c alias.st=status st", "git -c alias.l='log -1' l",
     "git -c alias.s='!git status' s", "git -c core.pager=cat log", "git clean --dry-run --force",
     "git clean --dr -f", "git push --force-with-lease", "git push --dr -f", "git reset --soft HEAD~1",
-    "find . -name '*.pyc' -delete", "find . -type d -empty -delete", "find . -newer x -delete",
-    "find . -mtime +7 -exec rm {} +", "$(echo ls) -la", "$(which python3) -V", "`echo ls`", "echo > *.log",
+    "find . -name '*.pyc' -delete", "find . -type d -empty -delete",
+    "$(echo ls) -la", "$(which python3) -V", "`echo ls`", "echo > *.log",
     # cannot be tokenized, but nothing dangerous in it: not denied outright
     "echo \"it's", "echo '", "git commit -m \"it's",
 ]
@@ -518,3 +518,20 @@ def test_normalising_keeps_ordinary_paths_writable() -> None:
     assert secrets_guard.check_event({"tool_name": "mcp__fs__rename", "tool_input": {"from": ".env", "to": "x"}}) is None
     assert secrets_guard.normal(".claude//x/../settings.json") == ".claude/settings.json"
     assert secrets_guard.normal(".claude/./") == ".claude/"
+
+
+@pytest.mark.parametrize("command", [
+    "find . -name '*' -delete", "find . -type f -delete", "find . -delete -name node_modules", "find src -type f -delete",
+    'find "$d" -name x -delete', "find . -newer x -delete", "find . -mtime +7 -exec rm {} +",
+    "find . -name x -o -name node_modules -delete", "find . -type f -exec rm {} +", "find . ! -name '*.pyc' -delete",
+])
+def test_find_deletes_not_restricted_to_build_folders_are_denied(command: str) -> None:
+    assert check_command(command, "/home/dev/webshop")
+
+
+@pytest.mark.parametrize("command", ["rm -rf /tmp/web*", "rm -rf /tmp/?ebshop", "rm -rf /tmp/w[e]bshop",
+                                     "rm -rf /tmp/*/"])
+def test_temp_globs_that_could_name_the_project_are_denied(command: str) -> None:
+    assert check_command(command, "/tmp/webshop")
+    assert check_command(command.replace("/tmp/", "/tmp/x/"), "/tmp/webshop") is None  # cannot name it
+    assert check_command("rm -rf /var/tmp/*", "/tmp/webshop") is None

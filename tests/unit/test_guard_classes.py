@@ -371,3 +371,34 @@ def test_the_agent_cannot_change_hookgate_itself(command: str) -> None:
 @pytest.mark.parametrize("command", HOOKGATE_READING)
 def test_reading_hookgate_commands_pass(command: str) -> None:
     assert rule_of(command) is None
+
+
+# ---------------------------------------------------------------------------- project runners and tracers
+
+RUNNER_WRAPPED = [
+    "uv run rm -rf ~", "uv run --with x -- rm -rf ~", "uvx --from x rm -rf ~", "poetry run rm -rf ~",
+    "pipenv run rm -rf ~", "pdm run rm -rf ~", "hatch run rm -rf ~", "conda run -n X rm -rf ~",
+    "conda run rm -rf ~", "npm exec -- rimraf ~", "npm exec rimraf ~", "npm x -- rimraf ~", "npm exec -c 'rm -rf ~'",
+    "npx -y rimraf ~", "pnpm exec rm -rf ~", "pnpm dlx rimraf ~", "yarn exec rm -rf ~", "yarn dlx rimraf ~",
+    "bun x rimraf ~", "bundle exec rm -rf ~", "mise exec -- rm -rf ~", "mise exec node@20 -- rm -rf ~",
+    "asdf exec rm -rf ~", "devbox run rm -rf ~", "nix develop -c rm -rf ~", "nix develop .#x --command rm -rf ~",
+    "nix-shell --run 'rm -rf ~'", "direnv exec . rm -rf ~", "dotenv -- rm -rf ~", "dotenv -e .env.x -- rm -rf ~",
+    "xvfb-run rm -rf ~", "xvfb-run -a rm -rf ~", "valgrind rm -rf ~", "valgrind --leak-check=full rm -rf ~",
+    "ltrace rm -rf ~", "strace -f rm -rf ~", "torsocks rm -rf ~", "dbus-launch rm -rf ~",
+    "gdb -batch -ex 'shell rm -rf ~'", "gdb -batch -ex '!rm -rf ~'", "sudo uv run sh -c 'rm -rf ~'",
+]
+RUNNER_ORDINARY = [
+    "uv run pytest", "uv pip install x", "npm install", "npm exec jest", "poetry run python -m app", "nix develop",
+    "gdb -batch -ex run ./a.out", "npx prettier --write .", "conda run -n X python a.py", "mise exec -- node x.js",
+    "uv run rm -rf build", "pnpm exec rimraf dist",
+]
+
+
+@pytest.mark.parametrize("command", RUNNER_WRAPPED)
+def test_runners_and_tracers_are_unwrapped(command: str) -> None:
+    assert rule_of(command) == RM
+
+
+@pytest.mark.parametrize("command", RUNNER_ORDINARY)
+def test_what_runners_run_ordinarily_passes(command: str) -> None:
+    assert rule_of(command) is None
