@@ -51,7 +51,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if not groups:
             print(f"no hooks configured for {event.name}")
         trace = Trace()
-        decision = decide(config, event, trace)
+        decision = decide(config, event, trace, record=False)
     except HookgateError as exc:
         _err(str(exc))
         return EXIT_ERROR
