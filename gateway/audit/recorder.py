@@ -124,9 +124,12 @@ class Recorder:
                  started_ns: int | None) -> tuple[str, dict[str, Any], str, int | None, Decision]:
         from gateway.audit.spool import new_id
 
-        record = self.redactor.apply(build_record(event, decision, config_hash=self.config_hash,
-                                                  version=self.version, now=now))
-        return new_id(), record, canonical(record), started_ns, decision
+        record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
+        body = canonical(record)
+        if not self.redactor.clean(body):  # the common case skips the walk: nothing that could be a secret
+            record = self.redactor.apply(record)
+            body = canonical(record)
+        return new_id(), record, body, started_ns, decision
 
     def _write(self, items: list[tuple[str, dict[str, Any], str, int | None, Decision]]) -> None:
         for sink in self.sinks:
@@ -151,7 +154,7 @@ class Recorder:
         from gateway.errors import StoreError
         from gateway.store.audit_types import AuditEntry
 
-        entries = [AuditEntry.from_body(record_id, body) for record_id, _, body, _, _ in items]
+        entries = [AuditEntry.from_record(record_id, body, record) for record_id, record, body, _, _ in items]
         try:
             self.store().audit_append(self.chain, entries)
         except StoreError as exc:
