@@ -437,3 +437,26 @@ def test_everyday_cleanups_pass(command: str) -> None:
 @pytest.mark.parametrize("command", EVERYDAY_NEAR_MISSES)
 def test_everyday_near_misses_stay_denied(command: str) -> None:
     assert rule_of(command) == RM
+
+
+ALIASED_ONE_LINERS = [
+    """python3 -c "import shutil as s; s.rmtree('/home/dev')" """, """python3 -c "from shutil import rmtree as r; r('/home/dev')" """,
+    """python3 -c "from os import system; system('rm -rf ~')" """,
+    """python3 -c "import subprocess as sp; sp.run('rm -rf ~', shell=True)" """,
+    """python3 -c "__import__('shutil').rmtree('/home')" """, "perl -e 'system qw(rm -rf /home/dev)'",
+    """node -e "const {execSync:e}=require('child_process'); e('rm -rf ~')" """,
+]
+ALIASED_NEAR_MISSES = [
+    """python3 -c "import os; print(os.listdir('/tmp'))" """, """python3 -c "import os; print(os.getcwd())" """,
+    """python3 -c "import json; print(json.dumps({'a': 'b c'}))" """, """node -e "console.log(require('os').homedir())" """,
+]
+
+
+@pytest.mark.parametrize("command", ALIASED_ONE_LINERS)
+def test_one_liners_importing_under_an_alias_are_checked(command: str) -> None:
+    assert rule_of(command.strip()) == RM
+
+
+@pytest.mark.parametrize("command", ALIASED_NEAR_MISSES)
+def test_one_liners_without_a_destructive_literal_pass(command: str) -> None:
+    assert rule_of(command.strip()) is None

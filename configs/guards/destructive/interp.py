@@ -71,6 +71,32 @@ def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
         if reason:
             call = code[m.start():m.start() + 60].split("\n", 1)[0]
             return f"`{shown[:80]}` runs `{call.strip()}`, which hookgate checks as a shell command: {reason}"
+    return _aliased(code, shown, ctx)
+
+
+_DANGEROUS_MODULES = re.compile(r"\b(?:shutil|os|subprocess|child_process|fileutils|FileUtils|system|exec|qw)\b")
+_LITERALS = re.compile(r"'([^'\\\n]{1,400})'|\"([^\"\\\n]{1,400})\""
+                       r"|\bqw\s*\(([^)]{1,400})\)|\bqw\s*\[([^\]]{1,400})\]|\bqw\s*\{([^}]{1,400})\}")
+
+
+def _aliased(code: str, shown: str, ctx: Ctx) -> str | None:
+    """A one-liner that reaches a module that deletes or runs commands (``import shutil as s``, ``from os import
+    system``, ``require('child_process')``) under any alias: each string literal that is a destructive shell
+    command, or a path holding the home directory or the project, counts as run or deleted."""
+    if not _DANGEROUS_MODULES.search(code):
+        return None
+    home, project = ctx.state.home(), ctx.cwd
+    for m in _LITERALS.finditer(code):
+        text = next(g for g in m.groups() if g is not None).strip()
+        reason = ctx.check_text(" ".join(text.split())) if " " in text else None
+        if reason is None and text[:1] in ("/", "~"):
+            path = home + text[1:] if text[:1] == "~" else text
+            path = "/" + "/".join(p for p in path.split("/") if p and p != ".")
+            if any(o == path or o.startswith(path.rstrip("/") + "/") for o in (home, project) if o):
+                reason = ctx.check_argv([Word("rm"), Word("-rf"), Word(text)])
+        if reason:
+            return (f"`{shown[:80]}` imports a module that deletes or runs commands and holds `{text[:60]}`, which "
+                    f"hookgate checks as a command or delete target: {reason}")
     return None
 
 
