@@ -7,7 +7,7 @@ call costs little more than the interpreter start. It uses ``_socket``, the C mo
 ``socket`` itself imports ``enum``, ``selectors`` and ``collections``, about 6 ms of a 15 ms call. It
 also runs as a script with no package on the path: ``python3 -I -S /path/to/gateway/client.py URL [DIALECT]``.
 
-Protocol (see ``gateway.server``): ``POST {URL}/hooks/{dialect}`` with the event bytes as read from
+Protocol (see ``gateway.serve``): ``POST {URL}/hooks/{dialect}`` with the event bytes as read from
 stdin, ``Content-Type: application/json``, ``Accept: application/vnd.hookgate.rendered``,
 ``Authorization: Bearer $HOOKGATE_TOKEN`` when set, and ``X-Hookgate-Project-Dir: $CLAUDE_PROJECT_DIR``
 (percent-encoded UTF-8) when that is set to an absolute path, so ``command`` handlers see the caller's

@@ -17,15 +17,9 @@ if TYPE_CHECKING:
     import asyncio
 
     from gateway.config import RuntimeConfig
-    from gateway.state import StateStore
+    from gateway.store.base import Store
 
 Mode = Literal["run", "serve", "api"]
-
-
-def default_state_dir() -> str:
-    """``$XDG_STATE_HOME/hookgate``, else ``~/.local/state/hookgate``."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "hookgate")
 
 
 class RunContext:
@@ -53,12 +47,11 @@ class RunContext:
         return self._resources[name]
 
     @property
-    def state(self) -> StateStore:
-        """The SQLite state store under ``settings.stateDir`` (caches, Stop-loop counters)."""
-        from gateway.state import StateStore
+    def state(self) -> Store:
+        """The state store ``config`` names (``gateway.store.open_store``), opened on first use."""
+        from gateway.store import open_store
 
-        state_dir = os.path.expanduser(self.config.settings.get("state_dir") or default_state_dir())
-        store: StateStore = self.get_resource("state", lambda: StateStore(state_dir))
+        store: Store = self.get_resource("state", lambda: open_store(self.config), _close_store)
         return store
 
     def spawn(self, coro: Awaitable[Any]) -> None:
@@ -84,3 +77,7 @@ class RunContext:
                 await closer()
         self._closers.clear()
         self._resources.clear()
+
+
+async def _close_store(store: Store) -> None:
+    store.close()

@@ -39,7 +39,9 @@ class Verdict:
     ``behavior`` maps here too). block/reason: top-level ``decision: "block"`` (or exit code 2).
     updated_input: a full or partial ``tool_input`` rewrite. updated_output: PostToolUse
     ``updatedToolOutput``. extra: other ``hookSpecificOutput`` fields kept verbatim (sessionTitle,
-    watchPaths, worktreePath, updatedPermissions, ...).
+    watchPaths, worktreePath, updatedPermissions, ...). side_effects: what the handler did besides
+    answering, one short line each (FIM One's name; e.g. ``notified #sec``, ``approval 42 requested``),
+    for the audit record; never part of the decision.
     """
 
     permission: Permission | None = None
@@ -53,6 +55,7 @@ class Verdict:
     continue_: bool = True
     stop_reason: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    side_effects: list[str] = field(default_factory=list)
 
     def is_empty(self) -> bool:
         return self == Verdict()
@@ -64,6 +67,9 @@ class Verdict:
             if name == "continue_":
                 if value is False:
                     out["continue"] = False
+            elif name == "side_effects":
+                if value:
+                    out[name] = list(value)
             elif value is not None and value is not False and value != {}:
                 out[name] = value
         return out
@@ -78,7 +84,8 @@ class HandlerResult:
     or note (one line). fail_closed: the handler's ``failClosed`` setting. order: its position in
     config order (after ``priority``). meta: type-specific details (exit code, HTTP status, model,
     tokens, ...). judgment: the handler is an LLM soft check (prompt, agent, or a registered class with
-    ``judgment = True``).
+    ``judgment = True``). side_effects: what the handler did besides answering (its verdict's
+    ``side_effects``, kept here even when the verdict is dropped by the merge rules).
     """
 
     id: str
@@ -91,6 +98,7 @@ class HandlerResult:
     order: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
     judgment: bool = False
+    side_effects: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -109,6 +117,8 @@ class HandlerResult:
             out["message"] = self.message
         if self.meta:
             out["meta"] = self.meta
+        if self.side_effects:
+            out["side_effects"] = list(self.side_effects)
         return out
 
 
@@ -222,6 +232,9 @@ def merge(event: str, results: list[HandlerResult], *, tool_input: dict[str, Any
     event can block (see ``EventSpec``); with the event name it decides what a fail-closed failure becomes.
     """
     ordered = sorted(results, key=lambda r: r.order)
+    for result in ordered:  # what a handler did is recorded even when its verdict takes no part
+        if result.verdict is not None and result.verdict.side_effects and not result.side_effects:
+            result.side_effects = list(result.verdict.side_effects)
     decision = Decision(event=event, results=ordered)
     reasons_by_level: dict[str, list[str]] = {}
     block_reasons: list[str] = []

@@ -26,7 +26,7 @@ def _clip(text: str, width: int) -> str:
 
 def run_demo(config_paths: list[str] | None = None) -> int:
     """Print the demo table. Returns the exit code (0, or 1 when the config is invalid)."""
-    from gateway.cli import decide
+    from gateway.cli.run import decide
     from gateway.errors import ConfigError
 
     paths = find_config_paths(config_paths) if config_paths else [default_config_path()]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.decision import Decision, HandlerResult, Verdict, merge
 from gateway.events import STOP_EVENTS
 from gateway.matching import IfRule, claude_matcher, kiro_matcher
-from gateway.tools import to_host
+from gateway.tool_names import to_host
 
 if TYPE_CHECKING:
     from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig
@@ -264,6 +264,8 @@ def _store(result: HandlerResult, answer: Verdict | tuple[Verdict, dict[str, Any
         result.meta.update(meta)
     else:
         result.verdict = answer
+    if result.verdict is not None:
+        result.side_effects = list(result.verdict.side_effects)
 
 
 def _fail(result: HandlerResult, exc: Exception) -> None:
@@ -273,7 +275,8 @@ def _fail(result: HandlerResult, exc: Exception) -> None:
 
 
 def _verdict_fields(verdict: Verdict) -> dict[str, Any]:
-    return {name: getattr(verdict, name) for name in verdict.__slots__}
+    """A verdict as cached: its side effects are left out (a cached answer does nothing again)."""
+    return {name: getattr(verdict, name) for name in verdict.__slots__ if name != "side_effects"}
 
 
 def _cache_key(handler_key: Hashable, event: HookEvent) -> str:

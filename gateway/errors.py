@@ -7,7 +7,8 @@
     ├── EventError                an inbound event is malformed (bad JSON, not an object, unknown event)
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
-    └── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    └── StoreError                the state store (``gateway.store``) could not be opened, read or written
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
@@ -52,3 +53,8 @@ class HandlerTimeout(HandlerError):
 
 class ServerUnavailable(HookgateError):
     """``hookgate serve`` could not be reached by the thin client."""
+
+
+class StoreError(HookgateError):
+    """The state store failed: the file cannot be opened, the database is locked past its timeout, or
+    its schema is newer than this hookgate's (``gateway.store``)."""

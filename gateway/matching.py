@@ -10,7 +10,7 @@ Kiro 2.x matchers: exact name, glob (``fs_*``), ``@server`` (all tools of an MCP
 ``@server/tool``, ``@builtin`` (every non-MCP tool) and ``*``.
 
 ``if`` (hooks reference §2.3, permissions reference): one permission rule, ``Tool`` or
-``Tool(content)``. Bash rules are checked against every subcommand (see ``gateway.shell``); file rules
+``Tool(content)``. Bash rules are checked against every subcommand (see ``gateway.bash_split``); file rules
 use gitignore syntax relative to the event's cwd (``//abs``, ``~/home``, ``/project-relative``).
 """
 
@@ -150,7 +150,7 @@ class IfRule:
             command = tool_input.get("command")
             if not isinstance(command, str):
                 return True  # nothing to judge: fail open, the hook runs
-            from gateway.shell import command_matches
+            from gateway.bash_split import command_matches
 
             return command_matches(self.content, command)
         if tool_name in FILE_EDIT_TOOLS | FILE_READ_TOOLS:

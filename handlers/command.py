@@ -31,10 +31,10 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from gateway.answers import first_line, parse_text, truncate
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
 from gateway.events import dumps
-from gateway.output import first_line, parse_text, truncate
 from handlers.base import Handler
 
 if TYPE_CHECKING:

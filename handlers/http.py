@@ -9,7 +9,7 @@ Semantics follow Claude Code's hooks reference (§3.3); the extras are hookgate'
   ``allowedEnvVars``; any other variable becomes the empty string, as in Claude Code (which refuses
   variables in ``url``; hookgate allows them under the same allow-list).
 - Answer: 2xx with an empty body = no decision; 2xx with a JSON object = parsed with
-  ``gateway.output.verdict_from_json`` (the same parser as a command's stdout); any other body, a
+  ``gateway.answers.verdict_from_json`` (the same parser as a command's stdout); any other body, a
   non-2xx status, a connection failure, a body over ``MAX_BODY`` (1 MiB) = ``HandlerError`` (a
   non-blocking error, or deny/block with ``failClosed: true``). A timeout is the dispatcher's.
 - Retries (tenacity): only connect errors, 429 and 5xx, at most ``retries`` times (default 1), with
@@ -42,10 +42,10 @@ import uuid
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
+from gateway.answers import first_line, verdict_from_json
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
 from gateway.events import dumps
-from gateway.output import first_line, verdict_from_json
 from handlers.base import Handler
 
 if TYPE_CHECKING:

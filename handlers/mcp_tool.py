@@ -13,9 +13,9 @@ null as nothing). ``$${`` writes a literal ``${``. A path missing from the event
 it and what the event has instead.
 
 Answer: the result's ``structured_content`` if it is an object (the SDK's ``{"result": ...}`` wrapping of
-non-object return values is undone), validated as hook output by ``gateway.output.verdict_from_json``;
+non-object return values is undone), validated as hook output by ``gateway.answers.verdict_from_json``;
 otherwise the text content blocks, joined by newlines, read like a command's stdout by
-``gateway.output.parse_text`` (JSON only when it starts with ``{``). ``isError: true``, an ``MCPError``,
+``gateway.answers.parse_text`` (JSON only when it starts with ``{``). ``isError: true``, an ``MCPError``,
 a dead or unreachable server and a timeout are failures (HandlerError, or the dispatcher's deadline):
 non-blocking, or deny/block with ``failClosed: true``.
 
@@ -88,7 +88,7 @@ def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str
 
     Raises HandlerError for ``is_error`` and for output that fails the hook output schema.
     """
-    from gateway.output import first_line, parse_text, verdict_from_json
+    from gateway.answers import first_line, parse_text, verdict_from_json
 
     text = result_text(result)
     if result.is_error:

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from gateway.answers import parse_text, verdict_from_json
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
-from gateway.output import parse_text, verdict_from_json
 from handlers.base import Handler
 
 if TYPE_CHECKING:

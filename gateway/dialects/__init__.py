@@ -6,7 +6,7 @@ A dialect module exposes ``NAME``, ``EVENT_NAMES`` (host event name -> canonical
 Optional: ``detects(data) -> bool`` (for ``--dialect auto``, when the event name alone cannot tell,
 as with Codex, whose event names are Claude Code's) and ``answer_to_claude(event, code, stdout,
 stderr)`` (how a hook written in the host's own format answered, restated in Claude Code's terms so
-``gateway.output`` can read it).
+``gateway.answers`` can read it).
 
 An event the gateway deliberately does not handle (Gemini's model-level events) raises
 ``PassThrough``, an ``EventError`` that carries the host's "no objection" answer.

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.errors import EventError
 from gateway.events import EVENTS, HookEvent, dumps
-from gateway.tools import to_canonical, to_host
+from gateway.tool_names import to_canonical, to_host
 
 if TYPE_CHECKING:
     from gateway.decision import Decision

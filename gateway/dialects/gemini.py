@@ -5,7 +5,7 @@ when ``tool_response.error`` is set), BeforeAgent -> UserPromptSubmit, AfterAgen
 SessionStart, SessionEnd, PreCompress -> PreCompact, Notification. The model-level events
 (BeforeModel, AfterModel, BeforeToolSelection) have no canonical counterpart: ``parse`` raises
 ``PassThrough`` and ``hookgate run`` answers "no objection" (exit 0, nothing printed) without
-loading a handler. Tool names map through ``gateway.tools`` (``run_shell_command`` -> ``Bash``,
+loading a handler. Tool names map through ``gateway.tool_names`` (``run_shell_command`` -> ``Bash``,
 ``write_file`` -> ``Write``, ``replace`` -> ``Edit``, ``mcp_s_t`` -> ``mcp__s__t``); Gemini's tool
 inputs already use Claude Code's field names (``command``, ``file_path``, ``content``,
 ``old_string``/``new_string``), so ``tool_input`` is passed on unchanged.
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.errors import EventError
 from gateway.events import HookEvent, dumps
-from gateway.tools import to_canonical, to_host
+from gateway.tool_names import to_canonical, to_host
 
 if TYPE_CHECKING:
     from gateway.decision import Decision

@@ -4,7 +4,7 @@ Events: agentSpawn, userPromptSubmit, preToolUse, postToolUse, stop. Kiro reads 
 0 goes on (stdout of agentSpawn / userPromptSubmit becomes context), 2 blocks a preToolUse (stderr
 goes to the model), anything else is a warning. Kiro has no ``ask``: a decision that needs the
 user's confirmation is rendered as a block whose reason says so. Tool names map to canonical ones
-(``execute_bash`` -> ``Bash``, ``@git/status`` -> ``mcp__git__status``; see ``gateway.tools``).
+(``execute_bash`` -> ``Bash``, ``@git/status`` -> ``mcp__git__status``; see ``gateway.tool_names``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.errors import EventError
 from gateway.events import HookEvent
-from gateway.tools import to_canonical, to_host
+from gateway.tool_names import to_canonical, to_host
 
 if TYPE_CHECKING:
     from gateway.decision import Decision

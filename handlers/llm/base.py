@@ -1,6 +1,6 @@
 """Provider settings, API keys, and the small provider base the judgment handlers talk to.
 
-Settings come from the config's ``llm`` section, normalized by ``gateway.sections``::
+Settings come from the config's ``llm`` section, normalized by ``gateway.config.sections``::
 
     llm:
       default: anthropic                      # provider used when a handler names none

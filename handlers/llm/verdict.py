@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gateway.answers import first_line, truncate
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
-from gateway.output import first_line, truncate
 
 if TYPE_CHECKING:
     from gateway.events import HookEvent

@@ -288,7 +288,7 @@ class Exploding(Handler):
 
 
 async def test_an_exception_inside_dispatch_is_a_500_and_the_server_goes_on(tmp_path: Path) -> None:
-    from gateway.server import HookServer, create_app
+    from gateway.serve import HookServer, create_app
 
     config = tmp_path / "hookgate.yaml"
     config.write_text("hooks:\n  Stop:\n    - hooks: [{type: test_exploding}]\n")
@@ -305,7 +305,7 @@ async def test_an_exception_inside_dispatch_is_a_500_and_the_server_goes_on(tmp_
 
 
 async def test_a_dispatch_bug_with_a_fail_closed_handler_blocks(tmp_path: Path) -> None:
-    from gateway.server import HookServer, create_app
+    from gateway.serve import HookServer, create_app
 
     config = tmp_path / "hookgate.yaml"
     config.write_text("hooks:\n  Stop:\n    - hooks: [{type: test_exploding, failClosed: true}]\n")
@@ -351,7 +351,7 @@ def test_what_claude_code_sends_is_accepted(guards: ServeProcess) -> None:
 @pytest.fixture
 async def app_client(tmp_path: Path) -> AsyncIterator[Callable[..., httpx2.AsyncClient]]:
     """``make(host=..., allow_hosts=..., token=..., peer=...)``: an httpx2 client on an in-process app."""
-    from gateway.server import HookServer, create_app
+    from gateway.serve import HookServer, create_app
 
     servers: list[HookServer] = []
     clients: list[httpx2.AsyncClient] = []

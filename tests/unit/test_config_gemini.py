@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gateway.config import load_config
-from gateway.config_gemini import command_for, is_gemini_block
+from gateway.config.gemini import command_for, is_gemini_block
 from gateway.errors import ConfigError
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from gateway.answers import MAX_TEXT, parse_text, verdict_from_json
 from gateway.decision import HandlerResult, Verdict, merge
 from gateway.errors import HandlerError
 from gateway.events import HookEvent
-from gateway.output import MAX_TEXT, parse_text, verdict_from_json
 
 ORIGINAL = {"command": "npm test", "description": "Run tests"}
 
@@ -114,3 +114,18 @@ def test_long_text_is_truncated_with_a_marker() -> None:
 def test_fail_closed_on_post_tool_use_blocks_rather_than_denies() -> None:
     d = merge("PostToolUse", [_r(0, status="error", fail_closed=True)], tool_input=ORIGINAL, blocks=True)
     assert d.block and d.permission is None
+
+
+def test_side_effects_are_carried_to_results_but_never_decide() -> None:
+    notify = HandlerResult(id="notify", type="python", order=0,
+                           verdict=Verdict(side_effects=["posted to #sec"]))
+    judge = HandlerResult(id="judge", type="prompt", order=1,
+                          verdict=Verdict(permission="allow", side_effects=["asked claude-haiku"]))
+    decision = merge("PreToolUse", [judge, notify])
+    assert [r.side_effects for r in decision.results] == [["posted to #sec"], ["asked claude-haiku"]]
+    assert decision.permission is None  # the judgment allow is dropped; its side effect is still recorded
+    assert decision.to_dict()["results"][0]["side_effects"] == ["posted to #sec"]
+    assert Verdict(side_effects=["x"]).to_dict() == {"side_effects": ["x"]}
+    assert "side_effects" not in Verdict().to_dict()
+    assert "side_effects" not in HandlerResult(id="a", type="command").to_dict()
+    assert Verdict().side_effects == [] and HandlerResult(id="a", type="command").side_effects == []

@@ -13,7 +13,7 @@ import pytest
 
 from gateway import install
 from gateway.install import InstallError, Options, apply, is_hookgate_command, plan
-from gateway.install_codex import edit_state, trust_hash
+from gateway.install.codex_trust import edit_state, trust_hash
 from tests.conftest import run_hookgate
 from tests.e2e.hosts import codex_trust_hashes
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from gateway.bash_split import command_matches, split_commands
 from gateway.errors import ConfigError
 from gateway.events import HookEvent
 from gateway.matching import IfRule, claude_matcher, kiro_matcher, matcher_problem, path_matches
-from gateway.shell import command_matches, split_commands
 
 
 @pytest.mark.parametrize(("pattern", "value", "expected"), [

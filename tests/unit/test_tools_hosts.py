@@ -10,7 +10,7 @@ from gateway.config import GroupSpec
 from gateway.dialects import parse_event
 from gateway.dispatcher import group_matches
 from gateway.matching import IfRule
-from gateway.tools import to_canonical, to_host
+from gateway.tool_names import to_canonical, to_host
 
 GEMINI = {"session_id": "s", "transcript_path": "/t", "cwd": "/p", "timestamp": "2026-11-29T12:00:00.000Z"}
 CODEX = {"session_id": "s", "turn_id": "t", "transcript_path": "/h/sessions/rollout-1.jsonl", "cwd": "/p"}

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.dialects.gemini import ALL_EVENTS, EVENT_NAMES, GEMINI_ONLY, MODEL_EVENTS
 
 if TYPE_CHECKING:
-    from gateway.config_schema import _Compiler
+    from gateway.config.compiler import Compiler
 
 GEMINI_ALL_EVENTS = ALL_EVENTS
 GEMINI_TO_CLAUDE = EVENT_NAMES
@@ -86,10 +86,10 @@ def command_for(command: str, env: dict[str, str] | None) -> str:
     return f"export {' '.join(exports)}; {command}" if exports else command
 
 
-def add_gemini(compiler: _Compiler, path: str, base_dir: str, hooks: dict[str, Any], hooks_config: Any) -> None:
+def add_gemini(compiler: Compiler, path: str, base_dir: str, hooks: dict[str, Any], hooks_config: Any) -> None:
     """Validate a Gemini ``hooks`` block into ``compiler`` (issues and warnings name file and place)."""
 
-    from gateway.config_schema import _suggest
+    from gateway.config.schema import suggest
 
     disabled: set[str] = set()
     if hooks_config is not None:
@@ -113,7 +113,7 @@ def add_gemini(compiler: _Compiler, path: str, base_dir: str, hooks: dict[str, A
                                      "through untouched and does not run these hooks")
             continue
         if gemini_event not in EVENT_NAMES:
-            hint = _suggest(str(gemini_event), sorted(ALL_EVENTS))
+            hint = suggest(str(gemini_event), sorted(ALL_EVENTS))
             compiler.issues.append(f"{where}: unknown Gemini CLI event {gemini_event!r}{hint}")
             continue
         event = EVENT_NAMES[gemini_event]
@@ -139,7 +139,7 @@ def add_gemini(compiler: _Compiler, path: str, base_dir: str, hooks: dict[str, A
                                 {"matcher": matcher, "hooks": handlers, "sequential": group.sequential}, "gemini")
 
 
-def _handler(compiler: _Compiler, where: str, entry: Any, hook_model: Any, disabled: set[str]) -> dict[str, Any] | None:
+def _handler(compiler: Compiler, where: str, entry: Any, hook_model: Any, disabled: set[str]) -> dict[str, Any] | None:
 
 
     hook = compiler.validated(hook_model, entry, where, unknown="field for a Gemini hook",

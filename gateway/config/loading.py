@@ -4,7 +4,7 @@ Lookup order (``hookgate run``): ``--config`` (repeatable; hooks are concatenate
 merges settings levels), ``$HOOKGATE_CONFIG`` (``os.pathsep``-separated), ``./hookgate.yaml``,
 ``./hookgate.yml``, ``./hookgate.json``, else the built-in ``configs/default.yaml``.
 
-Loading validates with pydantic (``gateway.config_schema``) and caches the normalized result as JSON
+Loading validates with pydantic (``gateway.config.compiler``) and caches the normalized result as JSON
 under ``$HOOKGATE_CACHE_DIR`` (default ``$XDG_CACHE_HOME/hookgate``), keyed by each file's path,
 mtime and size, so a hook call that finds a valid cache imports neither pydantic nor PyYAML.
 ``HOOKGATE_NO_CACHE=1`` turns the cache off. Raises ConfigError (with ``issues``) on any problem.
@@ -187,7 +187,7 @@ def load_config(paths: list[str], *, use_cache: bool = True) -> RuntimeConfig:
                 return RuntimeConfig.from_dict(cached)
             except (KeyError, TypeError, ValueError, AttributeError):
                 pass  # a damaged cache entry: validate again
-    from gateway.config_schema import compile_configs
+    from gateway.config.compiler import compile_configs
     from handlers.base import is_persistent_type
 
     data = compile_configs(paths)

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 if TYPE_CHECKING:
-    from gateway.config_schema import _Compiler
+    from gateway.config.compiler import Compiler
 
 KIRO_AGENT_KEYS = {"name", "description", "prompt", "tools", "allowedTools", "toolsSettings", "resources",
                    "toolAliases", "useLegacyMcpJson", "model", "$schema", "welcomeMessage", "keyboardShortcut"}
 
 
-def compile_sections(compiler: _Compiler, path: str, base_dir: str, doc: dict[str, Any]) -> None:
+def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str, Any]) -> None:
     """Validate the non-hook sections of one config document into ``compiler``."""
-    from gateway.config_schema import GATEWAY_SECTIONS, Settings, _pydantic_issues
+    from gateway.config.schema import GATEWAY_SECTIONS, Settings, pydantic_issues
 
     if "settings" in doc:
         try:
@@ -29,7 +29,7 @@ def compile_sections(compiler: _Compiler, path: str, base_dir: str, doc: dict[st
             compiler.settings = Settings.model_validate(merged).model_dump()
         except (ValidationError, TypeError) as exc:
             if isinstance(exc, ValidationError):
-                compiler.issues.extend(f"{path}: settings.{i}" for i in _pydantic_issues(exc, ""))
+                compiler.issues.extend(f"{path}: settings.{i}" for i in pydantic_issues(exc, ""))
             else:
                 compiler.issues.append(f"{path}: settings: expected an object")
     if "mcpServers" in doc or "mcpConfig" in doc:
@@ -44,7 +44,7 @@ def compile_sections(compiler: _Compiler, path: str, base_dir: str, doc: dict[st
 
 
 def _aliased(settings: dict[str, Any]) -> dict[str, Any]:
-    from gateway.config_schema import Settings
+    from gateway.config.schema import Settings
 
     return {(Settings.model_fields[k].alias or k): v for k, v in settings.items()}
 
@@ -80,7 +80,7 @@ def _llm_models() -> tuple[Any, Any]:
     return Llm, Provider
 
 
-def _compile_llm(compiler: _Compiler, path: str, raw: Any) -> None:
+def _compile_llm(compiler: Compiler, path: str, raw: Any) -> None:
     """Validate one file's ``llm`` section and merge it (providers by name; later files win)."""
     from handlers.llm.base import BUILTIN_PROVIDERS, DEFAULT_KEY_ENV, DEFAULT_MODEL, DEFAULT_STRUCTURED
 
@@ -125,7 +125,7 @@ def _compile_llm(compiler: _Compiler, path: str, raw: Any) -> None:
     compiler.llm = llm
 
 
-def finish_sections(compiler: _Compiler) -> None:
+def finish_sections(compiler: Compiler) -> None:
     """Cross-file checks, run once every file is read: each prompt/agent handler names a provider
     that exists. (A missing API key is checked by ``hookgate validate``, not here: the loaded config
     is cached and must not depend on the environment.)"""
@@ -196,9 +196,9 @@ def _mcp_models() -> tuple[Any, Any]:
     return StdioServer, RemoteServer
 
 
-def _mcp_server(compiler: _Compiler, where: str, base_dir: str, raw: Any) -> dict[str, Any] | None:
+def _mcp_server(compiler: Compiler, where: str, base_dir: str, raw: Any) -> dict[str, Any] | None:
     """Validate one server entry; the normalized dict (snake_case) or None (issues recorded)."""
-    from gateway.config_schema import _pydantic_issues, _suggest
+    from gateway.config.schema import pydantic_issues, suggest
     from handlers.mcp_sessions import PLACEHOLDERS, env_refs
 
     if not isinstance(raw, dict):
@@ -225,13 +225,13 @@ def _mcp_server(compiler: _Compiler, where: str, base_dir: str, raw: Any) -> dic
     try:
         server = model.model_validate({**raw, "type": norm})
     except ValidationError as exc:
-        compiler.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+        compiler.issues.extend(f"{where}.{i}" for i in pydantic_issues(exc, ""))
         return None
     known = sorted(f.alias or n for n, f in model.model_fields.items())
     for key in server.model_extra or {}:
         article = "a" if norm == "stdio" else "an"
         compiler.warnings.append(f"{where}.{key}: unknown field for {article} {norm} MCP server, ignored"
-                                 f"{_suggest(key, known)}")
+                                 f"{suggest(key, known)}")
     allowed = set(server.allowed_env_vars)
     if norm == "stdio":
         texts = [("command", server.command, False), *((f"args[{i}]", a, False) for i, a in enumerate(server.args)),
@@ -253,10 +253,10 @@ def _mcp_server(compiler: _Compiler, where: str, base_dir: str, raw: Any) -> dic
     return entry
 
 
-def _compile_mcp(compiler: _Compiler, path: str, base_dir: str, doc: dict[str, Any]) -> None:
+def _compile_mcp(compiler: Compiler, path: str, base_dir: str, doc: dict[str, Any]) -> None:
     """``mcpServers`` (later files win by name) and ``mcpConfig`` (a ``.mcp.json`` path or a list of them;
     its servers never replace one defined in ``mcpServers``). Read files are recorded in ``depends``."""
-    from gateway.config_schema import read_document
+    from gateway.config.schema import read_document
     from gateway.errors import ConfigError
 
     servers = doc.get("mcpServers")
@@ -300,11 +300,11 @@ def _compile_mcp(compiler: _Compiler, path: str, base_dir: str, doc: dict[str, A
                 compiler.mcp_servers[str(name)] = entry
 
 
-def _finish_mcp(compiler: _Compiler) -> None:
+def _finish_mcp(compiler: Compiler) -> None:
     """Every ``mcp_tool`` handler names a configured server; a stdio server it uses can be started."""
     import shutil
 
-    from gateway.config_schema import _suggest
+    from gateway.config.schema import suggest
     from handlers.mcp_sessions import stdio_launch
 
     servers = compiler.mcp_servers
@@ -317,7 +317,7 @@ def _finish_mcp(compiler: _Compiler) -> None:
                 name = handler["options"].get("server")
                 if name not in servers:
                     configured = f"configured: {', '.join(sorted(servers))}" if servers else "none is configured"
-                    hint = _suggest(str(name), list(servers))
+                    hint = suggest(str(name), list(servers))
                     compiler.issues.append(f"{handler['where']}.server: no MCP server named {name!r} in "
                                            f"mcpServers or mcpConfig ({configured}){hint}")
                     continue

@@ -7,7 +7,7 @@ Accepted inputs, detected from content:
 - a Kiro CLI 2.x agent config (``hooks.agentSpawn|userPromptSubmit|preToolUse|postToolUse|stop``,
   entries ``{command, matcher?, timeout_ms?, cache_ttl_seconds?}``);
 - a Gemini CLI settings ``hooks`` block (``BeforeTool``, ``AfterAgent``, ...; timeouts in milliseconds;
-  ``hooksConfig.enabled``/``disabled`` honoured), see ``gateway.config_gemini``; a Codex CLI
+  ``hooksConfig.enabled``/``disabled`` honoured), see ``gateway.config.gemini``; a Codex CLI
   ``hooks.json`` is Claude Code's format and loads as such;
 - hookgate's own sections next to ``hooks``: ``mcpServers``, ``mcpConfig``, ``llm``, ``settings``.
 
@@ -19,130 +19,28 @@ written for newer Claude Code versions still load.
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
-from gateway.config import HandlerSpec
-from gateway.config_gemini import GEMINI_ALL_EVENTS, GEMINI_TO_CLAUDE, is_gemini_block
+from gateway.config.gemini import GEMINI_ALL_EVENTS, GEMINI_TO_CLAUDE, is_gemini_block
+from gateway.config.loading import HandlerSpec
+from gateway.config.schema import (
+    COMMON_KEYS,
+    KIRO_EVENTS,
+    CommonFields,
+    Group,
+    KiroHook,
+    Settings,
+    pydantic_issues,
+    read_document,
+    suggest,
+)
 from gateway.errors import ConfigError
 from gateway.events import EVENTS
 from gateway.matching import IfRule, matcher_problem
 from handlers.base import handler_class, is_judgment_type
-
-KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
-               "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
-MS_LIKE_TIMEOUT = 1000.0
-GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig")
-
-
-class _Model(BaseModel):
-    """Strict: a config says what it means (``timeout: "10"`` or ``true`` is an error, not a coercion)."""
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True, strict=True)
-
-
-class CommonFields(_Model):
-    """Fields every handler type accepts (Claude Code's, plus hookgate's ``id``, ``failClosed``,
-    ``priority``, ``cacheTtl``). ``timeout`` is in seconds."""
-
-    type: str
-    if_: str | list[str] | None = Field(None, alias="if")
-    timeout: float | None = Field(None, gt=0, allow_inf_nan=False)
-    status_message: str | None = Field(None, alias="statusMessage")
-    once: bool | None = None
-    id: str | None = Field(None, min_length=1)
-    fail_closed: bool = Field(False, alias="failClosed")
-    priority: int = 0
-    async_: bool = Field(False, alias="async")
-    async_rewake: bool = Field(False, alias="asyncRewake")
-    cache_ttl: float | None = Field(None, alias="cacheTtl", ge=0)
-
-    @field_validator("timeout")
-    @classmethod
-    def _seconds(cls, value: float | None) -> float | None:
-        if value is not None and value >= MS_LIKE_TIMEOUT:
-            raise ValueError(f"timeout is in seconds: {value:g} s is {value / 60:.0f} minutes; "
-                             f"did you mean {value / 1000:g}?")
-        return value
-
-
-class Group(_Model):
-    matcher: str | None = None
-    hooks: list[dict[str, Any]]
-    sequential: bool = False
-
-
-class KiroHook(_Model):
-    command: str
-    matcher: str | None = None
-    timeout_ms: int | None = Field(None, gt=0)
-    cache_ttl_seconds: float | None = Field(None, ge=0)
-    max_output_size: int | None = Field(None, gt=0)
-
-
-class Settings(_Model):
-    stop_block_limit: int = Field(3, alias="stopBlockLimit", ge=0)
-    state_dir: str | None = Field(None, alias="stateDir")
-
-
-_COMMON_KEYS = {f.alias or name for name, f in CommonFields.model_fields.items()}
-
-
-def _loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
-    issues = []
-    for err in exc.errors():
-        loc = [p for p in err["loc"] if p not in ("function-after[_seconds(), union[float,none]]",)]
-        path = _loc((prefix, *loc)) if prefix else _loc(tuple(loc))
-        got = err.get("input")
-        kind = type(got).__name__ if got is not None else "nothing"
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] in ("string_type", "bool_type", "int_type", "float_type", "list_type", "dict_type",
-                           "model_type", "int_parsing", "float_parsing", "bool_parsing"):
-            msg = f"{msg}, got {kind}"
-        issues.append(f"{path}: {msg}")
-    return issues
-
-
-def read_document(path: str) -> Any:
-    """Read a JSON or YAML file. Raises ConfigError naming the file and the line."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: config is not valid UTF-8") from None
-    if path.endswith(".json") or text.lstrip().startswith("{"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            if path.endswith(".json"):
-                raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    import yaml
-
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}{where}: invalid YAML: {problem}") from None
-
-
-def _suggest(name: str, choices: list[str]) -> str:
-    close = difflib.get_close_matches(name, choices, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _short_label(type_name: str, options: dict[str, Any]) -> str:
@@ -158,7 +56,7 @@ def _short_label(type_name: str, options: dict[str, Any]) -> str:
     return type_name
 
 
-class _Compiler:
+class Compiler:
     def __init__(self) -> None:
         self.issues: list[str] = []
         self.warnings: list[str] = []
@@ -178,12 +76,12 @@ class _Compiler:
         try:
             value = model.model_validate(raw)
         except ValidationError as exc:
-            self.issues.extend(f"{where}.{i}" for i in _pydantic_issues(exc, ""))
+            self.issues.extend(f"{where}.{i}" for i in pydantic_issues(exc, ""))
             return None
         if unknown is not None:
             choices = known if known is not None else sorted(f.alias or n for n, f in model.model_fields.items())
             for key in value.model_extra or {}:
-                self.warnings.append(f"{where}.{key}: unknown {unknown}, ignored{_suggest(key, choices)}")
+                self.warnings.append(f"{where}.{key}: unknown {unknown}, ignored{suggest(key, choices)}")
         return value
 
     # ---- files
@@ -206,7 +104,7 @@ class _Compiler:
         if kiro_keys and len(kiro_keys) == len(hooks):
             self._add_kiro(path, base_dir, hooks)
         elif is_gemini_block(hooks, doc):
-            from gateway.config_gemini import add_gemini
+            from gateway.config.gemini import add_gemini
 
             add_gemini(self, path, base_dir, hooks, doc.get("hooksConfig"))
         else:
@@ -214,7 +112,7 @@ class _Compiler:
         self._add_sections(path, base_dir, doc)
 
     def _add_sections(self, path: str, base_dir: str, doc: dict[str, Any]) -> None:
-        from gateway.sections import compile_sections
+        from gateway.config.sections import compile_sections
 
         compile_sections(self, path, base_dir, doc)
 
@@ -223,7 +121,7 @@ class _Compiler:
         for event, groups in hooks.items():
             where = f"{path}: hooks.{event}"
             if event not in EVENTS:
-                hint = _suggest(str(event), list(EVENTS) + list(KIRO_EVENTS))
+                hint = suggest(str(event), list(EVENTS) + list(KIRO_EVENTS))
                 if event in GEMINI_ALL_EVENTS:
                     hint = (" (a Gemini CLI event: one hooks block uses one host's event names; "
                             f"Claude Code calls it {GEMINI_TO_CLAUDE.get(event, 'nothing')!r})")
@@ -280,8 +178,8 @@ class _Compiler:
         options: dict[str, Any] = {}
         model = cls.options_model()
         if model is not None:
-            known = sorted(_COMMON_KEYS | {f.alias or n for n, f in model.model_fields.items()})
-            parsed = self.validated(model, {k: entry[k] for k in set(entry) - _COMMON_KEYS}, where,
+            known = sorted(COMMON_KEYS | {f.alias or n for n, f in model.model_fields.items()})
+            parsed = self.validated(model, {k: entry[k] for k in set(entry) - COMMON_KEYS}, where,
                                     unknown=f"field for a {type_name} handler", known=known)
             if parsed is None:
                 return None
@@ -356,7 +254,7 @@ class _Compiler:
                                 "kiro")
 
     def result(self, paths: list[str]) -> dict[str, Any]:
-        from gateway.sections import finish_sections
+        from gateway.config.sections import finish_sections
 
         finish_sections(self)
         if self.issues:
@@ -374,7 +272,7 @@ class _Compiler:
 
 def compile_configs(paths: list[str]) -> dict[str, Any]:
     """Validate ``paths`` and return the normalized config dict. Raises ConfigError with every issue."""
-    compiler = _Compiler()
+    compiler = Compiler()
     for path in paths:
         try:
             compiler.add_file(path)

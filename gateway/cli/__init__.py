@@ -1,0 +1,108 @@
+"""``hookgate`` command line: run, validate, explain, demo, serve, install, uninstall.
+
+One small module per command group (``gateway.cli.run``, ``validate``, ``explain``, ``serve``, ``demo``,
+``install``); ``gateway.cli.parser`` builds the argparse parser and names each command's function as a
+``module:function`` string, so a call imports only the command it runs.
+
+Exit codes of ``hookgate run`` (what the host sees):
+0 the answer is on stdout (or nothing to say); 2 deny/block (reason on stderr, JSON on stdout), or an
+invalid config on an event where a block holds an action back (see ``gateway.cli.run.config_error_exit``);
+1 a malformed event, a usage error, or an internal error (non-blocking: the host goes on), unless the
+event has a ``failClosed`` handler (see ``gateway.cli.run.internal_failure``). Every error is one line on
+stderr; no traceback reaches the agent.
+
+``hookgate run --server URL`` (or ``HOOKGATE_SERVER``) is the thin client: ``main`` hands it to
+``gateway.client`` before argparse or anything else is imported, so the call costs little more than the
+interpreter start. When the server cannot be reached it dispatches in-process (default) or fails
+open/closed (``--on-server-down``, ``HOOKGATE_ON_SERVER_DOWN``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from gateway.client import emit, read_event
+
+DIALECT_CHOICES = ("auto", "claude", "kiro", "gemini", "codex")
+SERVER_DOWN_CHOICES = ("fallback", "open", "closed")
+EXIT_OK, EXIT_ERROR, EXIT_BLOCK = 0, 1, 2
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(f"hookgate: {message}\n")
+
+
+def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int, bytes | None]:
+    """The thin client: ``(exit_code, None)`` when answered, else ``(0, stdin bytes)`` to dispatch here."""
+    from gateway.client import forward, on_server_down
+    from gateway.errors import ServerUnavailable
+
+    data = read_event()
+    try:
+        return emit(*forward(server, data, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"),
+                             project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))), None
+    except ServerUnavailable as exc:
+        policy = on_down or os.environ.get("HOOKGATE_ON_SERVER_DOWN") or "fallback"
+        answer = on_server_down(server, exc, data, dialect=dialect, policy=policy)  # None: fallback
+        return (emit(*answer), None) if answer is not None else (EXIT_OK, data)
+
+
+def _thin_client_args(argv: list[str]) -> tuple[str, str, str | None] | None:
+    """``(server, dialect, on_server_down)`` when ``argv`` is a plain ``run`` with a server, else None.
+
+    Lets ``main`` forward the event without building the argparse parser (argparse, shutil, gettext
+    and the parser cost ~5 ms). Anything unusual returns None and goes through argparse as usual.
+    """
+    if argv[:1] != ["run"]:
+        return None
+    values: dict[str, str | None] = {"--server": None, "--dialect": "auto", "--on-server-down": None}
+    words = argv[1:]
+    i = 0
+    while i < len(words):
+        name, eq, value = words[i].partition("=")
+        if name in ("--config", "-c") or (name.startswith("-c") and not name.startswith("--")):
+            # --config F, --config=F, -c F, -cF: read only by the in-process fallback (argparse, later)
+            i += 2 if name in ("--config", "-c") and not eq else 1
+            continue
+        if name not in values:
+            return None
+        if not eq:
+            if i + 1 >= len(words):
+                return None
+            i, value = i + 1, words[i + 1]
+        values[name] = value
+        i += 1
+    server = values["--server"] or os.environ.get("HOOKGATE_SERVER")
+    dialect, on_down = values["--dialect"] or "auto", values["--on-server-down"]
+    if not server or dialect not in DIALECT_CHOICES or (on_down is not None and on_down not in SERVER_DOWN_CHOICES):
+        return None
+    return server, dialect, on_down
+
+
+def main(argv: list[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    try:
+        preread: bytes | None = None
+        thin = _thin_client_args(words)
+        if thin is not None:
+            status, preread = _run_via_server(*thin)
+            if preread is None:
+                return status
+        from gateway.cli.parser import build_parser
+
+        args = build_parser().parse_args(words)
+        args.preread = preread
+        module, _, name = args.func.partition(":")  # "gateway.cli.run:cmd_run": import only that command
+        code: int = getattr(__import__(module, fromlist=[name]), name)(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `hookgate demo | head`: the reader left; nothing more to say
+        from gateway.client import _silence_stdout
+
+        _silence_stdout()
+        return EXIT_OK
+    except Exception as exc:  # never a traceback to the agent
+        _err(f"internal error: {type(exc).__name__}: {exc}")
+        return EXIT_ERROR
+    return code

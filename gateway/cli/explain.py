@@ -1,0 +1,73 @@
+"""``hookgate explain``: run one event and print a readable trace (selection, results, decision, the
+rendered answer)."""
+
+from __future__ import annotations
+
+from gateway.cli import EXIT_ERROR, EXIT_OK, _err
+from gateway.cli.run import _load, decide
+from gateway.client import read_event
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+
+def _read_event_arg(path: str | None) -> bytes:
+    """The event file's bytes (stdin for None or ``-``). Raises EventError when it cannot be read."""
+    if path in (None, "-"):
+        return read_event()
+    from gateway.errors import EventError
+
+    try:
+        with open(str(path), "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise EventError(f"cannot read event file {path}: {exc.strerror or exc}") from None
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    import json
+
+    from gateway.dialects import get_dialect, parse_event
+    from gateway.dispatcher import Trace
+    from gateway.errors import HookgateError
+    from gateway.events import decode_event_bytes
+
+    try:
+        config = _load(args.config)
+        event = parse_event(decode_event_bytes(_read_event_arg(args.event)), args.dialect)
+        print(f"config: {', '.join(config.sources)}")
+        print(f"event: {event.name} (dialect {event.dialect})"
+              + (f", tool {event.tool_name}" if event.tool_name else ""))
+        groups = config.hooks.get(event.name, [])
+        if not groups:
+            print(f"no hooks configured for {event.name}")
+        trace = Trace()
+        decision = decide(config, event, trace)
+    except HookgateError as exc:
+        if getattr(exc, "answer", None) is not None:  # dialects.PassThrough
+            print(f"passed through: {exc}")
+            return EXIT_OK
+        _err(str(exc))
+        return EXIT_ERROR
+    for line in trace.lines:
+        print(line)
+    print("results:")
+    for result in decision.results:
+        print(f"  {result.id}: {result.status} in {result.duration_ms:.0f} ms"
+              + (f": {result.message}" if result.message else ""))
+        if result.verdict is not None and not result.verdict.is_empty():
+            print(f"    verdict: {json.dumps(result.verdict.to_dict(), ensure_ascii=False)}")
+        if result.meta:
+            print(f"    meta: {json.dumps(result.meta, ensure_ascii=False, default=str)}")
+    if not decision.results:
+        print("  (no handler ran)")
+    summary = {k: v for k, v in decision.to_dict().items() if k != "results"}
+    print(f"decision: {json.dumps(summary, ensure_ascii=False)}")
+    code, out, err = get_dialect(event.dialect).render(decision)
+    print(f"rendered for {event.dialect}: exit {code}")
+    if out:
+        print(f"  stdout: {out.rstrip()}")
+    if err:
+        print(f"  stderr: {err.rstrip()}")
+    return EXIT_OK

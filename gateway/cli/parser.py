@@ -1,0 +1,104 @@
+"""The ``hookgate`` argparse parser (built on every call that is not the thin client's plain ``run``).
+
+Each subcommand's ``func`` is a ``"module:function"`` string that ``gateway.cli.main`` imports, so a
+call imports only the command it runs. Standard library only.
+"""
+
+from __future__ import annotations
+
+from gateway.cli import DIALECT_CHOICES, EXIT_ERROR, SERVER_DOWN_CHOICES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any, NoReturn
+
+
+INSTALL_HOSTS = ("claude", "gemini", "codex", "kiro")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        """Usage errors are one line and exit 1: a typo in a hook command must not block every call."""
+
+        def error(self, message: str) -> NoReturn:
+            self.exit(EXIT_ERROR, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+    parser = Parser(prog="hookgate", description="A hook gateway for AI coding agents.")
+    parser.add_argument("--version", action="version", version="hookgate 0.1.0")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--config", "-c", action="append", metavar="FILE",
+                       help="config file (repeatable; builtin:default is the shipped policy; default: "
+                            "$HOOKGATE_CONFIG, ./hookgate.yaml|yml|json, else builtin:default)")
+        return p
+
+    run = with_config(sub.add_parser("run", help="answer one hook event read from stdin"))
+    run.add_argument("--dialect", choices=DIALECT_CHOICES, default="auto", help="host format (default: auto)")
+    run.add_argument("--server", metavar="URL", help="forward the event to a running 'hookgate serve' "
+                     "(default: $HOOKGATE_SERVER)")
+    run.add_argument("--on-server-down", choices=SERVER_DOWN_CHOICES, default=None,
+                     help="when the server cannot answer: dispatch in-process (fallback, the default), exit 0 "
+                          "(open) or exit 2 where a block holds an action back, else 1 (closed); default "
+                          "$HOOKGATE_ON_SERVER_DOWN or fallback")
+    run.set_defaults(func="gateway.cli.run:cmd_run")
+
+    validate = with_config(sub.add_parser("validate", help="check config files; exit 0 ok, 1 errors"))
+    validate.add_argument("paths", nargs="*", metavar="FILE")
+    validate.add_argument("--check-servers", action="store_true",
+                          help="also connect to each MCP server and check every mcp_tool's tool and input")
+    validate.set_defaults(func="gateway.cli.validate:cmd_validate")
+
+    explain = with_config(sub.add_parser("explain", help="run one event and print a readable trace"))
+    explain.add_argument("event", nargs="?", help="event JSON file (default: stdin)")
+    explain.add_argument("--dialect", choices=DIALECT_CHOICES, default="auto")
+    explain.set_defaults(func="gateway.cli.explain:cmd_explain")
+
+    demo = sub.add_parser("demo", help="run the shipped sample events through the built-in default config")
+    demo.add_argument("--config", "-c", action="append", metavar="FILE",
+                      help="use this config instead of the built-in default (repeatable)")
+    demo.set_defaults(func="gateway.cli.demo:cmd_demo")
+
+    from gateway.cli import argtypes as cli_types
+
+    serve = with_config(sub.add_parser("serve", help="answer hook events over HTTP (Claude Code http hooks, "
+                                                     "the thin client)"))
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--port", type=cli_types.port, default=8787, help="port (default: 8787; 0: any free port)")
+    serve.add_argument("--max-body", type=cli_types.positive_int, default=10 * 1024 * 1024, metavar="BYTES",
+                       help="largest request body accepted (default: 10 MiB; larger: 413)")
+    serve.add_argument("--reload-interval", type=cli_types.non_negative_seconds, default=1.0, metavar="SECONDS",
+                       help="how often to check the config files for changes (default: 1; 0: SIGHUP only)")
+    serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    serve.add_argument("--allow-host", action="append", metavar="NAME",
+                       help="also accept requests whose Host header names NAME (repeatable; e.g. a local "
+                            "reverse proxy's name; default: only loopback names when bound to loopback)")
+    serve.set_defaults(func="gateway.cli.serve:cmd_serve")
+
+    add_install_parsers(sub, "gateway.cli.install:cmd_install")
+    return parser
+
+
+def add_install_parsers(sub: Any, func: str) -> None:
+    """``install`` and ``uninstall`` subcommands (argparse)."""
+    for action in ("install", "uninstall"):
+        what = ("wire a host's hook config to 'hookgate run'" if action == "install"
+                else "remove hookgate's hooks from a host's hook config")
+        p = sub.add_parser(action, help=what)
+        p.add_argument("host", choices=INSTALL_HOSTS, help="the agent: claude, gemini, codex or kiro")
+        p.add_argument("--project", metavar="DIR", help="the project's config (default: the user-level config)")
+        p.add_argument("--agent", metavar="NAME", help="Kiro: the agent config to edit (default: the only one, "
+                                                      "else 'hookgate')")
+        p.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+        if action == "install":
+            p.add_argument("--config", metavar="FILE", action="append",
+                           help="pin this hookgate config (repeatable; builtin:default is the shipped policy; "
+                                "validated now)")
+            p.add_argument("--server", metavar="URL", help="answer through a running 'hookgate serve' (thin client)")
+            p.add_argument("--events", metavar="LIST", help="comma-separated events to wire (default: every "
+                                                            "event hookgate supports on HOST)")
+            p.add_argument("--hookgate", metavar="PATH", help="the hookgate executable to call (default: this one)")
+        p.set_defaults(func=func, action=action)

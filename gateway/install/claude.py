@@ -1,0 +1,48 @@
+"""Claude Code: ``DIR/.claude/settings.json`` (``--project``) or ``$CLAUDE_CONFIG_DIR`` (``~/.claude``)
+``/settings.json``; matcher groups of ``{type: command, command, timeout}`` entries."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gateway.install.edit import edit_grouped
+from gateway.install.files import Plan, hooks_of
+from gateway.install.options import HOOK_TIMEOUT_S, Options, _home
+
+# Claude Code events not wired by default: a WorktreeCreate/Remove hook replaces Claude Code's own git
+# worktree handling, MessageDisplay fires for every displayed message, FileChanged needs file names.
+CLAUDE_SKIPPED = frozenset({"WorktreeCreate", "WorktreeRemove", "MessageDisplay", "FileChanged"})
+
+
+def default_events() -> list[str]:
+    """The events ``install`` wires by default (every Claude Code event but ``CLAUDE_SKIPPED``)."""
+    from gateway.events import EVENTS
+
+    return [name for name in EVENTS if name not in CLAUDE_SKIPPED]
+
+
+def all_events() -> dict[str, str]:
+    """Every event name ``--events`` accepts: host name -> canonical name."""
+    from gateway.events import EVENTS
+
+    return {name: name for name in EVENTS}
+
+
+def target_file(opts: Options) -> str:
+    root = os.path.join(opts.project, ".claude") if opts.project else os.path.expanduser(
+        os.environ.get("CLAUDE_CONFIG_DIR") or _home(".claude"))
+    return os.path.join(root, "settings.json")
+
+
+def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"type": "command", "command": command}
+    if event != "SessionEnd":  # SessionEnd hooks share Claude Code's short shutdown budget
+        entry["timeout"] = HOOK_TIMEOUT_S
+    return entry
+
+
+def edit(opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any],
+         wanted: dict[str, dict[str, Any]]) -> None:
+    """Make hookgate's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``."""
+    edit_grouped(hooks_of(path, doc), wanted)

@@ -1,0 +1,99 @@
+"""Editing a ``hooks`` block in place: hookgate's entries updated, added or removed, every other entry
+left where it was (``edit_grouped`` for Claude Code, Gemini and Codex; ``edit_flat`` for Kiro)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.install.options import InstallError, is_hookgate_command
+
+Position = tuple[str, int, int]
+"""(event, group index, handler index) of a handler in a ``hooks`` block."""
+
+
+@dataclass
+class Edit:
+    """The outcome of editing one ``hooks`` block: hookgate's handler positions before and after, and
+    where each other handler moved."""
+
+    ours_before: list[Position] = field(default_factory=list)
+    ours_after: dict[Position, dict[str, Any]] = field(default_factory=dict)
+    moved: dict[Position, Position] = field(default_factory=dict)
+    groups_after: dict[Position, Any] = field(default_factory=dict)  # position -> its group's matcher
+
+
+def _is_ours(handler: Any) -> bool:
+    return isinstance(handler, dict) and is_hookgate_command(handler.get("command"))
+
+
+def edit_grouped(hooks: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> Edit:
+    """Make hookgate's handlers in a Claude/Gemini/Codex ``hooks`` block exactly ``wanted`` (event ->
+    handler), in place: update the first existing one, append a new group when missing, remove the rest
+    (and groups that only held them). Other handlers and groups keep their order."""
+    edit = Edit()
+    for event in list(hooks) + [e for e in wanted if e not in hooks]:
+        groups = hooks.get(event, [])
+        if not isinstance(groups, list):
+            if event in wanted:
+                raise InstallError(f"hooks.{event} is not a list; fix it by hand first")
+            continue
+        want = wanted.get(event)
+        placed = False
+        new_groups: list[Any] = []
+        for gi, group in enumerate(groups):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                new_groups.append(group)
+                continue
+            kept: list[Any] = []
+            for hi, handler in enumerate(handlers):
+                if _is_ours(handler):
+                    edit.ours_before.append((event, gi, hi))
+                    if want is not None and not placed:
+                        kept.append(want)
+                        placed = True
+                        edit.ours_after[(event, len(new_groups), len(kept) - 1)] = want
+                    continue
+                edit.moved[(event, gi, hi)] = (event, len(new_groups), len(kept))
+                kept.append(handler)
+            if kept or not handlers:  # a group that only held hookgate's handlers goes
+                new_groups.append({**group, "hooks": kept})
+        if want is not None and not placed:
+            new_groups.append({"hooks": [want]})
+            edit.ours_after[(event, len(new_groups) - 1, 0)] = want
+        for gi, group in enumerate(new_groups):
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                for hi in range(len(group["hooks"])):
+                    edit.groups_after[(event, gi, hi)] = group.get("matcher")
+        if new_groups:
+            hooks[event] = new_groups
+        elif event in hooks:
+            del hooks[event]
+    return edit
+
+
+def edit_flat(hooks: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> None:
+    """The same for Kiro's flat ``hooks`` block (event -> list of ``{command, matcher?, timeout_ms?}``)."""
+    for event in list(hooks) + [e for e in wanted if e not in hooks]:
+        entries = hooks.get(event, [])
+        if not isinstance(entries, list):
+            if event in wanted:
+                raise InstallError(f"hooks.{event} is not a list; fix it by hand first")
+            continue
+        want = wanted.get(event)
+        kept: list[Any] = []
+        placed = False
+        for entry in entries:
+            if _is_ours(entry):
+                if want is not None and not placed:
+                    kept.append(want)
+                    placed = True
+                continue
+            kept.append(entry)
+        if want is not None and not placed:
+            kept.append(want)
+        if kept:
+            hooks[event] = kept
+        elif event in hooks:
+            del hooks[event]

@@ -1,0 +1,122 @@
+"""The plan for one host (``plan``: every file change, nothing written) and the CLI's entry
+(``run_install``). The host modules (``claude``, ``gemini``, ``codex``, ``kiro``) say what differs."""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from gateway.install import claude, codex, gemini, kiro
+from gateway.install.files import FileChange, Plan, apply, dump, load_json, read, tidy
+from gateway.install.options import InstallError, Options, check_agent_name, hook_command, hookgate_argv
+
+if TYPE_CHECKING:
+    import argparse
+
+HOSTS: dict[str, ModuleType] = {"claude": claude, "gemini": gemini, "codex": codex, "kiro": kiro}
+"""Each host's module: ``default_events()``, ``all_events()``, ``target_file(opts)``,
+``handler_entry(opts, event, command)``, ``edit(opts, result, path, before, doc, wanted)``."""
+
+
+def host_events(host: str) -> list[str]:
+    """The host's event names (its own vocabulary) that ``install`` wires by default."""
+    events: list[str] = HOSTS[host].default_events()
+    return events
+
+
+def target_file(opts: Options) -> str:
+    """The host config file ``install`` edits (see ``gateway.install``)."""
+    path: str = HOSTS[opts.host].target_file(opts)
+    return path
+
+
+def select_events(host: str, wanted: str | None) -> list[str]:
+    """``--events`` (comma-separated, host or canonical names) as host event names; default: all."""
+    if not wanted:
+        return host_events(host)
+    table: dict[str, str] = HOSTS[host].all_events()
+    by_canonical: dict[str, str] = {}
+    for name, canonical in table.items():
+        by_canonical.setdefault(canonical, name)
+    chosen: list[str] = []
+    for word in (w.strip() for w in wanted.split(",")):
+        if not word:
+            continue
+        found = word if word in table else by_canonical.get(word)
+        if found is None:
+            raise InstallError(f"--events: {host} has no event {word!r} (expected some of: {', '.join(table)})")
+        if found not in chosen:
+            chosen.append(found)
+    return chosen
+
+
+def plan(opts: Options) -> Plan:
+    """Every file change ``opts`` calls for (nothing is written). Raises InstallError."""
+    host = HOSTS[opts.host]
+    result = Plan(opts.host, opts.action)
+    path = target_file(opts)
+    before = read(path)
+    doc = load_json(path, before)
+    command = hook_command(opts.host, executable=opts.executable, config=opts.config, server=opts.server)
+    wanted = {event: host.handler_entry(opts, event, command) for event in opts.events} \
+        if opts.action == "install" else {}
+    if before is None and not wanted:
+        return result
+    host.edit(opts, result, path, before, doc, wanted)
+    tidy(doc)
+    after = dump(doc, before)
+    if before is not None and load_json(path, before) == doc:
+        after = before  # semantically unchanged: keep the file byte for byte
+    result.changes.insert(0, FileChange(path, before, after))
+    return result
+
+
+def _check_configs(paths: list[str]) -> list[str]:
+    """The ``--config`` values to pin, absolute (``builtin:default`` kept as written: it follows the
+    installed package), after validating them together. Raises InstallError."""
+    from gateway.config import BUILTIN_DEFAULT, load_config
+    from gateway.errors import ConfigError
+
+    pinned = []
+    for path in paths:
+        full = path if path == BUILTIN_DEFAULT else os.path.abspath(os.path.expanduser(path))
+        if full != BUILTIN_DEFAULT and not os.path.isfile(full):
+            raise InstallError(f"--config {path}: no such file")
+        pinned.append(full)
+    from gateway.config import find_config_paths
+
+    try:
+        load_config(find_config_paths(pinned), use_cache=False)
+    except ConfigError as exc:
+        raise InstallError(f"--config {' '.join(paths)} is invalid, so every hook would fail: "
+                           f"{exc.issues[0]}") from None
+    return pinned
+
+
+def run_install(args: argparse.Namespace) -> int:
+    """``hookgate install|uninstall HOST``: exit 0 done / nothing to do, 1 error."""
+    try:
+        project = os.path.abspath(os.path.expanduser(args.project)) if args.project else None
+        if project is not None and not os.path.isdir(project):
+            raise InstallError(f"--project {args.project}: not a directory")
+        if args.agent is not None:
+            check_agent_name(args.agent)
+        opts = Options(host=args.host, action=args.action, project=project, executable=[], agent=args.agent)
+        if args.action == "install":
+            if args.server is not None and (not args.server.startswith(("http://", "https://"))
+                                            or any(c.isspace() or not c.isprintable() for c in args.server)):
+                raise InstallError(f"--server {args.server[:200]!r}: expected an http:// or https:// URL "
+                                   "(no spaces or control characters)")
+            opts.executable = hookgate_argv(args.hookgate)
+            opts.config = _check_configs(args.config) if args.config else None
+            opts.server = args.server
+            opts.events = select_events(args.host, args.events)
+        return apply(plan(opts), dry_run=args.dry_run)
+    except InstallError as exc:
+        sys.stderr.write(f"hookgate: {exc}\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"hookgate: {exc}\n")
+        return 1

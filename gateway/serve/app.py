@@ -1,0 +1,221 @@
+"""``HookServer`` (the state behind ``hookgate serve``: generations, metrics, the lifespan), the ASGI app
+(``create_app``: Starlette behind ``RequestGuard``) and ``serve`` (uvicorn until SIGTERM/SIGINT)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any
+
+from gateway.serve.guard import RequestGuard, is_loopback_name
+from gateway.serve.metrics import Metrics
+from gateway.serve.reload import Generations
+from gateway.serve.routes import Routes, _json
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from gateway.api import Gateway
+    from gateway.config import RuntimeConfig
+    from gateway.decision import Decision
+    from gateway.events import HookEvent
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8787
+MAX_BODY = 10 * 1024 * 1024
+"""Default request body limit (bytes); larger bodies get 413."""
+
+log = logging.getLogger("hookgate.server")
+
+
+class HookServer(Routes):
+    """The state behind the app: the current gateway generation, metrics, reload machinery.
+
+    paths: config files (as resolved by ``find_config_paths``). token: bearer token required on every
+    request (None: no auth). host: the address the server is bound to (decides the ``Host`` check, see
+    ``allowed_hosts``). allow_hosts: more names the ``Host`` header may carry (e.g. a local reverse
+    proxy's). max_body: request body limit in bytes. reload_interval: seconds between config file checks
+    (0: only SIGHUP reloads). Raises ConfigError when the initial config is invalid.
+    """
+
+    def __init__(self, paths: list[str], *, token: str | None = None, host: str = DEFAULT_HOST,
+                 allow_hosts: list[str] | tuple[str, ...] = (), max_body: int = MAX_BODY,
+                 reload_interval: float = 1.0) -> None:
+        self.paths = list(paths)
+        self.token = token or None
+        self.host = host
+        self.allow_hosts = tuple(allow_hosts)
+        self._warned_project_dir = False
+        self.max_body = max_body
+        self.reload_interval = reload_interval
+        self.metrics = Metrics()
+        self.generations = Generations(self.paths, self.metrics)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.started = time.time()
+
+    @property
+    def gateway(self) -> Gateway:
+        return self.generations.current.gateway
+
+    @property
+    def config(self) -> RuntimeConfig:
+        return self.generations.current.gateway.config
+
+    @property
+    def reload_count(self) -> int:
+        return self.generations.count
+
+    async def dispatch(self, event: HookEvent) -> Decision:
+        """Dispatch on the current generation, counted in the metrics."""
+        self.metrics.inflight.inc()
+        started = time.perf_counter()
+        try:
+            decision = await self.generations.dispatch(event)
+        finally:
+            self.metrics.inflight.dec()
+        self.metrics.observe(decision, time.perf_counter() - started)
+        return decision
+
+    async def reload(self, why: str) -> bool:
+        """Compile the config files again and swap them in; False (old config kept) when invalid."""
+        return await self.generations.reload(why)
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.reload_interval)
+            if self.generations.changed_on_disk():
+                await self.reload("config file changed")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any) -> AsyncIterator[None]:
+        """Start the file watcher and the SIGHUP handler; on shutdown drain and close everything."""
+        loop = asyncio.get_running_loop()
+        hup = False
+        with contextlib.suppress(ValueError, RuntimeError, NotImplementedError, AttributeError):
+            loop.add_signal_handler(signal.SIGHUP, lambda: self._spawn(self.reload("SIGHUP")))
+            hup = True
+        if self.reload_interval > 0:
+            self._spawn(self._watch())
+        try:
+            yield
+        finally:
+            if hup:
+                loop.remove_signal_handler(signal.SIGHUP)
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Drain background handlers and close every generation's resources."""
+        await self.generations.aclose()
+
+    def allowed_hosts(self) -> frozenset[str] | None:
+        """Names the ``Host`` header may carry besides loopback addresses (lowercase, no brackets), or
+        None (no Host check: bound beyond loopback and no ``allow_hosts``)."""
+        bound = self.host.strip("[]").lower()
+        if not (is_loopback_name(bound) or self.allow_hosts):
+            return None
+        return frozenset({"localhost", bound, *(h.strip("[]").lower().rstrip(".") for h in self.allow_hosts)})
+
+
+def create_app(server: HookServer) -> Any:
+    """The ASGI app for ``server``: Starlette behind ``RequestGuard`` (Host, Origin and token checks)."""
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.routing import Route
+
+    endpoints = [("/hooks", server.hooks_claude, "POST"), ("/hooks/{dialect}", server.hooks_dialect, "POST"),
+                 ("/healthz", server.healthz, "GET"), ("/metrics", server.metrics_endpoint, "GET")]
+    # Each path answers with and without a trailing slash (no 307 redirect: a hook client would not follow
+    # it, and a redirected POST has no body); any other path or method gets a JSON error.
+    routes = [Route(path + slash, endpoint, methods=[method])
+              for path, endpoint, method in endpoints for slash in ("", "/")]
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 405:
+            message = f"method {request.method} not allowed on {request.url.path[:200]}"
+        else:
+            message = (f"no route {request.method} {request.url.path[:200]} (hookgate serve answers POST /hooks, "
+                       "POST /hooks/{dialect}, GET /healthz, GET /metrics)")
+        headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else None
+        return _json(status, {"error": message}, headers)
+
+    app: Starlette = Starlette(routes=routes, lifespan=server.lifespan,
+                               exception_handlers={404: http_error, 405: http_error})
+    app.router.redirect_slashes = False
+    return RequestGuard(app, token=server.token, allowed_hosts=server.allowed_hosts(),
+                        on_reject=lambda reason: server.metrics.rejected.labels(reason).inc())
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: any free port). Raises OSError."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets whose proto says TCP, and without
+    # it every answer (headers, then body) waits ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(2048)
+    return sock
+
+
+def _configure_logging(level: str) -> None:
+    logger = logging.getLogger("hookgate")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(levelname)s:     hookgate: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False
+
+
+def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, max_body: int = MAX_BODY,
+          reload_interval: float = 1.0, log_level: str = "info", allow_hosts: list[str] | None = None) -> int:
+    """Run ``hookgate serve`` until SIGTERM/SIGINT. Returns the exit code. Raises ConfigError, OSError.
+
+    The token comes from ``HOOKGATE_TOKEN``. allow_hosts: extra names the ``Host`` header may carry
+    (``--allow-host``). One line on stderr names the URL once the socket is bound (with ``port=0`` the
+    chosen port is in it).
+    """
+    import uvicorn
+
+    from handlers.netguard import is_loopback_host
+
+    _configure_logging(log_level)
+    token = os.environ.get("HOOKGATE_TOKEN") or None
+    server = HookServer(paths, token=token, host=host, allow_hosts=allow_hosts or (), max_body=max_body,
+                        reload_interval=reload_interval)
+    if token is None and not is_loopback_host(host):
+        log.warning("listening on %s without HOOKGATE_TOKEN: anyone who can reach this port can submit events "
+                    "and run your handlers", host)
+    sock = bind(host, port)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    config = server.config
+    sys.stderr.write(f"hookgate: serving {config.handler_count()} handler(s) from {', '.join(config.sources)} "
+                     f"on http://{shown}:{bound}\n")
+    sys.stderr.flush()
+    uv_config = uvicorn.Config(create_app(server), log_level=log_level, access_log=False, lifespan="on",
+                               loop="asyncio", server_header=False)
+    # uvicorn re-raises the signal that stopped it once it has shut down gracefully; a no-op handler
+    # turns that into a clean exit 0 instead of death by SIGTERM.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: None)
+    uvicorn.Server(uv_config).run(sockets=[sock])
+    return 0

@@ -1,0 +1,93 @@
+"""``RequestGuard``: the checks in front of every ``hookgate serve`` route (Host against DNS rebinding,
+Origin against cross-site requests, the bearer token), as pure ASGI middleware (see ``gateway.serve``)."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from gateway.events import dumps
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+def is_loopback_name(host: str) -> bool:
+    """True for ``localhost`` and a loopback address literal (``127.0.0.0/8``, ``::1``, IPv4-mapped)."""
+    name = host.strip("[]").lower().rstrip(".")
+    if name == "localhost":
+        return True
+    try:
+        ip = ipaddress.ip_address(name.partition("%")[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def host_name(value: str) -> str:
+    """The name in a ``Host`` header value (port and IPv6 brackets removed, lowercase, no trailing dot)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:].partition("]")[0]
+    name, sep, port = value.rpartition(":")
+    return (name if sep and (port.isdigit() or not port) else value).rstrip(".")
+
+
+class RequestGuard:
+    """Pure ASGI middleware in front of every route: the Host, Origin and token checks of the module
+    docstring, in that order (421, 403, 401; one JSON error line each).
+
+    allowed_hosts: names the Host header may carry besides loopback addresses (None: no Host check).
+    on_reject: called with the reason label (``bad_host``, ``cross_origin``, ``unauthorized``).
+    """
+
+    def __init__(self, app: Any, *, token: str | None, allowed_hosts: frozenset[str] | None,
+                 on_reject: Callable[[str], None] | None = None) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode() if token else None
+        self._allowed_hosts = allowed_hosts
+        self._on_reject = on_reject
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            problem = self._problem(scope["headers"])
+            if problem is not None:
+                status, reason, message, extra = problem
+                if self._on_reject is not None:
+                    self._on_reject(reason)
+                body = dumps({"error": message}).encode()
+                await send({"type": "http.response.start", "status": status,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode()), *extra]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+    def _problem(self, headers: list[tuple[bytes, bytes]]
+                 ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
+        host = origin = None
+        authorization = b""
+        for key, value in headers:
+            if key == b"host":
+                host = value
+            elif key == b"origin":
+                origin = value
+            elif key == b"authorization":
+                authorization = value
+        if self._allowed_hosts is not None and host is not None:
+            name = host_name(host.decode("latin-1"))
+            if not (is_loopback_name(name) or name in self._allowed_hosts):
+                return (421, "bad_host", f"Host {name[:100]!r} is not this server's name (DNS rebinding guard): "
+                        "address it as 127.0.0.1, localhost or [::1], or allow the name with --allow-host", [])
+        if origin is not None:
+            return (403, "cross_origin", f"cross-origin request refused (Origin: {origin.decode('latin-1')[:100]}): "
+                    "hook clients send no Origin header", [])
+        if self._expected is not None and not hmac.compare_digest(authorization, self._expected):
+            return (401, "unauthorized", "missing or wrong bearer token (see HOOKGATE_TOKEN)",
+                    [(b"www-authenticate", b"Bearer")])
+        return None
+

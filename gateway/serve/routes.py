@@ -1,0 +1,199 @@
+"""The endpoints of ``hookgate serve`` (see ``gateway.serve`` for the routes, bodies and errors), as a
+mixin of ``HookServer``: reading and checking the request body, dispatching, and the answer envelopes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gateway.dialects import DIALECTS, PassThrough, claude, detect, parse_event
+from gateway.errors import EventError
+from gateway.events import MAX_EVENT_BYTES, HookEvent, decode_event_bytes, dumps
+from gateway.serve.reload import one_line
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from gateway.config import RuntimeConfig
+    from gateway.decision import Decision
+    from gateway.serve.metrics import Metrics
+
+RENDERED = "application/vnd.hookgate.rendered"
+"""``Accept`` value for the compact answer the thin client reads (``gateway.client``)."""
+PROJECT_DIR_HEADER = "x-hookgate-project-dir"
+"""The caller's ``CLAUDE_PROJECT_DIR``, percent-encoded (``gateway.client.PROJECT_DIR_HEADER``)."""
+JSON_TYPES = ("application/json",)
+VENDOR_TYPE_PREFIX = "application/vnd.hookgate"
+
+log = logging.getLogger("hookgate.server")
+
+
+@dataclass(frozen=True)
+class PassedThrough:
+    """A host event hookgate leaves alone (``gateway.dialects.PassThrough``).
+
+    name: the host's event name. dialect: the dialect that recognised it. answer: ``(exit_code, stdout,
+    stderr)`` to give the host. reason: the one-line why.
+    """
+
+    name: str
+    dialect: str
+    answer: tuple[int, str, str]
+    reason: str
+
+
+def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
+    from starlette.responses import Response
+
+    return Response(dumps(body).encode(), status_code=status,
+                    media_type="application/json", headers=headers)
+
+
+class Routes:
+    """The endpoints; ``HookServer`` provides the state they read (declared here)."""
+
+    metrics: Metrics
+    token: str | None
+    max_body: int
+    started: float
+    _warned_project_dir: bool
+    dispatch: Callable[[HookEvent], Awaitable[Decision]]
+
+    if TYPE_CHECKING:
+        @property
+        def config(self) -> RuntimeConfig: ...
+
+        @property
+        def reload_count(self) -> int: ...
+
+    def _project_dir(self, request: Request) -> str | Response | None:
+        """The caller's project folder from ``X-Hookgate-Project-Dir`` (see module docstring)."""
+        value = request.headers.get(PROJECT_DIR_HEADER)
+        if value is None:
+            return None
+        if self.token is None:  # RequestGuard has already refused a missing or wrong token
+            if not self._warned_project_dir:
+                self._warned_project_dir = True
+                log.warning("ignoring X-Hookgate-Project-Dir (the caller's project folder): it is accepted only "
+                            "with HOOKGATE_TOKEN set; command handlers use this server's CLAUDE_PROJECT_DIR")
+            return None
+        from urllib.parse import unquote
+
+        path = unquote(value.strip(), errors="surrogateescape")
+        if not os.path.isabs(path) or "\0" in path:
+            self.metrics.rejected.labels("malformed").inc()
+            return _json(400, {"error": "X-Hookgate-Project-Dir must be an absolute path"})
+        return path
+
+    async def _read_event(self, request: Request, dialect: str) -> HookEvent | PassedThrough | Response:
+        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media_type not in JSON_TYPES and not media_type.startswith(VENDOR_TYPE_PREFIX):
+            self.metrics.rejected.labels("unsupported_media_type").inc()
+            got = f"got {media_type!r}" if media_type else "none was given"
+            return _json(415, {"error": f"Content-Type must be application/json ({got})"})
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
+            self.metrics.rejected.labels("too_large").inc()
+            return _json(413, {"error": f"request body is {declared} bytes; the limit is {self.max_body} bytes"})
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.max_body:
+                self.metrics.rejected.labels("too_large").inc()
+                return _json(413, {"error": f"request body exceeds the limit of {self.max_body} bytes"})
+            chunks.append(chunk)
+        body = b"".join(chunks)
+        data: dict[str, Any] = {}
+        try:
+            data = decode_event_bytes(body)
+            dialect = detect(data) if dialect == "auto" else dialect
+            return parse_event(data, dialect)
+        except PassThrough as exc:
+            name = data.get("hook_event_name")
+            return PassedThrough(name if isinstance(name, str) else "", dialect, exc.answer, one_line(exc))
+        except EventError as exc:
+            too_large = len(body) > MAX_EVENT_BYTES
+            self.metrics.rejected.labels("too_large" if too_large else "malformed").inc()
+            return _json(413 if too_large else 400, {"error": one_line(exc)})
+
+    async def _decide(self, request: Request,
+                      dialect: str) -> tuple[HookEvent, Decision] | PassedThrough | Response:
+        project_dir = self._project_dir(request)
+        if not (project_dir is None or isinstance(project_dir, str)):
+            return project_dir  # an error response
+        event = await self._read_event(request, dialect)
+        if isinstance(event, PassedThrough):
+            self.metrics.events.labels(event.name, "passthrough").inc()
+            return event
+        if not isinstance(event, HookEvent):
+            return event  # an error response
+        event.project_dir = project_dir
+        try:
+            return event, await self.dispatch(event)
+        except Exception as exc:  # the server never dies of a dispatch bug
+            log.exception("internal error while dispatching %s", event.name)
+            self.metrics.rejected.labels("internal_error").inc()
+            message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {one_line(exc)}"
+            from gateway.cli.run import internal_failure
+
+            failed = internal_failure(self.config, event, message)  # failClosed handlers: deny/block
+            return (event, failed) if failed is not None else _json(500, {"error": message})
+
+    async def hooks_claude(self, request: Request) -> Response:
+        """``POST /hooks``: Claude Code JSON in, Claude Code JSON body out."""
+        outcome = await self._decide(request, "claude")
+        if isinstance(outcome, PassedThrough):
+            return _json(200, {})
+        if not isinstance(outcome, tuple):
+            return outcome
+        return _json(200, claude.to_json(outcome[1]))
+
+    async def hooks_dialect(self, request: Request) -> Response:
+        """``POST /hooks/{dialect}``: the rendered answer envelope (see module docstring)."""
+        dialect = request.path_params["dialect"]
+        if dialect != "auto" and dialect not in DIALECTS:
+            self.metrics.rejected.labels("unknown_dialect").inc()
+            return _json(404, {"error": f"unknown dialect {dialect!r} (expected one of: "
+                                        f"{', '.join(DIALECTS)}, auto)"})
+        outcome = await self._decide(request, dialect)
+        if isinstance(outcome, PassedThrough):
+            code, out, err = outcome.answer
+            envelope: dict[str, Any] = {"event": outcome.name, "dialect": outcome.dialect, "exit_code": code,
+                                        "stdout": out, "stderr": err, "claude": {}, "decision": None,
+                                        "passed_through": outcome.reason}
+        elif isinstance(outcome, tuple):
+            event, decision = outcome
+            from gateway.cli.run import render_run
+
+            code, out, err = render_run(decision, event.dialect)
+            envelope = {"event": event.name, "dialect": event.dialect, "exit_code": code, "stdout": out,
+                        "stderr": err, "claude": claude.to_json(decision), "decision": decision.to_dict()}
+        else:
+            return outcome
+        if RENDERED in request.headers.get("accept", ""):
+            from starlette.responses import Response
+
+            stdout = out.encode()
+            return Response(stdout + err.encode(), media_type=RENDERED,
+                            headers={"hookgate-exit-code": str(code), "hookgate-stdout-length": str(len(stdout))})
+        return _json(200, envelope)
+
+    async def healthz(self, request: Request) -> Response:
+        from gateway import __version__
+
+        config = self.config
+        return _json(200, {"status": "ok", "version": __version__, "config": config.sources,
+                           "handlers": config.handler_count(), "reloads": self.reload_count,
+                           "uptime_s": round(time.time() - self.started, 1)})
+
+    async def metrics_endpoint(self, request: Request) -> Response:
+        from starlette.responses import Response
+
+        body, content_type = self.metrics.render()
+        return Response(body, media_type=content_type)

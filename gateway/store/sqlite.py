@@ -1,0 +1,128 @@
+"""``SQLiteStore``: the embedded ``Store`` backend, one SQLite file ``<state_dir>/state.sqlite3``.
+
+Safe for concurrent hook processes: WAL journal, a 5 s busy timeout, and single-statement upserts (each
+call is its own short transaction). Values are JSON text; times are ``time.time()`` seconds.
+
+Schema: ``MIGRATIONS`` is the ordered list of schema steps; ``schema_version`` holds how many have run.
+Opening a store runs the missing ones (each in one transaction, so concurrent openers do not apply a
+step twice). A feature that needs tables appends a step; never edit a step that has shipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from typing import Any
+
+from gateway.errors import StoreError
+from gateway.store.base import Store
+
+MIGRATIONS: list[str] = [
+    # 1: caches and counters
+    """
+    CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires REAL NOT NULL);
+    CREATE TABLE IF NOT EXISTS counters (scope TEXT NOT NULL, key TEXT NOT NULL, value INTEGER NOT NULL,
+                                         updated REAL NOT NULL, PRIMARY KEY (scope, key));
+    """,
+    # 2: named JSON flags (the read-only mode, ...)
+    """
+    CREATE TABLE IF NOT EXISTS flags (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated REAL NOT NULL);
+    """,
+]
+
+
+def migrate(db: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int:
+    """Run the steps of ``migrations`` that ``db`` has not run yet; returns the schema version reached."""
+    db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    db.execute("BEGIN IMMEDIATE")  # one writer at a time: a concurrent opener waits, then sees the new version
+    try:
+        row = db.execute("SELECT version FROM schema_version").fetchone()
+        version = int(row[0]) if row else 0
+        for step in migrations[version:]:
+            for statement in (s.strip() for s in step.split(";")):
+                if statement:
+                    db.execute(statement)
+        if row is None:
+            db.execute("INSERT INTO schema_version (version) VALUES (?)", (len(migrations),))
+        elif version < len(migrations):
+            db.execute("UPDATE schema_version SET version = ?", (len(migrations),))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return max(version, len(migrations))
+
+
+class SQLiteStore(Store):
+    """The ``Store`` in ``<state_dir>/state.sqlite3`` (created with its folder on first use).
+    Raises StoreError when the file cannot be opened or its schema is newer than this hookgate's."""
+
+    def __init__(self, state_dir: str) -> None:
+        self.path = os.path.join(state_dir, "state.sqlite3")
+        try:
+            os.makedirs(state_dir, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self.version = migrate(self._db)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"state store {self.path}: {exc}") from None
+        if self.version > len(MIGRATIONS):
+            raise StoreError(f"state store {self.path} has schema version {self.version}; this hookgate knows "
+                             f"{len(MIGRATIONS)} (a newer hookgate wrote it)")
+
+    def _run(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
+        try:
+            return self._db.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise StoreError(f"state store {self.path}: {exc}") from None
+
+    def cache_get(self, key: str) -> Any | None:
+        row = self._run("SELECT value, expires FROM cache WHERE key = ?", (key,)).fetchone()
+        if row is None or row[1] < time.time():
+            return None
+        return json.loads(row[0])
+
+    def cache_put(self, key: str, value: Any, ttl: float) -> None:
+        self._run("INSERT INTO cache (key, value, expires) VALUES (?, ?, ?) "
+                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
+                  (key, json.dumps(value), time.time() + ttl))
+
+    def counter_get(self, scope: str, key: str) -> int:
+        row = self._run("SELECT value FROM counters WHERE scope = ? AND key = ?", (scope, key)).fetchone()
+        return int(row[0]) if row else 0
+
+    def counter_add(self, scope: str, key: str, delta: int = 1) -> int:
+        row = self._run(
+            "INSERT INTO counters (scope, key, value, updated) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(scope, key) DO UPDATE SET value = value + excluded.value, updated = excluded.updated "
+            "RETURNING value", (scope, key, delta, time.time())).fetchone()
+        return int(row[0])
+
+    def counter_add_capped(self, scope: str, key: str, limit: int) -> int | None:
+        # One statement: the insert (a new counter starts at 1) happens only when 1 <= limit; the update
+        # only while value < limit. When neither happens RETURNING yields no row: the limit was reached.
+        row = self._run(
+            "INSERT INTO counters (scope, key, value, updated) SELECT ?, ?, 1, ? WHERE ? >= 1 "
+            "ON CONFLICT(scope, key) DO UPDATE SET value = value + 1, updated = excluded.updated "
+            "WHERE counters.value < ? RETURNING value", (scope, key, time.time(), limit, limit)).fetchone()
+        return int(row[0]) if row else None
+
+    def counter_reset(self, scope: str, key: str) -> None:
+        self._run("DELETE FROM counters WHERE scope = ? AND key = ?", (scope, key))
+
+    def flag_get(self, name: str) -> Any | None:
+        row = self._run("SELECT value FROM flags WHERE name = ?", (name,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def flag_set(self, name: str, value: Any | None) -> None:
+        if value is None:
+            self._run("DELETE FROM flags WHERE name = ?", (name,))
+        else:
+            self._run("INSERT INTO flags (name, value, updated) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
+                      "SET value = excluded.value, updated = excluded.updated",
+                      (name, json.dumps(value), time.time()))
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,140 @@
+"""The SQLite state store: the ``Store`` contract, atomic capped counters and flags, versioned schema."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gateway.config import RuntimeConfig
+from gateway.errors import StoreError
+from gateway.store import open_store
+from gateway.store.base import Store
+from gateway.store.sqlite import MIGRATIONS, SQLiteStore, migrate
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SQLiteStore]:
+    s = SQLiteStore(str(tmp_path / "state"))
+    yield s
+    s.close()
+
+
+def test_cache_expires(store: SQLiteStore) -> None:
+    store.cache_put("k", {"a": [1, 2]}, ttl=60)
+    assert store.cache_get("k") == {"a": [1, 2]}
+    store.cache_put("k", "replaced", ttl=-1)  # already expired
+    assert store.cache_get("k") is None
+    assert store.cache_get("never") is None
+
+
+def test_counters(store: SQLiteStore) -> None:
+    assert store.counter_get("s", "k") == 0
+    assert store.counter_add("s", "k") == 1
+    assert store.counter_add("s", "k", 4) == 5
+    assert store.counter_get("s", "other") == 0
+    assert store.counter_get("t", "k") == 0  # scopes are separate
+    store.counter_reset("s", "k")
+    assert store.counter_get("s", "k") == 0
+
+
+def test_counter_add_capped_stops_at_the_limit(store: SQLiteStore) -> None:
+    assert [store.counter_add_capped("rate", "m1", 3) for _ in range(5)] == [1, 2, 3, None, None]
+    assert store.counter_get("rate", "m1") == 3  # a refused add changes nothing
+    assert store.counter_add_capped("rate", "m2", 3) == 1  # another key (time bucket) starts afresh
+    assert store.counter_add_capped("rate", "zero", 0) is None
+    assert store.counter_get("rate", "zero") == 0
+    store.counter_add("rate", "over", 10)  # already past the limit: refused, not decremented
+    assert store.counter_add_capped("rate", "over", 3) is None
+    assert store.counter_get("rate", "over") == 10
+
+
+def _hammer(path: str, n: int) -> None:
+    s = SQLiteStore(path)
+    for _ in range(n):
+        s.counter_add_capped("rate", "shared", 50)
+    s.close()
+
+
+def test_counter_add_capped_is_atomic_across_processes(tmp_path: Path) -> None:
+    path = str(tmp_path / "state")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_hammer, args=(path, 40)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    s = SQLiteStore(path)
+    assert s.counter_get("rate", "shared") == 50  # 160 attempts, exactly the limit got through
+    s.close()
+
+
+def test_flags(store: SQLiteStore) -> None:
+    assert store.flag_get("readOnly") is None
+    store.flag_set("readOnly", {"on": True, "by": "ops"})
+    assert store.flag_get("readOnly") == {"on": True, "by": "ops"}
+    store.flag_set("readOnly", False)  # a JSON false is a value, not a delete
+    assert store.flag_get("readOnly") is False
+    store.flag_set("readOnly", None)
+    assert store.flag_get("readOnly") is None
+
+
+def test_values_survive_reopening(tmp_path: Path) -> None:
+    first = SQLiteStore(str(tmp_path))
+    first.flag_set("f", [1])
+    first.counter_add("s", "k", 2)
+    first.close()
+    again = SQLiteStore(str(tmp_path))
+    assert again.flag_get("f") == [1]
+    assert again.counter_get("s", "k") == 2
+    assert again.version == len(MIGRATIONS)
+    again.close()
+
+
+def test_migrations_run_once_and_in_order(tmp_path: Path) -> None:
+    db = sqlite3.connect(str(tmp_path / "m.sqlite3"), isolation_level=None)
+    assert migrate(db, ["CREATE TABLE a (x INTEGER)"]) == 1
+    assert migrate(db, ["CREATE TABLE a (x INTEGER)"]) == 1  # not run twice (it would fail)
+    assert migrate(db, ["CREATE TABLE a (x INTEGER)", "CREATE TABLE b (y TEXT); INSERT INTO b VALUES ('v')"]) == 2
+    assert db.execute("SELECT y FROM b").fetchall() == [("v",)]
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    db.close()
+
+
+def test_a_failed_migration_changes_nothing(tmp_path: Path) -> None:
+    db = sqlite3.connect(str(tmp_path / "m.sqlite3"), isolation_level=None)
+    migrate(db, ["CREATE TABLE a (x INTEGER)"])
+    with pytest.raises(sqlite3.Error):
+        migrate(db, ["CREATE TABLE a (x INTEGER)", "CREATE TABLE b (y TEXT); NOT SQL"])
+    assert db.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+    assert db.execute("SELECT name FROM sqlite_master WHERE name = 'b'").fetchall() == []
+    db.close()
+
+
+def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    SQLiteStore(str(tmp_path)).close()
+    db = sqlite3.connect(str(tmp_path / "state.sqlite3"), isolation_level=None)
+    db.execute("UPDATE schema_version SET version = ?", (len(MIGRATIONS) + 5,))
+    db.close()
+    with pytest.raises(StoreError, match="schema version"):
+        SQLiteStore(str(tmp_path))
+
+
+def test_an_unopenable_store_is_a_store_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match="state store"):
+        SQLiteStore(str(blocker / "state"))
+
+
+def test_open_store_uses_state_dir(tmp_path: Path) -> None:
+    config = RuntimeConfig(hooks={}, sources=[], settings={"state_dir": str(tmp_path / "here")})
+    store = open_store(config)
+    assert isinstance(store, Store)
+    assert isinstance(store, SQLiteStore)
+    assert store.path == str(tmp_path / "here" / "state.sqlite3")
+    store.close()
