@@ -58,8 +58,9 @@ class ServerMisconfigured(ServerUnavailable):
     405, 415, 421), or what answered is not ``hookgate serve``: a fix is needed, not a restart."""
 
 
-MAX_EVENT_BYTES = 8 * 1024 * 1024
-"""Largest event forwarded (bytes); the same cap as ``gateway.events.MAX_EVENT_BYTES``."""
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+"""Default size limit of an event (bytes); ``HOOKGATE_MAX_EVENT_BYTES`` overrides it (``event_limit``).
+An event over the limit is denied, never let through (``gateway.oversize``)."""
 CONNECT_TIMEOUT = 2.0
 """Seconds to open the connection (the server is normally on loopback: it answers or refuses at once)."""
 DEFAULT_TIMEOUT = 600.0
@@ -359,9 +360,20 @@ def on_server_down(server: str, exc: ServerUnavailable, event: bytes, *, dialect
     return None
 
 
-def read_event() -> bytes:
-    """Stdin, at most ``MAX_EVENT_BYTES + 1`` bytes (the server reports an oversized event)."""
-    return sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
+def event_limit(explicit: int | None = None) -> int:
+    """The event size limit in bytes: ``explicit`` (serve's ``--max-body``), else
+    ``HOOKGATE_MAX_EVENT_BYTES`` (a positive integer; anything else is ignored), else ``MAX_EVENT_BYTES``."""
+    if explicit is not None:
+        return explicit
+    value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
+    return int(value) if value.isdigit() and int(value) > 0 else MAX_EVENT_BYTES
+
+
+def read_event(limit: int | None = None) -> bytes:
+    """Stdin, at most ``limit + 1`` bytes (default ``event_limit()``), read into one buffer (``read(n)``
+    fills a single bytes object): more than ``limit`` means the event is over the limit, and the rest of
+    stdin is still unread (``gateway.oversize`` drains it)."""
+    return sys.stdin.buffer.read((event_limit() if limit is None else limit) + 1)
 
 
 def emit(code: int, out: str, err: str) -> int:
@@ -402,7 +414,11 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     server = args[0] if args else os.environ.get("HOOKGATE_SERVER", "")
     dialect = args[1] if len(args) > 1 else "auto"
-    event = read_event()
+    limit = event_limit()
+    event = read_event(limit)
+    if len(event) > limit:  # no package here to judge it: deny, never a silent pass
+        return emit(2, "", f"hookgate: event is over the limit of {limit} bytes (HOOKGATE_MAX_EVENT_BYTES): "
+                           "it cannot be checked, so it is not let through\n")
     try:
         return emit(*forward(server, event, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"),
                              project_dir=os.environ.get("CLAUDE_PROJECT_DIR")))

@@ -68,8 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "the thin client)"))
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=cli_types.port, default=8787, help="port (default: 8787; 0: any free port)")
-    serve.add_argument("--max-body", type=cli_types.positive_int, default=10 * 1024 * 1024, metavar="BYTES",
-                       help="largest request body accepted (default: 10 MiB; larger: 413)")
+    serve.add_argument("--max-body", type=cli_types.positive_int, default=None, metavar="BYTES",
+                       help="event size limit (default: $HOOKGATE_MAX_EVENT_BYTES or 64 MiB); a larger event is "
+                            "denied (HTTP 200 with a deny/block), never let through")
     serve.add_argument("--reload-interval", type=cli_types.non_negative_seconds, default=1.0, metavar="SECONDS",
                        help="how often to check the config files for changes (default: 1; 0: SIGHUP only)")
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))

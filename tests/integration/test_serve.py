@@ -153,13 +153,17 @@ def test_healthz_and_metrics(guards: ServeProcess) -> None:
     assert "# TYPE hookgate_handler_errors_total counter" in text
 
 
-def test_large_body_gets_413(tmp_path: Path) -> None:
+def test_an_event_over_the_limit_is_denied_not_refused(tmp_path: Path) -> None:
     with ServeProcess(GUARDS, args=["--max-body", "2000"]) as server:
         big = {**SAFE, "tool_input": {"command": "x" * 5000}}
-        assert post(f"{server.url}/hooks", big).status_code == 413
+        answer = post(f"{server.url}/hooks", big)
+        assert answer.status_code == 200  # a 413 would be "go ahead" to Claude Code's http hook
+        assert answer.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
         chunked = post(f"{server.url}/hooks", iter([json.dumps(big).encode()]))  # no content-length
-        assert chunked.status_code == 413 and "limit" in chunked.json()["error"]
+        assert chunked.status_code == 200 and "limit" in chunked.json()["hookSpecificOutput"][
+            "permissionDecisionReason"]
         assert post(f"{server.url}/hooks", SAFE).status_code == 200
+        assert 'hookgate_requests_rejected_total{reason="too_large"} 2.0' in httpx2.get(f"{server.url}/metrics").text
 
 
 def test_bearer_token_is_required_on_every_request() -> None:
