@@ -84,6 +84,14 @@ class Handler(ABC):
         """Load-time checks beyond the schema (e.g. the executable exists): one line per problem."""
         return []
 
+    @classmethod
+    def environment(cls, spec: HandlerSpec) -> list[str]:
+        """What this handler needs from the environment and does not find (an unset secret variable):
+        one line per problem, by the same rule the handler applies when it runs. ``hookgate validate``
+        reports them as errors for a ``failClosed`` handler (it would deny every call) and as warnings
+        otherwise (it would fail open)."""
+        return []
+
     def dedup_key(self) -> Hashable:
         """Identical handlers in one event run once: two specs with equal keys are identical."""
         return (self.spec.type, self.spec.dialect, repr(sorted(self.spec.options.items())))

@@ -52,8 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
                           help="also connect to each MCP server and check every mcp_tool's tool and input")
     validate.set_defaults(func="gateway.cli.validate:cmd_validate")
 
-    explain = with_config(sub.add_parser("explain", help="run one event and print a readable trace"))
+    explain = with_config(sub.add_parser("explain", help="run one event through the handlers that fit (it runs "
+                                                         "them, for real) and print a readable trace; --dry-run "
+                                                         "runs nothing",
+                                         description="Runs one event through every handler that fits, for "
+                                                     "real (commands, webhooks, MCP tools, LLM checks, with "
+                                                     "their side effects), and prints why each fit, its result, "
+                                                     "the merged decision and the rendered answer. With "
+                                                     "--dry-run it only shows what would run, and runs nothing."))
     explain.add_argument("event", nargs="?", help="event JSON file (default: stdin)")
+    explain.add_argument("--dry-run", action="store_true",
+                         help="show which groups and handlers fit and would run; run nothing")
     explain.add_argument("--dialect", choices=DIALECT_CHOICES, default="auto")
     explain.set_defaults(func="gateway.cli.explain:cmd_explain")
 

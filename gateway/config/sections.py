@@ -21,7 +21,7 @@ KIRO_AGENT_KEYS = {"name", "description", "prompt", "tools", "allowedTools", "to
 
 def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str, Any]) -> None:
     """Validate the non-hook sections of one config document into ``compiler``."""
-    from gateway.config.schema import GATEWAY_SECTIONS, Settings, pydantic_issues
+    from gateway.config.schema import GATEWAY_SECTIONS, Settings, pydantic_issues, suggest
 
     if "settings" in doc:
         try:
@@ -40,7 +40,8 @@ def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str
         return
     for key in doc:
         if key not in GATEWAY_SECTIONS:
-            compiler.warnings.append(f"{path}: {key}: unknown top-level key, ignored")
+            compiler.warnings.append(f"{path}: {key}: unknown top-level key, ignored"
+                                     f"{suggest(str(key), list(GATEWAY_SECTIONS))}")
 
 
 def _aliased(settings: dict[str, Any]) -> dict[str, Any]:

@@ -98,6 +98,7 @@ class HookServer(Routes):
         while True:
             await asyncio.sleep(self.reload_interval)
             if self.generations.changed_on_disk():
+                await self.generations.settled()  # an editor may still be writing it
                 await self.reload("config file changed")
 
     @contextlib.asynccontextmanager
