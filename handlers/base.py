@@ -85,6 +85,11 @@ class Handler(ABC):
         return []
 
     @classmethod
+    def advice(cls, spec: HandlerSpec) -> list[str]:
+        """Load-time warnings beyond the schema (the handler runs, but probably not as meant): one line each."""
+        return []
+
+    @classmethod
     def environment(cls, spec: HandlerSpec) -> list[str]:
         """What this handler needs from the environment and does not find (an unset secret variable):
         one line per problem, by the same rule the handler applies when it runs. ``hookgate validate``

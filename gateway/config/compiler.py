@@ -242,6 +242,7 @@ class Compiler:
             base_dir=base_dir, options=options,
         )
         if len(self.issues) == before:
+            self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
             problems = cls.check(handler, base_dir)
             if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
                 handler.problem = "; ".join(problems)

@@ -86,9 +86,9 @@ class Routes:
         from urllib.parse import unquote
 
         path = unquote(value.strip(), errors="surrogateescape")
-        if not os.path.isabs(path) or "\0" in path:
+        if not os.path.isabs(path) or "\0" in path or not os.path.isdir(path):
             self.metrics.rejected.labels("malformed").inc()
-            return _json(400, {"error": "X-Hookgate-Project-Dir must be an absolute path"})
+            return _json(400, {"error": "X-Hookgate-Project-Dir must be the absolute path of an existing directory"})
         return path
 
     async def _read_event(self, request: Request,
