@@ -10,22 +10,26 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # importing typing costs ~2 ms, paid by every thin-client hook call
 __version__ = "0.1.0"
-__all__ = ["ConfigError", "Decision", "EventError", "Gateway", "HandlerError", "HandlerResult", "HookEvent",
-           "HookgateError", "Verdict", "register_handler"]
+__all__ = ["ActionDenied", "ConfigError", "Decision", "EventError", "Gateway", "HandlerError", "HandlerResult",
+           "HookContext", "HookEvent", "HookResult", "HookgateError", "PostToolUseHook", "PreToolUseHook",
+           "SessionStartHook", "ToolCallDenied", "Verdict", "register_handler"]
 
 if TYPE_CHECKING:
     from typing import Any
 
     from gateway.api import Gateway
     from gateway.decision import Decision, HandlerResult, Verdict
-    from gateway.errors import ConfigError, EventError, HandlerError, HookgateError
+    from gateway.errors import ActionDenied, ConfigError, EventError, HandlerError, HookgateError, ToolCallDenied
     from gateway.events import HookEvent
+    from gateway.hooks import HookContext, HookResult, PostToolUseHook, PreToolUseHook, SessionStartHook
     from handlers.base import register_handler
 
 _LAZY = {"Gateway": "gateway.api", "Decision": "gateway.decision", "HandlerResult": "gateway.decision",
          "Verdict": "gateway.decision", "HookEvent": "gateway.events", "ConfigError": "gateway.errors",
          "EventError": "gateway.errors", "HandlerError": "gateway.errors", "HookgateError": "gateway.errors",
-         "register_handler": "handlers.base"}
+         "register_handler": "handlers.base", "ActionDenied": "gateway.errors", "ToolCallDenied": "gateway.errors",
+         "HookContext": "gateway.hooks", "HookResult": "gateway.hooks", "PreToolUseHook": "gateway.hooks",
+         "PostToolUseHook": "gateway.hooks", "SessionStartHook": "gateway.hooks"}
 
 
 def __getattr__(name: str) -> Any:

@@ -16,26 +16,58 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.config import RuntimeConfig, find_config_paths, load_config
+from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig, find_config_paths, load_config
 from gateway.context import Mode, RunContext
 from gateway.decision import Decision
 from gateway.dialects import parse_event
 from gateway.dispatcher import Dispatcher, Trace
+from gateway.errors import ConfigError
 from gateway.events import HookEvent
+from gateway.host import AgentHost
 
 
-class Gateway:
-    """A loaded config plus the shared handler context. Reuse one instance across events."""
+class Gateway(AgentHost):
+    """A loaded config plus the shared handler context. Reuse one instance across events.
 
-    def __init__(self, config: RuntimeConfig, *, mode: Mode = "api") -> None:
+    The Python agent host's calls (``tool_call``, ``session_start``, ``stop``, ...) come from
+    ``gateway.host.AgentHost``. ``strict`` (default: in ``api`` mode) refuses a config with a handler
+    that cannot be built (an unimportable class hook or callable, a missing executable): a Python
+    agent whose hooks cannot be built does not run (ConfigError listing each problem). ``hookgate
+    run``/``serve`` are not strict: there a broken handler fails closed on its own event only.
+    """
+
+    def __init__(self, config: RuntimeConfig, *, mode: Mode = "api", strict: bool | None = None) -> None:
+        if (mode == "api" if strict is None else strict) and config.broken:
+            raise ConfigError(f"{len(config.broken)} hook(s) cannot be built; first: {config.broken[0]}",
+                              list(config.broken))
         self.config = config
         self.dispatcher = Dispatcher(config)
         self.context = RunContext(config, mode=mode)
 
     @classmethod
-    def from_file(cls, *paths: str, mode: Mode = "api") -> Gateway:
-        """Load config files (none given: the usual lookup). Raises ConfigError."""
-        return cls(load_config(find_config_paths(list(paths) or None)), mode=mode)
+    def from_file(cls, *paths: str, mode: Mode = "api", strict: bool | None = None) -> Gateway:
+        """Load config files (none given: the usual lookup). Raises ConfigError (also, when strict,
+        for handlers that cannot be built)."""
+        return cls(load_config(find_config_paths(list(paths) or None)), mode=mode, strict=strict)
+
+    def register_hook(self, hook: Any, *, agent: str | None = None, matcher: str | None = None) -> HandlerSpec:
+        """Add a class hook instance (``PreToolUseHook``, ``PostToolUseHook``, ``SessionStartHook``) to
+        its event, after the configured hooks in config order and in its ``priority`` among the chained
+        ones. agent: run it only for that ``agent_id``. matcher: a Claude Code matcher on the tool name
+        (the hook's ``tool_filter`` applies as well). Returns its ``HandlerSpec``; raises ConfigError
+        when ``hook`` is not a usable class hook."""
+        from gateway.hooks import check_hook
+
+        name = getattr(hook, "hook_name", type(hook).__name__)
+        where = f"register_hook({name})"
+        hook = check_hook(hook, where)
+        cls = type(hook)
+        spec = HandlerSpec(type="python", id=f"hook:{hook.hook_name}", timeout=10.0, where=where,
+                           fail_closed=hook.fail_closed, priority=-hook.priority,
+                           options={"hook": f"{cls.__module__}:{cls.__qualname__}", "instance": hook})
+        self.config.hooks.setdefault(hook.hook_point, []).append(
+            GroupSpec(matcher=matcher, handlers=[spec], where=where, agent=agent))
+        return spec
 
     def parse(self, event: dict[str, Any] | HookEvent, dialect: str = "auto") -> HookEvent:
         """A ``HookEvent`` from a host's event dict. Raises EventError."""

@@ -46,6 +46,8 @@ class Trace:
 
 def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:
     """Whether ``group`` fits ``event``, and a short reason."""
+    if group.agent is not None and event.get("agent_id") != group.agent:
+        return False, f"agents.{group.agent} runs only for agent_id {group.agent!r} (got {event.get('agent_id')!r})"
     value = event.matcher_value()
     if value is None or group.matcher in (None, "", "*"):
         return True, "no matcher (matches every event)" if group.matcher in (None, "", "*") \
@@ -149,19 +151,30 @@ class Dispatcher:
                     or not self.handler(spec).can_run_sync():
                 return None
         results = []
+        chain: Chain | None = None  # chained handlers see each other's rewrites, in order
         for item in selected:
             spec, handler = item.spec, self.handler(item.spec)
             result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
                                    judgment=handler.judgment)
             results.append(result)
+            chained = handler.chained()
+            if chained:
+                chain = chain or Chain(event)
+                if chain.stopped_at is not None:
+                    chain.skip(result)
+                    continue
             if _unrunnable(result, spec):
+                if chained and chain is not None:
+                    chain.step(result, spec)
                 continue
             started = time.perf_counter()
             try:
-                _store(result, handler.run_sync(event, ctx))
+                _store(result, handler.run_sync(chain.event if chained and chain else event, ctx))
             except Exception as exc:  # a failure is a value, never an exception to the agent
                 _fail(result, exc)
             result.duration_ms = (time.perf_counter() - started) * 1000
+            if chained and chain is not None:
+                chain.step(result, spec)
         return results
 
     async def run_selected(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
@@ -183,6 +196,8 @@ class Dispatcher:
             group = self.config.hooks[event.name][item.group]
             if group.sequential:
                 by_group.setdefault(item.group, []).append(item)
+            elif self.handler(item.spec).chained():
+                by_group.setdefault(CHAIN, []).append(item)  # class hooks and built-ins: one chain per event
             else:
                 jobs.append(self._run_one(event, item, ctx))
         for items in by_group.values():
@@ -197,20 +212,17 @@ class Dispatcher:
         return results + skipped
 
     async def _run_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext) -> list[HandlerResult]:
+        """Run ``items`` one after another (a ``sequential`` group, or the event's chained handlers)."""
         results: list[HandlerResult] = []
-        current = event
-        for position, item in enumerate(items):
-            result = await self._run_one(current, item, ctx)
+        chain = Chain(event)
+        for item in items:
+            if chain.stopped_at is not None:
+                results.append(chain.skip(HandlerResult(id=item.spec.id, type=item.spec.type, order=item.order,
+                                                        fail_closed=item.spec.fail_closed)))
+                continue
+            result = await self._run_one(chain.event, item, ctx)
             results.append(result)
-            verdict = result.verdict
-            if verdict is not None and (verdict.permission == "deny" or verdict.block):
-                for rest in items[position + 1:]:
-                    results.append(HandlerResult(id=rest.spec.id, type=rest.spec.type, status="skipped",
-                                                 order=rest.order, fail_closed=rest.spec.fail_closed,
-                                                 message=f"sequential group stopped at {item.spec.id!r}"))
-                break
-            if verdict is not None and verdict.updated_input is not None and current.tool_input is not None:
-                current = current.with_tool_input({**current.tool_input, **verdict.updated_input})
+            chain.step(result, item.spec)
         return results
 
     async def _run_one(self, event: HookEvent, item: Selected, ctx: RunContext) -> HandlerResult:
@@ -245,6 +257,39 @@ class Dispatcher:
         result.duration_ms = (time.perf_counter() - started) * 1000
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
             ctx.state.cache_put(cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
+        return result
+
+
+CHAIN = -1
+"""The ``run_selected`` job key of the event's chained handlers (group indexes are >= 0)."""
+
+
+class Chain:
+    """Handlers run one after another: each sees the event as the ones before rewrote it (``tool_input``
+    merged with their ``updated_input``; ``tool_response`` replaced by their ``updated_output``), and the
+    first deny, block or fail-closed failure stops it (the rest are ``skipped``)."""
+
+    __slots__ = ("event", "stopped_at")
+
+    def __init__(self, event: HookEvent) -> None:
+        self.event = event
+        self.stopped_at: str | None = None
+
+    def step(self, result: HandlerResult, spec: HandlerSpec) -> None:
+        verdict = result.verdict
+        if (result.failed and result.fail_closed) or (
+                verdict is not None and (verdict.permission == "deny" or verdict.block)):
+            self.stopped_at = spec.id
+            return
+        if verdict is None or result.failed:
+            return
+        if verdict.updated_input is not None and self.event.tool_input is not None:
+            self.event = self.event.with_fields(tool_input={**self.event.tool_input, **verdict.updated_input})
+        if verdict.updated_output is not None and "tool_response" in self.event.payload:
+            self.event = self.event.with_fields(tool_response=verdict.updated_output)
+
+    def skip(self, result: HandlerResult) -> HandlerResult:
+        result.status, result.message = "skipped", f"stopped at {self.stopped_at!r} (runs one after another)"
         return result
 
 

@@ -8,7 +8,9 @@
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
     ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
-    └── StoreError                the state store (``gateway.store``) could not be opened, read or written
+    ├── StoreError                the state store (``gateway.store``) could not be opened, read or written
+    └── ActionDenied              the Python host (``gateway.host``): a hook stopped the agent's action
+        └── ToolCallDenied        ... a tool call (``gateway.tool_call``); ``.reason`` says why
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
@@ -58,3 +60,29 @@ class ServerUnavailable(HookgateError):
 class StoreError(HookgateError):
     """The state store failed: the file cannot be opened, the database is locked past its timeout, or
     its schema is newer than this hookgate's (``gateway.store``)."""
+
+
+class ActionDenied(HookgateError):
+    """The Python host's answer when a hook stops an action (a session start, a prompt, a model call,
+    the final output). ``reason``: what to tell the model. ``point``: the event or interception point
+    (``PreToolUse``, ``pre_model_call``, ...). ``permission``: ``deny``, or ``ask``/``defer`` (a Python
+    agent has no one to ask). ``source``: ``hookgate`` (its hooks) or ``interceptor`` (AGENT-HOOKS-0.1).
+    ``decision``: the merged ``Decision`` (hookgate) or None; ``record``: the AGENT-HOOKS
+    ``InterceptionRecord`` (interceptor) or None. ``after``: the action had already run (its result is
+    withheld).
+    """
+
+    def __init__(self, reason: str, *, point: str, permission: str = "deny", source: str = "hookgate",
+                 decision: object = None, record: object = None, after: bool = False) -> None:
+        self.reason = reason
+        self.point = point
+        self.permission = permission
+        self.source = source
+        self.decision = decision
+        self.record = record
+        self.after = after
+        super().__init__(f"{point}: {reason.splitlines()[0] if reason else permission}")
+
+
+class ToolCallDenied(ActionDenied):
+    """A tool call was denied before it ran (``after`` False) or its result was withheld (``after`` True)."""

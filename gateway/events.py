@@ -184,10 +184,13 @@ class HookEvent:
 
     def with_tool_input(self, tool_input: dict[str, Any]) -> HookEvent:
         """A copy whose ``tool_input`` is replaced (used by ``sequential`` groups)."""
-        payload = dict(self.payload)
-        payload["tool_input"] = tool_input
-        raw = dict(self.raw)
-        raw["tool_input"] = tool_input
+        return self.with_fields(tool_input=tool_input)
+
+    def with_fields(self, **fields: Any) -> HookEvent:
+        """A copy with these payload fields replaced (``tool_input``, ``tool_response``: the rewrites a
+        ``sequential`` group or a chain of class hooks passes along)."""
+        payload = {**self.payload, **fields}
+        raw = {**self.raw, **fields}
         event = HookEvent(payload, dialect=self.dialect, raw=raw, host_tool_name=self.host_tool_name)
         event.project_dir = self.project_dir
         return event

@@ -38,6 +38,7 @@ BUILTIN: dict[str, str] = {
     "prompt": "handlers.prompt:PromptHandler",
     "agent": "handlers.agent:AgentHandler",
     "python": "handlers.python:PythonHandler",
+    "builtin": "handlers.builtin:BuiltinHandler",
 }
 ENTRY_POINT_GROUP = "hookgate.handlers"
 
@@ -96,6 +97,24 @@ class Handler(ABC):
         reports them as errors for a ``failClosed`` handler (it would deny every call) and as warnings
         otherwise (it would fail open)."""
         return []
+
+    @classmethod
+    def implied_event(cls, entry: dict[str, Any]) -> str | None:
+        """The event a config entry of this type belongs to when it does not say (``agents:`` entries;
+        class hooks and built-ins know theirs). None: the entry must name its event. Raises ConfigError
+        when the entry cannot be resolved (an unimportable class hook)."""
+        return None
+
+    @classmethod
+    def event_problems(cls, spec: HandlerSpec, event: str) -> list[str]:
+        """Config errors for this entry on ``event`` (e.g. a PostToolUse-only check placed elsewhere)."""
+        return []
+
+    def chained(self) -> bool:
+        """True for in-process hooks that compose as middleware (class hooks, built-ins): the chained
+        handlers of one event run one after another in priority order, each seeing the rewrites of the
+        ones before, and the first deny or block stops the chain (see ``gateway.dispatcher``)."""
+        return False
 
     def dedup_key(self) -> Hashable:
         """Identical handlers in one event run once: two specs with equal keys are identical."""

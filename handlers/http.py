@@ -10,21 +10,22 @@ Semantics follow Claude Code's hooks reference (§3.3); the extras are hookgate'
   variables in ``url``; hookgate allows them under the same allow-list).
 - Answer: 2xx with an empty body = no decision; 2xx with a JSON object = parsed with
   ``gateway.answers.verdict_from_json`` (the same parser as a command's stdout); any other body, a
-  non-2xx status, a connection failure, a body over ``MAX_BODY`` (1 MiB) = ``HandlerError`` (a
-  non-blocking error, or deny/block with ``failClosed: true``). A timeout is the dispatcher's.
-- Retries (tenacity): only connect errors, 429 and 5xx, at most ``retries`` times (default 1), with
-  exponential backoff and jitter (``Retry-After`` honoured), and never past the handler's deadline
-  (``stop_before_delay`` on the time left).
+  non-2xx status, a connection failure, a body over ``webhook_client.MAX_BODY`` (1 MiB) = ``HandlerError``
+  (a non-blocking error, or deny/block with ``failClosed: true``). A timeout is the dispatcher's.
+- Retries (tenacity): only connect errors, connect timeouts, 429 and 5xx, at most ``retries`` times
+  (default 1), with exponential backoff and jitter (``Retry-After`` honoured), and never past the
+  handler's deadline (``stop_before_delay`` on the time left). The first attempt is made directly;
+  tenacity is imported and takes over only after a retryable failure.
 - Standard Webhooks headers on every delivery: ``webhook-id`` (the same on every retry),
   ``webhook-timestamp`` (unix seconds of this attempt) and, when ``signingSecretEnv`` names an
   environment variable holding a ``whsec_``/base64 secret, ``webhook-signature: v1,<base64 HMAC-SHA256
   of "id.timestamp.body">``.
 - SSRF guard (``handlers.netguard``): non-loopback URLs may not reach private, link-local, CGNAT or
   metadata addresses unless ``allowPrivateNetworks: true``; the name is resolved once and the checked
-  IP is dialed.
-- One pooled ``httpx2.AsyncClient`` per ``RunContext`` (``ctx.get_resource(CLIENT_RESOURCE)``), so
-  ``hookgate serve`` keeps connections warm. ``httpx2`` and ``tenacity`` are imported only when a
-  delivery is made.
+  IP is dialed (``handlers.webhook_client``).
+- One pooled ``handlers.webhook_client.WebhookClient`` (aiohttp) per ``RunContext``
+  (``ctx.get_resource(CLIENT_RESOURCE)``), so ``hookgate serve`` keeps connections warm. aiohttp is
+  imported only when a delivery is made.
 """
 
 from __future__ import annotations
@@ -50,18 +51,16 @@ from handlers.base import Handler
 
 if TYPE_CHECKING:
     import ssl
-
-    import httpx2
+    from collections.abc import Awaitable, Callable
 
     from gateway.config import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
     from handlers.netguard import Resolver
+    from handlers.webhook_client import WebhookClient
 
-MAX_BODY = 1024 * 1024
-"""Largest answer body read (bytes); a larger one is cut off and counts as an error."""
 CLIENT_RESOURCE = "http.client"
-"""Name of the shared ``httpx2.AsyncClient`` in ``RunContext`` resources."""
+"""Name of the shared ``handlers.webhook_client.WebhookClient`` in ``RunContext`` resources."""
 CONNECT_TIMEOUT = 5.0
 """Seconds allowed to resolve and connect (capped by the time left before the deadline)."""
 USER_AGENT = "hookgate/0.1.0"
@@ -138,20 +137,17 @@ def sign(secret: bytes, msg_id: str, timestamp: int, body: bytes) -> str:
     return "v1," + base64.b64encode(digest).decode()
 
 
-def make_client(resolver: Resolver | None = None, ssl_context: ssl.SSLContext | None = None) -> httpx2.AsyncClient:
-    """The shared, pooled client: guarded transport, no redirects, no proxies from the environment.
+def make_client(resolver: Resolver | None = None, ssl_context: ssl.SSLContext | None = None) -> WebhookClient:
+    """The shared, pooled client (``handlers.webhook_client``): SSRF-guarded, no redirects, no proxies.
 
     ``resolver`` and ``ssl_context`` replace the system resolver and trust store (tests, private CAs).
     """
-    import httpx2
+    from handlers.webhook_client import WebhookClient
 
-    from handlers.guarded_transport import GuardedTransport
-
-    return httpx2.AsyncClient(transport=GuardedTransport(resolver=resolver, ssl_context=ssl_context),
-                              follow_redirects=False, trust_env=False, headers={"User-Agent": USER_AGENT})
+    return WebhookClient(resolver=resolver, ssl_context=ssl_context, user_agent=USER_AGENT)
 
 
-async def close_client(client: httpx2.AsyncClient) -> None:
+async def close_client(client: WebhookClient) -> None:
     await client.aclose()
 
 
@@ -292,81 +288,80 @@ class HttpHandler(Handler):
 
     async def _deliver(self, ctx: RunContext, url: str, headers: dict[str, str], body: bytes, msg_id: str,
                        secret: bytes | None, started: float, meta: dict[str, Any]) -> tuple[int, str]:
-        """POST with retries; return ``(status, body text)`` of the last answer. Raises HandlerError."""
-        import httpx2
-        import tenacity
+        """POST with retries; return ``(status, body text)`` of the last answer. Raises HandlerError.
 
-        from handlers.guarded_transport import ALLOW_PRIVATE
+        The first attempt runs without any retry machinery (the common case: one answer); only when it
+        fails in a retryable way does tenacity take over, starting from that failure, for the rest of the
+        ``retries`` and the time left.
+        """
         from handlers.netguard import AddressBlocked
+        from handlers.webhook_client import DeliveryError
 
-        client: httpx2.AsyncClient = ctx.get_resource(CLIENT_RESOURCE, make_client, close_client)
+        client: WebhookClient = ctx.get_resource(CLIENT_RESOURCE, make_client, close_client)
         deadline = started + self.spec.timeout
-        extensions = {ALLOW_PRIVATE: bool(self.spec.options.get("allow_private_networks"))}
+        allow_private = bool(self.spec.options.get("allow_private_networks"))
 
         async def attempt() -> tuple[int, str]:
             meta["attempts"] += 1
-            left = deadline - time.monotonic()
+            left = max(deadline - time.monotonic(), 0.001)
             timestamp = int(time.time())
             send = {**headers, "Content-Type": "application/json", "Accept-Encoding": "identity",
                     "webhook-id": msg_id, "webhook-timestamp": str(timestamp)}
             if secret is not None:
                 send["webhook-signature"] = sign(secret, msg_id, timestamp, body)
-            timeout = httpx2.Timeout(max(left, 0.001), connect=max(min(CONNECT_TIMEOUT, left), 0.001))
-            async with client.stream("POST", url, content=body, headers=send, timeout=timeout,
-                                     extensions=extensions) as response:
-                status = response.status_code
-                text = await _read_capped(response, meta)
-            if status == 429 or 500 <= status <= 599:
-                retry_after = _retry_after(response.headers.get("retry-after"))
-                raise _RetryableStatus(status, first_line(text)[:200], retry_after)
-            return status, text
+            answer = await client.post(url, body, send, timeout=left, connect_timeout=min(CONNECT_TIMEOUT, left),
+                                       allow_private=allow_private)
+            if answer.status == 429 or 500 <= answer.status <= 599:
+                raise _RetryableStatus(answer.status, first_line(answer.text)[:200], _retry_after(answer.retry_after))
+            return answer.status, answer.text
 
-        budget = max(deadline - time.monotonic() - 0.05, 0.0)
-        attempts = int(self.spec.options.get("retries", 1)) + 1
-        retrying = tenacity.AsyncRetrying(
-            stop=tenacity.stop_after_attempt(attempts) | tenacity.stop_before_delay(budget),
-            wait=_retry_wait(), reraise=True,
-            retry=tenacity.retry_if_exception_type((_RetryableStatus, httpx2.ConnectError, httpx2.ConnectTimeout)))
         where = self.spec.options["url"]
         try:
-            result: tuple[int, str] = await retrying(attempt)
+            try:
+                return await attempt()
+            except (_RetryableStatus, DeliveryError) as exc:
+                retries = int(self.spec.options.get("retries", 1))
+                if not retries or not _retryable(exc):
+                    raise
+                return await _retry(attempt, exc, retries, deadline)
         except _RetryableStatus as exc:
             meta["status"] = exc.status
             raise HandlerError(f"{exc} from {where} after {meta['attempts']} attempt(s)", meta) from None
         except AddressBlocked as exc:
             raise HandlerError(str(exc), meta) from None
-        except httpx2.TimeoutException as exc:
-            raise HandlerError(f"{where}: timed out ({type(exc).__name__}) after {meta['attempts']} "
-                               "attempt(s)", meta) from None
-        except httpx2.HTTPError as exc:
-            detail = first_line(str(exc)) or type(exc).__name__
-            raise HandlerError(f"{where}: {type(exc).__name__}: {detail} after {meta['attempts']} attempt(s)",
-                               meta) from None
-        return result
+        except DeliveryError as exc:
+            if exc.status is not None:
+                meta["status"] = exc.status
+            raise HandlerError(f"{where}: {exc} after {meta['attempts']} attempt(s)", meta) from None
 
 
-async def _read_capped(response: httpx2.Response, meta: dict[str, Any]) -> str:
-    """The answer body as text, at most ``MAX_BODY`` bytes. Raises HandlerError past the cap."""
-    if response.headers.get("content-encoding", "identity").lower() not in ("identity", ""):
-        raise HandlerError(f"answer is compressed ({response.headers['content-encoding']}); hookgate asks for "
-                           "identity encoding", {**meta, "status": response.status_code})
-    declared = response.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-        raise HandlerError(f"answer body is {declared} bytes; the limit is {MAX_BODY} bytes",
-                           {**meta, "status": response.status_code})
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_raw():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise HandlerError(f"answer body exceeds {MAX_BODY} bytes; cut off",
-                               {**meta, "status": response.status_code})
-        chunks.append(chunk)
-    try:
-        return b"".join(chunks).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise HandlerError(f"answer body is not valid UTF-8 (byte {exc.start})",
-                           {**meta, "status": response.status_code}) from None
+async def _retry(attempt: Callable[[], Awaitable[tuple[int, str]]], failure: Exception, retries: int,
+                 deadline: float) -> tuple[int, str]:
+    """Retry ``attempt`` with tenacity after its first ``failure``: at most ``retries`` more attempts, waits
+    of ``_retry_wait``, never past ``deadline`` (``stop_before_delay``). Reraises the last failure."""
+    import tenacity
+
+    pending = [failure]
+
+    async def again() -> tuple[int, str]:
+        if pending:  # tenacity's first attempt is the one already made: replay its failure
+            raise pending.pop()
+        return await attempt()
+
+    retrying = tenacity.AsyncRetrying(
+        stop=tenacity.stop_after_attempt(retries + 1)
+        | tenacity.stop_before_delay(max(deadline - time.monotonic() - 0.05, 0.0)),
+        wait=_retry_wait(), retry=tenacity.retry_if_exception(_retryable), reraise=True)
+    result: tuple[int, str] = await retrying(again)
+    return result
+
+
+def _retryable(exc: BaseException) -> bool:
+    """429/5xx answers, connect failures and connect timeouts (nothing that may have reached the receiver's
+    handler and failed there, apart from the statuses that say so)."""
+    from handlers.webhook_client import DeliveryError
+
+    return isinstance(exc, _RetryableStatus) or (isinstance(exc, DeliveryError) and exc.retryable)
 
 
 def _options_model() -> Any:

@@ -10,10 +10,10 @@
   (``::ffff:a.b.c.d``, NAT64 ``64:ff9b::/96``, 6to4, Teredo) is checked as IPv4. One refused answer
   refuses the whole name.
 
-``vet`` applies the policy to a host and its resolver's answers; ``handlers.guarded_transport`` calls
-it from the only place a connection is opened and dials the vetted IP, so nothing can re-resolve the
-name in between (DNS rebinding). Resolvers are injectable: ``system_resolver`` (``getaddrinfo``) or
-``StaticResolver`` (an ``/etc/hosts``-style table, used by the tests).
+``vet`` applies the policy to a host and its resolver's answers; ``handlers.webhook_client`` uses it
+as the only resolver of its connections (and checks literal IPs with it), and dials the vetted IP, so
+nothing can re-resolve the name in between (DNS rebinding). Resolvers are injectable: ``system_resolver``
+(``getaddrinfo``) or ``StaticResolver`` (an ``/etc/hosts``-style table, used by the tests).
 """
 
 from __future__ import annotations
@@ -146,6 +146,13 @@ class StaticResolver:
             raise socket.gaierror(socket.EAI_NONAME, f"{host}: name not in the static table") from None
 
 
+def literal_refusal(ip: IPAddress, *, allow_private: bool) -> str | None:
+    """Why a URL whose host is the literal ``ip`` is refused (the ``AddressBlocked`` message), or None."""
+    problem = None if allow_private or ip.is_loopback else address_problem(ip)
+    return f"refusing to connect to {problem}; set allowPrivateNetworks: true to allow private networks" \
+        if problem else None
+
+
 class ResolveError(Exception):
     """The name did not resolve (or took longer than the connect timeout)."""
 
@@ -155,10 +162,9 @@ async def vet(host: str, port: int, *, allow_private: bool, resolver: Resolver,
     """The addresses ``host`` may be reached at, resolved once. Raises AddressBlocked, ResolveError."""
     literal = parse_ip(host)
     if literal is not None:
-        problem = None if allow_private or literal.is_loopback else address_problem(literal)
-        if problem:
-            raise AddressBlocked(f"refusing to connect to {problem}; set allowPrivateNetworks: true "
-                                 "to allow private networks")
+        refusal = literal_refusal(literal, allow_private=allow_private)
+        if refusal:
+            raise AddressBlocked(refusal)
         return [str(literal)]
     try:
         async with asyncio.timeout(timeout):

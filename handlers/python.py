@@ -11,13 +11,17 @@ with only synchronous python handlers never imports asyncio. The price: an in-pr
 be killed at its deadline, so keep it a pure, fast check over the event (no I/O, no network). The
 built-in default policy (``configs/guards``) runs this way. Raises ConfigError at load time when the
 callable cannot be imported.
+
+Class-hook form: ``{type: python, hook: "package.module:ClassName"}`` runs a FIM One-style class hook
+(``gateway.hooks``; see ``handlers.class_hook``): the class is instantiated once, its ``HookResult``
+maps onto the decision, and class hooks chain in priority order.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
     from gateway.config import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
+    from handlers.base import Outcome
 
 
 _CO_COROUTINE = 0x80  # inspect.CO_COROUTINE: the function is ``async def``
@@ -69,7 +74,7 @@ def answer_to_verdict(answer: Any, event: HookEvent) -> Verdict:
 
 
 class PythonHandler(Handler):
-    """Calls ``callable`` in-process (see module docstring)."""
+    """Calls ``callable`` in-process, or runs the class hook named by ``hook`` (see module docstring)."""
 
     type: ClassVar[str] = "python"
     default_timeout: ClassVar[float] = 10.0
@@ -82,7 +87,20 @@ class PythonHandler(Handler):
 
         return copy.deepcopy(host_payload(event, self.spec.dialect))  # the function cannot alter the event
 
+    def _is_hook(self) -> bool:
+        return self.spec.options.get("hook") is not None
+
+    def chained(self) -> bool:
+        return self._is_hook()
+
     def can_run_sync(self) -> bool:
+        if self._is_hook():
+            from handlers import class_hook
+
+            try:
+                return class_hook.is_sync(class_hook.hook_of(self.spec))
+            except HandlerError:
+                return True  # run_sync reports the error
         try:
             function = self._function()
         except HandlerError:
@@ -90,16 +108,32 @@ class PythonHandler(Handler):
         code = getattr(function, "__code__", None)  # inspect costs ~4 ms to import on this hot path
         return code is None or not code.co_flags & _CO_COROUTINE
 
-    def run_sync(self, event: HookEvent, ctx: RunContext) -> Verdict:
+    def run_sync(self, event: HookEvent, ctx: RunContext) -> Outcome:
+        if self._is_hook():
+            from handlers import class_hook
+
+            return class_hook.run_sync(class_hook.hook_of(self.spec), event)
         return answer_to_verdict(self._function()(self._payload(event)), event)
 
-    async def run(self, event: HookEvent, ctx: RunContext) -> Verdict:
+    async def run(self, event: HookEvent, ctx: RunContext) -> Outcome:
+        if self._is_hook():
+            from handlers import class_hook
+
+            return await class_hook.run(class_hook.hook_of(self.spec), event)
         answer = self._function()(self._payload(event))
         if hasattr(answer, "__await__"):
             answer = await answer
         return answer_to_verdict(answer, event)
 
+    def dedup_key(self) -> Hashable:
+        instance = self.spec.options.get("instance")
+        if instance is not None:  # a hook registered in code: one per instance
+            return (self.spec.type, "instance", id(instance))
+        return super().dedup_key()
+
     def describe(self) -> str:
+        if self._is_hook():
+            return f"python class hook {self.spec.options['hook']}"
         return f"python {self.spec.options['callable']}"
 
     @classmethod
@@ -108,19 +142,48 @@ class PythonHandler(Handler):
 
     @classmethod
     def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
+        if spec.options.get("hook") is not None:
+            from handlers import class_hook
+
+            return [f"hook: {p}" for p in class_hook.prepare(spec)]
         try:
             load_callable(spec.options["callable"])
         except HandlerError as exc:
             return [f"callable: {exc}"]
         return []
 
+    @classmethod
+    def implied_event(cls, entry: dict[str, Any]) -> str | None:
+        if not isinstance(entry.get("hook"), str):
+            return None
+        from gateway.hooks import load_hook
+
+        return load_hook(entry["hook"], "hook").hook_point
+
+    @classmethod
+    def event_problems(cls, spec: HandlerSpec, event: str) -> list[str]:
+        if spec.options.get("hook") is None or spec.problem:
+            return []
+        from handlers import class_hook
+
+        return [f"hook: {p}" for p in class_hook.prepare(spec, event)]
+
 
 @cache
 def _options_model() -> Any:
-    from pydantic import BaseModel, ConfigDict, Field
+    from pydantic import BaseModel, ConfigDict, Field, model_validator
 
     class PythonOptions(BaseModel):
         model_config = ConfigDict(extra="allow")
-        callable: str = Field(min_length=3, pattern=r"^[\w.]+:[\w.]+$")
+        callable: str | None = Field(None, min_length=3, pattern=r"^[\w.]+:[\w.]+$")
+        hook: str | None = Field(None, min_length=3, pattern=r"^[\w.]+:[\w.]+$")
+
+        @model_validator(mode="after")
+        def _one_of(self) -> PythonOptions:
+            if (self.callable is None) == (self.hook is None):
+                raise ValueError("a python handler names either callable (a function) or hook "
+                                 "(a PreToolUseHook/PostToolUseHook/SessionStartHook class), not "
+                                 + ("both" if self.callable else "neither"))
+            return self
 
     return PythonOptions

@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "reverse proxy's name; default: only loopback names when bound to loopback)")
     serve.set_defaults(func="gateway.cli.serve:cmd_serve")
 
+    mode = with_config(sub.add_parser("mode", help="switch a gateway-wide mode (read-only) for every process"))
+    mode.add_argument("mode", choices=("read-only",), help="the mode (read-only: the readOnly built-in denies writes)")
+    mode.add_argument("state", choices=("on", "off", "status"), help="switch it on or off, or show it")
+    mode.set_defaults(func="gateway.cli.mode:cmd_mode")
+
     add_install_parsers(sub, "gateway.cli.install:cmd_install")
     return parser
 

@@ -57,7 +57,9 @@ def _short_label(type_name: str, options: dict[str, Any]) -> str:
     if type_name == "mcp_tool":
         return f"{options.get('server')}/{options.get('tool')}"
     if type_name == "python":
-        return str(options.get("callable", "python"))
+        return str(options.get("callable") or options.get("hook") or "python")
+    if type_name == "builtin":
+        return str(options.get("name"))
     return type_name
 
 
@@ -148,9 +150,9 @@ class Compiler:
                 self.issues.append(f"{where}: expected a list of matcher groups, got {type(groups).__name__}")
                 continue
             for gi, raw in enumerate(groups):
-                self._add_group(event, f"{where}[{gi}]", base_dir, raw, "claude")
+                self.add_group(event, f"{where}[{gi}]", base_dir, raw, "claude")
 
-    def _add_group(self, event: str, where: str, base_dir: str, raw: Any, dialect: str) -> None:
+    def add_group(self, event: str, where: str, base_dir: str, raw: Any, dialect: str) -> None:
         group = self.validated(Group, raw, where, unknown="group field", known=["matcher", "hooks", "sequential"])
         if group is None:  # still look at its handlers: every problem and warning is reported at once
             entries = raw.get("hooks") if isinstance(raw, dict) else None
@@ -247,6 +249,7 @@ class Compiler:
             if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
                 handler.problem = "; ".join(problems)
                 self.broken.extend(f"{where}: {p}" for p in problems)
+            self.issues.extend(f"{where}: {p}" for p in cls.event_problems(handler, event))
         return {name: getattr(handler, name) for name in handler.__slots__}
 
     def _ignored_as_claude_code_does(self, event: str, where: str, type_name: str, common: Any,
@@ -298,7 +301,7 @@ class Compiler:
                 if hook.max_output_size:
                     handler["maxOutputSize"] = hook.max_output_size
                 matcher = hook.matcher if EVENTS[event].tool else None
-                self._add_group(event, f"{where}[{i}]", base_dir, {"matcher": matcher, "hooks": [handler]},
+                self.add_group(event, f"{where}[{i}]", base_dir, {"matcher": matcher, "hooks": [handler]},
                                 "kiro")
 
     def result(self, paths: list[str]) -> dict[str, Any]:

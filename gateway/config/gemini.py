@@ -135,7 +135,7 @@ def add_gemini(compiler: Compiler, path: str, base_dir: str, hooks: dict[str, An
             from gateway.events import EVENTS
 
             matcher = group.matcher if EVENTS[event].matcher_field is not None else None
-            compiler._add_group(event, group_where, base_dir,
+            compiler.add_group(event, group_where, base_dir,
                                 {"matcher": matcher, "hooks": handlers, "sequential": group.sequential}, "gemini")
 
 

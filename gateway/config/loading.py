@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-CACHE_FORMAT = "hookgate-config-6"
+CACHE_FORMAT = "hookgate-config-7"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 
@@ -91,13 +91,16 @@ class HandlerSpec:
 
 @dataclass(slots=True)
 class GroupSpec:
-    """One matcher group: ``matcher`` (None = all), ``sequential``, its handlers, source ``dialect``."""
+    """One matcher group: ``matcher`` (None = all), ``sequential``, its handlers, source ``dialect``;
+    ``agent``: the group comes from ``agents.<name>`` and fits only events whose ``agent_id`` is that
+    name (None: every agent)."""
 
     matcher: str | None
     handlers: list[HandlerSpec]
     where: str
     sequential: bool = False
     dialect: str = "claude"
+    agent: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GroupSpec:

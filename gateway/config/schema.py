@@ -15,7 +15,7 @@ from gateway.errors import ConfigError
 KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
                "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
 MS_LIKE_TIMEOUT = 1000.0
-GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig")
+GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig", "agents")
 
 
 class _Model(BaseModel):
@@ -59,6 +59,7 @@ class KiroHook(_Model):
 class Settings(_Model):
     stop_block_limit: int = Field(3, alias="stopBlockLimit", ge=0)
     state_dir: str | None = Field(None, alias="stateDir")
+    read_only: bool = Field(False, alias="readOnly")
 
 
 COMMON_KEYS = {f.alias or name for name, f in CommonFields.model_fields.items()}

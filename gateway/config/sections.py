@@ -36,6 +36,10 @@ def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str
         _compile_mcp(compiler, path, base_dir, doc)
     if "llm" in doc:
         _compile_llm(compiler, path, doc["llm"])
+    if "agents" in doc:
+        from gateway.config.agents import compile_agents
+
+        compile_agents(compiler, path, base_dir, doc["agents"])
     if os.path.basename(path).startswith("settings") or (set(doc) & KIRO_AGENT_KEYS):
         return
     for key in doc:

@@ -130,6 +130,9 @@ def host_payload(event: HookEvent) -> dict[str, Any]:
 
 
 def _output_text(value: Any) -> str:
+    """The text the model gets for a rewritten tool output (Gemini's own ``llmContent`` when present)."""
+    if isinstance(value, dict) and isinstance(value.get("llmContent"), str):
+        return str(value["llmContent"])
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.bench_run import median_ms
+from tests.bench.common import median_ms
 
 BIN = Path(sys.executable).parent / "hookgate"
 GEMINI = {"session_id": "b", "transcript_path": "/t", "cwd": "/tmp", "timestamp": "2026-11-29T12:00:00.000Z"}

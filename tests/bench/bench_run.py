@@ -1,7 +1,19 @@
-"""Benchmark: wall time of `hookgate run` on PreToolUse events vs `python -c "import pydantic"`.
+"""Benchmark: ``hookgate run`` (built-in default policy) against a single-purpose hook written with cchooks.
 
-Run: `.venv/bin/python tests/bench/bench_run.py [--runs N]`. Prints medians (ms) and ratios against
-the baseline measured in the same run (target for the common case: <= 1.5). Never asserts.
+Run: ``.venv/bin/python tests/bench/bench_run.py [--runs N] [--here] [--json FILE]``.
+
+Both run from throwaway venvs (``tests.bench.common.bench_venvs``): hookgate installed with
+``pip install .`` (not editable), and the cchooks hook (``common.CCHOOKS_HOOK``: parse the event with
+``cchooks.create_context``, one rm -rf regex, deny or say nothing) in a venv of its own. Every command
+gets the same full Claude Code PreToolUse event on stdin and runs round-robin with the others, so the
+ratios are measured in the same run under the same load. Targets (issue 15):
+
+- allow: ``hookgate run`` on ``ls -la`` (the default policy's guards run in-process, no decision)
+  <= 1.2x the cchooks hook on the same event;
+- deny: ``hookgate run`` on ``rm -rf build`` (the shell guard denies) <= 1.15x the allow.
+
+Also printed: an Edit (the secrets guard runs), ``python -S -c pass`` and ``python -c pass`` of the same
+interpreter. Never asserts.
 """
 
 from __future__ import annotations
@@ -9,47 +21,64 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-BIN = Path(sys.executable).parent / "hookgate"
-EVENTS = {
-    "PreToolUse Bash `ls -la` (default config: the shell guard runs in-process, no decision)": {
-        "tool_name": "Bash", "tool_input": {"command": "ls -la"}},
-    "PreToolUse Bash `rm -rf build` (default config: the shell guard denies)": {
-        "tool_name": "Bash", "tool_input": {"command": "rm -rf build"}},
-    "PreToolUse Edit src/app.ts (default config: the secrets guard runs in-process, no decision)": {
-        "tool_name": "Edit", "tool_input": {"file_path": "/tmp/p/src/app.ts", "old_string": "a", "new_string": "b"}},
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.bench.common import Results, bench_venvs, interleaved, median_ms
+
+__all__ = ["main", "median_ms"]
+
+BASE_EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "transcript_path": "/tmp/bench.jsonl",
+              "cwd": "/tmp", "permission_mode": "default", "tool_use_id": "toolu_bench"}
 
 
-def median_ms(argv: list[str], stdin: bytes, runs: int, env: dict[str, str]) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+def event(tool: str, tool_input: dict[str, str]) -> bytes:
+    return json.dumps({**BASE_EVENT, "tool_name": tool, "tool_input": tool_input}).encode()
+
+
+ALLOW = event("Bash", {"command": "ls -la", "description": "list files"})
+DENY = event("Bash", {"command": "rm -rf build", "description": "clean"})
+EDIT = event("Edit", {"file_path": "/tmp/p/src/app.ts", "old_string": "a", "new_string": "b"})
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=25)
-    runs = parser.parse_args().runs
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=40, help="runs per command (round-robin)")
+    parser.add_argument("--here", action="store_true", help="use this interpreter's hookgate, no throwaway venv")
+    parser.add_argument("--json", metavar="FILE", help="add the results to this JSON file")
+    args = parser.parse_args()
+    venvs = bench_venvs(args.here)
     env = {**os.environ, "HOOKGATE_CACHE_DIR": tempfile.mkdtemp(prefix="hookgate-bench-")}
-    env.pop("HOOKGATE_CONFIG", None)
-    base = median_ms([sys.executable, "-c", "import pydantic"], b"", runs, env)
-    print(f"baseline `python -c \"import pydantic\"`: {base:.1f} ms (median of {runs})")
-    for label, extra in EVENTS.items():
-        event = {"hook_event_name": "PreToolUse", "session_id": "bench", "cwd": "/tmp", **extra}
-        stdin = json.dumps(event).encode()
-        subprocess.run([str(BIN), "run"], input=stdin, capture_output=True, env=env, check=False)  # warm cache
-        ms = median_ms([str(BIN), "run"], stdin, runs, env)
-        print(f"{label}: {ms:.1f} ms, ratio {ms / base:.2f}")
+    for name in ("HOOKGATE_CONFIG", "HOOKGATE_SERVER", "PYTHONPATH"):
+        env.pop(name, None)
+    hookgate = [venvs.hookgate, "run"]
+    cchooks = [venvs.cchooks_python, venvs.cchooks_hook]
+    commands = {
+        "python -S -c pass": ([venvs.python, "-S", "-c", "pass"], b""),
+        "python -c pass": ([venvs.python, "-c", "pass"], b""),
+        "cchooks hook, allow (ls -la)": (cchooks, ALLOW),
+        "cchooks hook, deny (rm -rf build)": (cchooks, DENY),
+        "hookgate run, allow (ls -la)": (hookgate, ALLOW),
+        "hookgate run, deny (rm -rf build)": (hookgate, DENY),
+        "hookgate run, Edit (secrets guard)": (hookgate, EDIT),
+    }
+    print(f"hookgate run vs a cchooks hook: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, "
+          f"hookgate: {venvs.install}; {args.runs} round-robin runs per command (medians)")
+    times = interleaved(commands, args.runs, env)
+    bare = times["python -S -c pass"]
+    for name, ms in times.items():
+        print(f"  {name:<40} {ms:7.1f} ms   {ms / bare:5.2f}x python -S -c pass")
+    results = Results("run", notes={"runs": args.runs, "install": venvs.install,
+                                    "python -S -c pass ms": bare})
+    allow = times["hookgate run, allow (ls -la)"]
+    results.ratio("run_allow", "hookgate run allow / cchooks hook", allow, times["cchooks hook, allow (ls -la)"],
+                  "cchooks hook", "ms", 1.2, higher_is_better=False)
+    results.ratio("run_deny", "hookgate run deny / hookgate run allow", times["hookgate run, deny (rm -rf build)"],
+                  allow, "hookgate run allow", "ms", 1.15, higher_is_better=False)
+    results.save(args.json)
 
 
 if __name__ == "__main__":

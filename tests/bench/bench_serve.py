@@ -1,18 +1,27 @@
 """Benchmark ``hookgate serve`` and the thin client against baselines measured in the same run.
 
-Run: ``.venv/bin/python tests/bench/bench_serve.py [--seconds 4] [--concurrency 16] [--runs 30]``
+Run: ``.venv/bin/python tests/bench/bench_serve.py [--seconds 6] [--rounds 6] [--concurrency 16] [--runs 40]
+[--here] [--json FILE] [--only NAME ...]``
 
-(a) Serve: throughput and p50/p99 latency of ``POST /hooks`` with a PreToolUse event, under a fixed
-    number of keep-alive connections, for (1) a config with no matching hooks and (2) one ``http``
-    handler to a local receiver (a Starlette app answering 200 with an empty body), each as a ratio
-    against a bare Starlette endpoint that echoes the JSON body, run under the same uvicorn settings and
-    the same load right before it. Targets: >= 0.6 and >= 0.4 of the echo throughput.
-(b) Thin client: median wall time of ``hookgate run --server URL`` (the console script) and of the
-    standalone ``python -I -S gateway/client.py URL``, against ``python -S -c pass`` (target <= 3x)
-    and against the in-process ``hookgate run`` with the same config.
+(a) Serve throughput: ``POST /hooks`` with a PreToolUse Bash event (``npm test``) under a fixed number
+    of keep-alive connections (one request in flight on each), against a bare Starlette endpoint that
+    parses and echoes the JSON body (same uvicorn settings). Baseline and subject run side by side, and
+    the load alternates between them in ``--rounds`` windows (order flipped every round), so drift from
+    other processes on the machine hits both alike; the ratio is of the median window throughputs.
+    Scenarios and targets (issue 15): no matching hook >= 0.85; the built-in default policy (the
+    in-process shell guard runs) >= 0.8; one ``http`` handler to a local receiver (a Starlette app
+    answering 200 with an empty body) >= 0.45; one warm ``mcp_tool`` (configs/examples/mcp-policy.yaml,
+    the policy validator over stdio) >= 0.35; and, with ``hookgate serve`` on one ``if``-rule group as
+    the baseline, 1,000 such groups (``matcher: Bash``, ``if: Bash(rm -r /srv/N/*)``, none fits) >= 0.5.
+(b) Fan-out: one event through ``hookgate serve`` to 64 ``http`` handlers whose receiver answers after
+    200 ms: median latency within 1.1x of 200 ms.
+(c) Thin client: median wall time of ``hookgate run --server URL`` (the console script of a regular
+    install) against ``python -S -c pass``, round-robin: target <= 2.0. Also shown: the standalone
+    ``python -I -S gateway/client.py`` and the in-process ``hookgate run`` with the same config.
 
-Every server is a subprocess on 127.0.0.1; the load generator is this process (asyncio streams, one
-request in flight per connection). Prints numbers; asserts nothing.
+Every server is a subprocess on 127.0.0.1 (hookgate from the throwaway venv of
+``tests.bench.common.bench_venvs``, unless ``--here``); the load generator is this process (asyncio
+streams). Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
@@ -32,12 +41,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PYTHON = sys.executable
-HOOKGATE_SCRIPT = str(Path(PYTHON).with_name("hookgate"))
 EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "transcript_path": "/tmp/t.jsonl",
          "cwd": "/tmp", "permission_mode": "default", "tool_name": "Bash",
          "tool_input": {"command": "npm test", "description": "run the tests"}, "tool_use_id": "toolu_bench"}
 UVICORN_SETTINGS = {"log_level": "warning", "access_log": False, "loop": "asyncio", "server_header": False}
+FANOUT, FANOUT_DELAY = 64, 0.2
 
 
 # ---------------------------------------------------------------------------- helper servers
@@ -60,7 +68,8 @@ def run_echo(port: int) -> None:
 
 
 def run_receiver(port: int) -> None:
-    """The webhook the http handler calls: reads the body, answers 200 with no decision."""
+    """The webhook the http handlers call: reads the body, answers 200 with no decision (``/slow/N``
+    after 200 ms)."""
     import uvicorn
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -71,7 +80,12 @@ def run_receiver(port: int) -> None:
         await request.body()
         return Response(b"")
 
-    app = Starlette(routes=[Route("/hook", hook, methods=["POST"])])
+    async def slow(request: Request) -> Response:
+        await request.body()
+        await asyncio.sleep(FANOUT_DELAY)
+        return Response(b"")
+
+    app = Starlette(routes=[Route("/hook", hook, methods=["POST"]), Route("/slow/{n}", slow, methods=["POST"])])
     uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
 
 
@@ -81,9 +95,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_port(port: int, timeout: float = 30.0) -> None:
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited ({proc.returncode}): "
+                               f"{proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
@@ -92,13 +109,15 @@ def wait_port(port: int, timeout: float = 30.0) -> None:
 
 
 class Proc:
-    """A server subprocess, stopped with SIGTERM."""
+    """A server subprocess on a free port, stopped with SIGTERM."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], port: int) -> None:
-        self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None = None) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen([*argv, str(self.port)] if argv[-1].startswith("--serve-")
+                                     else [*argv, "--port", str(self.port)],
+                                     env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
-        self.port = port
-        wait_port(port)
+        wait_port(self.port, self.proc)
 
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
@@ -109,18 +128,12 @@ class Proc:
             self.proc.wait()
 
 
-def start_helper(kind: str, env: dict[str, str]) -> Proc:
-    port = free_port()
-    return Proc([PYTHON, __file__, f"--serve-{kind}", str(port)], env, port)
-
-
-def start_hookgate(config: Path, env: dict[str, str]) -> Proc:
-    port = free_port()
-    return Proc([PYTHON, "-m", "gateway", "serve", "--config", str(config), "--port", str(port),
-                 "--log-level", "warning", "--reload-interval", "0"], env, port)
-
-
 # ---------------------------------------------------------------------------- load generator
+
+
+def _request(port: int, path: str, body: bytes) -> bytes:
+    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
 
 
 async def _connection(port: int, request: bytes, stop_at: float, latencies: list[float]) -> int:
@@ -142,45 +155,75 @@ async def _connection(port: int, request: bytes, stop_at: float, latencies: list
     return done
 
 
-async def _load(port: int, path: str, seconds: float, concurrency: int) -> tuple[float, list[float]]:
-    body = json.dumps(EVENT).encode()
-    request = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
-    warm: list[float] = []
-    await asyncio.gather(*(_connection(port, request, time.perf_counter() + 0.5, warm) for _ in range(concurrency)))
-    latencies: list[float] = []
+async def _window(port: int, path: str, seconds: float, concurrency: int, latencies: list[float]) -> float:
+    request = _request(port, path, json.dumps(EVENT).encode())
     started = time.perf_counter()
     counts = await asyncio.gather(*(_connection(port, request, started + seconds, latencies)
                                     for _ in range(concurrency)))
-    return sum(counts) / (time.perf_counter() - started), latencies
+    return sum(counts) / (time.perf_counter() - started)
 
 
-def load(port: int, path: str, seconds: float, concurrency: int) -> dict[str, float]:
-    rps, latencies = asyncio.run(_load(port, path, seconds, concurrency))
-    latencies.sort()
-    return {"rps": rps, "p50": latencies[len(latencies) // 2] * 1000,
-            "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000}
+def alternate(base: tuple[int, str], subject: tuple[int, str], seconds: float, rounds: int,
+              concurrency: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Throughput (median of windows) and latency of ``base`` and ``subject``, loaded in alternation."""
+    window = seconds / rounds
+    stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
+
+    async def go() -> None:
+        for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
+            await _window(port, path, 0.5, concurrency, [])
+        for i in range(rounds):
+            for side in ((0, 1) if i % 2 == 0 else (1, 0)):
+                port, path = (base, subject)[side]
+                stats[side][0].append(await _window(port, path, window, concurrency, stats[side][1]))
+
+    asyncio.run(go())
+
+    def summary(side: int) -> dict[str, float]:
+        rps, latencies = stats[side]
+        latencies.sort()
+        return {"rps": statistics.median(rps), "p50": latencies[len(latencies) // 2] * 1000,
+                "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000}
+
+    return summary(0), summary(1)
 
 
-# ---------------------------------------------------------------------------- thin client
+def fanout_latency(port: int, runs: int) -> float:
+    """Median latency (ms) of one event through ``hookgate serve`` to the fan-out config, one at a time."""
+    latencies: list[float] = []
 
-
-def wall(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(argv, input=stdin, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - started
-
-
-def thin_client(commands: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, float]:
-    stdin = json.dumps(EVENT).encode()
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    for argv in commands.values():  # warm the page cache, .pyc files and the config cache
+    async def go() -> None:
         for _ in range(2):
-            wall(argv, stdin, env)
-    for _ in range(runs):  # round-robin so drift hits every command alike
-        for name, argv in commands.items():
-            samples[name].append(wall(argv, stdin, env))
-    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
+            await _window(port, "/hooks", 0.01, 1, [])
+        for _ in range(runs):
+            await _window(port, "/hooks", 0.001, 1, latencies)
+
+    asyncio.run(go())
+    return statistics.median(latencies) * 1000
+
+
+# ---------------------------------------------------------------------------- configs
+
+
+def write_configs(work: Path, receiver_port: int) -> dict[str, Path]:
+    configs: dict[str, object] = {
+        "nomatch": {"hooks": {"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command",
+                                                                                  "command": "true"}]}]}},
+        "http": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "http", "url": f"http://127.0.0.1:{receiver_port}/hook"}]}]}},
+        "fanout": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "http", "url": f"http://127.0.0.1:{receiver_port}/slow/{n}", "timeout": 10}
+            for n in range(FANOUT)]}]}},
+    }
+    for count in (1, 1000):
+        configs[f"if{count}"] = {"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "if": f"Bash(rm -r /srv/{n}/*)", "command": "true"}]}
+            for n in range(count)]}}
+    paths = {}
+    for name, config in configs.items():
+        paths[name] = work / f"{name}.json"
+        paths[name].write_text(json.dumps(config))
+    return paths
 
 
 # ---------------------------------------------------------------------------- main
@@ -188,9 +231,13 @@ def thin_client(commands: dict[str, list[str]], env: dict[str, str], runs: int) 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=4.0, help="measured seconds per load scenario")
+    parser.add_argument("--seconds", type=float, default=6.0, help="measured seconds per server per scenario")
+    parser.add_argument("--rounds", type=int, default=6, help="alternating windows per scenario")
     parser.add_argument("--concurrency", type=int, default=16, help="keep-alive connections")
-    parser.add_argument("--runs", type=int, default=30, help="runs per thin-client command")
+    parser.add_argument("--runs", type=int, default=40, help="runs per thin-client command / fan-out events")
+    parser.add_argument("--here", action="store_true", help="use this interpreter's hookgate, no throwaway venv")
+    parser.add_argument("--json", metavar="FILE", help="add the results to this JSON file")
+    parser.add_argument("--only", nargs="*", help="scenarios: nomatch default http mcp if fanout thin")
     parser.add_argument("--serve-echo", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-receiver", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -201,70 +248,102 @@ def main() -> int:
         run_receiver(args.serve_receiver)
         return 0
 
+    sys.path.insert(0, str(ROOT))
+    from tests.bench.common import Results, bench_venvs, interleaved
+
+    venvs = bench_venvs(args.here)
+    wanted = set(args.only or ("nomatch", "default", "http", "mcp", "if", "fanout", "thin"))
     work = Path(tempfile.mkdtemp(prefix="hookgate-bench-"))
-    env = {**os.environ, "HOOKGATE_CACHE_DIR": str(work / "cache"), "XDG_STATE_HOME": str(work / "state"),
-           "PYTHONPATH": str(ROOT)}
-    env.pop("HOOKGATE_SERVER", None)
-    receiver = start_helper("receiver", env)
-    nomatch = work / "nomatch.json"
-    nomatch.write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "true"}]}]}}))
-    http = work / "http.json"
-    http.write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "http", "url": f"http://127.0.0.1:{receiver.port}/hook"}]}]}}))
-    print(f"hookgate serve benchmark: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, "
-          f"{args.concurrency} connections, {args.seconds:g} s per scenario")
+    env = {**os.environ, "HOOKGATE_CACHE_DIR": str(work / "cache"), "XDG_STATE_HOME": str(work / "state")}
+    for name in ("HOOKGATE_SERVER", "HOOKGATE_CONFIG", "HOOKGATE_TOKEN", "PYTHONPATH"):
+        env.pop(name, None)
+    helper = [venvs.python, __file__]
+    hookgate_serve = [venvs.hookgate, "serve", "--log-level", "warning", "--reload-interval", "0", "--config"]
+    results = Results("serve", notes={"concurrency": args.concurrency, "seconds": args.seconds,
+                                      "rounds": args.rounds, "install": venvs.install})
+    print(f"hookgate serve benchmark: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, hookgate: "
+          f"{venvs.install}; {args.concurrency} connections, {args.seconds:g} s per server in {args.rounds} "
+          "alternating windows", flush=True)
 
-    rows: list[tuple[str, dict[str, float], dict[str, float]]] = []
-    try:
-        for label, config in (("no matching hooks", nomatch), ("one http handler", http)):
-            echo = start_helper("echo", env)
-            try:
-                base = load(echo.port, "/echo", args.seconds, args.concurrency)
-            finally:
-                echo.stop()
-            served = start_hookgate(config, env)
-            try:
-                result = load(served.port, "/hooks", args.seconds, args.concurrency)
-            finally:
-                served.stop()
-            rows.append((label, base, result))
+    receiver = Proc([*helper, "--serve-receiver"], env)
+    echo = Proc([*helper, "--serve-echo"], env)
+    configs = write_configs(work, receiver.port)
+    mcp_config = str(ROOT / "configs" / "examples" / "mcp-policy.yaml")
 
-        print("\n(a) serve: POST /hooks, PreToolUse")
-        print(f"  {'scenario':<22} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}   {'echo req/s':>10} {'p50':>6} "
-              f"{'p99':>6}   {'ratio':>6}  target")
-        for (label, base, result), target in zip(rows, (0.6, 0.4), strict=True):
-            ratio = result["rps"] / base["rps"]
-            print(f"  {label:<22} {result['rps']:8.0f} {result['p50']:8.2f} {result['p99']:8.2f}   "
-                  f"{base['rps']:10.0f} {base['p50']:6.2f} {base['p99']:6.2f}   {ratio:6.2f}  >= {target} "
-                  f"{'ok' if ratio >= target else 'MISSED'}")
-
-        served = start_hookgate(nomatch, env)
+    def versus_echo(key: str, label: str, config: str, target: float) -> None:
+        served = Proc([*hookgate_serve, config], env, cwd=str(work))
         try:
-            url = f"http://127.0.0.1:{served.port}"
-            commands = {
-                "python -S -c pass": [PYTHON, "-S", "-c", "pass"],
-                "python -c pass": [PYTHON, "-c", "pass"],
-                "hookgate run --server (console script)": [HOOKGATE_SCRIPT, "run", "--server", url],
-                "python -I -S gateway/client.py": [PYTHON, "-I", "-S", str(ROOT / "gateway" / "client.py"), url],
-                "hookgate run (in-process, no match)": [HOOKGATE_SCRIPT, "run", "--config", str(nomatch)],
-                "hookgate run (in-process, http handler)": [HOOKGATE_SCRIPT, "run", "--config", str(http)],
-            }
-            times = thin_client(commands, env, args.runs)
+            base, result = alternate((echo.port, "/echo"), (served.port, "/hooks"), args.seconds, args.rounds,
+                                     args.concurrency)
         finally:
             served.stop()
-    finally:
-        receiver.stop()
+        print(f"  {label}: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms; "
+              f"echo {base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms", flush=True)
+        results.ratio(key, f"serve, {label} / echo", result["rps"], base["rps"], "Starlette JSON echo",
+                      "req/s", target, higher_is_better=True)
 
-    base = times["python -S -c pass"]
-    inproc = times["hookgate run (in-process, no match)"]
-    print(f"\n(b) thin client: median wall time of {args.runs} runs each (same PreToolUse event on stdin)")
-    print(f"  {'command':<42} {'ms':>7} {'x python -S':>12} {'x in-process':>13}")
-    for name, ms in times.items():
-        print(f"  {name:<42} {ms:7.1f} {ms / base:12.2f} {ms / inproc:13.2f}")
-    for name in ("hookgate run --server (console script)", "python -I -S gateway/client.py"):
-        ratio = times[name] / base
-        print(f"  {name}: {ratio:.2f}x python -S -c pass (target <= 3): {'ok' if ratio <= 3 else 'MISSED'}")
+    try:
+        print("\n(a) serve: POST /hooks, PreToolUse Bash")
+        if "nomatch" in wanted:
+            versus_echo("serve_nomatch", "no matching hook", str(configs["nomatch"]), 0.85)
+        if "default" in wanted:
+            versus_echo("serve_default", "default policy", "builtin:default", 0.8)
+        if "http" in wanted:
+            versus_echo("serve_http", "one http handler", str(configs["http"]), 0.45)
+        if "mcp" in wanted:
+            versus_echo("serve_mcp", "one warm mcp_tool", mcp_config, 0.35)
+        if "if" in wanted:
+            one = Proc([*hookgate_serve, str(configs["if1"])], env, cwd=str(work))
+            many = Proc([*hookgate_serve, str(configs["if1000"])], env, cwd=str(work))
+            try:
+                base, result = alternate((one.port, "/hooks"), (many.port, "/hooks"), args.seconds, args.rounds,
+                                         args.concurrency)
+            finally:
+                one.stop()
+                many.stop()
+            print(f"  1,000 if-rule groups: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms; one group "
+                  f"{base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms", flush=True)
+            results.ratio("serve_if1000", "serve, 1,000 if-rule groups / one group", result["rps"], base["rps"],
+                          "one if-rule group", "req/s", 0.5, higher_is_better=True)
+        if "fanout" in wanted:
+            print(f"\n(b) fan-out: {FANOUT} http handlers, each answered after {FANOUT_DELAY * 1000:.0f} ms")
+            served = Proc([*hookgate_serve, str(configs["fanout"])], env, cwd=str(work))
+            try:
+                ms = fanout_latency(served.port, max(5, args.runs // 2))
+            finally:
+                served.stop()
+            results.ratio("fanout", f"fan-out, {FANOUT} http handlers of 200 ms / 200 ms", ms, FANOUT_DELAY * 1000,
+                          "one handler's delay", "ms", 1.1, higher_is_better=False)
+        if "thin" in wanted:
+            served = Proc([*hookgate_serve, str(configs["nomatch"])], env, cwd=str(work))
+            try:
+                url = f"http://127.0.0.1:{served.port}"
+                stdin = json.dumps(EVENT).encode()
+                client = subprocess.run([venvs.python, "-c", "import gateway.client as c; print(c.__file__)"],
+                                        capture_output=True, text=True, env=env, cwd=str(work), check=True)
+                commands = {
+                    "python -S -c pass": ([venvs.python, "-S", "-c", "pass"], b""),
+                    "python -c pass": ([venvs.python, "-c", "pass"], b""),
+                    "hookgate run --server URL": ([venvs.hookgate, "run", "--server", url], stdin),
+                    "python -I -S .../gateway/client.py URL": ([venvs.python, "-I", "-S", client.stdout.strip(),
+                                                               url], stdin),
+                    "hookgate run (in-process, same config)": ([venvs.hookgate, "run", "--config",
+                                                                str(configs["nomatch"])], stdin),
+                }
+                times = interleaved(commands, args.runs, env)
+            finally:
+                served.stop()
+            print(f"\n(c) thin client: median wall time of {args.runs} round-robin runs each")
+            bare = times["python -S -c pass"]
+            for name, ms in times.items():
+                print(f"  {name:<42} {ms:7.1f} ms  {ms / bare:5.2f}x python -S -c pass")
+            results.ratio("thin", "thin client (hookgate run --server) / python -S -c pass",
+                          times["hookgate run --server URL"], bare, "python -S -c pass", "ms", 2.0,
+                          higher_is_better=False)
+    finally:
+        echo.stop()
+        receiver.stop()
+    results.save(args.json)
     return 0
 
 

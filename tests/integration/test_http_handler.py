@@ -1,6 +1,6 @@
 """The ``http`` handler against real uvicorn receivers on 127.0.0.1 (tests/fakes/webhooks.py).
 
-Deliveries go through the real handler, the real httpx2 client and the SSRF-guarded transport; the
+Deliveries go through the real handler, the real aiohttp client and the SSRF-guarded resolver; the
 only test hook is the guard's injectable resolver (an /etc/hosts-style table), used where a hostname
 must resolve to a chosen address. No traffic leaves loopback: names that the guard must refuse
 resolve to loopback addresses that are not the receiver's.
@@ -162,7 +162,7 @@ async def test_connection_closed_without_answer_is_an_error_and_not_retried(tmp_
     with ClosingServer() as server:
         decision = await dispatch(tmp_path, {"url": f"http://127.0.0.1:{server.port}/hook", "retries": 3})
     [result] = decision.results
-    assert result.status == "error" and "RemoteProtocolError" in (result.message or "")
+    assert result.status == "error" and "closed the connection without an answer" in (result.message or "")
     assert server.accepted == 1
 
 
@@ -171,7 +171,7 @@ async def test_connection_refused_is_retried_then_an_error(tmp_path: Path) -> No
         port = server.port
     decision = await dispatch(tmp_path, {"url": f"http://127.0.0.1:{port}/hook", "retries": 1})
     [result] = decision.results
-    assert result.status == "error" and "ConnectError" in (result.message or "") and result.meta["attempts"] == 2
+    assert result.status == "error" and "cannot connect" in (result.message or "") and result.meta["attempts"] == 2
 
 
 # ---------------------------------------------------------------------------- signing and interpolation
@@ -289,6 +289,21 @@ async def test_tls_uses_the_name_for_sni_and_the_certificate_check(tmp_path: Pat
         assert call.headers["host"] == f"hooks.corp.test:{receiver.port}"
 
 
+async def test_literal_private_ip_is_refused_at_delivery_without_a_connection(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The variable is set only after the config loaded, so the load-time check could not see the address:
+    # the client must refuse it (aiohttp never asks a resolver about a literal IP).
+    for address in ("10.1.2.3", "169.254.169.254", "[::ffff:10.0.0.1]"):
+        monkeypatch.delenv("HOOK_HOST", raising=False)
+        gw = gateway_for(tmp_path, {"type": "http", "url": "http://${HOOK_HOST}:9/hook",
+                                    "allowedEnvVars": ["HOOK_HOST"], "retries": 3, "timeout": 5})
+        monkeypatch.setenv("HOOK_HOST", address)
+        async with gw:
+            [result] = (await gw.dispatch(EVENT)).results
+        assert result.status == "error" and "refusing to connect" in (result.message or ""), result.message
+        assert result.meta["attempts"] == 1 and result.duration_ms < 2000
+
+
 async def test_literal_loopback_is_allowed_without_opt_in(tmp_path: Path, receiver: Receiver) -> None:
     decision = await dispatch(tmp_path, {"url": receiver.url("/answer/empty", host="localhost")})
     assert decision.results[0].status == "ok"
@@ -326,7 +341,7 @@ def test_http_handler_imports_nothing_heavy_until_it_runs(tmp_path: Path) -> Non
     config = write_config(tmp_path, {"type": "http", "url": "http://127.0.0.1:9/x", "if": "Bash(curl *)"})
     script = ("import sys, io; from gateway.cli import main; sys.stdin = io.TextIOWrapper(io.BytesIO("
               f"{json.dumps(EVENT).encode()!r})); code = main(['run', '-c', {config!r}]); "
-              "print([m for m in ('httpx2', 'httpcore2', 'tenacity', 'pydantic') if m in sys.modules], code)")
+              "print([m for m in ('aiohttp', 'httpx2', 'httpcore2', 'tenacity', 'pydantic') if m in sys.modules], code)")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     assert run_hookgate(["run", "-c", config], EVENT).returncode == 0  # fills the config cache (JSON)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)

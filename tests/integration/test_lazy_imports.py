@@ -11,7 +11,7 @@ from typing import Any
 from tests.conftest import ROOT
 from tests.fakes.mcp_helpers import event
 
-HEAVY = ("mcp", "anthropic", "openai", "httpx2")
+HEAVY = ("mcp", "anthropic", "openai", "httpx2", "aiohttp")
 PROBE = """
 import json, sys
 from gateway.cli import main

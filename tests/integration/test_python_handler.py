@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from gateway.api import Gateway
 from gateway.config import load_config
+from gateway.errors import ConfigError
 from tests.conftest import ROOT
 
 PRE = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf x"}, "cwd": "/tmp"}
@@ -50,7 +53,9 @@ async def test_missing_callable_is_reported_and_fails_closed(tmp_path: Path) -> 
     broken = load_config([str(path)], use_cache=False).broken
     assert any("has no attribute 'nope'" in i for i in broken)
     assert any("cannot import no_such_mod" in i for i in broken)
-    async with Gateway.from_file(str(path)) as gw:
+    with pytest.raises(ConfigError, match="2 hook\\(s\\) cannot be built"):  # the Python API refuses it outright
+        Gateway.from_file(str(path))
+    async with Gateway.from_file(str(path), strict=False) as gw:  # as hookgate run/serve: fails closed
         d = await gw.dispatch(PRE)
     assert d.permission == "deny" and "cannot run" in (d.permission_reason or "")
 

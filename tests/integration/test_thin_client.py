@@ -20,7 +20,7 @@ KIRO = str(CASES / "configs" / "kiro-agent.json")
 CLAUDE_CASES = ["pretooluse-bash-rm-rf.json", "pretooluse-bash-safe.json", "pretooluse-write-env.json",
                 "userpromptsubmit.json", "stop.json", "sessionend.json"]
 KIRO_CASES = ["pretooluse-execute-bash-rm.json", "agentspawn.json", "userpromptsubmit.json"]
-HEAVY = ("pydantic", "httpx2", "httpcore2", "anthropic", "openai", "mcp", "yaml", "asyncio", "starlette",
+HEAVY = ("pydantic", "httpx2", "httpcore2", "aiohttp", "anthropic", "openai", "mcp", "yaml", "asyncio", "starlette",
          "uvicorn", "tenacity", "argparse", "gateway.events", "gateway.config")
 
 

@@ -1,0 +1,289 @@
+"""The Python agent host (``gateway.host``) with FIM One-style class hooks (``gateway.hooks``).
+
+The scripted agent loop of ``configs/examples/python_agent.py`` runs through the host API against
+``configs/examples/python-agent.yaml``: class hooks in priority order (not config order), chained
+rewrites, a deny, ``modified_result``, built-ins, and ``side_effects`` on the handler results.
+Every handler type (command, http, mcp_tool, python callable, prompt, agent, builtin, class hook)
+answers through the same host calls, against real subprocesses and loopback fakes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from configs.examples import python_agent, python_hooks
+from configs.examples.python_agent import EXAMPLE_CONFIG, ScriptedModel, demo_model, run_agent, run_sql
+from gateway import ActionDenied, Gateway, ToolCallDenied
+from gateway.errors import ConfigError
+from gateway.hooks import HookContext, HookResult, PostToolUseHook, PreToolUseHook, SessionStartHook
+from tests.conftest import ROOT
+from tests.fakes.anthropic_api import FakeAnthropic, tool_use, verdict
+from tests.fakes.serving import listening_socket
+from tests.fakes.webhooks import Receiver
+
+IDS = {"session_id": "s-host", "user_id": "ana", "agent_id": "researcher"}
+
+
+def write(tmp_path: Path, doc: dict[str, Any], name: str = "hookgate.json") -> str:
+    path = tmp_path / name
+    doc.setdefault("settings", {}).setdefault("stateDir", str(tmp_path / "state"))
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def results_by_id(decision: Any) -> dict[str, Any]:
+    return {r.id: r for r in decision.results}
+
+
+# ---------------------------------------------------------------------------- the example agent loop
+
+
+async def test_scripted_loop_runs_class_hooks_in_priority_order_with_chained_rewrites() -> None:
+    async with Gateway.from_file(EXAMPLE_CONFIG) as gw:
+        out = await run_agent(gw, demo_model(), {"run_sql": run_sql}, "Who is on the ops team?", **IDS)
+    # TagQuery is listed first in the config but has priority 20: it runs after CapRows (10) and sees its LIMIT
+    assert out.tool_runs[0] == {"name": "run_sql", "args": {
+        "sql": "SELECT name, email FROM people WHERE team = 'ops' LIMIT 100 /* user=ana */"}}
+    # BlockDrop (priority 5) denied the DROP: the tool never ran, the model got the hook's error
+    assert [r["args"]["sql"] for r in out.tool_runs] == [
+        "SELECT name, email FROM people WHERE team = 'ops' LIMIT 100 /* user=ana */",
+        "SELECT * FROM people LIMIT 100 /* user=ana */"]
+    assert out.denied == ["DROP statements are not allowed for this agent"]
+    tools = [m["content"] for m in out.messages if m["role"] == "tool"]
+    assert tools[1] == "blocked: DROP statements are not allowed for this agent"
+    # RedactEmails' modified_result became the observation; truncateOutput (maxChars 400) cut the big one
+    assert "@example.com" not in tools[0] and json.loads(tools[0])[0] == {"name": "person 0", "email": "[email]"}
+    # the chain runs RedactEmails (priority -10) before truncateOutput (-1000): the cut copy is redacted too
+    redacted = python_hooks._EMAIL.sub("[email]", json.dumps(python_agent.PEOPLE))
+    kept, marker = tools[2].split("\n[... truncated by hookgate: ")
+    assert kept == redacted[:400]
+    assert marker == f"{len(redacted) - 400} of {len(redacted)} characters cut]"
+    # SessionStart hook's context is the first message; the final answer went through output()
+    assert out.messages[0] == {"role": "system", "content": "You are researcher, working for ana. "
+                                                            "Queries are capped at 100 rows."}
+    assert out.final == "The ops team has three people; I was not allowed to drop the table."
+
+
+async def test_side_effects_of_every_class_hook_are_on_its_result() -> None:
+    async with Gateway.from_file(EXAMPLE_CONFIG) as gw:
+        async with gw.tool_call("run_sql", {"sql": "SELECT email FROM people"}, **IDS) as call:
+            call.result = "a@b.io and c@d.io"
+        assert call.args == {"sql": "SELECT email FROM people LIMIT 100 /* user=ana */"}
+        assert call.result == "[email] and [email]"
+        assert call.pre is not None and call.post is not None
+        pre = [(r.id, r.side_effects) for r in call.pre.results if r.side_effects]
+        assert pre == [("python:configs.examples.python_hooks:CapRows", ["capped the query at 100 rows"]),
+                       ("python:configs.examples.python_hooks:TagQuery", ["tagged the query for ana"])]
+        post = {r.id: r.side_effects for r in call.post.results}
+        assert post["python:configs.examples.python_hooks:RedactEmails"] == ["redacted 2 e-mail address(es)"]
+        with pytest.raises(ToolCallDenied) as denied:
+            async with gw.tool_call("run_sql", {"sql": "drop table x"}, **IDS):
+                raise AssertionError("a denied call must not run")
+        assert denied.value.reason == "DROP statements are not allowed for this agent"
+        assert denied.value.permission == "deny" and not denied.value.after
+        results = results_by_id(denied.value.decision)
+        assert results["python:configs.examples.python_hooks:BlockDrop"].side_effects == ["refused a DROP statement"]
+        # the first allow=False stops the chain: the later hooks were skipped, never run
+        assert results["python:configs.examples.python_hooks:CapRows"].status == "skipped"
+        assert results["python:configs.examples.python_hooks:TagQuery"].status == "skipped"
+
+
+def test_example_agent_runs_as_a_program(tmp_path: Path) -> None:
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "configs.examples.python_agent"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=False, env={**os.environ})
+    assert proc.returncode == 0, proc.stderr
+    assert "[tool] blocked: DROP statements are not allowed for this agent" in proc.stdout
+    assert "[final] The ops team has three people" in proc.stdout
+
+
+# ---------------------------------------------------------------------------- registration
+
+
+class Upper(PreToolUseHook):
+    name = "upper"
+    priority = 30
+
+    def execute(self, ctx: HookContext) -> HookResult:
+        return HookResult(modified_args={"text": str(ctx.tool_args["text"]).upper()}, side_effects=["uppercased"])
+
+
+class Exclaim(PreToolUseHook):
+    name = "exclaim"
+    priority = 40
+
+    async def execute(self, ctx: HookContext) -> HookResult:
+        return HookResult(modified_args={"text": ctx.tool_args["text"] + "!"})
+
+
+class Reverse(PostToolUseHook):
+    name = "reverse"
+
+    def execute(self, ctx: HookContext) -> HookResult:
+        return HookResult(modified_result=str(ctx.tool_result)[::-1])
+
+
+class Hello(SessionStartHook):
+    name = "hello"
+
+    def execute(self, ctx: HookContext) -> HookResult:
+        return HookResult(additional_context=f"hello {ctx.user_id}")
+
+
+class Refuse(SessionStartHook):
+    def execute(self, ctx: HookContext) -> HookResult:
+        return HookResult(allow=False, error="no sessions today")
+
+
+class Crash(PreToolUseHook):
+    def execute(self, ctx: HookContext) -> HookResult:
+        raise RuntimeError("hook bug")
+
+
+async def test_register_hook_from_code_orders_by_priority_and_scopes_by_agent(tmp_path: Path) -> None:
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        gw.register_hook(Exclaim())
+        gw.register_hook(Upper())  # registered later, runs first (priority 30 < 40)
+        gw.register_hook(Reverse(), agent="writer")
+        gw.register_hook(Hello())
+        assert await gw.session_start(session_id="s", user_id="bo") == "hello bo"
+        async with gw.tool_call("echo", {"text": "hi"}, session_id="s", agent_id="writer") as call:
+            call.result = call.args["text"]
+        assert call.args == {"text": "HI!"} and call.result == "!IH"
+        async with gw.tool_call("echo", {"text": "hi"}, session_id="s", agent_id="reader") as call:
+            call.result = "kept"
+        assert call.result == "kept"  # Reverse is the writer's hook only
+
+
+async def test_register_hook_refuses_what_is_not_a_class_hook(tmp_path: Path) -> None:
+    gw = Gateway.from_file(write(tmp_path, {"hooks": {}}))
+    with pytest.raises(ConfigError, match="is a class; pass an instance"):
+        gw.register_hook(Upper)
+    with pytest.raises(ConfigError, match="is not a PreToolUseHook"):
+        gw.register_hook(object())
+
+
+async def test_a_hook_that_raises_fails_closed_and_session_start_can_refuse(tmp_path: Path) -> None:
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        gw.register_hook(Crash())
+        with pytest.raises(ToolCallDenied, match="hook bug"):
+            async with gw.tool_call("echo", {"text": "x"}):
+                pass
+        gw.register_hook(Refuse())
+        with pytest.raises(ActionDenied, match="no sessions today"):
+            await gw.session_start(session_id="s")
+
+
+# ---------------------------------------------------------------------------- config: fail closed at construction
+
+
+def test_gateway_whose_hooks_cannot_be_built_raises_at_construction(tmp_path: Path) -> None:
+    path = write(tmp_path, {"hooks": {"PreToolUse": [{"hooks": [{"type": "python", "hook": "no_such_pkg.mod:Hook"}]}]}})
+    with pytest.raises(ConfigError, match="cannot import no_such_pkg"):
+        Gateway.from_file(path)
+    wrong = write(tmp_path, {"hooks": {"PostToolUse": [{"hooks": [
+        {"type": "python", "hook": "configs.examples.python_hooks:CapRows"}]}]}}, "wrong.json")
+    with pytest.raises(ConfigError, match="is a PreToolUse hook; it cannot run on PostToolUse"):
+        Gateway.from_file(wrong)
+    both = write(tmp_path, {"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "python", "hook": "a.b:C", "callable": "a.b:f"}]}]}}, "both.json")
+    with pytest.raises(ConfigError, match=r"either callable .* or hook"):
+        Gateway.from_file(both)
+    agent = write(tmp_path, {"agents": {"x": {"hooks": [{"type": "command", "command": "true"}]}}}, "agent.json")
+    with pytest.raises(ConfigError, match=r"agents\.x\.hooks\[0\]: event: required"):
+        Gateway.from_file(agent)
+
+
+# ---------------------------------------------------------------------------- every handler type
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with Receiver() as server:
+        yield server
+
+
+@pytest.fixture
+def claude(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-anthropic")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    with FakeAnthropic(sock=listening_socket()) as fake:
+        yield fake
+
+
+def deny_json(reason: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                              "permissionDecisionReason": reason}})
+
+
+async def test_every_handler_type_answers_through_the_host(tmp_path: Path, receiver: Receiver,
+                                                           claude: FakeAnthropic) -> None:
+    receiver.answers["deny"] = (200, deny_json("http says no").encode(), {"content-type": "application/json"})
+    script = tmp_path / "deny.sh"
+    script.write_text(f"#!/bin/sh\ncat >/dev/null\necho '{deny_json('command says no')}'\n")
+    script.chmod(0o755)
+    doc = {
+        "mcpServers": {"policy": {"command": sys.executable, "args": ["-I", str(ROOT / "configs/validators/policy.py")]}},
+        "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
+        "settings": {"readOnly": True, "stateDir": str(tmp_path / "state")},
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "cmd_tool", "hooks": [{"type": "command", "command": str(script)}]},
+                {"matcher": "http_tool", "hooks": [{"type": "http", "url": receiver.url("/answer/deny")}]},
+                {"matcher": "Bash", "hooks": [{"type": "mcp_tool", "server": "policy", "tool": "check_command",
+                                               "input": {"command": "${tool_input.command}", "cwd": "${cwd}"}}]},
+                {"matcher": "py_tool", "hooks": [{"type": "python", "callable": "tests.integration.policy_funcs:deny_rm"}]},
+                {"matcher": "llm_tool", "hooks": [{"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"}]},
+                {"matcher": "rows_insert", "hooks": [{"type": "builtin", "name": "readOnly"}]},
+                {"matcher": "run_sql", "hooks": [{"type": "python", "hook": "configs.examples.python_hooks:BlockDrop"}]},
+            ],
+            "Stop": [{"hooks": [{"type": "agent", "prompt": "Did it finish? $ARGUMENTS"}]}],
+        },
+    }
+    claude.script(verdict(False, "llm says no"), tool_use("submit_verdict", {"ok": False, "reason": "run the tests"}))
+    calls = [("cmd_tool", {"x": 1}, "command says no"), ("http_tool", {"x": 1}, "http says no"),
+             ("Bash", {"command": "rm -rf /"}, None), ("py_tool", {"command": "rm x"}, "no rm"),
+             ("llm_tool", {"x": 1}, "llm says no"), ("rows_insert", {"rows": []}, "read-only mode is on"),
+             ("run_sql", {"sql": "DROP TABLE t"}, "DROP statements are not allowed")]
+    async with Gateway.from_file(write(tmp_path, doc)) as gw:
+        for tool, args, reason in calls:
+            with pytest.raises(ToolCallDenied) as denied:
+                async with gw.tool_call(tool, args, session_id="s-all"):
+                    raise AssertionError(f"{tool} must be denied")
+            assert denied.value.permission == "deny", (tool, denied.value.reason)
+            if reason is not None:
+                assert reason in denied.value.reason, (tool, denied.value.reason)
+            (result,) = [r for r in denied.value.decision.results if r.status == "ok"]
+            assert result.verdict.permission == "deny", tool
+        answer = await gw.stop(session_id="s-all", last_assistant_message="done")
+        assert answer and answer.go_on and answer.reason == "run the tests"
+
+
+async def test_tool_exception_reaches_post_tool_use_failure_hooks(tmp_path: Path) -> None:
+    seen = tmp_path / "failure.json"
+    doc = {"hooks": {"PostToolUseFailure": [{"hooks": [{"type": "command", "command": f"cat > {seen}"}]}]}}
+    async with Gateway.from_file(write(tmp_path, doc)) as gw:
+        with pytest.raises(ZeroDivisionError):
+            async with gw.tool_call("divide", {"a": 1, "b": 0}, session_id="s-f"):
+                _ = 1 / 0
+    event = json.loads(seen.read_text())
+    assert event["hook_event_name"] == "PostToolUseFailure" and event["tool_name"] == "divide"
+    assert event["error"].startswith("ZeroDivisionError") and event["session_id"] == "s-f"
+
+
+async def test_agents_section_scopes_hooks_to_the_agent() -> None:
+    async with Gateway.from_file(EXAMPLE_CONFIG) as gw:
+        async with gw.tool_call("run_sql", {"sql": "DROP TABLE x"}, session_id="s", agent_id="intern") as call:
+            call.result = "ok"
+        assert call.args == {"sql": "DROP TABLE x"}  # the researcher's hooks do not apply to another agent
+        model = ScriptedModel([{"content": "done"}])
+        out = await run_agent(gw, model, {}, "hi", session_id="s2", user_id="u", agent_id="intern")
+        assert out.messages[0] == {"role": "user", "content": "hi"}  # no researcher briefing either
