@@ -180,7 +180,6 @@ class Dispatcher:
     async def run_selected(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
         """Run ``selected`` for ``event``; Stop/SubagentStop go through the Stop-loop guard
         (``gateway.stopguard``), which may skip judgment handlers and counts their blocks."""
-        import asyncio
 
         guard = None
         skipped: list[HandlerResult] = []
@@ -190,6 +189,18 @@ class Dispatcher:
             guard = StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
             if guard is not None:
                 selected, skipped = guard.skip(selected)
+        try:
+            results = await self._run_all(event, selected, ctx)
+            if guard is not None:
+                guard.record(results)
+        finally:
+            if guard is not None:
+                guard.done()
+        return results + skipped
+
+    async def _run_all(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
+        import asyncio
+
         by_group: dict[int, list[Selected]] = {}
         jobs: list[Any] = []
         for item in selected:
@@ -207,9 +218,7 @@ class Dispatcher:
         outcomes = [await jobs[0]] if len(jobs) == 1 else await asyncio.gather(*jobs)
         for outcome in outcomes:
             results.extend(outcome if isinstance(outcome, list) else [outcome])
-        if guard is not None:
-            guard.record(results)
-        return results + skipped
+        return results
 
     async def _run_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext) -> list[HandlerResult]:
         """Run ``items`` one after another (a ``sequential`` group, or the event's chained handlers)."""

@@ -16,8 +16,18 @@ count as it is; so does the guard's skip when a deterministic handler blocks (th
 Deterministic handlers (command, http, mcp_tool) are never skipped and never counted.
 ``stopBlockLimit: 0`` turns the guard off. Events without a ``session_id`` are not guarded.
 
-The dispatcher calls ``StopGuard.for_event`` before running handlers and ``record`` after; the
-merge itself stays a pure function of the results.
+Parallel Stops of one session (several hook processes, or concurrent requests to ``hookgate serve``)
+cannot all block: before the judgment handlers run, ``skip`` *reserves* a block atomically in the state
+store (``Store.counter_add_capped``: +1 only while below the limit), so at most ``stopBlockLimit``
+events get to run their LLM checks; the others are skipped at once. ``record`` then keeps the
+reservation when a judgment check blocked, resets the count when one answered ok, and gives the
+reservation back when they failed. The reset that a skipped stop makes (the stop went through) waits
+until no reserved check of that session is still running (an in-flight counter in the store, kept in
+ten-minute buckets so a process killed mid-call cannot hold it for ever); else the stops of one burst
+would reset the count for each other.
+
+The dispatcher calls ``StopGuard.for_event`` and ``skip`` before running handlers, ``record`` after,
+and ``done`` in any case; the merge itself stays a pure function of the results.
 """
 from __future__ import annotations
 
@@ -34,7 +44,15 @@ if TYPE_CHECKING:
     from gateway.events import HookEvent
 
 SCOPE = "stop-guard"
+INFLIGHT_SCOPE = "stop-guard-inflight"
+INFLIGHT_BUCKET_S = 600
 DEFAULT_LIMIT = 3
+
+
+def _bucket(offset: int = 0) -> int:
+    import time
+
+    return int(time.time() // INFLIGHT_BUCKET_S) - offset
 
 
 def guard_key(event: HookEvent) -> str | None:
@@ -56,6 +74,8 @@ class StopGuard:
         self.limit = limit
         self.event_name = event_name
         self.judgment_ids = judgment_ids
+        self.reserved = False
+        self.inflight_key: str | None = None
 
     @classmethod
     def for_event(cls, event: HookEvent, ctx: RunContext, selected: list[Selected],
@@ -74,10 +94,15 @@ class StopGuard:
         return self.ctx.state.counter_get(SCOPE, self.key)
 
     def skip(self, selected: list[Selected]) -> tuple[list[Selected], list[HandlerResult]]:
-        """Split ``selected`` into handlers to run and skipped results, when the limit is reached."""
-        count = self.blocks_so_far()
-        if count < self.limit:
+        """Reserve this stop's block, or, when the limit is reached, split ``selected`` into handlers to
+        run and skipped results."""
+        state = self.ctx.state
+        self.reserved = state.counter_add_capped(SCOPE, self.key, self.limit) is not None
+        if self.reserved:
+            self.inflight_key = f"{self.key}@{_bucket()}"
+            state.counter_add(INFLIGHT_SCOPE, self.inflight_key)
             return selected, []
+        count = self.blocks_so_far()
         run = [s for s in selected if s.spec.id not in self.judgment_ids]
         skipped = [s for s in selected if s.spec.id in self.judgment_ids]
         names = ", ".join(repr(s.spec.id) for s in skipped)
@@ -91,14 +116,33 @@ class StopGuard:
         return run, results
 
     def record(self, results: list[HandlerResult]) -> None:
-        """Update the count after the handlers ran (``results``: the ones that ran, not the skipped ones):
-        +1 when a judgment handler blocked this stop; back to 0 when no judgment handler blocked and one
-        said ok or nothing blocked the stop at all (see module docstring); else unchanged."""
+        """Settle the count after the handlers ran (``results``: the ones that ran, not the skipped ones):
+        a reserved block stays when a judgment handler blocked this stop; the count goes back to 0 when no
+        judgment handler blocked and one said ok, or when nothing held the stop back at all (see module
+        docstring); a reservation whose checks all failed is given back."""
+        state = self.ctx.state
         answered = [r for r in results if r.id in self.judgment_ids and r.status in ("ok", "cached")]
-        if any(r.verdict is not None and r.verdict.block for r in answered):
-            self.ctx.state.counter_add(SCOPE, self.key)
-        elif answered or not any(_holds_back(r) for r in results):
-            self.ctx.state.counter_reset(SCOPE, self.key)
+        blocked = any(r.verdict is not None and r.verdict.block for r in answered)
+        goes_through = not any(_holds_back(r) for r in results)
+        if self.reserved:
+            if blocked:
+                return
+            if answered or goes_through:
+                state.counter_reset(SCOPE, self.key)
+            else:
+                state.counter_add(SCOPE, self.key, -1)
+        elif goes_through and not self._others_running():
+            state.counter_reset(SCOPE, self.key)
+
+    def done(self) -> None:
+        """This event's reserved checks are over (called in any case, also when they were cancelled)."""
+        if self.inflight_key is not None:
+            self.ctx.state.counter_add(INFLIGHT_SCOPE, self.inflight_key, -1)
+            self.inflight_key = None
+
+    def _others_running(self) -> bool:
+        state = self.ctx.state
+        return any(state.counter_get(INFLIGHT_SCOPE, f"{self.key}@{_bucket(offset)}") > 0 for offset in (0, 1))
 
 
 def _holds_back(result: HandlerResult) -> bool:
