@@ -161,7 +161,7 @@ class CommandHandler(Handler):
 
     @classmethod
     def advice(cls, spec: HandlerSpec) -> list[str]:
-        return inline_code_advice(spec)
+        return inline_code_advice(spec) + _nested_hookgate_advice(spec)
 
 
 EVENT_DERIVED = ("CLAUDE_PROJECT_DIR",)
@@ -195,6 +195,21 @@ def inline_code_problems(spec: HandlerSpec) -> list[str]:
                             f"come from the event (its cwd) into the code; read the environment variable "
                             f"instead (hookgate exports {name}), or pass it as an argument")
     return problems
+
+
+def _nested_hookgate_advice(spec: HandlerSpec) -> list[str]:
+    """A command hook that runs ``hookgate run`` itself (a copy of an installed settings file used as
+    the policy): it starts hookgate again on every event and, reading the same policy, again, until
+    ``HOOKGATE_DEPTH`` stops it and every call is denied."""
+    from gateway.install.options import is_hookgate_command
+
+    options = spec.options
+    line = options["command"] if options.get("args") is None else shlex.join([options["command"], *options["args"]])
+    if not is_hookgate_command(line):
+        return []
+    return ["command: runs `hookgate run` itself: as part of a policy that hook starts hookgate again on every "
+            "event, in a loop if it reads this policy (every call then denied as nested too deep); give it its "
+            "own --config, or remove it (a host settings file is not a policy file)"]
 
 
 def inline_code_advice(spec: HandlerSpec) -> list[str]:
