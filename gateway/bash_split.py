@@ -6,7 +6,9 @@ inside ``$()``, backticks and process substitutions are checked too; leading ``V
 assignments are stripped. A pattern naming more than the command (``git push *``) matches anyway
 when the command holds ``$()``, backticks or ``$VAR``, and a command the parser cannot read fails
 open: the rule matches, so the hook runs. Parsing uses ``bashlex`` (imported only when a command
-could possibly match, see ``_cannot_match``).
+could possibly match, see ``_cannot_match``). The default policy's shell guard has its own lexer
+(``configs/guards/destructive/lexer.py``): a rule match may fail open, a guard may not, and it must run with
+the standard library alone (``python -I -S``) and keep every substitution bash would run.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ Config: ``{type: python, callable: "package.module:function"}``. The function re
 command hook would read it on stdin (a dict in the config's host format) and returns the hook's
 answer: a dict in Claude Code's output schema (what a command would print), a string (parsed with
 the same ``{`` rule as a command's stdout), or None (no decision). It may be ``async def``. An
-exception is a handler failure (a deny/block when ``failClosed``).
+exception is a handler failure (a deny/block when ``failClosed``). A dict answer may carry a ``hookgate``
+object: details that become the result's ``meta`` (``explain`` prints them, the audit records them) and are
+not part of the hook output (the default policy's guards put the rule and the triggering command there).
 
 No process is started, so a check costs microseconds instead of a Python start-up, and ``hookgate run``
 with only synchronous python handlers never imports asyncio. The price: an in-process function cannot
@@ -60,6 +62,15 @@ def load_callable(path: str) -> Callable[[dict[str, Any]], Any]:
     return fn
 
 
+def _split_meta(answer: Any) -> tuple[Any, dict[str, Any]]:
+    """A dict answer's ``hookgate`` object (details for ``explain`` and the audit, such as the default policy's
+    rule and the part of the command that triggered it) apart from the hook output itself."""
+    if isinstance(answer, dict) and isinstance(answer.get("hookgate"), dict):
+        answer = dict(answer)
+        return answer, dict(answer.pop("hookgate"))
+    return answer, {}
+
+
 def answer_to_verdict(answer: Any, event: HookEvent) -> Verdict:
     """A python handler's return value as a Verdict (dict: output schema; str: the ``{`` rule)."""
     if answer is None:
@@ -113,7 +124,9 @@ class PythonHandler(Handler):
             from handlers import class_hook
 
             return class_hook.run_sync(class_hook.hook_of(self.spec), event)
-        return answer_to_verdict(self._function()(self._payload(event)), event)
+        answer, meta = _split_meta(self._function()(self._payload(event)))
+        verdict = answer_to_verdict(answer, event)
+        return (verdict, meta) if meta else verdict
 
     async def run(self, event: HookEvent, ctx: RunContext) -> Outcome:
         if self._is_hook():
@@ -123,7 +136,9 @@ class PythonHandler(Handler):
         answer = self._function()(self._payload(event))
         if hasattr(answer, "__await__"):
             answer = await answer
-        return answer_to_verdict(answer, event)
+        answer, meta = _split_meta(answer)
+        verdict = answer_to_verdict(answer, event)
+        return (verdict, meta) if meta else verdict
 
     def dedup_key(self) -> Hashable:
         instance = self.spec.options.get("instance")

@@ -122,8 +122,8 @@ def secret_kind(path: str) -> str | None:
     ``path`` may be absolute, relative, ``~/...`` or hold shell variables (``$HOME/.ssh/x``); ``\\`` counts
     as ``/``. Case-insensitive. Never raises for a string."""
     path = path.replace("\\", "/").strip()
-    if not path:
-        return None
+    if not path or ("." not in path and "id_" not in path.lower()):
+        return None  # every protected name holds a dot, except the SSH keys (id_rsa...)
     for pattern, kind in _SECRET_DIRS:
         if pattern.search(path):
             return kind
@@ -139,6 +139,8 @@ def secret_kind(path: str) -> str | None:
 def _home_form(path: str) -> str:
     """``path`` with the home directory and hookgate's cache/state directories written as variables
     (``/home/u/.codex/x`` -> ``~/.codex/x``; ``$XDG_CACHE_HOME`` spelled out -> ``$XDG_CACHE_HOME``)."""
+    if not path.startswith("/"):
+        return path  # only an absolute path can spell out one of those directories
     for var in ("HOOKGATE_CACHE_DIR", "XDG_CACHE_HOME", "XDG_STATE_HOME", "CODEX_HOME"):
         value = _env(var)
         if value and (path == value or path.startswith(value + "/")):
@@ -162,6 +164,8 @@ def config_kind(path: str, removal: bool = False) -> str | None:
     if not path:
         return None
     path = _home_form(path)
+    if "." not in path and not path.startswith("$"):
+        return None  # every protected name holds a dot, or is one of the variables
     for pattern, kind in _CONFIG_FILES:
         if pattern.search(path):
             return kind

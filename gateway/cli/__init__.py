@@ -1,6 +1,6 @@
-"""``hookgate`` command line: run, validate, explain, demo, serve, install, uninstall.
+"""``hookgate`` command line: run, validate, explain, demo, serve, install, uninstall, mode.
 
-One small module per command group (``gateway.cli.run``, ``validate``, ``explain``, ``serve``, ``demo``,
+One small module per command group (``gateway.cli.run``, ``validate``, ``explain``, ``serve``, ``demo``, ``mode``,
 ``install``); ``gateway.cli.parser`` builds the argparse parser and names each command's function as a
 ``module:function`` string, so a call imports only the command it runs.
 

@@ -45,6 +45,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"config: {', '.join(config.sources)}")
         print(f"event: {event.name} (dialect {event.dialect})"
               + (f", tool {event.tool_name}" if event.tool_name else ""))
+        if config.guards:
+            from gateway.config.guards import describe
+
+            print("guards (the default policy's tuning): " + "; ".join(describe(config.guards)))
         groups = config.hooks.get(event.name, [])
         if not groups:
             print(f"no hooks configured for {event.name}")
@@ -68,6 +72,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
               + (f": {result.message}" if result.message else ""))
         if result.verdict is not None and not result.verdict.is_empty():
             print(f"    verdict: {json.dumps(result.verdict.to_dict(), ensure_ascii=False)}")
+        if result.meta.get("rule") and result.meta.get("trigger"):  # the default policy's guards
+            print(f"    rule: {result.meta['rule']} ({result.meta.get('decision', 'deny')}), triggered by: "
+                  f"`{result.meta['trigger']}`")
         if result.meta:
             print(f"    meta: {json.dumps(result.meta, ensure_ascii=False, default=str)}")
     if not decision.results:

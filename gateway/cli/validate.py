@@ -42,6 +42,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     groups = sum(len(g) for g in config.hooks.values())
     print(f"ok: {config.handler_count()} handler(s) in {groups} group(s) on {len(config.hooks)} event(s) "
           f"from {', '.join(paths)}")
+    if config.guards:
+        from gateway.config.guards import describe
+
+        for line in describe(config.guards):
+            print(f"guards: {line}")
     if getattr(args, "check_servers", False):
         return _check_servers(config)
     return EXIT_OK

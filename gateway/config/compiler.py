@@ -9,7 +9,7 @@ Accepted inputs, detected from content:
 - a Gemini CLI settings ``hooks`` block (``BeforeTool``, ``AfterAgent``, ...; timeouts in milliseconds;
   ``hooksConfig.enabled``/``disabled`` honoured), see ``gateway.config.gemini``; a Codex CLI
   ``hooks.json`` is Claude Code's format and loads as such;
-- hookgate's own sections next to ``hooks``: ``mcpServers``, ``mcpConfig``, ``llm``, ``settings``.
+- hookgate's own sections next to ``hooks``: ``mcpServers``, ``mcpConfig``, ``llm``, ``settings``, ``guards``.
 
 Every problem is reported as ``file: path.inside: what was expected`` (ConfigError.issues); problems
 that Claude Code would silently accept but that never do what the user meant are errors here
@@ -73,6 +73,7 @@ class Compiler:
         self.mcp_servers: dict[str, Any] = {}
         self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
+        self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
 
     def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
@@ -317,7 +318,7 @@ class Compiler:
             self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
                                  "(the built-in default policy applies only when no config is found)")
         return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                "settings": self.settings, "warnings": self.warnings, "depends": self.depends,
+                "settings": self.settings, "guards": self.guards, "warnings": self.warnings, "depends": self.depends,
                 "broken": self.broken}
 
 

@@ -118,6 +118,7 @@ class RuntimeConfig:
     mcp_servers: dict[str, Any] = field(default_factory=dict)
     llm: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    guards: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
 
@@ -125,7 +126,7 @@ class RuntimeConfig:
     def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
-                   llm=data.get("llm", {}), settings=data.get("settings", {}),
+                   llm=data.get("llm", {}), settings=data.get("settings", {}), guards=data.get("guards", {}),
                    warnings=data.get("warnings", []), broken=data.get("broken", []))
 
     def handler_count(self) -> int:
@@ -180,7 +181,16 @@ def _write_cache(key: str, data: dict[str, Any]) -> None:
 
 
 def load_config(paths: list[str], *, use_cache: bool = True) -> RuntimeConfig:
-    """Load and validate ``paths`` into a ``RuntimeConfig``. Raises ConfigError listing every problem."""
+    """Load and validate ``paths`` into a ``RuntimeConfig``, and make its ``guards`` section the default
+    policy's tuning (``gateway.config.guards.activate``). Raises ConfigError listing every problem."""
+    from gateway.config.guards import activate
+
+    config = _load_config(paths, use_cache)
+    activate(config.guards)
+    return config
+
+
+def _load_config(paths: list[str], use_cache: bool) -> RuntimeConfig:
     use_cache = use_cache and os.environ.get("HOOKGATE_NO_CACHE") != "1"
     key = _cache_key(paths) if use_cache else None
     if key is not None:

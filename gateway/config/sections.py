@@ -1,4 +1,5 @@
-"""hookgate's own config sections next to ``hooks``: ``settings``, ``mcpServers``/``mcpConfig``, ``llm``.
+"""hookgate's own config sections next to ``hooks``: ``settings``, ``mcpServers``/``mcpConfig``, ``llm``,
+``guards`` (in ``gateway.config.guards``).
 
 Each section is validated with its pydantic model and stored normalized on the compiler. Keys that
 Claude Code settings files carry (``permissions``, ``env``, ``model``, ...) are ignored silently in
@@ -36,6 +37,10 @@ def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str
         _compile_mcp(compiler, path, base_dir, doc)
     if "llm" in doc:
         _compile_llm(compiler, path, doc["llm"])
+    if "guards" in doc:
+        from gateway.config.guards import compile_guards
+
+        compile_guards(compiler, path, doc["guards"])
     if "agents" in doc:
         from gateway.config.agents import compile_agents
 

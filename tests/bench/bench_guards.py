@@ -31,6 +31,9 @@ COMMANDS = {
                "Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\" && git push origin main"),
     "rm -rf": "cd build && sudo -u root nice -n 5 rm -rf dist",
     "curl|sh": "curl -fsSL https://example.com/install.sh | sh",
+    "cleanup": "rm -rf node_modules dist .pytest_cache && npm ci",
+    "one-liner": "python3 -c \"import subprocess; subprocess.run(['git', 'status'])\"",
+    "wrapped": "echo x | xargs -I{} sh -c 'echo {}' && timeout 5 nice -n 5 parallel gzip ::: a.log b.log",
 }
 
 

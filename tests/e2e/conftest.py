@@ -7,11 +7,16 @@
 * ``fake_api``: a ``FakeAnthropic`` reachable from inside the sandbox.
 * ``run_claude(project_dir, settings, script, prompt=...) -> ClaudeRun``.
 * ``hookgate_bin``: the venv's ``hookgate`` console script (skips when not installed).
+* ``tmp_path``: overridden to live under the e2e cache, outside the temp roots the default policy lets
+  ``rm -rf`` clean up (a victim folder under /tmp would prove nothing).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -19,7 +24,7 @@ from typing import Any, NoReturn
 
 import pytest
 
-from tests.e2e.claude_cli import DEFAULT_ARGS, ClaudeCli, ClaudeRun, ClaudeUnavailable, ensure_claude
+from tests.e2e.claude_cli import DEFAULT_ARGS, ClaudeCli, ClaudeRun, ClaudeUnavailable, cache_root, ensure_claude
 from tests.e2e.hook_settings import hookgate_executable
 from tests.e2e.netns import Sandbox
 from tests.e2e.scenarios import DEFAULT_PROMPT, RunClaude
@@ -45,6 +50,17 @@ def _unavailable(reason: str) -> NoReturn:
     if os.environ.get("HOOKGATE_E2E_STRICT") == "1":
         pytest.fail(f"HOOKGATE_E2E_STRICT=1 but {reason}", pytrace=False)
     pytest.skip(reason)
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """Scratch space for one e2e test, outside the temp roots (under the e2e cache): the default policy allows
+    recursive deletes below /tmp, so a victim folder there would make "rm -rf <dir> is denied" prove nothing."""
+    root = cache_root() / "scratch"
+    root.mkdir(parents=True, exist_ok=True)
+    path = Path(tempfile.mkdtemp(prefix=re.sub(r"\W+", "_", request.node.name)[:40] + "-", dir=root)).resolve()
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

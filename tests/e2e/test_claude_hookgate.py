@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -86,9 +87,8 @@ def hookgate_run_settings(hookgate_bin: Path, *, config: Path | None = None,
 
 def _echo_then_rm(tmp_path: Path) -> tuple[Path, Path, str, list[ScriptItem]]:
     """(victim, marker, the rm command, a script: an ordinary ``echo`` into marker, then ``rm -rf victim``)."""
-    victim = make_victim(tmp_path)
-    marker = tmp_path / "marker.txt"
-    marker.unlink(missing_ok=True)
+    victim = make_victim(tmp_path)  # tmp_path is outside the temp roots (conftest): rm -rf there is denied
+    marker = Path(tempfile.mkdtemp(prefix="hookgate-e2e-marker-")) / "marker.txt"  # where every policy lets echo write
     rm = f"rm -rf {victim}"
     return victim, marker, rm, [bash(f"echo built > {marker}", "an ordinary command"),
                                 bash(rm, "remove the old build dir"), text("done")]

@@ -169,3 +169,29 @@ def test_validate_reports_bad_builtin_entries(tmp_path: Path, event: str, entry:
     answer = run_hookgate(["validate", config(tmp_path, event, entry)])
     assert answer.returncode == 1
     assert message in answer.stdout, answer.stdout
+
+
+def test_builtins_answer_on_the_loop_free_path(tmp_path: Path) -> None:
+    """readOnly and rateLimit are synchronous in-process checks: ``hookgate run`` never imports asyncio."""
+    cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "readOnly"},
+                 {"type": "builtin", "name": "rateLimit", "limit": 100, "window": 60}, readOnly=True)
+    code = (f"import sys, io, json; sys.argv=['hookgate','run','--config',{cfg!r}]; "
+            f"sys.stdin=io.TextIOWrapper(io.BytesIO(json.dumps({bash('rm -rf x')!r}).encode()));"
+            "from gateway.cli import main; rc=main(); "
+            "print('ASYNCIO' if 'asyncio' in sys.modules else 'NOASYNCIO', rc, file=sys.stderr)")
+    for _ in range(2):  # the first run validates and caches the config; the second is the hot path
+        proc = subprocess.run([HOOKGATE[0], "-c", code], capture_output=True, text=True, check=False)
+    assert "NOASYNCIO 2" in proc.stderr, proc.stderr
+
+
+def test_a_store_that_cannot_be_opened_fails_closed_only_when_asked(tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    limit = {"type": "builtin", "name": "rateLimit", "limit": 5, "window": 60}
+    open_cfg = config(tmp_path, "PreToolUse", limit, name="open.json", stateDir=str(not_a_dir))
+    answer = run_hookgate(["run", "-c", open_cfg], bash("ls"))
+    assert answer.returncode == 0 and "handler builtin:rateLimit error" in answer.stderr, answer.stderr
+    closed_cfg = config(tmp_path, "PreToolUse", {**limit, "failClosed": True}, name="closed.json",
+                        stateDir=str(not_a_dir))
+    answer = run_hookgate(["run", "-c", closed_cfg], bash("ls"))
+    assert answer.returncode == 2 and permission(answer.stdout) == "deny", answer.stderr

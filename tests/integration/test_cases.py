@@ -98,8 +98,8 @@ def test_kiro_execute_bash_rm_normalized_from_claude_json() -> None:
 @pytest.mark.parametrize("name", ["pretooluse-mcp-git-status.json", "posttooluse-fs-read.json",
                                   "userpromptsubmit.json", "stop.json"])
 def test_kiro_quiet_events(name: str) -> None:
-    code, _, err = _kiro(name)
-    assert code == 0 and err == ""
+    code, out, err = _kiro(name)
+    assert (code, out, err) == (0, "", "")
 
 
 def test_kiro_events_through_the_claude_config_use_canonical_tool_names() -> None:

@@ -174,18 +174,22 @@ async def test_async_handler_does_not_decide_or_delay(tmp_path: Path) -> None:
     assert marker.exists()
 
 
-async def test_cwd_with_shell_syntax_is_never_executed(tmp_path: Path) -> None:
+async def test_cwd_with_shell_syntax_is_never_executed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """${CLAUDE_PROJECT_DIR} falls back to the event's cwd; the shell expands it as a value, never as code."""
-    pwned = tmp_path / "PWNED"
-    s = _script(tmp_path, "log.sh", "exit 0")
-    hooks = {"PostToolUse": [{"hooks": [_cmd("${CLAUDE_PROJECT_DIR}/log.sh || true")]}]}
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    ran = tmp_path / "ran"
+    evil = tmp_path / "x$(touch PWNED)"  # a real folder whose name holds shell syntax
+    evil.mkdir()
+    _script(evil, "log.sh", f"touch {ran}; exit 0")
+    _script(tmp_path, "log.sh", "exit 3")  # what the load-time check finds beside the config
+    hooks = {"PostToolUse": [{"hooks": [_cmd('"${CLAUDE_PROJECT_DIR}"/log.sh')]}]}
     gw = _gateway(tmp_path, hooks)
-    evil = f"{tmp_path}/x$(touch {pwned})"
     d = await gw.dispatch({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {},
-                           "tool_response": {}, "cwd": evil})
+                           "tool_response": {}, "cwd": str(evil)})
     await gw.aclose()
-    assert not pwned.exists() and d.results[0].status == "ok"
-    assert s
+    assert d.results[0].status == "ok", d.results[0].message
+    assert ran.exists()  # the hook ran, found through the literal folder name
+    assert not list(tmp_path.rglob("PWNED")) and not Path("PWNED").exists()
 
 
 async def test_lone_surrogate_in_the_event_still_reaches_the_hook(tmp_path: Path) -> None:

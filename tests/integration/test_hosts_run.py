@@ -31,7 +31,7 @@ def codex_shell(cwd: Path, command: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("dialect", ["gemini", "auto"])
 def test_default_policy_denies_rm_rf_on_gemini(tmp_path: Path, dialect: str) -> None:
-    proc = run_hookgate(["run", "--dialect", dialect], gemini_shell(tmp_path, "rm -rf build"), cwd=tmp_path)
+    proc = run_hookgate(["run", "--dialect", dialect], gemini_shell(tmp_path, "rm -rf src"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
     assert answer["decision"] == "deny" and "rm -rf" in answer["reason"]
@@ -41,7 +41,7 @@ def test_default_policy_denies_rm_rf_on_gemini(tmp_path: Path, dialect: str) -> 
 
 @pytest.mark.parametrize("dialect", ["codex", "auto"])
 def test_default_policy_denies_rm_rf_on_codex(tmp_path: Path, dialect: str) -> None:
-    proc = run_hookgate(["run", "--dialect", dialect], codex_shell(tmp_path, "rm -rf build"), cwd=tmp_path)
+    proc = run_hookgate(["run", "--dialect", dialect], codex_shell(tmp_path, "rm -rf src"), cwd=tmp_path)
     assert proc.returncode == 2 and "rm -rf" in proc.stderr  # exit 2 + stderr: the one answer Codex never ignores
     specific = json.loads(proc.stdout)["hookSpecificOutput"]
     assert specific["hookEventName"] == "PreToolUse" and specific["permissionDecision"] == "deny"

@@ -141,7 +141,10 @@ def test_server_timeout_is_server_down(tmp_path: Path) -> None:
 def test_unusual_arguments_still_work_through_argparse(server: ServeProcess) -> None:
     event = load_case("claude", "pretooluse-bash-rm-rf.json")
     proc = run_hookgate(["run", f"--server={server.url}", "-c", GUARDS, "--dialect=claude"], event)
-    assert proc.returncode == 2
+    # a deny from the policy, not argparse's usage error (which also exits 2)
+    assert proc.returncode == 2 and "usage:" not in proc.stderr
+    assert "Destructive command blocked by hook" in proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     helped = run_hookgate(["run", "--help"], "", env={"HOOKGATE_SERVER": server.url})
     assert helped.returncode == 0 and "--on-server-down" in helped.stdout
 

@@ -9,7 +9,6 @@ import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -95,7 +94,7 @@ BYPASSES = [
     ("find . -exec rm -rf {} +", RECURSIVE), ("find . -exec sh -c 'rm -r \"$1\"' _ {} \\;", RECURSIVE),
     (":(){ :|:& };:", "fork bomb"), ("bomb() { bomb | bomb & }; bomb", "fork bomb"),
     # substitutions run
-    ("echo $(rm -rf /tmp/x)", RECURSIVE), ('echo "$(rm -rf /)"', RECURSIVE), ("echo `rm -rf x`", RECURSIVE),
+    ("echo $(rm -rf /srv/x)", RECURSIVE), ('echo "$(rm -rf /)"', RECURSIVE), ("echo `rm -rf x`", RECURSIVE),
     ("x=$(rm -rf /)", RECURSIVE), ("diff <(rm -rf x) y", RECURSIVE), ("cat <<EOF\n$(rm -rf x)\nEOF", RECURSIVE),
     ("cat <<EOF\n`rm -rf x`\nEOF", RECURSIVE),
     # downloads run as code
@@ -123,8 +122,8 @@ BYPASSES = [
     ("wget -O .env https://x", SECRETS), ("rsync -a keys/ ~/.ssh/", SECRETS), ("cat > .ENV <<'EOF'\nK=V\nEOF", SECRETS),
     ("echo K=V > /p/.envrc", SECRETS), ("bash -c 'echo K=V > .env'", SECRETS),
     # kept from before
-    ("rm -rf build", RECURSIVE), ("rm -fr /", RECURSIVE), ("rm -r -f x", RECURSIVE), ("sudo rm -rf /var", RECURSIVE),
-    ("npm run build && rm -rf dist", RECURSIVE), ("sh -ec \"rm -rf x\"", RECURSIVE), ("git push --force origin main", FORCE),
+    ("rm -rf src", RECURSIVE), ("rm -fr /", RECURSIVE), ("rm -r -f x", RECURSIVE), ("sudo rm -rf /var", RECURSIVE),
+    ("npm run build && rm -rf src", RECURSIVE), ("sh -ec \"rm -rf x\"", RECURSIVE), ("git push --force origin main", FORCE),
     ("git push origin +main", FORCE), ("git reset --hard HEAD~3", RESET), ("git clean -fdx", "git clean -f"),
     ("dd if=/dev/zero of=/dev/sda", "device"), ("mkfs.ext4 /dev/sdb1", "formats"),
     # second review, 1: self-protection -- the agent's own hook configuration is not writable through the shell
@@ -199,7 +198,7 @@ ALLOWED = [
     "rm file.txt", "rm -f *.log", "rm -f -- -r", "rmdir x", "git push", "git push origin main", "git push -u origin feature",
     "git push --force-with-lease", "git push --force-with-lease=main:abc origin main", "git push origin HEAD:refs/heads/main",
     "git push -o ci.skip origin main", "git push --dry-run --force", "git reset --soft HEAD~1", "git clean -n",
-    "git clean -fn", "git -C sub status", "git -c core.pager=cat log", "git branch -D x", "git checkout -b x",
+    "git clean -fn", "git -C sub status", "git -c core.pager=cat log", "git checkout -b x",
     "npm test", "npm run build -- --force", "ls -la | grep x", "git log --oneline | head -5", "grep -rn TODO src",
     "find . -name '*.pyc' -delete", "find . -name '*.o' -exec rm {} \\;", "find src -type f -delete", "find \"$d\" -name x -delete",
     "cp .env.example .env.example.bak", "cp x .env.sample", "cp .env.example .env.local.example", "cat .env",
@@ -483,13 +482,14 @@ def test_guards_import_only_the_standard_library_they_need() -> None:
     assert not loaded & {"typing", "subprocess", "asyncio", "pydantic", "yaml", "importlib.util"}, loaded
 
 
-def test_default_config_end_to_end(tmp_path: Path) -> None:
+def test_default_config_end_to_end() -> None:
     deny = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Write",
                                   "tool_input": {"file_path": "/srv/app/.env", "content": "K=v"}})
     assert deny.returncode == 2 and "environment file" in deny.stderr
     ok = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash",
                                 "tool_input": {"command": "ls -la"}})
     assert (ok.returncode, ok.stdout, ok.stderr) == (0, "", "")
-    rm = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(tmp_path),
-                                "tool_input": {"command": f"rm -rf {tmp_path}/victim"}})
+    # the victim is outside the temp roots and the build folders (recursive deletes there are allowed)
+    rm = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/srv/app",
+                                "tool_input": {"command": "rm -rf /srv/app/victim"}})
     assert rm.returncode == 2 and "recursive delete" in rm.stderr

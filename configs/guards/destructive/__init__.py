@@ -1,0 +1,66 @@
+"""hookgate's default shell guard, as a package: why a shell command must not run (or must be confirmed first).
+
+Layout (each module one job): ``lexer`` tokenizes Bash (why hookgate has a second Bash parser: see its
+docstring), ``expand`` turns tokens into the simple commands bash runs (braces, ``$IFS``, wrappers, positional
+parameters), ``rules`` dispatches each command to ``delete``, ``git``, ``writes``, ``programs`` (shells,
+interpreters through ``interp``, schedulers), ``rawtext`` handles text that cannot be tokenized, ``settings``
+holds the rule list and the user's tuning, ``context`` one check's state. Standard library only.
+
+``analyse(command, cwd=None, settings=None) -> Finding | None`` gives the rule, its decision (deny/ask), the
+reason and the part of the command that triggered it; ``check_command`` is the deny reason alone.
+``configs/guards/shell_guard.py`` is the hook entry point (``check_event``, and ``python -I -S`` by path).
+"""
+
+from __future__ import annotations
+
+from . import rules
+from .context import POLICY, Ctx, State
+from .lexer import MAX_DEPTH, Lexer, ParseError, TooDeep, Unanalysable
+from .rawtext import raw_scan, regex_scan
+from .settings import RULES, Finding, Settings, active, configure
+
+MAX_LENGTH = 1_000_000  # longer commands are only scanned as raw text
+
+__all__ = ["RULES", "Finding", "Settings", "analyse", "check_command", "configure"]
+
+
+def analyse(command: str, cwd: str | None = None, settings: Settings | None = None) -> Finding | None:
+    """The deny (or, when nothing denies, the first ask) for ``command``, or None. Never raises.
+
+    ``cwd``: the directory it runs in (the event's ``cwd``: the project, for build folders and ``find``);
+    ``settings``: the tuning (default: what ``configure`` set)."""
+    state = State(command, settings or active(), rules.check_tokens, rules.check_argv, raw_scan)
+    ctx = Ctx(cwd, 0, state)
+    reason: str | None
+    try:
+        if len(command) > MAX_LENGTH:
+            reason = regex_scan(command, "hookgate cannot analyse this command (it is too long), and it appears to "
+                                "contain", ctx)
+        else:
+            try:
+                toks = Lexer(command, 0).run()
+            except ParseError as exc:
+                reason = raw_scan(command, str(exc), ctx)
+            else:
+                reason = rules.check_tokens(toks, ctx)
+    except Unanalysable as exc:
+        reason = ctx.hit("parse.unanalysable", command[:80],
+                         f"The command {exc} for hookgate to check, so {POLICY} blocks it. Simplify the command.")
+    except (TooDeep, RecursionError):
+        reason = ctx.hit("parse.unanalysable", command[:80], (
+            f"The command nests substitutions or `sh -c` more than {MAX_DEPTH} levels deep, too deep for hookgate "
+            f"to check, so {POLICY} blocks it. Simplify the command."))
+    except Exception as exc:  # a bug in this guard must not block ordinary commands: fall back to the raw scan
+        state.denied, state.asks = None, []
+        reason = regex_scan(command, f"hookgate cannot analyse this command (internal error {type(exc).__name__}), "
+                            "and it appears to contain", ctx)
+    if reason and state.denied is not None:
+        found = state.denied
+        return Finding(found.rule, "deny", reason, found.part)
+    return state.asks[0] if state.asks else None
+
+
+def check_command(command: str, cwd: str | None = None, settings: Settings | None = None) -> str | None:
+    """Why ``command`` must not run (a sentence for the user), or None (also when it only needs asking)."""
+    found = analyse(command, cwd, settings)
+    return found.reason if found is not None and found.decision == "deny" else None

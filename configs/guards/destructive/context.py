@@ -1,0 +1,124 @@
+"""The state of one check: where the command runs, how deep it nests, the tuning, and what matched so far.
+
+Rules report a match through ``Ctx.hit(rule, part, reason)``: it applies the tuning (``off``, ``ask``,
+``allowCommands``) and returns the reason only for a deny, so a rule can ``return ctx.hit(...)`` and the first
+deny stops the check while asks are collected (a later deny still wins over an earlier ask). Rules that need
+to check nested program text (``sh -c``, ``eval``, a one-liner's ``os.system``) call ``ctx.check_text`` and
+``ctx.check_argv``, which the dispatcher (``rules.py``) plugs in: this module imports no rule.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .lexer import MAX_DEPTH, Lexer, ParseError, TooDeep
+from .settings import Finding, Settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .expand import Cmd
+    from .lexer import Token, Word
+
+POLICY = "hookgate's default policy"
+
+
+class State:
+    """What one ``check_command`` call shares across nesting levels."""
+
+    __slots__ = ("_areas", "_cd", "_home", "_tmpdir", "argv_checker", "asks", "command", "denied", "raw_scan",
+                 "settings", "token_checker")
+
+    def __init__(self, command: str, settings: Settings, token_checker: Callable[[list[Token], Ctx], str | None],
+                 argv_checker: Callable[[list[Word], Cmd | None, Ctx], str | None],
+                 raw_scan: Callable[[str, str, Ctx], str | None]) -> None:
+        self.command = command
+        self.settings = settings
+        self.token_checker = token_checker
+        self.argv_checker = argv_checker
+        self.raw_scan = raw_scan
+        self.asks: list[Finding] = []
+        self.denied: Finding | None = None
+        self._cd: bool | None = None
+        self._tmpdir: str | None = None
+        self._home: str | None = None
+        self._areas: tuple[list[str], list[str]] | None = None
+
+    def areas(self) -> tuple[list[str], list[str]]:
+        """``(temp roots, allowPaths)``, absolute and normalised (``$TMPDIR`` as ``tmpdir()``; unset: left out)."""
+        if self._areas is None:
+            tmpdir = self.tmpdir()
+            roots = [os.path.normpath(tmpdir if r in ("$TMPDIR", "${TMPDIR}") else r) for r in self.settings.temp_roots
+                     if r not in ("$TMPDIR", "${TMPDIR}") or tmpdir]
+            self._areas = roots, self.settings.resolved_allow_paths()
+        return self._areas
+
+    def home(self) -> str:
+        """The home directory (``~``), normalised."""
+        if self._home is None:
+            self._home = os.path.expanduser("~").rstrip("/") or "/"
+        return self._home
+
+    def changes_directory(self) -> bool:
+        """Whether the command may ``cd``/``pushd`` somewhere first (relative paths then mean something else)."""
+        if self._cd is None:
+            self._cd = re.search(r"(?:^|[;&|({`\s])(?:cd|pushd|popd)(?:[\s;&|)]|$)", self.command) is not None
+        return self._cd
+
+    def tmpdir(self) -> str:
+        """``$TMPDIR`` as the command will see it: "" when unset, or when the command itself assigns it."""
+        if self._tmpdir is None:
+            assigned = re.search(r"(?<![$\w{])TMPDIR\b", self.command) is not None
+            self._tmpdir = "" if assigned else os.environ.get("TMPDIR", "")
+        return self._tmpdir
+
+
+class Ctx:
+    """One nesting level of a check: ``cwd`` (None when unknown), ``depth``, the shared ``state``."""
+
+    __slots__ = ("cwd", "depth", "state")
+
+    def __init__(self, cwd: str | None, depth: int, state: State) -> None:
+        self.cwd = cwd
+        self.depth = depth
+        self.state = state
+
+    @property
+    def settings(self) -> Settings:
+        return self.state.settings
+
+    def deeper(self) -> Ctx:
+        if self.depth >= MAX_DEPTH:
+            raise TooDeep
+        return Ctx(self.cwd, self.depth + 1, self.state)
+
+    def hit(self, rule: str, part: str, reason: str) -> str | None:
+        """Report that ``rule`` matched simple command ``part``; the reason when the check must stop (deny)."""
+        settings = self.state.settings
+        decision = settings.decision(rule)
+        if decision == "off" or settings.allows_command(part):
+            return None
+        finding = Finding(rule, decision, reason, part)
+        if decision == "ask":
+            self.state.asks.append(finding)
+            return None
+        self.state.denied = finding
+        return reason
+
+    def check_text(self, text: str) -> str | None:
+        """Check ``text`` as a shell program one level down (``sh -c TEXT``, ``eval TEXT``...)."""
+        ctx = self.deeper()
+        try:
+            toks = Lexer(text, ctx.depth).run()
+        except ParseError as exc:
+            return self.state.raw_scan(text, str(exc), ctx)
+        return self.state.token_checker(toks, ctx)
+
+    def check_tokens(self, toks: list[Token]) -> str | None:
+        return self.state.token_checker(toks, self)
+
+    def check_argv(self, words: list[Word], cmd: Cmd | None = None) -> str | None:
+        """Check one command line given as words (``cmd``: where its stdin comes from, or None)."""
+        return self.state.argv_checker(words, cmd, self)

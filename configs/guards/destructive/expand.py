@@ -1,0 +1,540 @@
+"""Expansion and unwrapping: from tokens to the simple commands bash really runs.
+
+Brace expansion (``{rm,-rf,~}``), ``$IFS`` splitting, splitting a token list into simple commands (with the
+command piped into each), GNU-style option parsing, and unwrapping: ``sudo -u x env -u Y nice -n 5 rm -rf /``
+is ``rm -rf /``; ``su -c 'X'``, ``watch X``, ``tmux new 'X'``, ``sg grp 'X'``, ``script -c 'X'``,
+``expect -c 'spawn X'`` and ``parallel X ::: args`` run the shell program ``X``; ``xargs`` and ``parallel``
+without argument lists run the command with arguments read from stdin. Also the positional parameters a
+``sh -c SCRIPT arg0 arg1`` script receives (``bind_positionals``) and what ``echo``/``printf`` print.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from .lexer import Op, Redir, Token, Unanalysable, Word, ansi_decode
+
+
+class Cmd:
+    """A simple command: its words, its redirections, and the command whose output is piped into it."""
+
+    __slots__ = ("pipe_in", "redirs", "words")
+
+    def __init__(self, pipe_in: Cmd | None) -> None:
+        self.words: list[Word] = []
+        self.redirs: list[Redir] = []
+        self.pipe_in = pipe_in
+
+
+MAX_BRACE_WORDS = 256  # a word's brace expansion may give this many words; more is refused as unanalysable
+_IFS = r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])"  # compiled on first use (re's cache)
+_POSITIONAL = r"\$\{?[0-9]\}?"
+
+
+def _braces(text: str, meta: list[int], out: list[tuple[str, list[int]]], depth: int = 0) -> None:
+    """Bash brace expansion of comma lists (``{rm,-rf,~}``, ``a{b,c{d,e}}``) into ``out``; ``meta``: the
+    indices of unquoted ``{``, ``,``, ``}`` (quoted ones do not expand). ``{a..b}`` sequences stay as written."""
+    if len(out) >= MAX_BRACE_WORDS or depth > 100:
+        raise Unanalysable("expands braces into too many words")
+    for k, o in enumerate(meta):
+        if text[o] != "{":
+            continue
+        level, commas, close = 0, [], -1
+        for j in meta[k + 1:]:
+            c = text[j]
+            if c == "{":
+                level += 1
+            elif c == "}":
+                if level == 0:
+                    close = j
+                    break
+                level -= 1
+            elif c == "," and level == 0:
+                commas.append(j)
+        if close < 0 or not commas:
+            continue
+        prefix, suffix = text[:o], text[close + 1:]
+        for start, end in zip([o + 1, *(c + 1 for c in commas)], [*commas, close], strict=True):
+            alt = text[start:end]
+            new_meta = ([i for i in meta if i < o] + [i - start + o for i in meta if start <= i < end]
+                        + [i - close - 1 + o + len(alt) for i in meta if i > close])
+            _braces(prefix + alt + suffix, new_meta, out, depth + 1)
+        return
+    out.append((text, meta))
+
+
+def expand(w: Word) -> list[Word]:
+    """The words bash makes of ``w`` before running it: brace expansion, then ``$IFS`` / ``${IFS}`` splitting
+    (``rm${IFS}-rf${IFS}/`` -> ``rm -rf /``; ``$1``...``$9`` next to it count as empty)."""
+    has_brace = any(w.text[i] == "{" for i in w.meta)
+    has_ifs = not w.literal and "IFS" in w.text and re.search(_IFS, w.text) is not None
+    if not has_brace and not has_ifs:
+        return [w]
+    forms: list[tuple[str, list[int]]] = []
+    if has_brace:
+        _braces(w.text, w.meta, forms)
+    else:
+        forms.append((w.text, w.meta))
+    words: list[Word] = []
+    for text, meta in forms:
+        if not has_ifs:
+            pieces = [(text, meta, w.literal)]
+        else:
+            globbing = any(text[i] in "*?[" for i in meta if i < len(text))
+            pieces = []
+            for part in re.split(_IFS, text):
+                part = re.sub(_POSITIONAL, "", part)
+                if part:
+                    glob_meta = [i for i, c in enumerate(part) if c in "*?["] if globbing else []
+                    pieces.append((part, glob_meta, "$" not in part and "`" not in part))
+        for text_, meta_, literal in pieces:
+            nw = Word(text_)
+            nw.literal, nw.quoted, nw.meta = literal, w.quoted, meta_
+            if not words:
+                nw.subs, nw.procsub = w.subs, w.procsub
+            words.append(nw)
+    return words or [w]
+
+
+def commands(toks: list[Token]) -> list[Cmd]:
+    """The simple commands in ``toks``, each knowing the command piped into it."""
+    cmds: list[Cmd] = []
+    cur = Cmd(None)
+    pending: Cmd | None = None  # the command a `|` pipes into the next one
+    for t in toks:
+        if isinstance(t, Word):
+            cur.words.extend(expand(t))
+        elif isinstance(t, Redir):
+            cur.redirs.append(t)
+        else:
+            if cur.words or cur.redirs:
+                cmds.append(cur)
+            if t.op in ("|", "|&"):
+                pending = cmds[-1] if cmds else None  # (curl x) | sh: the last command before the `|`
+            elif t.op not in ("(", ")"):
+                pending = None
+            cur = Cmd(pending)
+    if cur.words or cur.redirs:
+        cmds.append(cur)
+    return cmds
+
+
+def fork_bomb(toks: list[Token], window: int = 64) -> bool:
+    """A function that calls itself in a pipeline or in the background: ``:(){ :|:& };:``."""
+    for k in range(len(toks) - 2):
+        a, b, c = toks[k], toks[k + 1], toks[k + 2]
+        if not (isinstance(a, Word) and isinstance(b, Op) and b.op == "(" and isinstance(c, Op) and c.op == ")"):
+            continue
+        depth, calls_self, forks = 0, False, False
+        for t in toks[k + 3:k + 3 + window]:  # a fork bomb is short; this keeps the scan linear
+            if isinstance(t, Word):
+                if t.text in ("{", "("):
+                    depth += 1
+                elif t.text == "}":
+                    depth -= 1
+                    if depth <= 0:
+                        break
+                elif t.text == a.text and depth > 0:
+                    calls_self = True
+            elif isinstance(t, Op) and t.op in ("|", "|&", "&") and depth > 0:
+                forks = True
+        if calls_self and forks:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------- option parsing
+
+
+def getopt(args: list[str], short_arg: str = "", long_arg: frozenset[str] = frozenset(), optional: str = "",
+           permute: bool = True) -> tuple[list[str], list[tuple[str, str]], int]:
+    """GNU-style options: ``(operands, [(option, value)], index where parsing stopped)``.
+
+    ``short_arg``: letters taking a value (attached or the next word); ``optional``: letters taking an
+    optional attached value only; ``long_arg``: long options taking the next word unless written ``--x=v``.
+    ``permute=False`` stops at the first operand (for wrappers: ``sudo rm -rf`` -- ``-rf`` is rm's)."""
+    operands: list[str] = []
+    opts: list[tuple[str, str]] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            i += 1
+            operands.extend(args[i:])
+            return operands, opts, i
+        if a.startswith("--"):
+            name, eq, val = a.partition("=")
+            if name in long_arg and not eq and i + 1 < len(args):
+                i += 1
+                val = args[i]
+            opts.append((name, val))
+        elif a.startswith("-") and len(a) > 1:
+            for k in range(1, len(a)):
+                ch = a[k]
+                if ch in short_arg:
+                    val = a[k + 1:]
+                    if not val and i + 1 < len(args):
+                        i += 1
+                        val = args[i]
+                    opts.append(("-" + ch, val))
+                    break
+                if ch in optional:
+                    opts.append(("-" + ch, a[k + 1:]))
+                    break
+                opts.append(("-" + ch, ""))
+        elif permute:
+            operands.append(a)
+        else:
+            return operands, opts, i
+        i += 1
+    return operands, opts, i
+
+
+def names(opts: list[tuple[str, str]]) -> set[str]:
+    return {name for name, _ in opts}
+
+
+def base(text: str) -> str:
+    return text.rsplit("/", 1)[-1]
+
+
+def long_opt(found: set[str], full: str, shortest: int) -> bool:
+    """Whether ``found`` holds long option ``full`` or an abbreviation git/GNU accept (``--fo`` for ``--force``)
+    at least ``shortest`` characters long (counting the dashes)."""
+    return any(n == full or (n.startswith("--") and len(n) >= shortest and full.startswith(n)) for n in found)
+
+
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "coproc",
+                       "esac"})
+_SKIP_WHOLE = frozenset({"for", "select", "case", "[[", "in"})
+
+_F = frozenset
+# wrapper: (short options with a value, long options with a value, optional-value letters, operands before the command)
+WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
+    "sudo": ("CDgpRrtTUu", _F({"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role",
+                               "--type", "--command-timeout", "--other-user", "--user"}), "", 0),
+    "doas": ("uC", _F(), "", 0),
+    "pkexec": ("", _F({"--user"}), "", 0),
+    "env": ("uCSP", _F({"--unset", "--chdir", "--split-string"}), "", 0),
+    "nice": ("n", _F({"--adjustment"}), "", 0),
+    "nohup": ("", _F(), "", 0),
+    "time": ("fo", _F({"--format", "--output"}), "", 0),
+    "timeout": ("sk", _F({"--signal", "--kill-after"}), "", 1),
+    "stdbuf": ("ioe", _F({"--input", "--output", "--error"}), "", 0),
+    "ionice": ("cnpPu", _F({"--class", "--classdata", "--pid", "--pgid", "--uid"}), "", 0),
+    "chronic": ("", _F(), "", 0),
+    "command": ("", _F(), "", 0),
+    "builtin": ("", _F(), "", 0),
+    "exec": ("a", _F(), "", 0),
+    "xargs": ("adEILnPsJ", _F({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars",
+                               "--process-slot-var", "--eof", "--max-lines"}), "eil", 0),
+    "parallel": ("jSanNEdIC", _F({"--jobs", "--sshlogin", "--arg-file", "--max-args", "--max-replace-args",
+                                  "--delimiter", "--colsep", "--joblog", "--results", "--tmpdir", "--workdir",
+                                  "--timeout", "--retries", "--halt", "--delay", "--env", "--basefile",
+                                  "--transfer-file", "--memfree", "--load", "--tag-string", "--rpl", "--shebang",
+                                  "--eof", "--replace", "--tagstring", "--sshloginfile", "--nice", "--limit",
+                                  "--block", "--blocksize", "--header", "--resume-failed"}), "", 0),
+    "setsid": ("", _F(), "", 0),
+    "unbuffer": ("", _F(), "", 0),
+    "caffeinate": ("tw", _F(), "", 0),
+    "flock": ("wEc", _F({"--timeout", "--conflict-exit-code", "--command"}), "", 1),
+    "chroot": ("", _F({"--userspec", "--groups"}), "", 1),
+    "busybox": ("", _F(), "", 0),
+    "toybox": ("", _F(), "", 0),
+    "strace": ("abeEIoOpPsSuUX", _F(), "", 0),
+    "watch": ("n", _F({"--interval"}), "d", 0),
+    "su": ("cgGsw", _F({"--command", "--group", "--supp-group", "--shell", "--whitelist-environment"}), "", 0),
+    "runuser": ("cugGsw", _F({"--command", "--user", "--group", "--supp-group", "--shell"}), "", 0),
+    "unshare": ("SGRw", _F({"--setuid", "--setgid", "--root", "--wd", "--map-user", "--map-group", "--map-users",
+                            "--map-groups", "--propagation"}), "", 0),
+    "nsenter": ("tSGe", _F({"--target", "--setuid", "--setgid", "--env"}), "muinpUCTrw", 0),
+    "systemd-run": ("upEHM", _F({"--unit", "--property", "--setenv", "--description", "--slice", "--host",
+                                 "--machine", "--uid", "--gid", "--nice", "--working-directory", "--on-active",
+                                 "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
+                                 "--on-calendar", "--path-property", "--socket-property", "--timer-property",
+                                 "--service-type", "--expand-environment"}), "", 0),
+    "firejail": ("", _F(), "", 0),
+    "proot": ("rbmqwkiRSv", _F(), "", 0),
+    "chrt": ("T", _F({"--sched-runtime", "--sched-period", "--sched-deadline"}), "", 1),
+    "taskset": ("", _F(), "", 1),
+    "fakeroot": ("ls", _F({"--lib", "--faked"}), "", 0),
+    "proxychains": ("f", _F(), "", 0),
+    "proxychains4": ("f", _F(), "", 0),
+    "dbus-run-session": ("", _F({"--config-file", "--dbus-daemon"}), "", 0),
+    "script": ("cEIOBTm", _F({"--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing",
+                              "--logging-format", "--output-limit"}), "", 0),
+    "sg": ("", _F(), "", 0),
+    "tmux": ("LSfcT", _F(), "", 0),
+    "screen": ("ceEhpsStTX", _F(), "", 0),
+    "expect": ("cfD", _F(), "", 0),
+    "npx": ("pc", _F({"--package", "--call"}), "", 0),
+    "bunx": ("p", _F({"--package"}), "", 0),
+}
+_STRING_OPTIONS = {"env": ("-S", "--split-string")}
+# wrappers that take the command to run as a shell string under -c (anywhere among their options)
+_DASH_C = frozenset({"su", "runuser", "flock", "script", "npx"})
+# tmux subcommands that run a shell command, and their options that take a value
+_TMUX_RUNS = {
+    "new-session": "cefFnstxy", "new": "cefFnstxy", "new-window": "cefFnt", "neww": "cefFnt",
+    "split-window": "celtF", "splitw": "celtF", "respawn-pane": "cet", "respawnp": "cet",
+    "respawn-window": "cet", "respawnw": "cet", "run-shell": "cdt", "run": "cdt", "display-popup": "bcdehsStTwxy",
+    "popup": "bcdehsStTwxy", "send-keys": "Nt", "send": "Nt",
+}
+_TMUX_KEYS = frozenset({"Enter", "C-m", "KPEnter", "C-j", "Space", "Tab", "Escape"})
+_EXPECT_SPAWN = r"(?:^|[;\n\[{])[ \t]*(?:spawn|exec)[ \t]+((?:-[\w]+[ \t]+)*)([^;\n\]}]*)"  # compiled on first use
+
+
+class Unwrapped:
+    """What a wrapper chain runs: ``words`` (the command, maybe empty), ``strings`` (shell programs the
+    wrappers run), ``feeder`` (xargs/parallel: more arguments come from stdin), ``replace`` (the placeholder
+    those arguments replace: ``-I {}``, ``-J %``, parallel's ``{}``; None: they are appended)."""
+
+    __slots__ = ("feeder", "replace", "strings", "words")
+
+    def __init__(self, words: list[Word], strings: list[str], feeder: bool = False, replace: str | None = None):
+        self.words = words
+        self.strings = strings
+        self.feeder = feeder
+        self.replace = replace
+
+
+def strip_prefix(words: list[Word]) -> list[Word]:
+    """Drop reserved words (``if``, ``{``, ``!``, ``do``...), ``function NAME`` and ``VAR=value`` words."""
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w.quoted or not w.literal:
+            if ASSIGNMENT.match(w.text) and not w.text.startswith(("$", "`")):
+                i += 1
+                continue
+            break
+        if w.text in _SKIP_WHOLE:
+            return []
+        if w.text in _RESERVED:
+            i += 1
+        elif w.text == "function":
+            i += 2
+        elif ASSIGNMENT.match(w.text):
+            i += 1
+        else:
+            break
+    return words[i:]
+
+
+def _joined(words: list[Word]) -> str:
+    return " ".join(w.text for w in words)
+
+
+def unwrap(words: list[Word]) -> Unwrapped:
+    """The command a wrapper chain runs (see the module docstring)."""
+    words = strip_prefix(words)
+    strings: list[str] = []
+    feeder, replace = False, None
+    while words:
+        name = base(words[0].text)
+        spec = WRAPPERS.get(name) if words[0].literal else None
+        if spec is None:
+            break
+        short_arg, long_arg, optional, skip = spec
+        args = [w.text for w in words[1:]]
+        if name in _DASH_C or name == "su" or name == "runuser":  # -c anywhere: su root -c 'cmd', flock LOCK -c 'cmd'
+            _, opts, _ = getopt(args, short_arg, long_arg, optional)
+            found = [v for o, v in opts if o in ("-c", "--command", "--call")]
+            if found or name == "su" or name == "script" or (name == "runuser" and "-u" not in names(opts)):
+                return Unwrapped([], strings + found, feeder, replace)
+        if name == "sg":  # sg [-] GROUP [-c] 'command': /bin/sh runs the command
+            command = [a for a in args if a != "-"][1:]
+            command = command[1:] if command[:1] == ["-c"] else command
+            return Unwrapped([], [*strings, " ".join(command)] if command else strings, feeder, replace)
+        if name == "tmux":
+            return Unwrapped([], strings + _tmux(args), feeder, replace)
+        if name == "expect":
+            _, opts, _ = getopt(args, short_arg, long_arg, optional)
+            tcl = "\n".join(v for o, v in opts if o == "-c")
+            return Unwrapped([], strings + _expect(tcl), feeder, replace)
+        if name == "parallel":
+            return _parallel(words[1:], strings)
+        _, opts, stop = getopt(args, short_arg, long_arg, optional, permute=False)
+        if name == "command" and names(opts) & {"-v", "-V"}:
+            return Unwrapped([], strings, feeder, replace)  # prints what the name is; runs nothing
+        rest = words[1 + stop:]
+        if name == "screen" and "-X" in names(opts):  # screen -X stuff 'keys': typed into the session's shell
+            cmd = [v for o, v in opts if o == "-X"] + [w.text for w in rest]
+            return Unwrapped([], [*strings, " ".join(cmd[1:])] if cmd[:1] == ["stuff"] else strings)
+        if name == "env":
+            while rest and (rest[0].text == "-" or ASSIGNMENT.match(rest[0].text)):
+                rest = rest[1:]
+        rest = rest[skip:]
+        text_opts = _STRING_OPTIONS.get(name, ())
+        inline = [v for o, v in opts if o in text_opts]
+        if inline:  # env -S 'cmd args' more-args
+            tail = " ".join(shlex.quote(w.text) for w in rest)
+            return Unwrapped([], [*strings, f"{inline[0]} {tail}".strip()], feeder, replace)
+        if name == "watch":  # watch joins its arguments and runs them with sh -c
+            return Unwrapped([], [*strings, _joined(rest)], feeder, replace)
+        if name == "xargs":
+            feeder = True
+            for o, v in opts:
+                if o in ("-I", "-J", "-i", "--replace"):
+                    replace = v or "{}"
+        words = strip_prefix(rest)
+    return Unwrapped(words, strings, feeder, replace)
+
+
+def _tmux(args: list[str]) -> list[str]:
+    """The shell commands ``tmux [global options] SUBCOMMAND ... [\\; SUBCOMMAND ...]`` runs or types."""
+    _, opts, stop = getopt(args, "LSfcT", permute=False)
+    out = [v for o, v in opts if o == "-c"]  # tmux -c 'cmd' runs cmd like sh -c
+    groups: list[list[str]] = [[]]
+    for a in args[stop:]:
+        if a in (";", "\\;"):
+            groups.append([])
+        else:
+            groups[-1].append(a)
+    for group in groups:
+        if not group or group[0] not in _TMUX_RUNS:
+            continue
+        _, _, stop = getopt(group[1:], _TMUX_RUNS[group[0]], permute=False)
+        rest = group[1 + stop:]
+        if group[0] in ("send-keys", "send"):
+            rest = [k for k in rest if k not in _TMUX_KEYS]
+        if rest:
+            out.append(" ".join(rest))
+    return out
+
+
+def _expect(tcl: str) -> list[str]:
+    """The commands an expect script's ``spawn``/``exec`` lines run (Tcl braces read as quotes), and the text
+    its ``send`` lines type into what it spawned."""
+    out = []
+    for m in re.finditer(_EXPECT_SPAWN, tcl):
+        out.append(m.group(2).replace("{", "'").replace("}", "'"))
+    for m in re.finditer(r"(?:^|[;\n\[{])[ \t]*send[ \t]+(?:-[\w]+[ \t]+)*\"((?:[^\"\\]|\\.)*)\"", tcl):
+        out.append(re.sub(r"\\[rn]", "\n", m.group(1)).replace('\\"', '"'))
+    return out
+
+
+_PARALLEL_PLACEHOLDER = r"\{(?:\d*[./#%^]*|/\.|//|\d+/\.?)\}"
+_PARALLEL_SEPARATORS = frozenset({":::", "::::", ":::+", "::::+"})
+
+
+def _parallel(words: list[Word], strings: list[str]) -> Unwrapped:
+    """GNU parallel: the command template (joined and run by a shell) with each argument after ``:::`` put in
+    place of ``{}`` (or appended); without an argument list the arguments come from stdin."""
+    spec = WRAPPERS["parallel"]
+    args = [w.text for w in words]
+    _, opts, stop = getopt(args, spec[0], spec[1], spec[2], permute=False)
+    replace = next((v for o, v in opts if o in ("-I", "--replace")), "{}") or "{}"
+    rest = args[stop:]
+    cut = next((k for k, a in enumerate(rest) if a in _PARALLEL_SEPARATORS), len(rest))
+    template, lists = rest[:cut], rest[cut:]
+    values = [a for a in lists if a not in _PARALLEL_SEPARATORS]
+    from_files = any(a.startswith("::::") for a in lists) or any(o in ("-a", "--arg-file") for o, _ in opts)
+    if not lists or from_files:  # arguments from stdin or from a file: unknown
+        values = []
+    if not values:
+        if not template:  # each stdin line is a command: like `xargs sh -c`
+            return Unwrapped([Word("sh"), Word("-c")], strings, True, None)
+        text = " ".join(template)
+        marked = text.replace(replace, '"$PARALLEL_ARG"') if replace in text else text + ' "$PARALLEL_ARG"'
+        return Unwrapped([], [*strings, marked], True, replace)
+    out = list(strings)
+    for value in values:
+        if not template:
+            out.append(value)
+            continue
+        text = " ".join(template)
+        quoted = shlex.quote(value)
+        if replace in text or re.search(_PARALLEL_PLACEHOLDER, text):
+            text = re.sub(_PARALLEL_PLACEHOLDER, quoted.replace("\\", "\\\\"), text.replace(replace, quoted))
+        else:
+            text += " " + quoted
+        out.append(text)
+    return Unwrapped([], out)
+
+
+# ---------------------------------------------------------------------------- positional parameters, printing
+
+_POSITIONAL_REF = r"\$(?:\{(?:[0-9]+|[@*])\}|[0-9@*])"
+
+
+def bind_positionals(script: str, args: list[str]) -> str | None:
+    """``script`` with ``$0``, ``$1``..., ``${N}``, ``$@``, ``$*`` replaced by ``args`` (``args[0]`` is ``$0``)
+    the way bash would expand them (quoted inside double quotes, split into words outside), or None when the
+    script uses none of them. ``bash -c 'eval "$0"' 'rm -rf ~'`` runs ``eval "rm -rf ~"``."""
+    if "$" not in script or not re.search(_POSITIONAL_REF, script):
+        return None
+    out: list[str] = []
+    i, n, in_dq = 0, len(script), False
+    while i < n:
+        c = script[i]
+        if c == "'" and not in_dq:
+            end = script.find("'", i + 1)
+            end = n if end < 0 else end + 1
+            out.append(script[i:end])
+            i = end
+            continue
+        if c == "\\":
+            out.append(script[i:i + 2])
+            i += 2
+            continue
+        if c == '"':
+            in_dq = not in_dq
+        m = re.compile(_POSITIONAL_REF).match(script, i) if c == "$" else None
+        if m is None:
+            out.append(c)
+            i += 1
+            continue
+        key = m.group().strip("${}")
+        values = args[1:] if key in ("@", "*") else [args[int(key)]] if int(key) < len(args) else []
+        if in_dq:  # "$@" is one word per value, "$*" and "$N" one word
+            escaped = [re.sub(r'(["\\$`])', r"\\\1", v) for v in values]
+            out.append(('" "' if key == "@" else " ").join(escaped))
+        else:
+            out.append(" ".join(shlex.quote(p) for v in values for p in v.split()))
+        i = m.end()
+    return "".join(out)
+
+
+def printed(name: str, args: list[str]) -> str:
+    """What ``echo ARGS`` / ``printf ARGS`` prints, roughly (enough to check it as a command)."""
+    escapes = name == "printf"
+    if name == "echo":
+        while args and re.fullmatch(r"-[neE]+", args[0]):
+            escapes = escapes or "e" in args[0]
+            args = args[1:]
+        text = " ".join(args)
+    else:
+        fmt, rest = (args[0], args[1:]) if args else ("", [])
+        for value in rest:
+            m = re.search(r"%[-0-9.]*[sbdq]", fmt)
+            fmt = fmt[:m.start()] + value + fmt[m.end():] if m else fmt + " " + value
+        text = fmt
+    return ansi_decode(text) if escapes else text
+
+
+def literal_output(word: Word) -> str | None:
+    """What a command word like ``$(echo rm -rf /)`` or ```printf rm``` prints, when it is a single literal
+    ``echo``/``printf`` substitution (its output then runs as the command), else None."""
+    if len(word.subs) != 1 or not word.text.startswith(("$(", "`")) or not word.text.endswith((")", "`")):
+        return None
+    cmds = commands(word.subs[0])
+    if len(cmds) != 1:
+        return None
+    u = unwrap(cmds[0].words)
+    name = base(u.words[0].text) if u.words and not u.strings else ""
+    if name in ("echo", "printf") and all(w.literal for w in u.words[1:]):
+        return printed(name, [w.text for w in u.words[1:]])
+    return None
+
+
+def show(words: list[Word], redirs: list[Redir] | None = None, limit: int = 160) -> str:
+    """The command as the user would recognise it, for a reason (at most ``limit`` characters)."""
+    parts = [w.text for w in words]
+    for r in redirs or []:
+        if r.op not in ("<<", "<<-"):
+            parts.append(r.op + (r.target.text if r.target else ""))
+    text = " ".join(parts).replace("\n", " ")
+    return text if len(text) <= limit else text[:limit - 3] + "..."

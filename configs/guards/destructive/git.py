@@ -1,0 +1,211 @@
+"""git: pushes that destroy remote history, and commands that throw away work.
+
+Deny where the work is lost for good (uncommitted changes, untracked files): ``reset --hard``/``--merge``,
+``clean -f``, ``checkout -- <paths>``/``-f``/``.``, ``restore`` of the worktree, ``switch --discard-changes``/
+``-f``, ``rm -f`` (not ``--cached``), ``worktree remove --force``, and force/mirror/delete/prune pushes.
+Ask where git can still bring it back (the commits stay reachable through the reflog or ``git fsck``):
+``branch -D``, ``stash drop``, ``stash clear``. Global options (``-C dir``, ``-c k=v``), abbreviated long
+options (``--fo``) and inline aliases (``-c alias.p='push -f'``; ``!`` aliases and ``-c`` values git runs as
+commands are checked as shell commands) are followed, and so is the shell command ``rebase -x CMD`` runs.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from .context import POLICY, Ctx
+from .expand import getopt, long_opt, names
+
+_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
+                                "--config-env", "--list-cmds"})
+# git -c keys whose value git runs as a shell command (a `!` alias is one too); compiled on first use
+_COMMAND_KEYS = (r"core\.(?:pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external"
+                 r"|pager\..+|(?:diff|merge)tool\..+\.cmd|credential\.helper|gpg\.program"
+                 r"|(?:diff|filter)\..+\.(?:command|textconv|clean|smudge|process)")
+
+_LOST = "throws away uncommitted work with no undo"
+_RECOVERABLE = "can only be undone with git's reflog or `git fsck`"
+
+
+def _lost(shown: str, what: str, instead: str) -> str:
+    return f"`{shown}` {_LOST} ({what}), so {POLICY} blocks it. {instead}, or ask the user."
+
+
+def check_git(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    aliases: dict[str, str] = {}
+    no_force_needed = False  # -c clean.requireForce=false: git clean deletes without -f
+    i = 0
+    for _ in range(10):  # aliases may name aliases
+        i = 0
+        while i < len(args) and args[i].startswith("-"):
+            if args[i] == "-c" and i + 1 < len(args):
+                key, eq, value = args[i + 1].partition("=")
+                if key.lower().startswith("alias.") and eq:
+                    aliases[key[6:].lower()] = value
+                elif key.lower() == "clean.requireforce":
+                    no_force_needed = value.lower() in ("false", "no", "off", "0")
+                elif value and re.fullmatch(_COMMAND_KEYS, key, re.IGNORECASE):
+                    reason = ctx.check_text(value.lstrip("!"))
+                    if reason:
+                        return reason
+            i += 2 if args[i] in _GLOBAL_WITH_VALUE else 1
+        if i >= len(args):
+            return None
+        alias = aliases.pop(args[i].lower(), None)
+        if alias is None:
+            break
+        if alias.startswith("!"):  # git runs it with sh -c, the remaining arguments appended
+            return ctx.check_text(" ".join([alias[1:], *(shlex.quote(a) for a in args[i + 1:])]))
+        try:
+            expansion = shlex.split(alias)
+        except ValueError:
+            return ctx.state.raw_scan("git " + alias, "an inline git alias cannot be split", ctx)
+        args = args[:i] + expansion + args[i + 1:]
+    sub, rest = args[i].lower(), args[i + 1:]
+    if sub == "clean" and no_force_needed:
+        rest = ["-f", *rest]
+    check = _SUBCOMMANDS.get(sub)
+    return check(rest, shown, ctx) if check else None
+
+
+def _push(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    operands, opts, _ = getopt(args, "o", frozenset({"--push-option", "--repo", "--receive-pack", "--exec"}))
+    found = names(opts)
+    if "-n" in found or long_opt(found, "--dry-run", 4):
+        return None
+    if "-f" in found or long_opt(found, "--force", 5) or any(o.startswith("+") for o in operands):
+        return ctx.hit("git.push-force", shown, (
+            f"`{shown}` force-pushes. Force-pushing rewrites the remote branch's history and can destroy other "
+            f"people's commits, so {POLICY} blocks it. Push normally (or use --force-with-lease), or ask the user "
+            "to force-push."))
+    if long_opt(found, "--mirror", 4):
+        return ctx.hit("git.push-mirror", shown, (
+            f"`{shown}` makes the remote an exact mirror of this clone, overwriting and deleting its branches "
+            f"and tags, so {POLICY} blocks it. Push the branches you mean to, or ask the user."))
+    if "-d" in found or long_opt(found, "--delete", 4) or any(o.startswith(":") for o in operands[1:]):
+        return ctx.hit("git.push-delete", shown, (
+            f"`{shown}` deletes a branch or tag on the remote, which can destroy other people's work, so "
+            f"{POLICY} blocks it. Ask the user to delete it."))
+    if long_opt(found, "--prune", 4):
+        return ctx.hit("git.push-prune", shown, (
+            f"`{shown}` deletes every remote branch that does not exist locally, so {POLICY} blocks it. "
+            "Ask the user to run it."))
+    return None
+
+
+def _reset(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    found = {a for a in args if a.startswith("--")}
+    if long_opt(found, "--hard", 3):
+        return ctx.hit("git.reset-hard", shown, (
+            f"`{shown}` {_LOST}, so {POLICY} blocks `git reset --hard`. Use `git stash` to set changes aside, "
+            "or ask the user."))
+    if long_opt(found, "--merge", 4):
+        return ctx.hit("git.reset-merge", shown, _lost(shown, "`git reset --merge` discards changes in files the "
+                                                       "reset touches", "Use `git stash` first"))
+    return None
+
+
+def _clean(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    _, opts, _ = getopt(args, "e", frozenset({"--exclude"}))
+    found = names(opts)
+    if ("-f" in found or long_opt(found, "--force", 3)) and not ("-n" in found or long_opt(found, "--dry-run", 3)):
+        return ctx.hit("git.clean-force", shown, (
+            f"`{shown}` permanently deletes untracked files, so {POLICY} blocks `git clean -f`. "
+            "Run `git clean -n` to see what it would delete, or ask the user."))
+    return None
+
+
+def _checkout(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    operands, opts, _ = getopt(args, "bBU", frozenset({"--orphan", "--conflict", "--pathspec-from-file"}))
+    found = names(opts)
+    if found & {"-b", "-B", "--orphan"}:
+        return None
+    force = "-f" in found or long_opt(found, "--force", 4)
+    paths = "--" in args and args.index("--") < len(args) - 1
+    if force or paths or long_opt(found, "--pathspec-from-file", 4) or any(o in (".", ":/", "*") for o in operands):
+        what = "`git checkout -f` overwrites local changes" if force else "it overwrites those files' local changes"
+        return ctx.hit("git.checkout-discard", shown, _lost(shown, what, "Commit or `git stash` them first"))
+    return None
+
+
+def _restore(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    operands, opts, _ = getopt(args, "sU", frozenset({"--source", "--conflict", "--pathspec-from-file"}))
+    found = names(opts)
+    staged = "-S" in found or long_opt(found, "--staged", 4)
+    worktree = "-W" in found or long_opt(found, "--worktree", 3)
+    if (worktree or not staged) and (operands or long_opt(found, "--pathspec-from-file", 4)):
+        return ctx.hit("git.restore-worktree", shown, _lost(
+            shown, "restoring the working tree overwrites local changes",
+            "Use `git restore --staged` to unstage only, `git stash` to set changes aside"))
+    return None
+
+
+def _switch(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    _, opts, _ = getopt(args, "cC", frozenset({"--create", "--force-create", "--orphan", "--conflict"}))
+    found = names(opts)
+    if "-f" in found or long_opt(found, "--force", 4) or long_opt(found, "--discard-changes", 4):
+        return ctx.hit("git.switch-discard", shown, _lost(shown, "it discards local changes",
+                                                          "Commit or `git stash` them first"))
+    return None
+
+
+def _rm(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    _, opts, _ = getopt(args, "", frozenset({"--pathspec-from-file"}))
+    found = names(opts)
+    if ("-f" in found or long_opt(found, "--force", 4)) and not long_opt(found, "--cached", 4):
+        return ctx.hit("git.rm-force", shown, _lost(shown, "`git rm -f` deletes files even with local changes",
+                                                    "Use `git rm --cached` to untrack only"))
+    return None
+
+
+def _worktree(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    if not args or args[0] != "remove":
+        return None
+    _, opts, _ = getopt(args[1:])
+    if "-f" in names(opts) or long_opt(names(opts), "--force", 4):
+        return ctx.hit("git.worktree-remove-force", shown, _lost(
+            shown, "it deletes the worktree with its uncommitted and untracked files",
+            "Use `git worktree remove` without --force, which refuses a dirty worktree"))
+    return None
+
+
+def _stash(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    verb = args[0] if args else ""
+    if verb == "drop":
+        return ctx.hit("git.stash-drop", shown, (
+            f"`{shown}` deletes a stash, which {_RECOVERABLE}; {POLICY} asks first. `git stash pop` applies and "
+            "drops it in one step."))
+    if verb == "clear":
+        return ctx.hit("git.stash-clear", shown, (
+            f"`{shown}` deletes every stash, which {_RECOVERABLE}; {POLICY} asks first."))
+    return None
+
+
+def _branch(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    _, opts, _ = getopt(args, "u", frozenset({"--set-upstream-to", "--format", "--contains", "--no-contains",
+                                              "--merged", "--no-merged", "--points-at", "--sort", "--color"}))
+    found = names(opts)
+    forced = "-D" in found or (("-d" in found or long_opt(found, "--delete", 5))
+                               and ("-f" in found or long_opt(found, "--force", 4)))
+    if forced:
+        return ctx.hit("git.branch-force-delete", shown, (
+            f"`{shown}` deletes a branch even if it is not merged; its commits {_RECOVERABLE}, so {POLICY} "
+            "asks first. `git branch -d` deletes only merged branches."))
+    return None
+
+
+def _rebase(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git rebase -x CMD`` runs CMD with the shell after each commit."""
+    _, opts, _ = getopt(args, "xsX", frozenset({"--exec", "--strategy", "--strategy-option", "--onto"}))
+    for option, value in opts:
+        if option in ("-x", "--exec") and value:
+            reason = ctx.check_text(value)
+            if reason:
+                return reason
+    return None
+
+
+_SUBCOMMANDS = {"push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "restore": _restore,
+                "switch": _switch, "rm": _rm, "worktree": _worktree, "stash": _stash, "branch": _branch,
+                "rebase": _rebase}

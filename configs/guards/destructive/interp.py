@@ -1,0 +1,245 @@
+"""Shell commands and deletes in interpreter one-liners (``python -c``, ``perl -e``, ``node -e``, ``ruby -e``...).
+
+String literals only: the guard stays a guard rail, not an interpreter. A call that runs a shell string
+(``os.system('...')``, ``subprocess.run('...', shell=True)``, perl ``system '...'`` and backticks, node
+``execSync('...')``, ruby ``system '...'``, backticks and ``%x(...)``) is checked as a shell command; one that
+runs an argv list (``subprocess.run(['rm', '-rf', '/'])``, ``spawn('rm', ['-rf', '/'])``) as that command
+line; a native delete (``shutil.rmtree``, ``FileUtils.rm_rf``, ``fs.rmSync(p, {recursive: true})``) as
+``rm -rf`` of its path, ``os.remove``/``unlink`` as ``rm``, and a write (``open(p, 'w')``) as a write, so the
+same areas and protected files apply. Interpolation (``f'{x}'``, ``"#{x}"``, ``"$x"``) is a run-time value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .context import Ctx
+from .lexer import Word
+
+_Q = "'\"`"
+# family: [(call pattern, kind)]; kinds: shell (a shell string), exec (shell string, or argv when a list or several
+# strings), argv (argv from the first list, else the string arguments), rm / rmrf / rmdir / write (a native op)
+_CALLS: dict[str, list[tuple[str, str]]] = {
+    "python": [(r"\bos\.(?:system|popen)\s*\(", "shell"), (r"\bcommands\.getoutput\s*\(", "shell"),
+               (r"\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(", "exec"),
+               (r"\b(?:check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(", "exec"),
+               (r"\b\w+\.(?:run|call)\s*\((?=\s*\[)", "exec"),
+               (r"\bos\.(?:exec|spawn)[lvpe]{1,3}\s*\(", "argv"), (r"\bpty\.spawn\s*\(", "exec"),
+               (r"\bshutil\.rmtree\s*\(", "rmrf"), (r"\bos\.(?:remove|unlink)\s*\(", "rm"),
+               (r"\bos\.(?:rmdir|removedirs)\s*\(", "rmdir"), (r"\bPath\s*\(", "path"),
+               (r"\bopen\s*\(", "open")],
+    "perl": [(r"\b(?:system|exec)\b\s*\(?", "exec"), (r"`", "backtick"), (r"\bqx\s*[({\[/|!]", "qx"),
+             (r"\b(?:rmtree|remove_tree)\s*\(?", "rmrf"), (r"\bunlink\b\s*\(?", "rm"), (r"\bopen\s*\(", "popen")],
+    "node": [(r"\bexec(?:Sync)?\s*\(", "shell"), (r"\b(?:spawn|spawnSync|execFile|execFileSync)\s*\(", "argv"),
+             (r"\b(?:rmSync|rmdirSync|rm|rmdir)\s*\(", "rmnode"), (r"\b(?:unlinkSync|unlink)\s*\(", "rm"),
+             (r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile)\s*\(", "write")],
+    "ruby": [(r"\b(?:system|exec|spawn)\b\s*\(?", "exec"), (r"`", "backtick"), (r"%x[({\[]", "qx"),
+             (r"\b(?:IO\.popen|Open3\.(?:capture2e?|capture3|popen2e?|popen3))\s*\(?", "exec"),
+             (r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\b\s*\(?", "rmrf"),
+             (r"\b(?:FileUtils\.(?:rm|rm_f|remove)|File\.(?:delete|unlink))\b\s*\(?", "rm"),
+             (r"\bFile\.write\s*\(", "write")],
+    "php": [(r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(", "shell"), (r"`", "backtick"),
+            (r"\bunlink\s*\(", "rm")],
+    "lua": [(r"\b(?:os\.execute|io\.popen)\s*\(?", "shell"), (r"\bos\.remove\s*\(", "rm")],
+    "Rscript": [(r"\bsystem\s*\(", "shell"), (r"\bunlink\s*\(", "rm")],
+    "awk": [(r"\bsystem\s*\(", "shell")],
+}
+_COMPILED: dict[str, re.Pattern[str]] = {}
+_CLOSERS = {"(": ")", "{": "}", "[": "]", "<": ">"}
+
+
+def _pattern(family: str) -> re.Pattern[str]:
+    pattern = _COMPILED.get(family)
+    if pattern is None:
+        alternatives = "|".join(f"(?P<k{n}>{p})" for n, (p, _) in enumerate(_CALLS[family]))
+        pattern = _COMPILED[family] = re.compile(alternatives)
+    return pattern
+
+
+def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
+    """Check the program text of ``shown`` (an interpreter one-liner of ``family``; see the module docstring)."""
+    family = {"pypy": "python", "nodejs": "node"}.get(family, family)
+    if family not in _CALLS:
+        return None
+    calls = _CALLS[family]
+    if "\\'" in code or '\\"' in code:  # exec("os.system(\\"rm -rf ~\\")"): read the nested program too
+        code = code + "\n" + code.replace("\\'", "'").replace('\\"', '"')
+    for m in _pattern(family).finditer(code):
+        kind = calls[int(next(k for k, v in m.groupdict().items() if v is not None)[1:])][1]
+        reason = _check_call(kind, family, code, m.start(), m.end(), ctx)
+        if reason:
+            call = code[m.start():m.start() + 60].split("\n", 1)[0]
+            return f"`{shown[:80]}` runs `{call.strip()}`, which hookgate checks as a shell command: {reason}"
+    return None
+
+
+def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ctx) -> str | None:
+    if kind == "backtick":
+        close = code.find("`", end)
+        return ctx.check_text(_interpolated(code[end:close], family)) if close > 0 else None
+    if kind == "qx":
+        opener = code[end - 1]
+        close = code.find(_CLOSERS.get(opener, opener), end)
+        return ctx.check_text(_interpolated(code[end:close], family)) if close > 0 else None
+    args, _ = _arguments(code, end)
+    values = [_value(a, family) for a in args]
+    raw = ",".join(args)
+    if kind == "path":  # pathlib: Path('x').unlink() / .rmdir() / .write_text()
+        after = code[end:]
+        close = _matching(code, end - 1) if code[end - 1] == "(" else -1
+        method = re.match(r"\)\s*\.\s*(unlink|rmdir|write_text|write_bytes|open)\b", code[close:]) if close > 0 \
+            else None
+        if not method or not values or not isinstance(values[0], str) or not after:
+            return None
+        kind = {"unlink": "rm", "rmdir": "rmdir"}.get(method.group(1), "write")
+    if kind == "open":
+        mode = values[1] if len(values) > 1 else None
+        if not (isinstance(mode, str) and re.search(r"[wax+]", mode)):
+            return None
+        kind = "write"
+    if kind == "popen":  # perl open(FH, "cmd |") / open(my $f, "-|", "cmd", ...)
+        strings = [v for v in values[1:] if isinstance(v, str)]
+        if len(values) >= 3 and isinstance(values[1], str) and values[1].strip() in ("-|", "|-"):
+            rest = [v for v in values[2:] if isinstance(v, str)]
+            if len(rest) != len(values) - 2:
+                return None
+            return ctx.check_text(rest[0]) if len(rest) == 1 else _run(rest, ctx)
+        if strings and ("|" in strings[0][:1] or strings[0].rstrip().endswith("|")):
+            return ctx.check_text(strings[0].strip().strip("|"))
+        return None
+    first = values[0] if values else None
+    if kind == "shell":
+        return ctx.check_text(first) if isinstance(first, str) else None
+    if kind == "exec":
+        if isinstance(first, list):
+            return _run(first, ctx) if not re.search(r"shell\s*[=:]\s*(?:True|true)", raw) else \
+                ctx.check_text(" ".join(first))
+        strings = [v for v in values if isinstance(v, str)]
+        if family in ("perl", "ruby") and len(values) > 1 and len(strings) == len(values):
+            return _run(strings, ctx)  # system('rm', '-rf', '/'): an argv list
+        return ctx.check_text(first) if isinstance(first, str) else None
+    if kind == "argv":
+        lists = [v for v in values if isinstance(v, list)]
+        if family == "node" and isinstance(first, str):
+            argv = [first, *(lists[0] if lists else [])]
+            return ctx.check_text(" ".join(argv)) if re.search(r"shell\s*:\s*true", raw) else _run(argv, ctx)
+        if lists:
+            return _run(lists[0], ctx)
+        strings = [v for v in values if isinstance(v, str)]
+        return _run(strings[1:], ctx) if len(strings) > 1 else None
+    if not isinstance(first, str):
+        return None
+    if kind == "rmnode":
+        kind = "rmrf" if re.search(r"recursive\s*:\s*true", raw) else "rmdir" if "rmdir" in code[start:end] else "rm"
+    words = {"rmrf": ["rm", "-rf"], "rm": ["rm"], "rmdir": ["rmdir"], "write": ["tee"]}[kind]
+    return ctx.check_argv([Word(w) for w in words] + [Word(first)])
+
+
+def _run(argv: list[str], ctx: Ctx) -> str | None:
+    return ctx.check_argv([Word(a) for a in argv]) if argv else None
+
+
+def _matching(code: str, i: int) -> int:
+    """The index of the bracket closing ``code[i]`` (quotes skipped), or -1."""
+    opener, depth, j, n = code[i], 0, i, len(code)
+    closer = _CLOSERS.get(opener, opener)
+    while j < n:
+        c = code[j]
+        if c in _Q:
+            end = _string_end(code, j)
+            if end < 0:
+                return -1
+            j = end
+            continue
+        if c == "\\":
+            j += 2
+            continue
+        if c == opener:
+            depth += 1
+        elif c == closer:
+            depth -= 1
+            if depth == 0:
+                return j
+        j += 1
+    return -1
+
+
+def _string_end(code: str, j: int) -> int:
+    q = code[j]
+    if code.startswith(q * 3, j):
+        end = code.find(q * 3, j + 3)
+        return -1 if end < 0 else end + 3
+    k = j + 1
+    while k < len(code):
+        if code[k] == "\\":
+            k += 2
+            continue
+        if code[k] == q:
+            return k + 1
+        k += 1
+    return -1
+
+
+def _arguments(code: str, end: int) -> tuple[list[str], int]:
+    """The raw top-level arguments of the call whose name ends at ``end`` (``(`` already read, or a bare
+    perl/ruby argument list up to ``;``/newline)."""
+    if code[end - 1] == "(":
+        close = _matching(code, end - 1)
+        stop = len(code) if close < 0 else close
+        inner, start = code[end:stop], 0
+    else:
+        m = re.compile(r"[;\n}]").search(code, end)
+        inner, start = code[end:m.start() if m else len(code)], 0
+    args, depth, j = [], 0, 0
+    while j < len(inner):
+        c = inner[j]
+        if c in _Q:
+            k = _string_end(inner, j)
+            j = len(inner) if k < 0 else k
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(inner[start:j])
+            start = j + 1
+        j += 1
+    args.append(inner[start:])
+    return [a.strip() for a in args if a.strip()], end
+
+
+def _value(raw: str, family: str) -> str | list[str] | None:
+    """A literal argument: a string, a list of strings (``[...]``, perl ``(...)``, ruby ``%w[...]``), or None."""
+    if raw[:1] in "[(" and raw[-1:] in "])":
+        items = _split(raw[1:-1])
+        values = [_string(i, family) for i in items]
+        return [v for v in values if v is not None] if all(v is not None for v in values) else None
+    if raw.startswith("%w") and len(raw) > 3:
+        return raw[3:-1].split()
+    return _string(raw, family)
+
+
+def _split(inner: str) -> list[str]:
+    return _arguments("(" + inner + ")", 1)[0]
+
+
+def _string(raw: str, family: str) -> str | None:
+    m = re.fullmatch(r"([rRbBuUfF]{0,2})('''|\"\"\"|'|\"|`)(.*)\2", raw, re.DOTALL)
+    if m is None or (family != "python" and m.group(1)):
+        return None
+    prefix, quote, body = m.group(1).lower(), m.group(2), m.group(3)
+    if "r" not in prefix:
+        body = re.sub(r"\\(.)", lambda e: {"n": "\n", "t": "\t"}.get(e.group(1), e.group(1)), body)
+    if "f" in prefix:
+        body = re.sub(r"\{[^}]*\}", "$HOOKGATE_VALUE", body)
+    if quote != "'" or family == "python":
+        body = _interpolated(body, family)
+    return body
+
+
+def _interpolated(text: str, family: str) -> str:
+    """Run-time values in an interpolating string, spelled as a shell variable (so they count as unknown)."""
+    if family == "ruby":
+        return re.sub(r"#\{[^}]*\}", "$HOOKGATE_VALUE", text)
+    return text

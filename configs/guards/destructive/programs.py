@@ -1,0 +1,290 @@
+"""Program text run by a shell, an interpreter or a scheduler, and where it comes from.
+
+``sh -c SCRIPT`` (with its positional parameters bound: ``bash -c 'eval "$0"' 'rm -rf ~'``), a shell reading
+its program from stdin (a pipe, a heredoc, a here-string, a file redirect), ``xargs sh -c`` scripts that
+stdin items are pasted into, ``source``/``.``, interpreters (a download piped into ``python3``; one-liners
+through ``interp.check_code``), and jobs handed to ``at``/``batch``/``crontab`` on stdin. Literal
+``echo``/``printf`` text piped in is checked as the program it is; anything else hookgate cannot see is denied.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import interp
+from .context import POLICY, Ctx
+from .expand import Cmd, Unwrapped, base, bind_positionals, commands, getopt, names, printed, show, unwrap
+from .lexer import Word
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
+FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
+INTERPRETER = re.compile(r"(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript)")
+# family: (letters giving the program inline, letters naming a module (stdin is data), letters taking a value,
+#          attached-only letters, long options giving the program, long options taking a value)
+_INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str]]] = {
+    "python": ("c", "m", "WX", "", frozenset(), frozenset({"--check-hash-based-pycs"})),
+    "pypy": ("c", "m", "WX", "", frozenset(), frozenset()),
+    "perl": ("eE", "", "", "MmIilxdDC0", frozenset(), frozenset()),
+    "ruby": ("e", "", "rICEF", "", frozenset(), frozenset()),
+    "node": ("ep", "", "rC", "", frozenset({"--eval", "--print"}),
+             frozenset({"--require", "--import", "--loader", "--experimental-loader", "--conditions"})),
+    "nodejs": ("ep", "", "rC", "", frozenset({"--eval", "--print"}), frozenset({"--require", "--import", "--loader"})),
+    "php": ("r", "f", "cdz", "", frozenset(), frozenset()),
+    "lua": ("e", "", "l", "", frozenset(), frozenset()),
+    "Rscript": ("e", "", "", "", frozenset(), frozenset()),
+}
+_UNKNOWN = "$HOOKGATE_STDIN_ITEM"  # an argument read from stdin at run time
+
+
+def download_reason() -> str:
+    return ("Piping a downloaded script straight into a shell or interpreter (`curl ... | sh`, `bash <(curl ...)`, "
+            f"`sh -c \"$(curl ...)\"`) runs code nobody has read, so {POLICY} blocks it. Download the script to a "
+            "file, read it, then run it.")
+
+
+def core_name(cmd: Cmd) -> str:
+    words = unwrap(cmd.words).words
+    return base(words[0].text) if words else ""
+
+
+def fetch_in_subs(words: list[Word], shown: str, ctx: Ctx) -> str | None:
+    """The download reason when a substitution inside ``words`` runs curl/wget (``sh -c "$(curl ...)"``)."""
+    for w in words:
+        for sub in w.subs:
+            if any(core_name(c) in FETCHERS for c in commands(sub)):
+                return ctx.hit("exec.download", shown, download_reason())
+    return None
+
+
+def _chain(cmd: Cmd | None) -> list[Cmd]:
+    out: list[Cmd] = []
+    while cmd is not None and len(out) < 100:
+        out.append(cmd)
+        cmd = cmd.pipe_in
+    return out
+
+
+def stdin(cmd: Cmd | None) -> tuple[str, Word | Cmd | None]:
+    """Where ``cmd`` reads stdin: ``("text", Word)`` (heredoc, here-string), ``("pipe", producer Cmd)``,
+    ``("file", Word)`` or ``("none", None)``."""
+    if cmd is None:
+        return "none", None
+    for r in reversed(cmd.redirs):
+        if r.op in ("<<", "<<-"):
+            return "text", r.body
+        if r.op == "<<<":
+            return "text", r.target
+        if r.op in ("<", "<>", "<&") and r.target is not None:
+            if r.target.procsub is not None:  # < <(curl ...)
+                producers = commands(r.target.procsub)
+                return ("pipe", producers[-1]) if producers else ("none", None)
+            return "file", r.target
+    if cmd.pipe_in is not None:
+        return "pipe", cmd.pipe_in
+    return "none", None
+
+
+def stdin_text(kind: str, src: Word | Cmd | None) -> str | None:
+    """The literal text on stdin (a heredoc, a here-string, ``echo``/``printf`` or ``cat <<EOF`` piped in), or None."""
+    if kind == "text" and isinstance(src, Word):
+        return src.text
+    if kind != "pipe" or not isinstance(src, Cmd):
+        return None
+    u = unwrap(src.words)
+    name = base(u.words[0].text) if u.words and not u.strings else ""
+    if name in ("echo", "printf") and all(w.literal for w in u.words[1:]):
+        return printed(name, [w.text for w in u.words[1:]])
+    if name == "cat" and len(u.words) == 1:
+        kind, body = stdin(src)
+        if kind == "text" and isinstance(body, Word):
+            return body.text
+    return None
+
+
+def check_program(kind: str, src: Word | Cmd | None, shell: str, ctx: Ctx, transform: object = None) -> str | None:
+    """Check the program text a shell (or ``at``, ``crontab``: ``transform`` maps the text to commands) reads."""
+    part = shell
+    if kind == "text" and isinstance(src, Word):
+        reason = fetch_in_subs([src], part, ctx)
+        if reason:
+            return reason
+    if kind == "file" and isinstance(src, Word) and src.text not in ("/dev/null", "/dev/zero"):
+        return ctx.hit("exec.unseen", f"{shell} < {src.text}", (
+            f"`{shell} < {src.text}` runs commands from a file that hookgate cannot see, so {POLICY} blocks it. "
+            "Run the commands directly instead, or ask the user."))
+    if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
+        return ctx.hit("exec.download", f"{show(src.words, src.redirs, 80)} | {shell}", download_reason())
+    if kind == "pipe" and isinstance(src, Cmd) and src.words and base(src.words[0].text) == "cat" and \
+            len(src.words) == 1 and stdin(src)[0] == "text":
+        body = stdin(src)[1]
+        reason = fetch_in_subs([body], part, ctx) if isinstance(body, Word) else None
+        if reason:
+            return reason
+    text = stdin_text(kind, src)
+    if text is not None:
+        return ctx.check_text(transform(text) if callable(transform) else text)
+    if kind != "pipe" or not isinstance(src, Cmd):
+        return None
+    producer = show(src.words, src.redirs, 80)
+    return ctx.hit("exec.unseen", f"{producer} | {shell}", (
+        f"Piping the output of `{producer}` into `{shell}` runs commands that hookgate cannot see, so {POLICY} "
+        "blocks it. Run the commands directly instead."))
+
+
+def check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, u: Unwrapped | None = None) -> str | None:
+    """A shell: ``-c SCRIPT [arg0 args...]``, a script operand, or a program on stdin. ``u``: the wrapper chain
+    that runs it (``xargs``/``parallel`` feed it stdin items; its own stdin is then empty)."""
+    i, inline, from_stdin = 0, False, False
+    while i < len(args):
+        a = args[i].text
+        if a in ("--", "-"):
+            i += 1
+            break
+        if a.startswith("--"):
+            i += 2 if a in ("--rcfile", "--init-file") else 1
+            continue
+        if a[:1] in "-+" and len(a) > 1:
+            inline = inline or "c" in a[1:]
+            from_stdin = from_stdin or "s" in a[1:]
+            i += 1 + sum(ch in "oO" for ch in a[1:])  # -o pipefail, -O extglob take a value
+            continue
+        break
+    operands = args[i:]
+    feeder = u is not None and u.feeder
+    if inline:
+        if feeder and u is not None and (not operands or (u.replace and u.replace in operands[0].text)):
+            return _pasted(operands[0].text if operands else None, u.replace, cmd, name, ctx)  # stdin becomes code
+        if not operands:
+            return None
+        script = operands[0]
+        reason = fetch_in_subs(operands[:1], show([Word(name), *args]), ctx)
+        if reason:
+            return reason
+        values: list[str | None] = [w.text if w.literal else None for w in operands[1:]]
+        if feeder:
+            values.append(None)
+        bound = bind_positionals(script.text, [_UNKNOWN if v is None else v for v in values])
+        return ctx.check_text(script.text if bound is None else bound)
+    if feeder:
+        return None  # xargs sh script.sh args...: runs a script file
+    if operands and not from_stdin:
+        script = operands[0]
+        if script.procsub is not None:  # bash <(curl ...)
+            producers = commands(script.procsub)
+            return check_program("pipe", producers[-1], name, ctx) if producers else None
+        if script.text not in ("/dev/stdin", "/dev/fd/0"):
+            return None  # runs a script file
+    kind, src = stdin(cmd)
+    return check_program(kind, src, name, ctx)
+
+
+def _pasted(script: str | None, replace: str | None, cmd: Cmd | None, shell: str, ctx: Ctx) -> str | None:
+    """``... | xargs -I{} sh -c 'SCRIPT {}'``: each stdin item is pasted into the script (or is the script)."""
+    kind, src = stdin(cmd)
+    text = stdin_text(kind, src)
+    if text is None:
+        return check_program(kind, src, f"xargs {shell} -c", ctx)
+    for item in [line for line in text.split("\n") if line.strip()] or [""]:
+        program = item if script is None else script.replace(replace or "{}", item)
+        reason = ctx.check_text(program)
+        if reason:
+            return reason
+    return None
+
+
+def check_source(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
+    if not args:
+        return None
+    if args[0].procsub is not None:
+        producers = commands(args[0].procsub)
+        return check_program("pipe", producers[-1], name, ctx) if producers else None
+    if args[0].text in ("/dev/stdin", "/dev/fd/0"):
+        kind, src = stdin(cmd)
+        return check_program(kind, src, name, ctx)
+    return None
+
+
+def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str | None:
+    """An interpreter: its inline program (one-liner) checked through ``interp``, a program read from a
+    download denied, a heredoc program checked like a one-liner."""
+    inline, module, with_value, attached, long_inline, long_value = _INTERPRETERS[family]
+    codes: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i].text
+        if a == "-":
+            break  # the program is stdin
+        if a == "--":
+            i += 1
+            break
+        if a.startswith("--"):
+            opt, eq, value = a.partition("=")
+            if opt in long_inline:
+                codes.append(value if eq else (args[i + 1].text if i + 1 < len(args) else ""))
+                i += 1 if eq else 2
+                continue
+            i += 2 if opt in long_value and not eq else 1
+            continue
+        if a.startswith("-") and len(a) > 1:
+            step = 1
+            for k in range(1, len(a)):
+                ch = a[k]
+                if ch in module:
+                    return None  # python -m module: stdin is data
+                if ch in inline:
+                    value = a[k + 1:]
+                    if not value and i + 1 < len(args):
+                        value, step = args[i + 1].text, 2
+                    codes.append(value)
+                    break
+                if ch in with_value:
+                    step = 1 if a[k + 1:] else 2
+                    break
+                if ch in attached:
+                    break
+            i += step
+            if codes and family in ("python", "pypy"):
+                break  # python -c CODE args...: the rest is sys.argv
+            continue
+        break
+    if codes:
+        return interp.check_code(family, "\n".join(codes), shown, ctx)
+    if i < len(args) and args[i].text != "-":
+        script = args[i]
+        if script.procsub is not None and any(core_name(c) in FETCHERS for c in commands(script.procsub)):
+            return ctx.hit("exec.download", shown, download_reason())  # python3 <(curl ...)
+        return None
+    kind, src = stdin(cmd)
+    if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
+        return ctx.hit("exec.download", shown, download_reason())
+    text = stdin_text(kind, src)
+    return interp.check_code(family, text, shown, ctx) if text else None
+
+
+def check_scheduler(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
+    """``at``/``batch`` run the commands on stdin later; ``crontab -`` installs the jobs on stdin."""
+    texts = [w.text for w in args]
+    if name == "crontab":
+        operands, opts, _ = getopt(texts, "uc", frozenset())
+        if names(opts) & {"-l", "-r", "-e", "-V"} or (operands and operands[0] != "-"):
+            return None  # lists, removes or edits the table, or installs a file
+        kind, src = stdin(cmd)
+        return check_program(kind, src, "crontab", ctx, cron_commands)
+    _, opts, _ = getopt(texts, "qftM", frozenset())
+    if names(opts) & {"-f", "-l", "-d", "-r", "-c", "-V"}:
+        return None  # a job file, or job management
+    kind, src = stdin(cmd)
+    return check_program(kind, src, name, ctx)
+
+
+def cron_commands(table: str) -> str:
+    """The commands of a crontab: each job line without its schedule (five fields, or ``@daily``...)."""
+    out = []
+    for line in table.split("\n"):
+        line = line.strip()
+        if not line or line.startswith("#") or re.match(r"[A-Za-z_][A-Za-z0-9_]*\s*=", line):
+            continue
+        fields = line.split(None, 1 if line.startswith("@") else 5)
+        out.append(fields[-1] if len(fields) > (1 if line.startswith("@") else 5) else "")
+    return "\n".join(out)
+

@@ -1,0 +1,21 @@
+"""The protected files (secrets, the agent's hook configuration): ``secrets_guard``, found as a sibling module
+whether the guard is imported as ``configs.guards`` or run by path (``python -I -S shell_guard.py``)."""
+
+from __future__ import annotations
+
+try:
+    from .. import secrets_guard as _guard
+except ImportError:  # run by path: shell_guard.py put configs/guards/ on sys.path while it imports this package
+    import secrets_guard as _guard  # type: ignore[no-redef]
+
+answer = _guard.answer
+config_kind = _guard.config_kind
+glob_reason = _guard.glob_reason
+hook_main = _guard.hook_main
+secret_kind = _guard.secret_kind
+write_reason = _guard.write_reason
+
+
+def rule_for(path: str, removal: bool = False) -> str:
+    """The rule a shell write to (or removal of) ``path`` falls under."""
+    return "write.hook-config" if _guard.config_kind(path, removal) else "write.secrets"

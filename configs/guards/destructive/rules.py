@@ -1,0 +1,157 @@
+"""The dispatcher: every simple command of a token list (and of every substitution in it) goes to its rule.
+
+``check_tokens`` walks the simple commands (``expand.commands``) and the command and process substitutions
+wherever they are; ``check_argv`` unwraps wrappers (``expand.unwrap``), checks the shell programs they run, and
+hands the command to its rule: ``delete`` (rm, find, unlink...), ``git``, ``writes``, ``programs`` (shells,
+eval, source, interpreters, at/crontab), mkfs, dd. A glob in the command name is checked as every command it
+could match; a literal ``$(echo ...)`` command word as the command it prints.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from . import delete, git, interp, programs, writes
+from .context import POLICY, Ctx
+from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, fork_bomb, getopt, literal_output, show, unwrap
+from .lexer import Redir, Token, Word
+
+_OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_FORK_BOMB = f"This is a fork bomb: it starts processes until the machine stops responding. {POLICY} blocks it."
+# the names a glob in the command word is tried as (``r?`` -> rm): every command this guard judges
+_GLOB_CANDIDATES = (
+    "rm", "unlink", "shred", "rmdir", "find", "git", "dd", "mkfs", "mke2fs", "eval", "source", "tee", "cp", "mv", "ln",
+    "install", "rsync", "sed", "perl", "truncate", "curl", "wget", "python", "python3", "node", "ruby", "php", "lua",
+    "at", "batch", "crontab", "trap", *sorted(programs.SHELLS), *sorted(WRAPPERS))
+
+
+def check_tokens(toks: list[Token], ctx: Ctx) -> str | None:
+    if fork_bomb(toks):
+        return ctx.hit("shell.fork-bomb", ":(){ :|:& };:", _FORK_BOMB)
+    for cmd in commands(toks):
+        reason = check_cmd(cmd, ctx)
+        if reason:
+            return reason
+    for t in toks:  # command and process substitutions run too, wherever they are
+        words = [t] if isinstance(t, Word) else [w for w in (t.target, t.body) if w] if isinstance(t, Redir) else []
+        for w in words:
+            for sub in w.subs:
+                reason = check_tokens(sub, ctx.deeper())
+                if reason:
+                    return reason
+    return None
+
+
+def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
+    for r in cmd.redirs:
+        if r.op in _OUTPUT_REDIRECTS and r.target is not None:
+            target = r.target.text
+            if r.op == ">&" and (target.isdigit() or target == "-"):
+                continue
+            reason = writes.write_reason(target, show(cmd.words, cmd.redirs), ctx)
+            if reason:
+                return reason
+    return check_argv(cmd.words, cmd, ctx)
+
+
+def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
+    """Check one command line (``cmd``: where its stdin comes from, or None when unknown/none)."""
+    u = unwrap(words)
+    for text in u.strings:
+        reason = ctx.check_text(text)
+        if reason:
+            return reason
+    core = u.words
+    if not core:
+        return None
+    feeder_cmd = cmd if u.feeder else None  # xargs feeds its stdin as arguments; the command's stdin is empty
+    if u.feeder:
+        cmd = None
+    head = core[0]
+    if head.globs() and head.text != "[" and base(head.text).strip("*"):  # /bin/r? -rf /: every command it can
+        # name (a bare `*` names whatever sorts first: unknowable, like `/* *`, a C comment pasted into a shell)
+        return _check_glob_head(head, core[1:], cmd, ctx)
+    if head.subs and not head.literal and head.procsub is None:  # $(echo rm -rf /): its output is the command
+        output = literal_output(head)
+        if output is not None:
+            return ctx.check_text(" ".join([output, *(shlex.quote(w.text) for w in core[1:])]))
+    name = "sh" if head.text in ("$SHELL", "${SHELL}") else base(head.text)
+    if name.lower() in ("git", "git.exe"):
+        name = "git"
+    args = core[1:]
+    if u.feeder and name not in programs.SHELLS:  # xargs rm -r: the arguments it reads are known only at run time
+        args = _fed(args, u)
+    texts = [w.text for w in args]
+    shown = show(core)
+    if name == "rm":
+        return delete.check_rm(args, shown, ctx)
+    if name == "rimraf":  # npx rimraf dist: rm -rf in node's clothes
+        return delete.check_rm([Word("-r"), *args], shown, ctx)
+    if name in _AWKS:
+        return _check_awk(texts, shown, ctx)
+    if name in ("unlink", "shred", "rmdir"):
+        return delete.check_removals(getopt(texts, "nsu" if name == "shred" else "")[0], shown, ctx)
+    if name == "find":
+        return delete.check_find(args, ctx, shown)
+    if name == "git":
+        return git.check_git(texts, shown, ctx)
+    if name.startswith("mkfs") or name == "mke2fs":
+        return ctx.hit("disk.mkfs", shown,
+                       f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it.")
+    if name in programs.SHELLS:
+        return programs.check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
+    if name == "eval":
+        return programs.fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts))
+    if name == "trap" and texts and texts[0] not in ("-l", "-p", "-"):  # trap 'cmd' EXIT: the shell runs cmd
+        return ctx.check_text(texts[0])
+    if name in ("source", "."):
+        return programs.check_source(name, args, cmd, ctx)
+    if name in ("at", "batch", "crontab"):
+        return programs.check_scheduler(name, args, cmd, ctx)
+    reason = writes.check_writes(name, texts, shown, ctx)
+    if reason:
+        return reason
+    m = programs.INTERPRETER.fullmatch(name)
+    if m:
+        return programs.check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
+    return None
+
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+
+
+def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """awk's program text: ``system("...")`` runs a shell command."""
+    _, opts, stop = getopt(args, "fvFeiE", frozenset({"--file", "--assign", "--field-separator", "--source",
+                                                      "--include", "--exec"}), permute=False)
+    operands = args[stop:]
+    programs = [v for o, v in opts if o in ("-e", "--source")]
+    if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
+        programs.append(operands[0])
+    for program in programs:
+        reason = interp.check_code("awk", program, shown, ctx)
+        if reason:
+            return reason
+    return None
+
+
+def _fed(args: list[Word], u: Unwrapped) -> list[Word]:
+    """The arguments with what xargs/parallel read from stdin marked unknown (in place of ``-I`` placeholders)."""
+    unknown = Word("$HOOKGATE_STDIN_ITEM")
+    unknown.literal = False
+    if u.replace:
+        return [unknown if u.replace in w.text else w for w in args]
+    return [*args, unknown]
+
+
+def _check_glob_head(head: Word, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
+    import fnmatch
+
+    pattern = base(head.text)
+    for name in _GLOB_CANDIDATES:
+        if fnmatch.fnmatchcase(name, pattern) or (name == "mkfs" and fnmatch.fnmatchcase("mkfs.ext4", pattern)):
+            reason = check_argv([Word(name), *args], cmd, ctx.deeper())
+            if reason:
+                return (f"The command name `{head.text}` is a glob that can match `{name}`, so hookgate checks it as "
+                        f"`{name}`: {reason}")
+    return None

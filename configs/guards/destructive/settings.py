@@ -1,0 +1,136 @@
+"""The shell guard's rules, their default decisions, and what a user may tune (the config's ``guards`` section).
+
+``RULES`` names every rule (``rm.recursive``, ``git.stash-drop``...) with its default decision: ``deny``, or
+``ask`` where the lost work can still be recovered. ``Settings`` holds the tuning: rule decisions (``deny``,
+``ask``, ``off``; ``git.*`` names a family), ``allow_paths`` (recursive deletes under them pass),
+``allow_commands`` (shell patterns a simple command may match to pass), ``build_dirs`` (the build and cache
+folders a recursive delete inside the project may remove) and ``temp_roots``. hookgate validates the config
+section with pydantic and calls ``configure``; the guard itself stays standard-library only.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+DECISIONS = ("deny", "ask", "off")
+
+# rule id: (default decision, what it stops)
+RULES: dict[str, tuple[str, str]] = {
+    "rm.recursive": ("deny", "recursive deletes outside the build folders, temp roots and allowPaths"),
+    "find.delete": ("deny", "find -delete / -exec rm outside the project, or with no test"),
+    "git.push-force": ("deny", "git push -f / --force / +ref"),
+    "git.push-mirror": ("deny", "git push --mirror"),
+    "git.push-delete": ("deny", "git push --delete / -d / :ref"),
+    "git.push-prune": ("deny", "git push --prune"),
+    "git.reset-hard": ("deny", "git reset --hard"),
+    "git.reset-merge": ("deny", "git reset --merge"),
+    "git.clean-force": ("deny", "git clean -f"),
+    "git.checkout-discard": ("deny", "git checkout -- <paths>, git checkout -f, git checkout ."),
+    "git.restore-worktree": ("deny", "git restore <paths> (not --staged alone)"),
+    "git.switch-discard": ("deny", "git switch --discard-changes / -f"),
+    "git.rm-force": ("deny", "git rm -f without --cached"),
+    "git.worktree-remove-force": ("deny", "git worktree remove --force"),
+    "git.stash-drop": ("ask", "git stash drop"),
+    "git.stash-clear": ("ask", "git stash clear"),
+    "git.branch-force-delete": ("ask", "git branch -D"),
+    "disk.dd-device": ("deny", "dd onto a device"),
+    "disk.mkfs": ("deny", "mkfs"),
+    "shell.fork-bomb": ("deny", "fork bombs"),
+    "exec.download": ("deny", "downloaded code run straight away (curl ... | sh)"),
+    "exec.unseen": ("deny", "program text a shell reads from a pipe or file hookgate cannot see"),
+    "write.secrets": ("deny", "shell writes to secrets files"),
+    "write.hook-config": ("deny", "shell writes, deletes and moves of the agent's hook configuration"),
+    "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
+}
+
+BUILD_DIRS = ("node_modules", "dist", "build", "target", "out", ".next", ".nuxt", ".venv", "venv", "__pycache__",
+              ".pytest_cache", ".mypy_cache", ".ruff_cache", "coverage", ".tox", ".gradle", ".turbo")
+TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp", "$TMPDIR")
+
+
+class Finding:
+    """One rule that matched: ``rule`` id, ``decision`` (deny/ask), ``reason`` for the user, ``part``: the
+    simple command (as written, after unwrapping) that triggered it."""
+
+    __slots__ = ("decision", "part", "reason", "rule")
+
+    def __init__(self, rule: str, decision: str, reason: str, part: str) -> None:
+        self.rule = rule
+        self.decision = decision
+        self.reason = reason
+        self.part = part
+
+    def __repr__(self) -> str:
+        return f"Finding({self.rule!r}, {self.decision!r}, part={self.part!r})"
+
+
+class Settings:
+    """The tuning (see the module docstring). Raises ValueError naming a bad value."""
+
+    __slots__ = ("allow_commands", "allow_paths", "build_dirs", "rules", "temp_roots")
+
+    def __init__(self, rules: Mapping[str, str] | None = None, allow_paths: Iterable[str] = (),
+                 allow_commands: Iterable[str] = (), build_dirs: Iterable[str] | None = None,
+                 temp_roots: Iterable[str] | None = None) -> None:
+        self.rules: dict[str, str] = {}
+        for name, decision in (rules or {}).items():
+            if decision not in DECISIONS:
+                raise ValueError(f"rules.{name}: {decision!r} is not one of deny, ask, off")
+            if not rule_names(name):
+                raise ValueError(f"rules.{name}: no such rule (known: {', '.join(RULES)})")
+            self.rules[name] = decision
+        self.allow_paths = tuple(p.rstrip("/") or "/" for p in allow_paths)
+        self.allow_commands = tuple(allow_commands)
+        self.build_dirs = frozenset(BUILD_DIRS if build_dirs is None else build_dirs)
+        self.temp_roots = tuple(TEMP_ROOTS if temp_roots is None else temp_roots)
+
+    def decision(self, rule: str) -> str:
+        """The decision for ``rule``: its own setting, else its family's (``git.*``), else the default."""
+        if self.rules:
+            if rule in self.rules:
+                return self.rules[rule]
+            family = rule.split(".", 1)[0] + ".*"
+            if family in self.rules:
+                return self.rules[family]
+        return RULES[rule][0] if rule in RULES else "deny"
+
+    def allows_command(self, part: str) -> bool:
+        """Whether simple command ``part`` matches one of ``allow_commands`` (shell patterns, ``*`` any text)."""
+        if not self.allow_commands:
+            return False
+        import fnmatch
+
+        return any(fnmatch.fnmatchcase(part, pattern) for pattern in self.allow_commands)
+
+    def resolved_allow_paths(self) -> list[str]:
+        return [os.path.normpath(os.path.expanduser(p)) for p in self.allow_paths]
+
+
+def rule_names(pattern: str) -> list[str]:
+    """The rule ids ``pattern`` names: one id, or a family (``git.*``, ``*``)."""
+    if pattern in RULES:
+        return [pattern]
+    if pattern == "*":
+        return list(RULES)
+    if pattern.endswith(".*"):
+        return [r for r in RULES if r.startswith(pattern[:-1])]
+    return []
+
+
+DEFAULT = Settings()
+_active = DEFAULT
+
+
+def configure(settings: Settings | None) -> None:
+    """Make ``settings`` the tuning every later check uses (None: the defaults). hookgate calls this when it
+    loads a config with a ``guards`` section."""
+    global _active
+    _active = settings or DEFAULT
+
+
+def active() -> Settings:
+    return _active

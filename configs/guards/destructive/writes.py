@@ -1,0 +1,110 @@
+"""Shell writes to protected files: redirections, ``tee``, ``cp``/``mv``/``ln``/``install``/``rsync``
+destinations, ``sed -i``, ``perl -i``, ``dd of=``, ``truncate``, ``curl -o``, ``wget -O`` (``secrets_guard``
+decides what is protected), a glob that could name a protected file (``> .e?v``), and ``dd`` onto a device."""
+
+from __future__ import annotations
+
+from . import protected
+from .context import POLICY, Ctx
+from .delete import check_removals
+from .expand import base, getopt, names
+
+# command: (short options with a value, long options with a value)
+_COPIERS: dict[str, tuple[str, frozenset[str]]] = {
+    "cp": ("tS", frozenset({"--target-directory", "--suffix"})),
+    "mv": ("tS", frozenset({"--target-directory", "--suffix"})),
+    "ln": ("tS", frozenset({"--target-directory", "--suffix"})),
+    "install": ("tSmogZ", frozenset({"--target-directory", "--suffix", "--mode", "--owner", "--group"})),
+    "rsync": ("efBTM", frozenset({"--rsh", "--exclude", "--include", "--filter", "--files-from", "--exclude-from",
+                                  "--include-from", "--rsync-path", "--password-file", "--log-file", "--chmod",
+                                  "--backup-dir", "--suffix", "--compare-dest", "--link-dest", "--copy-dest",
+                                  "--partial-dir", "--temp-dir", "--out-format", "--max-size", "--min-size",
+                                  "--bwlimit", "--timeout", "--port", "--block-size"})),
+}
+
+
+def written_paths(name: str, args: list[str]) -> list[str]:
+    """The files ``name ARGS`` writes to, as far as its arguments tell."""
+    if name == "tee":
+        return getopt(args, "", frozenset(), "")[0]
+    if name in _COPIERS:
+        short_arg, long_arg = _COPIERS[name]
+        operands, opts, _ = getopt(args, short_arg, long_arg)
+        found = names(opts)
+        if name == "install" and "-d" in found:
+            return operands
+        target = next((v for o, v in opts if o in ("-t", "--target-directory")), None)
+        if target is None:
+            if len(operands) < 2:
+                return []
+            target, operands = operands[-1], operands[:-1]
+            no_dir = found & {"-T", "--no-target-directory"}
+            is_dir = (target.endswith("/") or target in (".", "..", "~")) and not no_dir
+            if not is_dir:
+                return [target]
+        # a directory destination: the file each source becomes in it (cp .env backup/ -> backup/.env)
+        return [target, *(target.rstrip("/") + "/" + base(src.rstrip("/")) for src in operands)]
+    if name == "sed":
+        operands, opts, _ = getopt(args, "efl", frozenset({"--expression", "--file", "--line-length"}), "i")
+        found = names(opts)
+        if not found & {"-i", "--in-place"}:
+            return []
+        return operands if found & {"-e", "-f", "--expression", "--file"} else operands[1:]
+    if name.startswith("perl"):
+        operands, opts, _ = getopt(args, "eE", frozenset(), "iMmIlxdDC0")
+        found = names(opts)
+        if "-i" not in found:
+            return []
+        return operands if found & {"-e", "-E"} else operands[1:]
+    if name == "dd":
+        return [a[3:] for a in args if a.startswith("of=")]
+    if name == "truncate":
+        return getopt(args, "sr", frozenset({"--size", "--reference"}))[0]
+    if name == "curl":
+        _, opts, _ = getopt(args, "AbcCdDeEFHKmoPQrtTuUwxXyYz", frozenset({"--output"}))
+        return [v for o, v in opts if o in ("-o", "--output")]
+    if name == "wget":
+        _, opts, _ = getopt(args, "OoaeiBtTwQPUlARDXI",
+                             frozenset({"--output-document", "--output-file", "--append-output"}))
+        return [v for o, v in opts if o in ("-O", "-o", "-a", "--output-document", "--output-file", "--append-output")]
+    return []
+
+
+_SAFE_DEVICES = ("/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/", "/dev/shm/")
+
+
+def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None:
+    if name == "dd":
+        for a in args:
+            if a.startswith("of=/dev/") and not a[3:].startswith(_SAFE_DEVICES):
+                return ctx.hit("disk.dd-device", shown, f"`{shown}` writes straight onto a device and can overwrite a "
+                               f"disk, so {POLICY} blocks it.")
+    paths = written_paths(name, args)
+    # cp -r dir .claude: a whole configuration directory
+    if name in _COPIERS and paths and not paths[0].endswith("/") and protected.config_kind(paths[0], removal=True):
+        reason = protected.write_reason(paths[0], f"`{shown}`", removal=True, verb="replaces")
+        return ctx.hit("write.hook-config", shown, reason) if reason else None
+    for path in paths:
+        reason = write_reason(path, shown, ctx)
+        if reason:
+            return reason
+    if name == "mv":  # moving hook configuration away switches it off
+        operands, opts, _ = getopt(args, *_COPIERS["mv"])
+        if not any(o in ("-t", "--target-directory") for o, _ in opts):
+            operands = operands[:-1]
+        return check_removals(operands, shown, ctx)
+    return None
+
+
+def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
+    """A write to ``path`` by ``shown``: ``secrets_guard.write_reason``, and for a glob (``.e?v``) whether it
+    could name a protected file."""
+    what = f"`{shown}`"
+    reason = protected.write_reason(path, what)
+    glob = reason is None and ("*" in path or "?" in path or "[" in path)
+    if glob:
+        reason = protected.glob_reason(path, what)
+    if reason is None:
+        return None
+    kind = protected.config_kind(path) or (glob and "agent's own hook" in reason)
+    return ctx.hit("write.hook-config" if kind else "write.secrets", shown, reason)
