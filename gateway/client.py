@@ -13,9 +13,10 @@ stdin, ``Content-Type: application/json``, ``Accept: application/vnd.hookgate.re
 (percent-encoded UTF-8) when that is set to an absolute path, so ``command`` handlers see the caller's
 project folder, not the server's. ``200`` answers with headers ``hookgate-exit-code`` and
 ``hookgate-stdout-length`` (bytes) and a body of stdout then stderr (UTF-8), printed and returned as
-they are (the compact form of the JSON envelope, so the client needs no JSON decoder). ``400`` and
-``413`` (a malformed or oversized event, ``{"error": ...}``) become ``hookgate: <error>`` on stderr with
-exit 1, as an in-process run would.
+they are (the compact form of the JSON envelope, so the client needs no JSON decoder). ``400`` (a
+malformed event, ``{"error": ...}``; ``413`` from an older server) becomes ``hookgate: <error>`` on
+stderr with exit 1, as an in-process run would. An event over the size limit is never forwarded cut
+short: ``hookgate run`` judges it in-process (a deny), the standalone script denies it (exit 2).
 
 When no valid answer comes back, ``forward`` raises ``ServerUnavailable``:
 
