@@ -19,15 +19,10 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from gateway.client import MAX_EVENT_BYTES as DEFAULT_LIMIT
-from gateway.client import event_limit as event_limit
-
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gateway.decision import Decision
-
-__all__ = ["DEFAULT_LIMIT", "Oversized", "event_limit", "oversize_decision", "sniff_event_name"]
 
 HEAD_BYTES = 1024 * 1024
 """Bytes kept from the start of an oversized event (where hosts put ``hook_event_name``)."""
