@@ -51,7 +51,7 @@ class RunContext:
         """The state store ``config`` names (``gateway.store.open_store``), opened on first use."""
         from gateway.store import open_store
 
-        store: Store = self.get_resource("state", lambda: open_store(self.config), _close_store)
+        store: Store = self.get_resource("state", lambda: open_store(self.config, self.mode), _close_store)
         return store
 
     def spawn(self, coro: Awaitable[Any]) -> None:
@@ -80,4 +80,4 @@ class RunContext:
 
 
 async def _close_store(store: Store) -> None:
-    store.close()
+    await store.aclose()

@@ -14,7 +14,9 @@ Merge rules (see README, "Decision rules"):
 - additional_context and system_message: all kept, in config order. ``continue_=False`` wins.
 - judgment handlers (prompt, agent): their ``allow`` is dropped; a failure adds a system message
   and never blocks or allows.
-- a failed deterministic handler with ``failClosed`` denies (tool events) or blocks, naming it.
+- a failed deterministic handler with ``failClosed`` denies (tool events) or blocks, naming it;
+  without it the failure is only in ``results``, except a check that could not reach the state store
+  (``meta["store_error"]``): its system message says the call went through without it.
 """
 
 from __future__ import annotations
@@ -207,7 +209,8 @@ def _effective(result: HandlerResult, *, tool_event: bool, blocks: bool) -> Verd
                                           "it neither blocked nor allowed")
         if result.fail_closed:
             return failure_verdict(result, tool_event=tool_event, blocks=blocks)
-        return None
+        # fail open; a check that could not reach the state store says so (gateway.dispatcher._fail)
+        return result.verdict if result.meta.get("store_error") else None
     verdict = result.verdict
     if verdict is None or result.status == "skipped":
         return verdict

@@ -188,14 +188,14 @@ class Dispatcher:
 
             guard = StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
             if guard is not None:
-                selected, skipped = guard.skip(selected)
+                selected, skipped = await guard.skip(selected)
         try:
             results = await self._run_all(event, selected, ctx)
             if guard is not None:
-                guard.record(results)
+                skipped += await guard.record(results)
         finally:
             if guard is not None:
-                guard.done()
+                await guard.done()
         return results + skipped
 
     async def _run_all(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
@@ -251,7 +251,7 @@ class Dispatcher:
             return result
         cache_key = _cache_key(handler.dedup_key(), event) if spec.cache_ttl else None
         if cache_key is not None:
-            cached = ctx.state.cache_get(cache_key)
+            cached = await _cache_get(ctx, cache_key)
             if cached is not None:
                 result.status, result.verdict = "cached", Verdict(**cached)
                 return result
@@ -265,7 +265,7 @@ class Dispatcher:
             _fail(result, exc)
         result.duration_ms = (time.perf_counter() - started) * 1000
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
-            ctx.state.cache_put(cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
+            await _cache_put(ctx, cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
         return result
 
 
@@ -302,6 +302,40 @@ class Chain:
         return result
 
 
+async def _cache_get(ctx: RunContext, key: str) -> dict[str, Any] | None:
+    """The cached verdict fields, or None; a store that cannot answer is a miss (the handler runs, and
+    the store's one-line error is logged once per process on ``hookgate.store``)."""
+    from gateway.errors import StoreError
+
+    try:
+        value: dict[str, Any] | None = await ctx.state.acache_get(key)
+        return value
+    except StoreError as exc:
+        _cache_skipped(exc)
+        return None
+
+
+async def _cache_put(ctx: RunContext, key: str, value: dict[str, Any], ttl: float) -> None:
+    """Cache a verdict; a store that cannot be written only costs the next call a rerun."""
+    from gateway.errors import StoreError
+
+    try:
+        await ctx.state.acache_put(key, value, ttl)
+    except StoreError as exc:
+        _cache_skipped(exc)
+
+
+_cache_warned: list[str] = []
+
+
+def _cache_skipped(exc: Exception) -> None:
+    if not _cache_warned:
+        import logging
+
+        _cache_warned.append(str(exc))
+        logging.getLogger("hookgate.store").warning("%s (cacheTtl handlers run uncached)", exc)
+
+
 def _unrunnable(result: HandlerResult, spec: HandlerSpec) -> bool:
     """A handler whose load-time check failed (``spec.problem``) fails, closed, without running: its
     event is denied or blocked rather than silently unchecked (LLM checks still only add a message)."""
@@ -326,6 +360,14 @@ def _fail(result: HandlerResult, exc: Exception) -> None:
     text = str(exc)
     result.status, result.message = "error", text.splitlines()[0] if text else type(exc).__name__
     result.meta.update(getattr(exc, "meta", {}) or {})
+    from gateway.errors import StoreError
+
+    if isinstance(exc, StoreError) and not result.fail_closed:
+        # a decision that needs state and could not have it: without failClosed the call goes on, and
+        # says so (``merge`` keeps this message for a failed handler that is not failClosed)
+        result.meta["store_error"] = True
+        result.verdict = Verdict(system_message=f"hookgate: check {result.id!r} let this through without "
+                                                f"its state: {result.message}")
 
 
 def _verdict_fields(verdict: Verdict) -> dict[str, Any]:

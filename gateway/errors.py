@@ -9,6 +9,8 @@
     │   └── HandlerTimeout        the handler ran past its deadline
     ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
     ├── StoreError                the state store (``gateway.store``) could not be opened, read or written
+    │   ├── StoreUnavailable      the store cannot be reached now (stateful decisions follow failClosed)
+    │   └── StoreSchemaError      the store's schema is older than this hookgate ('hookgate store migrate')
     └── ActionDenied              the Python host (``gateway.host``): a hook stopped the agent's action
         └── ToolCallDenied        ... a tool call (``gateway.tool_call``); ``.reason`` says why
 
@@ -59,7 +61,23 @@ class ServerUnavailable(HookgateError):
 
 class StoreError(HookgateError):
     """The state store failed: the file cannot be opened, the database is locked past its timeout, or
-    its schema is newer than this hookgate's (``gateway.store``)."""
+    its schema is newer than this hookgate's (``gateway.store``). Messages name a store by its redacted
+    URL, never with its password."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached (server down, connection lost, pool timeout); retried on the next call.
+
+    ``broken_connection``: an open connection failed (the server restarted or the network dropped it),
+    as opposed to no connection being had at all."""
+
+    def __init__(self, message: str, *, broken_connection: bool = False) -> None:
+        self.broken_connection = broken_connection
+        super().__init__(message)
+
+
+class StoreSchemaError(StoreError):
+    """The store's schema version is older than this hookgate needs; the message names the command to run."""
 
 
 class ActionDenied(HookgateError):

@@ -26,6 +26,9 @@ until no reserved check of that session is still running (an in-flight counter i
 ten-minute buckets so a process killed mid-call cannot hold it for ever); else the stops of one burst
 would reset the count for each other.
 
+When the state store cannot be reached the checks run as usual (the guard only ever lets a stop
+through; Claude Code's own cap still ends a loop) and a system message says so.
+
 The dispatcher calls ``StopGuard.for_event`` and ``skip`` before running handlers, ``record`` after,
 and ``done`` in any case; the merge itself stays a pure function of the results.
 """
@@ -74,6 +77,7 @@ class StopGuard:
         self.limit = limit
         self.event_name = event_name
         self.judgment_ids = judgment_ids
+        self.unavailable: str | None = None  # the store's error, when it could not be used
         self.reserved = False
         self.inflight_key: str | None = None
 
@@ -91,18 +95,27 @@ class StopGuard:
         return cls(ctx, key, limit, event.name, judgment_ids)
 
     def blocks_so_far(self) -> int:
+        """The session's consecutive judgment blocks (sync: tests, CLI)."""
         return self.ctx.state.counter_get(SCOPE, self.key)
 
-    def skip(self, selected: list[Selected]) -> tuple[list[Selected], list[HandlerResult]]:
+    async def skip(self, selected: list[Selected]) -> tuple[list[Selected], list[HandlerResult]]:
         """Reserve this stop's block, or, when the limit is reached, split ``selected`` into handlers to
-        run and skipped results."""
+        run and skipped results. When the state store cannot be reached the checks run as usual and
+        ``record`` says so."""
+        from gateway.errors import StoreError
+
         state = self.ctx.state
-        self.reserved = state.counter_add_capped(SCOPE, self.key, self.limit) is not None
-        if self.reserved:
-            self.inflight_key = f"{self.key}@{_bucket()}"
-            state.counter_add(INFLIGHT_SCOPE, self.inflight_key)
+        try:
+            self.reserved = await state.acounter_add_capped(SCOPE, self.key, self.limit) is not None
+            if self.reserved:
+                inflight_key = f"{self.key}@{_bucket()}"
+                await state.acounter_add(INFLIGHT_SCOPE, inflight_key)
+                self.inflight_key = inflight_key
+                return selected, []
+            count = await state.acounter_get(SCOPE, self.key)
+        except StoreError as exc:
+            self.unavailable = str(exc)
             return selected, []
-        count = self.blocks_so_far()
         run = [s for s in selected if s.spec.id not in self.judgment_ids]
         skipped = [s for s in selected if s.spec.id in self.judgment_ids]
         names = ", ".join(repr(s.spec.id) for s in skipped)
@@ -115,34 +128,53 @@ class StopGuard:
                    for i, s in enumerate(skipped)]
         return run, results
 
-    def record(self, results: list[HandlerResult]) -> None:
+    async def record(self, results: list[HandlerResult]) -> list[HandlerResult]:
         """Settle the count after the handlers ran (``results``: the ones that ran, not the skipped ones):
         a reserved block stays when a judgment handler blocked this stop; the count goes back to 0 when no
         judgment handler blocked and one said ok, or when nothing held the stop back at all (see module
-        docstring); a reservation whose checks all failed is given back."""
+        docstring); a reservation whose checks all failed is given back. Returns a skipped result
+        carrying a system message when the store could not be used, else nothing."""
+        from gateway.errors import StoreError
+
         state = self.ctx.state
         answered = [r for r in results if r.id in self.judgment_ids and r.status in ("ok", "cached")]
         blocked = any(r.verdict is not None and r.verdict.block for r in answered)
         goes_through = not any(_holds_back(r) for r in results)
-        if self.reserved:
-            if blocked:
-                return
-            if answered or goes_through:
-                state.counter_reset(SCOPE, self.key)
-            else:
-                state.counter_add(SCOPE, self.key, -1)
-        elif goes_through and not self._others_running():
-            state.counter_reset(SCOPE, self.key)
+        try:
+            if self.unavailable is None and self.reserved and not blocked:
+                if answered or goes_through:
+                    await state.acounter_reset(SCOPE, self.key)
+                else:
+                    await state.acounter_add(SCOPE, self.key, -1)
+            elif self.unavailable is None and not self.reserved and goes_through and \
+                    not await self._others_running():
+                await state.acounter_reset(SCOPE, self.key)
+        except StoreError as exc:
+            self.unavailable = str(exc)
+        if self.unavailable is None:
+            return []
+        message = (f"hookgate: the Stop-loop guard (settings.stopBlockLimit = {self.limit}) could not count this "
+                   f"session's stops: {self.unavailable}")
+        return [HandlerResult(id="stop-guard", type="builtin", status="skipped", message=self.unavailable,
+                              order=len(results) + 1000, verdict=Verdict(system_message=message))]
 
-    def done(self) -> None:
+    async def done(self) -> None:
         """This event's reserved checks are over (called in any case, also when they were cancelled)."""
-        if self.inflight_key is not None:
-            self.ctx.state.counter_add(INFLIGHT_SCOPE, self.inflight_key, -1)
-            self.inflight_key = None
+        import contextlib
 
-    def _others_running(self) -> bool:
+        from gateway.errors import StoreError
+
+        key, self.inflight_key = self.inflight_key, None
+        if key is not None:
+            with contextlib.suppress(StoreError):  # else the bucket expires on its own
+                await self.ctx.state.acounter_add(INFLIGHT_SCOPE, key, -1)
+
+    async def _others_running(self) -> bool:
         state = self.ctx.state
-        return any(state.counter_get(INFLIGHT_SCOPE, f"{self.key}@{_bucket(offset)}") > 0 for offset in (0, 1))
+        for offset in (0, 1):
+            if await state.acounter_get(INFLIGHT_SCOPE, f"{self.key}@{_bucket(offset)}") > 0:
+                return True
+        return False
 
 
 def _holds_back(result: HandlerResult) -> bool:

@@ -46,3 +46,52 @@ def run_hookgate(args: list[str], stdin: bytes | str | dict[str, Any] | None = N
 def load_case(*parts: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((CASES.joinpath(*parts)).read_text())
     return data
+
+
+# -- PostgreSQL (the shared store): a real server, see tests/pg_server.py -------------------------------
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A PostgreSQL cluster for the whole session (started as the `postgres` user when running as root).
+
+    Skips when Debian's postgresql package is missing, fails instead under CI (`CI=true`) or
+    `HOOKGATE_PG_STRICT=1`, where `.ci/run` installs it."""
+    from tests.pg_server import start_server
+
+    try:
+        server = start_server()
+    except FileNotFoundError as exc:
+        if os.environ.get("CI") == "true" or os.environ.get("HOOKGATE_PG_STRICT") == "1":
+            pytest.fail(str(exc))
+        pytest.skip(str(exc))
+    try:
+        yield server
+    finally:
+        server.destroy()
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    """The URL (with password) of a fresh, empty database on the session's server, for one test."""
+    if not pg_server.is_running():
+        pg_server.start()
+    url: str = pg_server.url(pg_server.new_database())
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test once per store: the default SQLite file, then a fresh migrated PostgreSQL database
+    selected through `HOOKGATE_STORE_URL` (so `hookgate` subprocesses and in-process gateways alike use
+    it). Use with `@pytest.mark.usefixtures("store_backend")` on any test that keeps state."""
+    if request.param == "sqlite":
+        monkeypatch.delenv("HOOKGATE_STORE_URL", raising=False)
+        return "sqlite"
+    url: str = request.getfixturevalue("pg_url")
+    from gateway.store.postgres import PostgresStore
+
+    store = PostgresStore(url)
+    store.migrate()
+    store.close()
+    monkeypatch.setenv("HOOKGATE_STORE_URL", url)
+    return url

@@ -94,7 +94,21 @@ def build_parser() -> argparse.ArgumentParser:
     mode.set_defaults(func="gateway.cli.mode:cmd_mode")
 
     add_install_parsers(sub, "gateway.cli.install:cmd_install")
+    add_store_parsers(sub, with_config)
     return parser
+
+
+def add_store_parsers(sub: Any, with_config: Any) -> None:
+    """``store migrate`` and ``store status`` (``gateway.cli.store``)."""
+    store = sub.add_parser("store", help="the state store: apply schema migrations, show version and row counts")
+    actions = store.add_subparsers(dest="store_command", required=True)
+    migrate = with_config(actions.add_parser("migrate", help="apply pending schema migrations (safe to run from "
+                                                             "several replicas at once)"))
+    migrate.set_defaults(func="gateway.cli.store:cmd_migrate")
+    status = with_config(actions.add_parser("status", help="the store, its schema version and rows per table; "
+                                                           "exit 1 when the schema is older than this hookgate"))
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+    status.set_defaults(func="gateway.cli.store:cmd_status")
 
 
 def add_install_parsers(sub: Any, func: str) -> None:

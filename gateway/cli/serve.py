@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from gateway.config import find_config_paths
-    from gateway.errors import ConfigError
+    from gateway.errors import ConfigError, StoreError
     from gateway.serve import serve
 
     try:
@@ -20,6 +20,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         more = f" (and {len(exc.issues) - 1} more; run 'hookgate validate')" if len(exc.issues) > 1 else ""
         _err(f"invalid config: {exc.issues[0]}{more}")
+        return EXIT_ERROR
+    except StoreError as exc:
+        _err(str(exc))
         return EXIT_ERROR
     except OSError as exc:
         _err(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")

@@ -8,7 +8,7 @@ import difflib
 import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gateway.errors import ConfigError
 
@@ -57,9 +57,22 @@ class KiroHook(_Model):
 
 
 class Settings(_Model):
+    """``settings``: ``stopBlockLimit``; ``stateDir`` (the SQLite store and local files); ``store``: which
+    state store (``sqlite``, ``sqlite:///DIR`` or ``postgresql://...``; ``$HOOKGATE_STORE_URL`` wins),
+    checked here, named in errors without its password (``gateway.store.url``)."""
+
     stop_block_limit: int = Field(3, alias="stopBlockLimit", ge=0)
     state_dir: str | None = Field(None, alias="stateDir")
     read_only: bool = Field(False, alias="readOnly")
+    store: str | None = None
+
+    @field_validator("store")
+    @classmethod
+    def _store_url(cls, value: str | None) -> str | None:
+        from gateway.store.url import parse
+
+        parse(value)  # ValueError: one line, password redacted
+        return value
 
 
 COMMON_KEYS = {f.alias or name for name, f in CommonFields.model_fields.items()}

@@ -188,7 +188,8 @@ def _configure_logging(level: str) -> None:
 
 def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, max_body: int | None = None,
           reload_interval: float = 1.0, log_level: str = "info", allow_hosts: list[str] | None = None) -> int:
-    """Run ``hookgate serve`` until SIGTERM/SIGINT. Returns the exit code. Raises ConfigError, OSError.
+    """Run ``hookgate serve`` until SIGTERM/SIGINT. Returns the exit code. Raises ConfigError, OSError,
+    StoreError (the shared store's schema is older than this hookgate: ``hookgate store migrate``).
 
     The token comes from ``HOOKGATE_TOKEN``. allow_hosts: extra names the ``Host`` header may carry
     (``--allow-host``). One line on stderr names the URL once the socket is bound (with ``port=0`` the
@@ -202,6 +203,11 @@ def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
     token = os.environ.get("HOOKGATE_TOKEN") or None
     server = HookServer(paths, token=token, host=host, allow_hosts=allow_hosts or (), max_body=max_body,
                         reload_interval=reload_interval)
+    from gateway.store import check_at_start
+
+    store_warning = check_at_start(server.config)  # StoreError (schema too old): serve does not start
+    if store_warning:
+        log.warning("%s", store_warning)
     if token is None and not is_loopback_host(host):
         log.warning("listening on %s without HOOKGATE_TOKEN: anyone who can reach this port can submit events "
                     "and run your handlers", host)

@@ -3,13 +3,21 @@ Stop-guard counts, rate-limit counts, the read-only flag; approvals and audit re
 goes through it, never a module's own file or dict, so that pointing ``settings.store`` at a shared
 backend makes every feature correct across machines at once.
 
-Backends: ``gateway.store.sqlite.SQLiteStore`` (embedded, the default). A feature that needs more adds
-abstract methods here and implements them in every backend in the same change, with a schema
-migration (``gateway.store.sqlite.MIGRATIONS``).
+Backends: ``gateway.store.sqlite.SQLiteStore`` (embedded, the default) and
+``gateway.store.postgres.PostgresStore`` (shared by many machines; ``settings.store: postgresql://...``).
+A feature that needs more adds abstract methods here and implements them in every backend in the same
+change, with a schema migration (``gateway.store.sqlite.MIGRATIONS``, mirrored by
+``gateway.store.pg_schema.MIGRATIONS`` with the same version numbers).
+
+Async forms: code running in an event loop (the dispatcher, handlers, ``serve`` routes) calls the
+``a``-prefixed coroutines (``acache_get``, ``acounter_add_capped``, ...). Their defaults here call the
+sync method (SQLite answers in microseconds); ``PostgresStore`` overrides them with an async connection
+pool in ``serve``, so a database round trip never blocks the loop.
 
 Contract for every method: safe for concurrent processes (each call is atomic on its own); values are
 JSON-serializable (``Any`` below means a JSON value); times are ``time.time()`` seconds; a backend
-failure raises ``gateway.errors.StoreError``.
+failure raises ``gateway.errors.StoreError`` (``StoreUnavailable`` when a networked store cannot be
+reached: callers that decide with state then follow their ``failClosed``).
 """
 
 from __future__ import annotations
@@ -19,7 +27,30 @@ from typing import Any
 
 
 class Store(ABC):
-    """Key-value cache with expiry, integer counters (scope, key) and named JSON flags."""
+    """Key-value cache with expiry, integer counters (scope, key) and named JSON flags.
+
+    ``kind``: ``sqlite`` | ``postgresql``; ``display``: where it is, safe to print (no password);
+    ``required_version``: the schema version this hookgate needs."""
+
+    kind: str = "?"
+    required_version: int = 0
+
+    @property
+    @abstractmethod
+    def display(self) -> str:
+        """Where the store is, safe for logs and errors (a file path, or a URL without its password)."""
+
+    @abstractmethod
+    def schema_version(self) -> int:
+        """The schema version the store holds (0: never migrated)."""
+
+    @abstractmethod
+    def migrate(self) -> list[int]:
+        """Apply pending schema migrations; the versions applied now (empty when already current)."""
+
+    @abstractmethod
+    def table_counts(self) -> dict[str, int]:
+        """Rows per table, in schema order (``hookgate store status``)."""
 
     @abstractmethod
     def cache_get(self, key: str) -> Any | None:
@@ -57,3 +88,33 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the backend's connections (the store is not used afterwards)."""
+
+    async def aclose(self) -> None:
+        """``close`` for async owners (``RunContext.aclose``); backends with pools override it."""
+        self.close()
+
+    # -- async forms (see module docstring): the defaults call the sync methods ---------------------------
+
+    async def acache_get(self, key: str) -> Any | None:
+        return self.cache_get(key)
+
+    async def acache_put(self, key: str, value: Any, ttl: float) -> None:
+        self.cache_put(key, value, ttl)
+
+    async def acounter_get(self, scope: str, key: str) -> int:
+        return self.counter_get(scope, key)
+
+    async def acounter_add(self, scope: str, key: str, delta: int = 1) -> int:
+        return self.counter_add(scope, key, delta)
+
+    async def acounter_add_capped(self, scope: str, key: str, limit: int) -> int | None:
+        return self.counter_add_capped(scope, key, limit)
+
+    async def acounter_reset(self, scope: str, key: str) -> None:
+        self.counter_reset(scope, key)
+
+    async def aflag_get(self, name: str) -> Any | None:
+        return self.flag_get(name)
+
+    async def aflag_set(self, name: str, value: Any | None) -> None:
+        self.flag_set(name, value)

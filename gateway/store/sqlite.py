@@ -55,6 +55,14 @@ def migrate(db: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int:
     return max(version, len(migrations))
 
 
+def _version(db: sqlite3.Connection) -> int:
+    """The schema version of ``db`` before migrating (0 for a new file)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone() is None:
+        return 0
+    row = db.execute("SELECT version FROM schema_version").fetchone()
+    return int(row[0]) if row else 0
+
+
 class SQLiteStore(Store):
     """The ``Store`` in ``<state_dir>/state.sqlite3`` (created with its folder on first use).
     Raises StoreError when the file cannot be opened or its schema is newer than this hookgate's."""
@@ -65,12 +73,36 @@ class SQLiteStore(Store):
             os.makedirs(state_dir, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
+            self.opened_at = _version(self._db)
             self.version = migrate(self._db)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"state store {self.path}: {exc}") from None
         if self.version > len(MIGRATIONS):
             raise StoreError(f"state store {self.path} has schema version {self.version}; this hookgate knows "
                              f"{len(MIGRATIONS)} (a newer hookgate wrote it)")
+
+    kind = "sqlite"
+
+    @property
+    def required_version(self) -> int:  # type: ignore[override]  # a property: features append migrations
+        return len(MIGRATIONS)
+
+    @property
+    def display(self) -> str:
+        return self.path
+
+    def schema_version(self) -> int:
+        row = self._run("SELECT version FROM schema_version", ()).fetchone()
+        return int(row[0]) if row else 0
+
+    def migrate(self) -> list[int]:
+        """Opening already migrated (SQLite is one machine's file); the versions that opening applied."""
+        return list(range(self.opened_at + 1, self.version + 1))
+
+    def table_counts(self) -> dict[str, int]:
+        names = [r[0] for r in self._run("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                                         "'sqlite_%' AND name != 'schema_version' ORDER BY rowid", ()).fetchall()]
+        return {name: int(self._run(f'SELECT count(*) FROM "{name}"', ()).fetchone()[0]) for name in names}
 
     def _run(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
         try:

@@ -3,12 +3,13 @@
 ``{type: builtin, name: readOnly}``, ``{type: builtin, name: truncateOutput, maxChars: 8000}``,
 ``{type: builtin, name: rateLimit, limit: 5, window: 60, per: [session, tool], onLimit: deny}``.
 Each name lives in its own module (``read_only``, ``truncate_output``, ``rate_limit``) with a
-``run(options, event, ctx, handler_id) -> Verdict`` function; ``EVENTS`` lists where each may be
-placed. Built-ins are chained handlers (they run in priority order with class hooks; see
-``DEFAULT_PRIORITY``). Options are validated at
-load time (unknown or misplaced fields are errors, naming the built-in); state (the read-only flag,
-rate-limit counts) goes through the state store, so it is shared by every ``hookgate run`` process,
-``hookgate serve`` and Python hosts using the same store. Deterministic: ``failClosed`` applies.
+``run(options, event, ctx, handler_id) -> Verdict`` function (and, where it uses the state store, an
+``arun`` coroutine doing the same through the store's async forms, used under an event loop);
+``EVENTS`` lists where each may be placed. Built-ins are chained handlers (they run in priority order
+with class hooks; see ``DEFAULT_PRIORITY``). Options are validated at load time (unknown or misplaced
+fields are errors, naming the built-in); state (the read-only flag, rate-limit counts) goes through the
+state store, so it is shared by every ``hookgate run`` process, ``hookgate serve`` and Python hosts
+using the same store. Deterministic: ``failClosed`` applies.
 """
 
 from __future__ import annotations
@@ -54,6 +55,16 @@ class BuiltinHandler(Handler):
     default_timeout: ClassVar[float] = 10.0
 
     async def run(self, event: HookEvent, ctx: RunContext) -> Verdict:
+        """The module's ``arun`` when it has one (it awaits the store's async forms, so ``serve``'s
+        event loop never waits on a database round trip), else its ``run``."""
+        name = self.spec.options["name"]
+        problem = event_problem(name, event.name)
+        if problem is not None:
+            raise HandlerError(problem)
+        module = importlib.import_module(MODULES[name])
+        if hasattr(module, "arun"):
+            verdict: Verdict = await module.arun(self.spec.options, event, ctx, self.spec.id)
+            return verdict
         return self.run_sync(event, ctx)
 
     def can_run_sync(self) -> bool:

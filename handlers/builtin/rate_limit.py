@@ -53,21 +53,47 @@ def key_part(name: str, event: HookEvent) -> str:
     return parts[1] if tool.startswith("mcp__") and len(parts) >= 3 else "-"
 
 
+class _Window:
+    """One call's place: the counter key of its window (and of the window before), and the answers."""
+
+    def __init__(self, options: dict[str, Any], event: HookEvent, handler_id: str) -> None:
+        self.options = options
+        self.limit: int = options["limit"]
+        self.window: float = options["window"]
+        self.per = list(options.get("per") or DEFAULT_PER)
+        self.now = time.time()
+        self.bucket = int(self.now // self.window)
+        self.values = [key_part(name, event) for name in self.per]
+        self.key = self._key(self.bucket, handler_id)
+        self.previous = self._key(self.bucket - 1, handler_id)
+
+    def _key(self, bucket: int, handler_id: str) -> str:
+        return json.dumps([handler_id, self.values, self.window, bucket], separators=(",", ":"))
+
+    def verdict(self, count: int | None) -> Verdict:
+        if count is not None:
+            return Verdict()
+        resets = (self.bucket + 1) * self.window - self.now
+        who = ", ".join(f"{n}={v}" for n, v in zip(self.per, self.values, strict=True))
+        reason = (f"hookgate rate limit: {self.limit} calls per {self.window:g} s reached for {who}; "
+                  f"the window ends in {resets:.0f} s")
+        return Verdict(permission="ask" if self.options.get("on_limit") == "ask" else "deny",
+                       permission_reason=reason)
+
+
 def run(options: dict[str, Any], event: HookEvent, ctx: RunContext, handler_id: str) -> Verdict:
-    limit: int = options["limit"]
-    window: float = options["window"]
-    per = list(options.get("per") or DEFAULT_PER)
-    now = time.time()
-    bucket = int(now // window)
-    values = [key_part(name, event) for name in per]
-    key = json.dumps([handler_id, values, window, bucket], separators=(",", ":"))
-    count = ctx.state.counter_add_capped(SCOPE, key, limit)
+    """The sync form (``hookgate run``'s loop-free path): one round trip, two on a window's first call."""
+    w = _Window(options, event, handler_id)
+    count = ctx.state.counter_add_capped(SCOPE, w.key, w.limit)
     if count == 1:  # a new window: the previous one's count is no longer needed
-        ctx.state.counter_reset(SCOPE, json.dumps([handler_id, values, window, bucket - 1], separators=(",", ":")))
-    if count is not None:
-        return Verdict()
-    resets = (bucket + 1) * window - now
-    who = ", ".join(f"{n}={v}" for n, v in zip(per, values, strict=True))
-    reason = (f"hookgate rate limit: {limit} calls per {window:g} s reached for {who}; "
-              f"the window ends in {resets:.0f} s")
-    return Verdict(permission="ask" if options.get("on_limit") == "ask" else "deny", permission_reason=reason)
+        ctx.state.counter_reset(SCOPE, w.previous)
+    return w.verdict(count)
+
+
+async def arun(options: dict[str, Any], event: HookEvent, ctx: RunContext, handler_id: str) -> Verdict:
+    """The same through the store's async forms (``hookgate serve``: the event loop never waits on it)."""
+    w = _Window(options, event, handler_id)
+    count = await ctx.state.acounter_add_capped(SCOPE, w.key, w.limit)
+    if count == 1:
+        await ctx.state.acounter_reset(SCOPE, w.previous)
+    return w.verdict(count)

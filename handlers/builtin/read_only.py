@@ -29,6 +29,13 @@ def is_on(ctx: RunContext) -> tuple[bool, str]:
     return bool(ctx.state.flag_get(FLAG)), "hookgate mode read-only on"
 
 
+async def ais_on(ctx: RunContext) -> tuple[bool, str]:
+    """``is_on`` through the store's async form (``hookgate serve``)."""
+    if ctx.config.settings.get("read_only"):
+        return True, "settings.readOnly"
+    return bool(await ctx.state.aflag_get(FLAG)), "hookgate mode read-only on"
+
+
 def rules_from(options: dict[str, Any]) -> WriteRules:
     rules = WriteRules()
     for name in ("write_tools", "read_tools", "write_verbs", "sql_fields", "read_commands"):
@@ -38,10 +45,22 @@ def rules_from(options: dict[str, Any]) -> WriteRules:
 
 
 def run(options: dict[str, Any], event: HookEvent, ctx: RunContext, handler_id: str) -> Verdict:
-    on, source = is_on(ctx)
-    if not on:
-        return Verdict()
+    """Deny a write while the mode is on. A call that writes nothing never reads the store."""
     why = write_reason(event.tool_name, event.tool_input, rules_from(options))
     if why is None:
+        return Verdict()
+    return _answer(why, *is_on(ctx))
+
+
+async def arun(options: dict[str, Any], event: HookEvent, ctx: RunContext, handler_id: str) -> Verdict:
+    """``run`` through the store's async form (``hookgate serve``)."""
+    why = write_reason(event.tool_name, event.tool_input, rules_from(options))
+    if why is None:
+        return Verdict()
+    return _answer(why, *await ais_on(ctx))
+
+
+def _answer(why: str, on: bool, source: str) -> Verdict:
+    if not on:
         return Verdict()
     return Verdict(permission="deny", permission_reason=f"hookgate read-only mode is on ({source}): {why}")

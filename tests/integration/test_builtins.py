@@ -43,6 +43,7 @@ def post(url: str, body: dict[str, Any]) -> httpx2.Response:
 # ---------------------------------------------------------------------------- readOnly
 
 
+@pytest.mark.usefixtures("store_backend")
 def test_read_only_is_switched_from_the_cli_for_run_and_serve(tmp_path: Path) -> None:
     cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "readOnly"})
     assert run_hookgate(["mode", "read-only", "status", "-c", cfg]).stdout == "read-only: off\n"
@@ -70,6 +71,7 @@ def test_read_only_is_switched_from_the_cli_for_run_and_serve(tmp_path: Path) ->
         assert post(server.url, WRITE).json() == {}
 
 
+@pytest.mark.usefixtures("store_backend")
 def test_settings_read_only_keeps_it_on(tmp_path: Path) -> None:
     cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "readOnly", "writeTools": ["*deploy*"],
                                           "readTools": ["mcp__github__create_*"]}, readOnly=True)
@@ -85,6 +87,7 @@ def test_settings_read_only_keeps_it_on(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- rateLimit
 
 
+@pytest.mark.usefixtures("store_backend")
 def test_rate_limit_of_5_holds_exactly_across_20_parallel_processes(tmp_path: Path) -> None:
     cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "rateLimit", "limit": 5, "window": 3600,
                                           "per": ["session", "tool"]})
@@ -106,6 +109,7 @@ def test_rate_limit_of_5_holds_exactly_across_20_parallel_processes(tmp_path: Pa
         assert other[:5] == [{}] * 5 and other[5]["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+@pytest.mark.usefixtures("store_backend")
 def test_rate_limit_can_ask_and_counts_per_user_and_server(tmp_path: Path) -> None:
     cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "rateLimit", "limit": 1, "window": 600,
                                           "per": ["user", "server"], "onLimit": "ask"})

@@ -150,6 +150,7 @@ async def test_exit_2_on_a_non_blocking_event_is_a_message(tmp_path: Path) -> No
     assert not d.block and d.system_message == "heads up"
 
 
+@pytest.mark.usefixtures("store_backend")
 async def test_cache_ttl_reuses_a_verdict_for_the_same_input(tmp_path: Path) -> None:
     log = tmp_path / "log"
     s = _script(tmp_path, "h.sh", f"echo run >> {log}; echo plain")

@@ -232,6 +232,7 @@ async def test_unknown_key_at_event_time_is_a_soft_failure(tmp_path: Path, claud
     assert not decision.block and claude.message_requests == []
 
 
+@pytest.mark.usefixtures("store_backend")
 async def test_cache_ttl_reuses_a_verdict_for_the_same_content(tmp_path: Path, gpt: oa.FakeOpenAIChat) -> None:
     gpt.responder = lambda body: oa.verdict(False, "risky")
     hooks = on("PreToolUse", prompt("Safe?", cacheTtl=300, continueOnBlock=True), matcher="Bash")
@@ -258,6 +259,7 @@ async def test_llm_allow_never_overrides_a_deterministic_deny(tmp_path: Path, cl
     assert [r.status for r in decision.results] == ["ok", "ok"] and decision.results[1].meta["ok"] is True
 
 
+@pytest.mark.usefixtures("store_backend")
 async def test_stop_check_that_always_blocks_gives_way_after_the_limit(tmp_path: Path,
                                                                        claude: FakeAnthropic) -> None:
     claude.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
@@ -276,6 +278,7 @@ async def test_stop_check_that_always_blocks_gives_way_after_the_limit(tmp_path:
     assert other_session.block
 
 
+@pytest.mark.usefixtures("store_backend")
 async def test_stop_guard_counts_consecutive_blocks_only(tmp_path: Path, claude: FakeAnthropic) -> None:
     answers = iter([False, False, True, False, False, False, False])  # ok:true in between resets the count
     claude.responder = lambda body: tool_use("submit_verdict", {"ok": next(answers), "reason": "r"})
@@ -287,6 +290,7 @@ async def test_stop_guard_counts_consecutive_blocks_only(tmp_path: Path, claude:
     assert len(claude.message_requests) == 6
 
 
+@pytest.mark.usefixtures("store_backend")
 async def test_stop_guard_keeps_counting_while_a_command_still_blocks(tmp_path: Path, claude: FakeAnthropic) -> None:
     script = tmp_path / "block.sh"
     script.write_text("#!/bin/sh\necho 'not yet' >&2\nexit 2\n")
@@ -302,6 +306,7 @@ async def test_stop_guard_keeps_counting_while_a_command_still_blocks(tmp_path: 
     assert len(claude.message_requests) == 1
 
 
+@pytest.mark.usefixtures("store_backend")
 async def test_subagent_stop_counts_per_subagent_and_resets(tmp_path: Path, claude: FakeAnthropic) -> None:
     claude.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "finish the task"})
     gw = gateway(tmp_path, on("SubagentStop", prompt()), anthropic_llm(claude), stopBlockLimit=1)
@@ -315,6 +320,7 @@ async def test_subagent_stop_counts_per_subagent_and_resets(tmp_path: Path, clau
     assert statuses == ["ok", "skipped", "ok", "ok"]  # a1's skip let it stop: its next stop is checked
 
 
+@pytest.mark.usefixtures("store_backend")
 async def test_stop_guard_state_is_shared_across_processes(tmp_path: Path, claude: FakeAnthropic) -> None:
     claude.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
     config = write_config(tmp_path, on("Stop", prompt()), anthropic_llm(claude), stopBlockLimit=1)

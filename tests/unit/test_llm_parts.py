@@ -275,71 +275,71 @@ def test_guard_keys() -> None:
     assert guard_key(_event("PreToolUse", session_id="s")) is None
 
 
-def _one_stop(ctx: RunContext, limit: int, *results: HandlerResult) -> StopGuard:
+async def _one_stop(ctx: RunContext, limit: int, *results: HandlerResult) -> StopGuard:
     """One Stop event through the guard as the dispatcher drives it: reserve, record, done."""
     guard = StopGuard(ctx, "s", limit, "Stop", {"llm", "llm2"})
-    guard.skip([])
-    guard.record(list(results))
-    guard.done()
+    await guard.skip([])
+    await guard.record(list(results))
+    await guard.done()
     return guard
 
 
-def test_guard_counts_only_judgment_blocks(tmp_path: Path) -> None:
+async def test_guard_counts_only_judgment_blocks(tmp_path: Path) -> None:
     config = RuntimeConfig(hooks={}, sources=[], settings={"stop_block_limit": 2, "state_dir": str(tmp_path)})
     ctx = RunContext(config)
-    _one_stop(ctx, 2, HandlerResult(id="cmd", type="command", verdict=Verdict(block=True)))
-    guard = _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", status="error"))
+    await _one_stop(ctx, 2, HandlerResult(id="cmd", type="command", verdict=Verdict(block=True)))
+    guard = await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", status="error"))
     assert guard.blocks_so_far() == 0
-    _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True)),
+    await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True)),
               HandlerResult(id="llm2", type="prompt", verdict=Verdict(block=True)))
-    guard = _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", status="cached", verdict=Verdict(block=True)))
+    guard = await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", status="cached", verdict=Verdict(block=True)))
     assert guard.blocks_so_far() == 2
     assert os.path.exists(tmp_path / "state.sqlite3")
 
 
-def test_guard_counts_consecutive_blocks(tmp_path: Path) -> None:
+async def test_guard_counts_consecutive_blocks(tmp_path: Path) -> None:
     config = RuntimeConfig(hooks={}, sources=[], settings={"stop_block_limit": 3, "state_dir": str(tmp_path)})
     ctx = RunContext(config)
     block, ok = Verdict(block=True), Verdict()
 
-    def after(*results: HandlerResult) -> int:
-        return _one_stop(ctx, 3, *results).blocks_so_far()
+    async def after(*results: HandlerResult) -> int:
+        return (await _one_stop(ctx, 3, *results)).blocks_so_far()
 
-    assert after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
-    assert after(HandlerResult(id="llm", type="prompt", verdict=block)) == 2
+    assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
+    assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 2
     # a command blocks, the LLM check failed: the loop goes on, the count stays
-    assert after(HandlerResult(id="cmd", type="command", verdict=block),
+    assert await after(HandlerResult(id="cmd", type="command", verdict=block),
                  HandlerResult(id="llm", type="prompt", status="error")) == 2
     # a failClosed failure holds the stop back too
-    assert after(HandlerResult(id="cmd", type="command", status="timeout", fail_closed=True)) == 2
+    assert await after(HandlerResult(id="cmd", type="command", status="timeout", fail_closed=True)) == 2
     # the LLM check is satisfied (even though a command still blocks): back to 0
-    assert after(HandlerResult(id="cmd", type="command", verdict=block),
+    assert await after(HandlerResult(id="cmd", type="command", verdict=block),
                  HandlerResult(id="llm", type="prompt", verdict=ok)) == 0
-    assert after(HandlerResult(id="llm", type="prompt", status="cached", verdict=block)) == 1
+    assert await after(HandlerResult(id="llm", type="prompt", status="cached", verdict=block)) == 1
     # the LLM check failed and nothing else blocked: the stop goes through, back to 0
-    assert after(HandlerResult(id="llm", type="prompt", status="timeout")) == 0
-    assert after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
+    assert await after(HandlerResult(id="llm", type="prompt", status="timeout")) == 0
+    assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
     # no check ran and nothing blocked: back to 0
-    assert after() == 0
+    assert await after() == 0
 
 
-def test_guard_reserves_blocks_atomically_and_a_burst_does_not_reset_itself(tmp_path: Path) -> None:
+async def test_guard_reserves_blocks_atomically_and_a_burst_does_not_reset_itself(tmp_path: Path) -> None:
     config = RuntimeConfig(hooks={}, sources=[], settings={"stop_block_limit": 2, "state_dir": str(tmp_path)})
     ctx = RunContext(config)
     guards = [StopGuard(ctx, "s", 2, "Stop", {"llm"}) for _ in range(5)]
     for guard in guards:
-        guard.skip([])
+        await guard.skip([])
     assert [g.reserved for g in guards] == [True, True, False, False, False]
     for guard in guards[2:]:  # the skipped ones let their stop through while two checks still run
-        guard.record([])
-        guard.done()
+        await guard.record([])
+        await guard.done()
     assert guards[0].blocks_so_far() == 2  # not reset: reserved checks are still in flight
     for guard in guards[:2]:
-        guard.record([HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True))])
-        guard.done()
+        await guard.record([HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True))])
+        await guard.done()
     assert guards[0].blocks_so_far() == 2
     late = StopGuard(ctx, "s", 2, "Stop", {"llm"})
-    late.skip([])
-    late.record([])
-    late.done()
+    await late.skip([])
+    await late.record([])
+    await late.done()
     assert not late.reserved and late.blocks_so_far() == 0  # the next turn's stop is checked again

@@ -1,4 +1,5 @@
-"""The SQLite state store: the ``Store`` contract, atomic capped counters and flags, versioned schema."""
+"""The state stores: the ``Store`` contract on both backends (SQLite and a real PostgreSQL), atomic
+capped counters and flags across processes, versioned schema, and PostgreSQL mirroring SQLite's."""
 
 from __future__ import annotations
 
@@ -16,14 +17,21 @@ from gateway.store.base import Store
 from gateway.store.sqlite import MIGRATIONS, SQLiteStore, migrate
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteStore]:
-    s = SQLiteStore(str(tmp_path / "state"))
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    s: Store
+    if request.param == "sqlite":
+        s = SQLiteStore(str(tmp_path / "state"))
+    else:
+        from gateway.store.postgres import PostgresStore
+
+        s = PostgresStore(request.getfixturevalue("pg_url"))
+        s.migrate()
     yield s
     s.close()
 
 
-def test_cache_expires(store: SQLiteStore) -> None:
+def test_cache_expires(store: Store) -> None:
     store.cache_put("k", {"a": [1, 2]}, ttl=60)
     assert store.cache_get("k") == {"a": [1, 2]}
     store.cache_put("k", "replaced", ttl=-1)  # already expired
@@ -31,7 +39,7 @@ def test_cache_expires(store: SQLiteStore) -> None:
     assert store.cache_get("never") is None
 
 
-def test_counters(store: SQLiteStore) -> None:
+def test_counters(store: Store) -> None:
     assert store.counter_get("s", "k") == 0
     assert store.counter_add("s", "k") == 1
     assert store.counter_add("s", "k", 4) == 5
@@ -41,7 +49,7 @@ def test_counters(store: SQLiteStore) -> None:
     assert store.counter_get("s", "k") == 0
 
 
-def test_counter_add_capped_stops_at_the_limit(store: SQLiteStore) -> None:
+def test_counter_add_capped_stops_at_the_limit(store: Store) -> None:
     assert [store.counter_add_capped("rate", "m1", 3) for _ in range(5)] == [1, 2, 3, None, None]
     assert store.counter_get("rate", "m1") == 3  # a refused add changes nothing
     assert store.counter_add_capped("rate", "m2", 3) == 1  # another key (time bucket) starts afresh
@@ -52,28 +60,60 @@ def test_counter_add_capped_stops_at_the_limit(store: SQLiteStore) -> None:
     assert store.counter_get("rate", "over") == 10
 
 
-def _hammer(path: str, n: int) -> None:
-    s = SQLiteStore(path)
+def _open(where: str) -> Store:
+    if where.startswith("postgresql://"):
+        from gateway.store.postgres import PostgresStore
+
+        return PostgresStore(where)
+    return SQLiteStore(where)
+
+
+def _hammer(where: str, n: int) -> None:
+    s = _open(where)
     for _ in range(n):
         s.counter_add_capped("rate", "shared", 50)
+        s.counter_add("stop", "session")
     s.close()
 
 
-def test_counter_add_capped_is_atomic_across_processes(tmp_path: Path) -> None:
-    path = str(tmp_path / "state")
+def test_counter_add_capped_is_atomic_across_processes(store: Store, tmp_path: Path) -> None:
+    where = getattr(store, "url", None) or str(tmp_path / "state")
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_hammer, args=(path, 40)) for _ in range(4)]
+    procs = [ctx.Process(target=_hammer, args=(where, 40)) for _ in range(4)]
     for p in procs:
         p.start()
     for p in procs:
         p.join(60)
         assert p.exitcode == 0
-    s = SQLiteStore(path)
+    s = _open(where)
     assert s.counter_get("rate", "shared") == 50  # 160 attempts, exactly the limit got through
+    assert s.counter_get("stop", "session") == 160  # no lost update
     s.close()
 
 
-def test_flags(store: SQLiteStore) -> None:
+def test_schema_status(store: Store) -> None:
+    assert store.schema_version() == store.required_version
+    assert store.migrate() == [] or store.kind == "sqlite"
+    store.counter_add("s", "k")
+    counts = store.table_counts()
+    assert {"cache", "counters", "flags"} <= set(counts) and counts["counters"] == 1
+
+
+def test_postgresql_mirrors_every_sqlite_migration(tmp_path: Path, pg_url: str) -> None:
+    """Every SQLite schema step has its PostgreSQL twin (same number) creating the same tables."""
+    from gateway.store import pg_schema
+    from gateway.store.postgres import PostgresStore
+
+    assert [m.version for m in pg_schema.MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
+    lite = SQLiteStore(str(tmp_path / "state"))
+    pg = PostgresStore(pg_url)
+    pg.migrate()
+    assert list(pg.table_counts()) == list(lite.table_counts())
+    lite.close()
+    pg.close()
+
+
+def test_flags(store: Store) -> None:
     assert store.flag_get("readOnly") is None
     store.flag_set("readOnly", {"on": True, "by": "ops"})
     assert store.flag_get("readOnly") == {"on": True, "by": "ops"}

@@ -1,0 +1,199 @@
+"""``PostgresStore``: the shared state store on PostgreSQL (``settings.store: postgresql://...``).
+
+Every replica of ``hookgate serve`` and every ``hookgate run`` process pointed at one database sees
+one state. Each method is one SQL statement (one round trip) unless its docstring says otherwise, and
+every read-modify-write is done by the database in that statement (``INSERT ... ON CONFLICT DO UPDATE
+... RETURNING``, conditional ``UPDATE``), so concurrent writers on many machines never race.
+
+Two ways to run the same operations (``gateway.store.pg_conn``): the sync methods of the ``Store``
+interface use one connection (``hookgate run``, CLI); the ``a``-prefixed coroutines use an async pool
+when the store was opened for ``serve`` (and the sync connection otherwise). Values are JSON (``jsonb``);
+expiry uses the database's clock. Errors: ``StoreUnavailable`` (unreachable; nothing is retried
+behind the caller's back, so a counter is never added twice), ``StoreSchemaError``, ``StoreError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from gateway.store.base import Store
+from gateway.store.pg_conn import AsyncDB, Op, Q, SyncDB, T
+from gateway.store.pg_schema import NOW, SCHEMA_VERSION, counts_op, migrate_op, version_op
+from gateway.store.url import redact
+
+Mode = Literal["run", "serve", "api", "admin"]
+
+
+class PostgresStore(Store):
+    """The ``Store`` interface on PostgreSQL. ``url``: a libpq URL (secret; shown only redacted).
+    ``mode``: ``serve`` adds the async pool; the others use one sync connection."""
+
+    kind = "postgresql"
+
+    @property
+    def required_version(self) -> int:  # type: ignore[override]
+        return SCHEMA_VERSION
+
+    def __init__(self, url: str, *, mode: Mode = "run") -> None:
+        self.url = url
+        self.mode = mode
+        self._sync = SyncDB(url, f"hookgate-{mode}")
+        self._async = AsyncDB(url) if mode == "serve" else None
+
+    @property
+    def display(self) -> str:
+        """The store's URL without secrets."""
+        return redact(self.url)
+
+    @property
+    def round_trips(self) -> int:
+        """Statements (and BEGIN/COMMIT) sent so far, sync and async together."""
+        return self._sync.round_trips + (self._async.round_trips if self._async else 0)
+
+    def _run(self, op: Op[T], *, tx: bool = False) -> T:
+        return self._sync.run(op, tx=tx)
+
+    async def _arun(self, make: Callable[[], Op[T]], *, tx: bool = False, read: bool = False) -> T:
+        """Run ``make()`` on the async pool (serve) or the sync connection; ``read``: may run twice."""
+        if self._async is None:
+            return self._sync.run(make(), tx=tx)
+        return await self._async.run(make, tx=tx, read=read)
+
+    # -- schema ---------------------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        """The database's schema version (0: never migrated). Two round trips."""
+        return self._run(version_op())
+
+    def migrate(self) -> list[int]:
+        """Apply the pending migrations; the versions applied (none when up to date)."""
+        return [m.version for m in self._run(migrate_op(), tx=True)]
+
+    def table_counts(self) -> dict[str, int]:
+        """Rows per table of the current schema."""
+        return self._run(counts_op(self.schema_version()))
+
+    # -- cache ----------------------------------------------------------------------------------------
+
+    def cache_get(self, key: str) -> Any | None:
+        """The JSON value stored under ``key``, or None when absent or expired."""
+        return self._run(_cache_get(key))
+
+    async def acache_get(self, key: str) -> Any | None:
+        return await self._arun(lambda: _cache_get(key), read=True)
+
+    def cache_put(self, key: str, value: Any, ttl: float) -> None:
+        """Store ``value`` (JSON-serialisable) under ``key`` for ``ttl`` seconds."""
+        self._run(_cache_put(key, value, ttl))
+
+    async def acache_put(self, key: str, value: Any, ttl: float) -> None:
+        await self._arun(lambda: _cache_put(key, value, ttl))
+
+    # -- counters -------------------------------------------------------------------------------------
+
+    def counter_get(self, scope: str, key: str) -> int:
+        """The counter's value (0 when absent)."""
+        return self._run(_counter_get(scope, key))
+
+    async def acounter_get(self, scope: str, key: str) -> int:
+        return await self._arun(lambda: _counter_get(scope, key), read=True)
+
+    def counter_add(self, scope: str, key: str, delta: int = 1) -> int:
+        """Add ``delta`` atomically; the new value."""
+        return self._run(_counter_add(scope, key, delta))
+
+    async def acounter_add(self, scope: str, key: str, delta: int = 1) -> int:
+        return await self._arun(lambda: _counter_add(scope, key, delta))
+
+    def counter_reset(self, scope: str, key: str) -> None:
+        """Delete the counter (it reads 0 again)."""
+        self._run(_counter_reset(scope, key))
+
+    async def acounter_reset(self, scope: str, key: str) -> None:
+        await self._arun(lambda: _counter_reset(scope, key))
+
+    def counter_add_capped(self, scope: str, key: str, limit: int) -> int | None:
+        """+1 only while the value is below ``limit``: the new value, or None when it was already reached.
+        Atomic across writers (the row is locked by the upsert)."""
+        return self._run(_counter_add_capped(scope, key, limit))
+
+    async def acounter_add_capped(self, scope: str, key: str, limit: int) -> int | None:
+        return await self._arun(lambda: _counter_add_capped(scope, key, limit))
+
+    # -- flags ----------------------------------------------------------------------------------------
+
+    def flag_get(self, name: str) -> Any | None:
+        """The flag's JSON value, or None when unset."""
+        return self._run(_flag_get(name))
+
+    async def aflag_get(self, name: str) -> Any | None:
+        return await self._arun(lambda: _flag_get(name), read=True)
+
+    def flag_set(self, name: str, value: Any) -> None:
+        """Set the flag to ``value`` (JSON); ``None`` deletes it."""
+        self._run(_flag_set(name, value))
+
+    async def aflag_set(self, name: str, value: Any) -> None:
+        await self._arun(lambda: _flag_set(name, value))
+
+    # -- lifecycle ------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._sync.close()
+
+    async def aclose(self) -> None:
+        self._sync.close()
+        if self._async is not None:
+            await self._async.close()
+
+
+def _cache_get(key: str) -> Op[Any | None]:
+    rows = yield Q(f"SELECT value::text FROM cache WHERE key = %s AND expires >= {NOW}", (key,))
+    return json.loads(rows[0][0]) if rows else None
+
+
+def _cache_put(key: str, value: Any, ttl: float) -> Op[None]:
+    yield Q(f"INSERT INTO cache (key, value, expires) VALUES (%s, %s::jsonb, {NOW} + %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
+            (key, json.dumps(value), float(ttl)))
+
+
+def _counter_get(scope: str, key: str) -> Op[int]:
+    rows = yield Q("SELECT value FROM counters WHERE scope = %s AND key = %s", (scope, key))
+    return int(rows[0][0]) if rows else 0
+
+
+def _counter_add(scope: str, key: str, delta: int) -> Op[int]:
+    rows = yield Q(f"INSERT INTO counters (scope, key, value, updated) VALUES (%s, %s, %s, {NOW}) "
+                   "ON CONFLICT (scope, key) DO UPDATE SET value = counters.value + excluded.value, "
+                   "updated = excluded.updated RETURNING value", (scope, key, int(delta)))
+    return int(rows[0][0])
+
+
+def _counter_reset(scope: str, key: str) -> Op[None]:
+    yield Q("DELETE FROM counters WHERE scope = %s AND key = %s", (scope, key))
+
+
+def _counter_add_capped(scope: str, key: str, limit: int) -> Op[int | None]:
+    if limit <= 0:
+        return None
+    rows = yield Q(f"INSERT INTO counters (scope, key, value, updated) VALUES (%s, %s, 1, {NOW}) "
+                   "ON CONFLICT (scope, key) DO UPDATE SET value = counters.value + 1, updated = excluded.updated "
+                   "WHERE counters.value < %s RETURNING value", (scope, key, int(limit)))
+    return int(rows[0][0]) if rows else None
+
+
+def _flag_get(name: str) -> Op[Any | None]:
+    rows = yield Q("SELECT value::text FROM flags WHERE name = %s", (name,))
+    return json.loads(rows[0][0]) if rows else None
+
+
+def _flag_set(name: str, value: Any) -> Op[None]:
+    if value is None:
+        yield Q("DELETE FROM flags WHERE name = %s", (name,))
+        return
+    yield Q(f"INSERT INTO flags (name, value, updated) VALUES (%s, %s::jsonb, {NOW}) "
+            "ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated = excluded.updated",
+            (name, json.dumps(value)))

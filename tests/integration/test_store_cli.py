@@ -1,0 +1,148 @@
+"""Selecting the shared store and administering it, through real `hookgate` subprocesses and a real
+PostgreSQL: `store migrate` / `store status`, `settings.store` vs `HOOKGATE_STORE_URL`, the schema
+check of `serve` and `run`, and that no password ever reaches an output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import HOOKGATE, ROOT, run_hookgate
+from tests.fakes.mcp_helpers import event
+from tests.integration.serve_helpers import ServeProcess
+from tests.pg_server import PASSWORD, free_port
+
+
+def _config(tmp_path: Path, hooks: dict[str, Any] | None = None, **settings: Any) -> Path:
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps({"hooks": hooks or {}, "settings": settings}))
+    return path
+
+
+def _no_secret(*texts: str) -> None:
+    for text in texts:
+        assert PASSWORD not in text
+
+
+def test_migrate_then_status(tmp_path: Path, pg_url: str) -> None:
+    env = {"HOOKGATE_STORE_URL": pg_url}
+    config = str(_config(tmp_path))
+    before = run_hookgate(["store", "status", "--config", config], env=env)
+    assert before.returncode == 1
+    assert "schema version: 0" in before.stdout and "run 'hookgate store migrate'" in before.stderr
+    first = run_hookgate(["store", "migrate", "--config", config], env=env)
+    assert first.returncode == 0 and "migrated to schema version" in first.stdout
+    again = run_hookgate(["store", "migrate", "--config", config], env=env)
+    assert again.returncode == 0 and "is current; nothing to apply" in again.stdout
+    status = run_hookgate(["store", "status", "--json", "--config", config], env=env)
+    assert status.returncode == 0, status.stderr
+    data = json.loads(status.stdout)
+    assert data["kind"] == "postgresql" and data["version"] == data["required"] >= 2
+    assert {"cache", "counters", "flags"} <= set(data["tables"])
+    assert data["store"].startswith("postgresql://hookgate:***@127.0.0.1:")
+    _no_secret(before.stdout, before.stderr, first.stdout, again.stdout, status.stdout)
+
+
+def test_settings_store_selects_postgresql_and_env_wins(tmp_path: Path, pg_url: str) -> None:
+    config = str(_config(tmp_path, store=pg_url))
+    migrated = run_hookgate(["store", "migrate", "--config", config])
+    assert migrated.returncode == 0 and "postgresql://hookgate:***@" in migrated.stdout
+    lite = run_hookgate(["store", "status", "--config", config], env={"HOOKGATE_STORE_URL": "sqlite"})
+    assert lite.returncode == 0 and "(sqlite)" in lite.stdout
+    valid = run_hookgate(["validate", config])
+    assert valid.returncode == 0, valid.stdout
+    _no_secret(migrated.stdout, lite.stdout, valid.stdout)
+
+
+def test_a_bad_store_url_is_a_config_error_without_the_password(tmp_path: Path) -> None:
+    config = str(_config(tmp_path, store=f"mysql://root:{PASSWORD}@db/x"))
+    proc = run_hookgate(["validate", config])
+    assert proc.returncode == 1
+    assert "settings.store: store URL mysql://root:***@db/x: expected 'sqlite'" in proc.stdout
+    env_bad = run_hookgate(["store", "status", "--config", str(_config(tmp_path))],
+                           env={"HOOKGATE_STORE_URL": f"postgresql://u:{PASSWORD}@h:notaport/db"})
+    assert env_bad.returncode == 1 and "not a valid PostgreSQL URL" in env_bad.stderr
+    _no_secret(proc.stdout, proc.stderr, env_bad.stdout, env_bad.stderr)
+
+
+def test_unreachable_store_commands_fail_in_one_line(tmp_path: Path) -> None:
+    url = f"postgresql://hookgate:{PASSWORD}@127.0.0.1:{free_port()}/db"
+    for command in ("migrate", "status"):
+        proc = run_hookgate(["store", command, "--config", str(_config(tmp_path))], env={"HOOKGATE_STORE_URL": url})
+        assert proc.returncode == 1
+        assert proc.stderr.count("\n") == 1 and "is unreachable" in proc.stderr and "Traceback" not in proc.stderr
+        _no_secret(proc.stdout, proc.stderr)
+
+
+def test_serve_refuses_an_old_schema_naming_the_command(tmp_path: Path, pg_url: str) -> None:
+    proc = subprocess.run([*HOOKGATE, "serve", "--port", "0", "--config", str(_config(tmp_path))],
+                          env={**_env(), "HOOKGATE_STORE_URL": pg_url}, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "schema version 0" in lines[0] and "run 'hookgate store migrate'" in lines[0]
+    _no_secret(proc.stderr)
+
+
+def test_serve_starts_while_the_store_is_down_and_says_so(tmp_path: Path) -> None:
+    url = f"postgresql://hookgate:{PASSWORD}@127.0.0.1:{free_port()}/db"
+    with ServeProcess(_config(tmp_path), env={"HOOKGATE_STORE_URL": url}) as serve:
+        line = serve.wait_log("is unreachable")
+        assert "starting anyway" in line
+    _no_secret(*serve.lines)
+
+
+def test_run_on_an_old_schema_names_the_command_only_when_state_is_used(tmp_path: Path, pg_url: str) -> None:
+    """A stateless event never touches the store; a cached handler (the store is only its cache) still
+    runs, and the one-line schema error naming the command is on stderr."""
+    script = tmp_path / "ok.sh"
+    script.write_text("#!/bin/sh\necho checked\n")
+    script.chmod(0o755)
+    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": str(script), "cacheTtl": 60}]}],
+             "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}
+    config = str(_config(tmp_path, hooks))
+    env = {"HOOKGATE_STORE_URL": pg_url}
+    stateless = run_hookgate(["run", "--config", config], event("Bash", command="ls"), env=env)
+    assert stateless.returncode == 0 and stateless.stderr == ""
+    cached = run_hookgate(["run", "--config", config], {"hook_event_name": "UserPromptSubmit", "prompt": "hi",
+                                                       "session_id": "s", "cwd": str(tmp_path)}, env=env)
+    assert cached.returncode == 0 and "checked" in cached.stdout
+    assert cached.stderr.count("\n") == 1 and "run 'hookgate store migrate'" in cached.stderr
+    _no_secret(stateless.stdout, stateless.stderr, cached.stdout, cached.stderr)
+
+
+PROBE = """
+import sys
+from gateway.cli import main
+code = main(["run", "--config", sys.argv[1]])
+sys.stderr.write("\\nPSYCOPG=" + str("psycopg" in sys.modules) + "\\n")
+raise SystemExit(code)
+"""
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return dict(os.environ)
+
+
+def _psycopg_loaded(config: Path, payload: dict[str, Any], env: dict[str, str]) -> bool:
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(config)], input=json.dumps(payload).encode(),
+                          capture_output=True, cwd=ROOT, timeout=60, check=False, env={**_env(), **env})
+    line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("PSYCOPG="))
+    return line == "PSYCOPG=True"
+
+
+def test_psycopg_is_imported_only_when_postgresql_is_configured_and_state_is_used(tmp_path: Path,
+                                                                                   pg_url: str) -> None:
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
+             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo hi", "cacheTtl": 60}]}]}
+    config = _config(tmp_path, hooks)
+    prompt = {"hook_event_name": "UserPromptSubmit", "prompt": "x", "session_id": "s", "cwd": str(tmp_path)}
+    assert not _psycopg_loaded(config, prompt, {"HOOKGATE_STORE_URL": ""})  # SQLite: never
+    run_hookgate(["store", "migrate", "--config", str(config)], env={"HOOKGATE_STORE_URL": pg_url})
+    assert not _psycopg_loaded(config, event("Bash", command="ls"), {"HOOKGATE_STORE_URL": pg_url})
+    assert _psycopg_loaded(config, prompt, {"HOOKGATE_STORE_URL": pg_url})

@@ -1,0 +1,152 @@
+"""The shared store going away: decisions that need state follow failClosed, the rest keep working,
+nothing is a traceback, and hookgate carries on when the database is back (a real PostgreSQL)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway import Gateway
+from gateway.config import load_config
+from tests.fakes.anthropic_api import FakeAnthropic, tool_use
+from tests.fakes.serving import listening_socket
+from tests.pg_server import PASSWORD, free_port
+
+
+@pytest.fixture
+def claude(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    with FakeAnthropic(sock=listening_socket()) as fake:
+        fake.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
+        yield fake
+
+
+def _gateway(tmp_path: Path, claude: FakeAnthropic) -> Gateway:
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps({
+        "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done? $ARGUMENTS", "id": "judge"}]}]},
+        "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
+        "settings": {"stopBlockLimit": 1, "stateDir": str(tmp_path / "state")}}))
+    return Gateway(load_config([str(path)], use_cache=False))
+
+
+def _stop(session: str) -> dict[str, Any]:
+    return {"hook_event_name": "Stop", "session_id": session, "cwd": "/tmp", "stop_hook_active": True}
+
+
+async def test_stop_guard_without_the_store_runs_the_checks_and_says_so(tmp_path: Path, claude: FakeAnthropic,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKGATE_STORE_URL", f"postgresql://hookgate:{PASSWORD}@127.0.0.1:{free_port()}/db")
+    async with _gateway(tmp_path, claude) as gw:
+        decisions = [await gw.dispatch(_stop("s")) for _ in range(2)]
+    for decision in decisions:  # the limit (1) cannot be counted: the check runs and still blocks
+        assert decision.block and decision.reason == "run the tests"
+        assert "Stop-loop guard" in (decision.system_message or "") and "unreachable" in (decision.system_message
+                                                                                          or "")
+        assert PASSWORD not in json.dumps(decision.to_dict())
+    assert len(claude.message_requests) == 2
+
+
+async def test_stop_guard_counts_again_once_the_store_is_back(tmp_path: Path, claude: FakeAnthropic,
+                                                               pg_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.store.postgres import PostgresStore
+
+    url = pg_server.url(pg_server.new_database())
+    PostgresStore(url).migrate()
+    monkeypatch.setenv("HOOKGATE_STORE_URL", url)
+    try:
+        async with _gateway(tmp_path, claude) as gw:
+            first = await gw.dispatch(_stop("s"))
+            assert first.block and first.system_message is None
+            pg_server.stop()
+            down = await gw.dispatch(_stop("s"))
+            assert down.block and "unreachable" in (down.system_message or "")
+            pg_server.start()
+            back = await gw.dispatch(_stop("s"))  # the count written before the outage is still there
+            assert not back.block and "stopBlockLimit" in (back.system_message or "")
+    finally:
+        if not pg_server.is_running():
+            pg_server.start()
+
+
+def _rate_config(tmp_path: Path, *, fail_closed: bool, limit: int = 100) -> str:
+    path = tmp_path / f"rate-{fail_closed}.json"
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [
+        {"type": "builtin", "name": "readOnly", "id": "ro", "failClosed": fail_closed},
+        {"type": "builtin", "name": "rateLimit", "limit": limit, "window": 3600, "per": ["session"], "id": "rate",
+         "failClosed": fail_closed}]}]}}))
+    return str(path)
+
+
+def _bash(command: str, session: str = "s") -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/tmp", "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": "t1"}
+
+
+def test_run_with_the_store_down_follows_fail_closed(tmp_path: Path) -> None:
+    from tests.conftest import run_hookgate
+
+    env = {"HOOKGATE_STORE_URL": f"postgresql://hookgate:{PASSWORD}@127.0.0.1:{free_port()}/db"}
+    closed = run_hookgate(["run", "--config", _rate_config(tmp_path, fail_closed=True)], _bash("ls"), env=env)
+    assert closed.returncode == 2
+    reason = json.loads(closed.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "'rate' failed" in reason and "unreachable" in reason and "Traceback" not in closed.stderr
+    opened = run_hookgate(["run", "--config", _rate_config(tmp_path, fail_closed=False)], _bash("rm -f x"), env=env)
+    assert opened.returncode == 0, opened.stderr
+    message = json.loads(opened.stdout)["systemMessage"]
+    assert "'ro' let this through without its state" in message and "'rate' let this through" in message
+    for proc in (closed, opened):
+        assert PASSWORD not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_serve_while_postgresql_stops_and_restarts(tmp_path: Path, pg_server: Any) -> None:
+    """A live `hookgate serve`: the database stops mid-run (stateless events keep their answers, the
+    failClosed rate limit denies naming the outage), then starts again (the same pool reconnects, and
+    the count written before the outage is still there: the limit still holds exactly)."""
+    import httpx2
+
+    from gateway.store.postgres import PostgresStore
+    from tests.integration.serve_helpers import ServeProcess
+
+    url = pg_server.url(pg_server.new_database())
+    PostgresStore(url).migrate()
+    config = tmp_path / "serve.json"
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "builtin", "name": "rateLimit", "limit": 3, "window": 3600,
+                                       "per": ["session"], "id": "rate", "failClosed": True}]},
+        {"matcher": "Read", "hooks": [{"type": "command", "command": "echo fine"}]}]}}))
+
+    def ask(server: ServeProcess, event: dict[str, Any]) -> dict[str, Any]:
+        response = httpx2.post(f"{server.url}/hooks", content=json.dumps(event),
+                               headers={"content-type": "application/json"}, timeout=30)
+        assert response.status_code == 200, response.text
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    def decision(answer: dict[str, Any]) -> str | None:
+        value: str | None = answer.get("hookSpecificOutput", {}).get("permissionDecision")
+        return value
+
+    read = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/tmp", "tool_name": "Read",
+            "tool_input": {"file_path": "/tmp/x"}, "tool_use_id": "r"}
+    try:
+        with ServeProcess(config, env={"HOOKGATE_STORE_URL": url}) as server:
+            assert [decision(ask(server, _bash("ls"))) for _ in range(2)] == [None, None]
+            pg_server.stop()
+            down = ask(server, _bash("ls"))
+            assert decision(down) == "deny" and "unreachable" in down["hookSpecificOutput"]["permissionDecisionReason"]
+            assert ask(server, read).get("hookSpecificOutput", {}).get("permissionDecision") is None
+            server.wait_log("is unreachable")
+            pg_server.start()
+            after = [decision(ask(server, _bash("ls"))) for _ in range(3)]
+            assert after == [None, "deny", "deny"]  # 2 before + 1 now = the limit of 3; nothing was lost
+            server.wait_log("reachable again")
+        assert all(PASSWORD not in line for line in server.lines)
+        assert not any("Traceback" in line for line in server.lines)
+    finally:
+        if not pg_server.is_running():
+            pg_server.start()

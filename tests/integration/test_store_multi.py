@@ -1,0 +1,125 @@
+"""Three `hookgate serve` processes on one PostgreSQL database, as three machines behind a load balancer.
+
+Each replica is a real subprocess with its own state dir and config cache (as on separate machines);
+they share nothing but `HOOKGATE_STORE_URL`. Requests are spread round-robin (and in parallel where
+the point is a race) over the three replicas.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from typing import Any
+
+import httpx2
+import pytest
+
+from tests.conftest import run_hookgate
+from tests.fakes.anthropic_api import FakeAnthropic, tool_use
+from tests.fakes.serving import listening_socket
+from tests.integration.serve_helpers import ServeProcess, isolated_env
+from tests.pg_server import PASSWORD
+
+JSON = {"content-type": "application/json"}
+REPLICAS = 3
+
+
+def post(url: str, body: Any) -> dict[str, Any]:
+    response = httpx2.post(f"{url}/hooks", content=json.dumps(body), headers=JSON, timeout=60)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+class Cluster:
+    """Three replicas of one config on one database; ``url(i)`` is replica ``i % 3``."""
+
+    def __init__(self, servers: list[ServeProcess], db_url: str, pg: Any) -> None:
+        self.servers = servers
+        self.db_url = db_url
+        self.pg = pg
+        self.db = db_url.rsplit("/", 1)[1]
+
+    def url(self, i: int) -> str:
+        return self.servers[i % len(self.servers)].url
+
+    def logs(self) -> list[str]:
+        return [line for s in self.servers for line in s.lines]
+
+
+@pytest.fixture(scope="module")
+def claude() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic(sock=listening_socket()) as fake:
+        fake.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: FakeAnthropic) -> Iterator[Cluster]:
+    """One database, three replicas, one config for every test of this module (tests use their own
+    session ids, so they do not see each other's counts)."""
+    tmp_path = tmp_path_factory.mktemp("cluster")
+    pg_url = pg_server.url(pg_server.new_database())
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({
+        "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done? $ARGUMENTS", "id": "judge"}]}],
+                  "PreToolUse": [{"matcher": "Bash", "hooks": [
+                      {"type": "builtin", "name": "rateLimit", "limit": 5, "window": 3600, "per": ["session"],
+                       "id": "rate", "failClosed": True}]}]},
+        "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
+        "settings": {"stopBlockLimit": 3}}))
+    migrated = run_hookgate(["store", "migrate", "--config", str(config)], env={"HOOKGATE_STORE_URL": pg_url})
+    assert migrated.returncode == 0, migrated.stderr
+    with ExitStack() as stack:
+        servers = []
+        for i in range(REPLICAS):
+            env = {**isolated_env(tmp_path / f"machine{i}"), "HOOKGATE_STORE_URL": pg_url,
+                   "ANTHROPIC_API_KEY": "sk-test"}
+            servers.append(stack.enter_context(ServeProcess(config, env=env, args=["--reload-interval", "0"])))
+        cluster = Cluster(servers, pg_url, pg_server)
+        yield cluster
+    assert all(PASSWORD not in line for line in cluster.logs())
+
+
+def stop_event(session: str) -> dict[str, Any]:
+    return {"hook_event_name": "Stop", "session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
+            "stop_hook_active": True}
+
+
+def test_stop_guard_limit_holds_across_replicas(cluster: Cluster, claude: FakeAnthropic) -> None:
+    """A check that always blocks: 3 blocks in a row whichever replica answers, then the stop goes
+    through (the 4th event, on a replica that never blocked this session itself), then checked again."""
+    before = len(claude.message_requests)
+    answers = [post(cluster.url(i), stop_event("stop-seq")) for i in range(5)]
+    assert [a.get("decision") for a in answers] == ["block", "block", "block", None, "block"]
+    assert "stopBlockLimit" in answers[3].get("systemMessage", "")
+    assert len(claude.message_requests) - before == 4
+
+
+def bash(session: str, n: int) -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "session_id": session, "transcript_path": "/tmp/t.jsonl",
+            "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": f"echo {n}"}, "tool_use_id": f"t{n}"}
+
+
+def permission(answer: dict[str, Any]) -> str | None:
+    value: str | None = answer.get("hookSpecificOutput", {}).get("permissionDecision")
+    return value
+
+
+def test_rate_limit_holds_exactly_across_replicas(cluster: Cluster) -> None:
+    """20 calls of one session at once, spread over the three replicas, limit 5: exactly 5 get through,
+    and each event cost one statement on the database (the window's first call two)."""
+    cluster.pg.statements_reset(cluster.db)
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(lambda i: post(cluster.url(i), bash("rate-a", i)), range(20)))
+    decisions = [permission(a) for a in answers]
+    assert decisions.count(None) == 5 and decisions.count("deny") == 15
+    reasons = [a["hookSpecificOutput"]["permissionDecisionReason"] for a in answers if permission(a) == "deny"]
+    assert all("5 calls per 3600 s reached for session=rate-a" in r for r in reasons)
+    statements = cluster.pg.statements(cluster.db)
+    assert statements <= 2 * 20, statements  # at most two round trips per event
+    assert statements == 20 + 1  # one capped increment each, plus the window's first call's cleanup
+    # another session has its own window, on any replica
+    assert permission(post(cluster.url(1), bash("rate-b", 0))) is None
