@@ -104,8 +104,8 @@ class StopGuard:
         ``record`` says so."""
         from gateway.errors import StoreError
 
-        state = self.ctx.state
         try:
+            state = self.ctx.state  # opening the store may fail too
             self.reserved = await state.acounter_add_capped(SCOPE, self.key, self.limit) is not None
             if self.reserved:
                 inflight_key = f"{self.key}@{_bucket()}"
@@ -136,11 +136,11 @@ class StopGuard:
         carrying a system message when the store could not be used, else nothing."""
         from gateway.errors import StoreError
 
-        state = self.ctx.state
         answered = [r for r in results if r.id in self.judgment_ids and r.status in ("ok", "cached")]
         blocked = any(r.verdict is not None and r.verdict.block for r in answered)
         goes_through = not any(_holds_back(r) for r in results)
         try:
+            state = self.ctx.state
             if self.unavailable is None and self.reserved and not blocked:
                 if answered or goes_through:
                     await state.acounter_reset(SCOPE, self.key)
