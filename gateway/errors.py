@@ -11,8 +11,10 @@
     ├── StoreError                the state store (``gateway.store``) could not be opened, read or written
     │   ├── StoreUnavailable      the store cannot be reached now (stateful decisions follow failClosed)
     │   └── StoreSchemaError      the store's schema is older than this hookgate ('hookgate store migrate')
-    └── ActionDenied              the Python host (``gateway.host``): a hook stopped the agent's action
-        └── ToolCallDenied        ... a tool call (``gateway.tool_call``); ``.reason`` says why
+    ├── ActionDenied              the Python host (``gateway.host``): a hook stopped the agent's action
+    │   └── ToolCallDenied        ... a tool call (``gateway.tool_call``); ``.reason`` says why
+    ├── ChannelError              an approval channel could not post or update a request
+    └── CallbackRejected          an approval callback failed its signature/token check (``.status``)
 
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
@@ -104,3 +106,15 @@ class ActionDenied(HookgateError):
 
 class ToolCallDenied(ActionDenied):
     """A tool call was denied before it ran (``after`` False) or its result was withheld (``after`` True)."""
+
+
+class ChannelError(HookgateError):
+    """An approval channel could not post or update a request (SDK missing, API error, bad secret)."""
+
+
+class CallbackRejected(HookgateError):
+    """An approval callback failed its check (signature, token, shape); ``status`` is the HTTP status."""
+
+    def __init__(self, message: str, status: int = 401) -> None:
+        self.status = status
+        super().__init__(message)

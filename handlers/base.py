@@ -39,6 +39,7 @@ BUILTIN: dict[str, str] = {
     "agent": "handlers.agent:AgentHandler",
     "python": "handlers.python:PythonHandler",
     "builtin": "handlers.builtin:BuiltinHandler",
+    "approval": "handlers.approval:ApprovalHandler",
 }
 ENTRY_POINT_GROUP = "hookgate.handlers"
 
@@ -50,13 +51,15 @@ class Handler(ABC):
 
     Class attributes: ``type`` (the config ``type`` string), ``judgment`` (True for LLM handlers:
     soft checks whose ``allow`` is dropped and whose failures never block), ``default_timeout``
-    (seconds). ``spec`` is the validated config entry; type-specific fields are in ``spec.options``
-    (snake_case keys).
+    (seconds), ``fails_closed`` (True: always ``failClosed``). ``spec`` is the validated config entry;
+    type-specific fields are in ``spec.options`` (snake_case keys).
     """
 
     type: ClassVar[str]
     judgment: ClassVar[bool] = False
     default_timeout: ClassVar[float] = 600.0
+    fails_closed: ClassVar[bool] = False
+    """True: the type is always ``failClosed`` (an approval gate that failed must not let the call through)."""
 
     def __init__(self, spec: HandlerSpec) -> None:
         self.spec = spec
@@ -175,7 +178,7 @@ def is_judgment_type(type_name: str) -> bool:
     """True for LLM handler types (prompt, agent, or a registered class with ``judgment = True``)."""
     if type_name in ("prompt", "agent"):
         return True
-    if type_name in ("command", "http", "mcp_tool"):
+    if type_name in ("command", "http", "mcp_tool", "python", "approval"):
         return False
     try:
         return handler_class(type_name).judgment

@@ -11,6 +11,7 @@ from gateway.cli import DIALECT_CHOICES, EXIT_ERROR, SERVER_DOWN_CHOICES
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from typing import Any, NoReturn
 
 
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_install_parsers(sub, "gateway.cli.install:cmd_install")
     add_store_parsers(sub, with_config)
+    add_approvals_parser(sub, with_config)
     return parser
 
 
@@ -131,3 +133,24 @@ def add_install_parsers(sub: Any, func: str) -> None:
                                                             "event hookgate supports on HOST)")
             p.add_argument("--hookgate", metavar="PATH", help="the hookgate executable to call (default: this one)")
         p.set_defaults(func=func, action=action)
+
+
+def add_approvals_parser(sub: Any, add_config: Callable[[argparse.ArgumentParser], argparse.ArgumentParser]
+                         ) -> None:
+    """The ``approvals`` subcommand and its actions on ``sub`` (argparse sub-parsers; ``add_config``
+    adds ``--config``)."""
+    statuses = ("pending", "approved", "rejected", "expired", "cancelled")  # gateway.approvals.record.STATUSES
+    top = sub.add_parser("approvals", help="list and answer approval requests (the approval handler's inbox)")
+    actions = top.add_subparsers(dest="approvals_action", required=True)
+    listing = add_config(actions.add_parser("list", help="requests, newest first"))
+    listing.add_argument("--json", action="store_true", help="a JSON array of request objects")
+    listing.add_argument("--status", choices=statuses, help="only requests in this state")
+    listing.add_argument("--limit", type=int, default=50, help="at most this many (default: 50)")
+    show = add_config(actions.add_parser("show", help="one request in full"))
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true")
+    for name, what in (("approve", "approve a pending request"), ("reject", "reject a pending request")):
+        p = add_config(actions.add_parser(name, help=what))
+        p.add_argument("id")
+        p.add_argument("--reason", help="why (shown to the agent and on the channel message)")
+    top.set_defaults(func="gateway.cli.approvals:cmd_approvals")

@@ -26,13 +26,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"error: {issue}")
         print(f"{len(exc.issues)} error(s) in {', '.join(paths)}")
         return EXIT_ERROR
+    from gateway.approvals.checks import approval_warnings
     from handlers.llm.base import key_problems
 
     # handlers that cannot run, missing API keys and secrets: environment-dependent, so not config errors at
     # run time (there the handler fails: closed when it is failClosed)
     env_errors, env_warnings = environment_problems(config)
     errors = config.broken + key_problems(config) + env_errors
-    for warning in config.warnings + env_warnings:
+    for warning in config.warnings + env_warnings + approval_warnings(config):
         print(f"warning: {warning}")
     if errors:
         for problem in errors:

@@ -74,6 +74,7 @@ class Compiler:
         self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
         self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)
+        self.channels: dict[str, Any] = {}  # approval channels (gateway.approvals.config)
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
 
     def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
@@ -238,7 +239,7 @@ class Compiler:
         self.ids[label] = count
         handler = HandlerSpec(
             type=type_name, id=label if count == 1 else f"{label}#{count}", where=where,
-            timeout=common.timeout or default_timeout, fail_closed=common.fail_closed,
+            timeout=common.timeout or default_timeout, fail_closed=common.fail_closed or cls.fails_closed,
             priority=common.priority, if_rule=common.if_,
             async_=(common.async_ or common.async_rewake) and not judgment,
             cache_ttl=common.cache_ttl, status_message=common.status_message, dialect=dialect,
@@ -318,8 +319,8 @@ class Compiler:
             self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
                                  "(the built-in default policy applies only when no config is found)")
         return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                "settings": self.settings, "guards": self.guards, "warnings": self.warnings, "depends": self.depends,
-                "broken": self.broken}
+                "settings": self.settings, "guards": self.guards, "channels": self.channels,
+                "warnings": self.warnings, "depends": self.depends, "broken": self.broken}
 
 
 def compile_configs(paths: list[str]) -> dict[str, Any]:

@@ -12,7 +12,9 @@ guards:
 Validated with pydantic at load time (an unknown rule or decision is a config error naming the file and key);
 several files merge (rules by name, the allow lists add up, a later ``buildDirs``/``tempRoots`` wins).
 ``activate`` hands the result to ``configs.guards.destructive.configure`` when a config is loaded, so the
-in-process guard uses it; without a ``guards`` section the defaults apply.
+in-process guard uses it; without a ``guards`` section the defaults apply. The tuning is process-wide: in one
+process (``serve``, the Python API) the config loaded last decides. A guard run as a command hook
+(``python -I -S shell_guard.py``) uses the defaults.
 """
 
 from __future__ import annotations

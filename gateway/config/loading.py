@@ -119,6 +119,7 @@ class RuntimeConfig:
     llm: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     guards: dict[str, Any] = field(default_factory=dict)
+    channels: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
 
@@ -127,6 +128,7 @@ class RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
                    llm=data.get("llm", {}), settings=data.get("settings", {}), guards=data.get("guards", {}),
+                   channels=data.get("channels", {}),
                    warnings=data.get("warnings", []), broken=data.get("broken", []))
 
     def handler_count(self) -> int:

@@ -1,5 +1,6 @@
 """hookgate's own config sections next to ``hooks``: ``settings``, ``mcpServers``/``mcpConfig``, ``llm``,
-``guards`` (in ``gateway.config.guards``).
+``guards`` (in ``gateway.config.guards``);
+``channels`` (approval channels: ``gateway.approvals.config``).
 
 Each section is validated with its pydantic model and stored normalized on the compiler. Keys that
 Claude Code settings files carry (``permissions``, ``env``, ``model``, ...) are ignored silently in
@@ -45,6 +46,10 @@ def compile_sections(compiler: Compiler, path: str, base_dir: str, doc: dict[str
         from gateway.config.agents import compile_agents
 
         compile_agents(compiler, path, base_dir, doc["agents"])
+    if "channels" in doc:
+        from gateway.approvals.config import compile_section
+
+        compile_section(compiler, path, doc["channels"])
     if os.path.basename(path).startswith("settings") or (set(doc) & KIRO_AGENT_KEYS):
         return
     for key in doc:
@@ -160,6 +165,9 @@ def finish_sections(compiler: Compiler) -> None:
                     compiler.issues.append(f"{handler['where']}.provider: unknown LLM provider {name!r} "
                                            f"(expected one of: {', '.join(sorted(providers))})")
     _finish_mcp(compiler)
+    from gateway.approvals.config import finish_section
+
+    finish_section(compiler)
 
 
 # ---------------------------------------------------------------------------- mcpServers / mcpConfig

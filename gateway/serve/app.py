@@ -61,6 +61,9 @@ class HookServer(Routes):
         self.generations = Generations(self.paths, self.metrics)
         self._tasks: set[asyncio.Task[Any]] = set()
         self.started = time.time()
+        from gateway.serve.approvals import ApprovalRoutes
+
+        self.approvals = ApprovalRoutes(lambda: self.gateway.context, self.token)
 
     @property
     def gateway(self) -> Gateway:
@@ -111,6 +114,7 @@ class HookServer(Routes):
             hup = True
         if self.reload_interval > 0:
             self._spawn(self._watch())
+        self._spawn(self.approvals.sweeper())
         try:
             yield
         finally:
@@ -146,6 +150,7 @@ def create_app(server: HookServer) -> Any:
     # it, and a redirected POST has no body); any other path or method gets a JSON error.
     routes = [Route(path + slash, endpoint, methods=[method])
               for path, endpoint, method in endpoints for slash in ("", "/")]
+    routes += server.approvals.routes()
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -160,8 +165,11 @@ def create_app(server: HookServer) -> Any:
     app: Starlette = Starlette(routes=routes, lifespan=server.lifespan,
                                exception_handlers={404: http_error, 405: http_error})
     app.router.redirect_slashes = False
+    from gateway.serve.approvals import SELF_AUTHENTICATED
+
     return RequestGuard(app, token=server.token, allowed_hosts=server.allowed_hosts(),
-                        on_reject=lambda reason: server.metrics.rejected.labels(reason).inc())
+                        on_reject=lambda reason: server.metrics.rejected.labels(reason).inc(),
+                        self_authenticated=SELF_AUTHENTICATED)
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -46,15 +46,18 @@ class RequestGuard:
     """
 
     def __init__(self, app: Any, *, token: str | None, allowed_hosts: frozenset[str] | None,
-                 on_reject: Callable[[str], None] | None = None) -> None:
+                 on_reject: Callable[[str], None] | None = None, self_authenticated: tuple[str, ...] = ()) -> None:
         self.app = app
+        self._self_authenticated = self_authenticated  # path prefixes whose routes check credentials themselves
         self._expected = f"Bearer {token}".encode() if token else None
         self._allowed_hosts = allowed_hosts
         self._on_reject = on_reject
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            problem = self._problem(scope["headers"])
+            own_check = bool(self._self_authenticated) and str(scope.get("path", "")).startswith(
+                self._self_authenticated)
+            problem = self._problem(scope["headers"], check_token=not own_check)
             if problem is not None:
                 status, reason, message, extra = problem
                 if self._on_reject is not None:
@@ -67,7 +70,7 @@ class RequestGuard:
                 return
         await self.app(scope, receive, send)
 
-    def _problem(self, headers: list[tuple[bytes, bytes]]
+    def _problem(self, headers: list[tuple[bytes, bytes]], *, check_token: bool = True
                  ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         host = origin = None
         authorization = b""
@@ -86,7 +89,7 @@ class RequestGuard:
         if origin is not None:
             return (403, "cross_origin", f"cross-origin request refused (Origin: {origin.decode('latin-1')[:100]}): "
                     "hook clients send no Origin header", [])
-        if self._expected is not None and not hmac.compare_digest(authorization, self._expected):
+        if check_token and self._expected is not None and not hmac.compare_digest(authorization, self._expected):
             return (401, "unauthorized", "missing or wrong bearer token (see HOOKGATE_TOKEN)",
                     [(b"www-authenticate", b"Bearer")])
         return None

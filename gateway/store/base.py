@@ -1,5 +1,5 @@
 """``Store``: the one state-store interface. Everything that must outlive one process (verdict caches,
-Stop-guard counts, rate-limit counts, the read-only flag; approvals and audit records as they land)
+Stop-guard counts, rate-limit counts, the read-only flag, approval requests; audit records as they land)
 goes through it, never a module's own file or dict, so that pointing ``settings.store`` at a shared
 backend makes every feature correct across machines at once.
 
@@ -23,11 +23,14 @@ reached: callers that decide with state then follow their ``failClosed``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.approvals.record import ApprovalRecord
 
 
 class Store(ABC):
-    """Key-value cache with expiry, integer counters (scope, key) and named JSON flags.
+    """Key-value cache with expiry, integer counters (scope, key) and named JSON flags and approval requests.
 
     ``kind``: ``sqlite`` | ``postgresql``; ``display``: where it is, safe to print (no password);
     ``required_version``: the schema version this hookgate needs."""
@@ -84,6 +87,45 @@ class Store(ABC):
     @abstractmethod
     def flag_set(self, name: str, value: Any | None) -> None:
         """Set flag ``name`` to the JSON ``value``; None deletes it."""
+
+    # ---- approval requests (``gateway.approvals``): pending -> approved | rejected | expired | cancelled
+
+    @abstractmethod
+    def approval_create(self, record: ApprovalRecord) -> ApprovalRecord:
+        """Store a new pending request, unless an open one (pending, or answered and not consumed) has the
+        same ``key``: then nothing is stored. Returns the open request for the key (``record`` or the
+        one that was there first), atomically."""
+
+    @abstractmethod
+    def approval_get(self, approval_id: str) -> ApprovalRecord | None:
+        """The request ``approval_id``, or None."""
+
+    @abstractmethod
+    def approval_find(self, key: str, fingerprint: str) -> ApprovalRecord | None:
+        """The open request with ``key``, else the newest open one with ``fingerprint``, else None."""
+
+    @abstractmethod
+    def approval_list(self, statuses: list[str] | None = None, limit: int = 100) -> list[ApprovalRecord]:
+        """Requests (only those in ``statuses`` when given), newest first, at most ``limit``."""
+
+    @abstractmethod
+    def approval_decide(self, approval_id: str, status: str, by: str, reason: str | None,
+                        at: float) -> ApprovalRecord | None:
+        """Move a *pending* request to ``status`` (approved | rejected | expired | cancelled), recording
+        ``by``, ``reason`` and ``at``, atomically: the updated request, or None when it was not pending
+        (of two racing answers exactly one gets the record)."""
+
+    @abstractmethod
+    def approval_consume(self, approval_id: str, at: float) -> bool:
+        """Mark an approved/rejected request as delivered to its tool call: True for the first caller only."""
+
+    @abstractmethod
+    def approval_expire_due(self, now: float, by: str) -> list[ApprovalRecord]:
+        """Expire every pending request with ``expires_at <= now`` (decided_by ``by``); returns them."""
+
+    @abstractmethod
+    def approval_set_ref(self, approval_id: str, ref: dict[str, Any]) -> None:
+        """Keep the channel's handle on the posted message (JSON object) with the request."""
 
     @abstractmethod
     def close(self) -> None:

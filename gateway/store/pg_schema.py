@@ -45,6 +45,17 @@ MIGRATIONS: list[Migration] = [
     Migration(2, "named JSON flags", """
         CREATE TABLE flags (name text PRIMARY KEY, value jsonb NOT NULL, updated double precision NOT NULL);
     """, ("flags",)),
+    Migration(3, "approval requests", """
+        CREATE TABLE approvals (
+            id text PRIMARY KEY, key text NOT NULL, fingerprint text NOT NULL, status text NOT NULL,
+            created_at double precision NOT NULL, expires_at double precision NOT NULL, session_id text,
+            tool_use_id text, tool_name text, channel text, decided_at double precision, decided_by text,
+            reason text, consumed_at double precision, payload text NOT NULL, ref text NOT NULL DEFAULT '{}');
+        CREATE UNIQUE INDEX approvals_open_key ON approvals (key)
+            WHERE consumed_at IS NULL AND status IN ('pending', 'approved', 'rejected');
+        CREATE INDEX approvals_fingerprint ON approvals (fingerprint, status);
+        CREATE INDEX approvals_pending ON approvals (status, expires_at);
+    """, ("approvals",)),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

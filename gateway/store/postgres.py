@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from gateway.store import pg_approvals
 from gateway.store.base import Store
 from gateway.store.pg_conn import AsyncDB, Op, Q, SyncDB, T
 from gateway.store.pg_schema import NOW, SCHEMA_VERSION, counts_op, migrate_op, version_op
 from gateway.store.url import redact
+
+if TYPE_CHECKING:
+    from gateway.approvals.record import ApprovalRecord
 
 Mode = Literal["run", "serve", "api", "admin"]
 
@@ -137,6 +141,34 @@ class PostgresStore(Store):
 
     async def aflag_set(self, name: str, value: Any) -> None:
         await self._arun(lambda: _flag_set(name, value))
+
+    # -- approval requests (gateway.store.pg_approvals) -----------------------------------------------
+
+    def approval_create(self, record: ApprovalRecord) -> ApprovalRecord:
+        """Store a new pending request unless one is open for its key; the open one. Two statements."""
+        return self._run(pg_approvals.create(record))
+
+    def approval_get(self, approval_id: str) -> ApprovalRecord | None:
+        return self._run(pg_approvals.get(approval_id))
+
+    def approval_find(self, key: str, fingerprint: str) -> ApprovalRecord | None:
+        return self._run(pg_approvals.find(key, fingerprint))
+
+    def approval_list(self, statuses: list[str] | None = None, limit: int = 100) -> list[ApprovalRecord]:
+        return self._run(pg_approvals.listing(statuses, limit))
+
+    def approval_decide(self, approval_id: str, status: str, by: str, reason: str | None,
+                        at: float) -> ApprovalRecord | None:
+        return self._run(pg_approvals.decide(approval_id, status, by, reason, at))
+
+    def approval_consume(self, approval_id: str, at: float) -> bool:
+        return self._run(pg_approvals.consume(approval_id, at))
+
+    def approval_expire_due(self, now: float, by: str) -> list[ApprovalRecord]:
+        return self._run(pg_approvals.expire_due(now, by))
+
+    def approval_set_ref(self, approval_id: str, ref: dict[str, Any]) -> None:
+        self._run(pg_approvals.set_ref(approval_id, ref))
 
     # -- lifecycle ------------------------------------------------------------------------------------
 

@@ -14,10 +14,13 @@ import json
 import os
 import sqlite3
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.errors import StoreError
 from gateway.store.base import Store
+
+if TYPE_CHECKING:
+    from gateway.approvals.record import ApprovalRecord
 
 MIGRATIONS: list[str] = [
     # 1: caches and counters
@@ -30,7 +33,27 @@ MIGRATIONS: list[str] = [
     """
     CREATE TABLE IF NOT EXISTS flags (name TEXT PRIMARY KEY, value TEXT NOT NULL, updated REAL NOT NULL);
     """,
+    # 3: approval requests (gateway.approvals.record.ApprovalRecord; one open request per key)
+    """
+    CREATE TABLE IF NOT EXISTS approvals (
+        id TEXT PRIMARY KEY, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status TEXT NOT NULL,
+        created_at REAL NOT NULL, expires_at REAL NOT NULL, session_id TEXT, tool_use_id TEXT, tool_name TEXT,
+        channel TEXT, decided_at REAL, decided_by TEXT, reason TEXT, consumed_at REAL,
+        payload TEXT NOT NULL, ref TEXT NOT NULL DEFAULT '{}');
+    CREATE UNIQUE INDEX IF NOT EXISTS approvals_open_key ON approvals (key)
+        WHERE consumed_at IS NULL AND status IN ('pending', 'approved', 'rejected');
+    CREATE INDEX IF NOT EXISTS approvals_fingerprint ON approvals (fingerprint, status);
+    CREATE INDEX IF NOT EXISTS approvals_pending ON approvals (status, expires_at)
+    """,
 ]
+
+
+_APPROVAL_COLUMNS = ("id, key, fingerprint, status, created_at, expires_at, session_id, tool_use_id, tool_name, "
+                     "channel, decided_at, decided_by, reason, consumed_at, payload, ref")
+"""``gateway.approvals.record.COLUMNS``, in table order (spelled out: the hot path does not import approvals)."""
+_APPROVAL_SELECT = f"SELECT {_APPROVAL_COLUMNS} FROM approvals"
+_APPROVAL_RETURNING = f"RETURNING {_APPROVAL_COLUMNS}"
+_APPROVAL_OPEN = "consumed_at IS NULL AND status IN ('pending', 'approved', 'rejected')"
 
 
 def migrate(db: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int:
@@ -155,6 +178,66 @@ class SQLiteStore(Store):
             self._run("INSERT INTO flags (name, value, updated) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
                       "SET value = excluded.value, updated = excluded.updated",
                       (name, json.dumps(value), time.time()))
+
+    # ---- approvals: each transition is one UPDATE ... WHERE status = 'pending' RETURNING (exactly one
+    # of two racing answers gets a row back); the partial unique index keeps one open request per key
+
+    @staticmethod
+    def _record(row: Any) -> ApprovalRecord | None:
+        from gateway.approvals.record import COLUMNS, ApprovalRecord
+
+        return None if row is None else ApprovalRecord.from_row(dict(zip(COLUMNS, row, strict=True)))
+
+    def _records(self, rows: list[Any]) -> list[ApprovalRecord]:
+        return [r for r in (self._record(row) for row in rows) if r is not None]
+
+    def approval_create(self, record: ApprovalRecord) -> ApprovalRecord:
+        from gateway.approvals.record import COLUMNS
+
+        row = record.to_row()
+        self._run(f"INSERT OR IGNORE INTO approvals ({_APPROVAL_COLUMNS}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                  tuple(row[c] for c in COLUMNS))
+        found = self._record(self._run(f"{_APPROVAL_SELECT} WHERE key = ? AND {_APPROVAL_OPEN}",
+                                       (record.key,)).fetchone())
+        return found if found is not None else record
+
+    def approval_get(self, approval_id: str) -> ApprovalRecord | None:
+        return self._record(self._run(f"{_APPROVAL_SELECT} WHERE id = ?", (approval_id,)).fetchone())
+
+    def approval_find(self, key: str, fingerprint: str) -> ApprovalRecord | None:
+        row = self._run(f"{_APPROVAL_SELECT} WHERE key = ? AND {_APPROVAL_OPEN}", (key,)).fetchone()
+        if row is None:
+            row = self._run(f"{_APPROVAL_SELECT} WHERE fingerprint = ? AND {_APPROVAL_OPEN} "
+                            "ORDER BY created_at DESC LIMIT 1", (fingerprint,)).fetchone()
+        return self._record(row)
+
+    def approval_list(self, statuses: list[str] | None = None, limit: int = 100) -> list[ApprovalRecord]:
+        if statuses:
+            marks = ", ".join("?" * len(statuses))
+            return self._records(self._run(f"{_APPROVAL_SELECT} WHERE status IN ({marks}) "
+                                           "ORDER BY created_at DESC LIMIT ?", (*statuses, limit)).fetchall())
+        return self._records(self._run(f"{_APPROVAL_SELECT} ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall())
+
+    def approval_decide(self, approval_id: str, status: str, by: str, reason: str | None,
+                        at: float) -> ApprovalRecord | None:
+        return self._record(self._run(
+            "UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ? "
+            f"WHERE id = ? AND status = 'pending' {_APPROVAL_RETURNING}",
+            (status, by, reason, at, approval_id)).fetchone())
+
+    def approval_consume(self, approval_id: str, at: float) -> bool:
+        cursor = self._run("UPDATE approvals SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL "
+                           "AND status IN ('approved', 'rejected')", (at, approval_id))
+        return cursor.rowcount == 1
+
+    def approval_expire_due(self, now: float, by: str) -> list[ApprovalRecord]:
+        return self._records(self._run(
+            "UPDATE approvals SET status = 'expired', decided_by = ?, decided_at = ?, "
+            "reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= ? "
+            f"{_APPROVAL_RETURNING}", (by, now, now)).fetchall())
+
+    def approval_set_ref(self, approval_id: str, ref: dict[str, Any]) -> None:
+        self._run("UPDATE approvals SET ref = ? WHERE id = ?", (json.dumps(ref), approval_id))
 
     def close(self) -> None:
         self._db.close()

@@ -59,8 +59,8 @@ def main() -> None:
     runs = parser.parse_args().runs
     env = {**os.environ, "HOOKGATE_CACHE_DIR": tempfile.mkdtemp(prefix="hookgate-bench-")}
     env.pop("HOOKGATE_CONFIG", None)
-    for label, command in (("`ls -la` (no handler runs)", "ls -la"), ("`rm -rf src` (guard runs, deny)",
-                                                                       "rm -rf src")):
+    for label, command in (("`ls -la` (no handler runs)", "ls -la"), ("`rm -rf /srv/app/src` (guard runs, deny)",
+                                                                       "rm -rf /srv/app/src")):
         timings = {}
         for dialect, event in events(command).items():
             stdin = json.dumps(event).encode()

@@ -10,7 +10,7 @@ ratios are measured in the same run under the same load. Targets (issue 15):
 
 - allow: ``hookgate run`` on ``ls -la`` (the default policy's guards run in-process, no decision)
   <= 1.2x the cchooks hook on the same event;
-- deny: ``hookgate run`` on ``rm -rf src`` (the shell guard denies) <= 1.15x the allow.
+- deny: ``hookgate run`` on ``rm -rf /srv/app/src`` (the shell guard denies) <= 1.15x the allow.
 
 Also printed: an Edit (the secrets guard runs), ``python -S -c pass`` and ``python -c pass`` of the same
 interpreter. Never asserts.
@@ -40,7 +40,7 @@ def event(tool: str, tool_input: dict[str, str]) -> bytes:
 
 
 ALLOW = event("Bash", {"command": "ls -la", "description": "list files"})
-DENY = event("Bash", {"command": "rm -rf src", "description": "clean"})
+DENY = event("Bash", {"command": "rm -rf /srv/app/src", "description": "clean"})
 EDIT = event("Edit", {"file_path": "/tmp/p/src/app.ts", "old_string": "a", "new_string": "b"})
 
 
@@ -60,9 +60,9 @@ def main() -> None:
         "python -S -c pass": ([venvs.python, "-S", "-c", "pass"], b""),
         "python -c pass": ([venvs.python, "-c", "pass"], b""),
         "cchooks hook, allow (ls -la)": (cchooks, ALLOW),
-        "cchooks hook, deny (rm -rf src)": (cchooks, DENY),
+        "cchooks hook, deny (rm -rf /srv/app/src)": (cchooks, DENY),
         "hookgate run, allow (ls -la)": (hookgate, ALLOW),
-        "hookgate run, deny (rm -rf src)": (hookgate, DENY),
+        "hookgate run, deny (rm -rf /srv/app/src)": (hookgate, DENY),
         "hookgate run, Edit (secrets guard)": (hookgate, EDIT),
     }
     print(f"hookgate run vs a cchooks hook: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, "
@@ -76,7 +76,7 @@ def main() -> None:
     allow = times["hookgate run, allow (ls -la)"]
     results.ratio("run_allow", "hookgate run allow / cchooks hook", allow, times["cchooks hook, allow (ls -la)"],
                   "cchooks hook", "ms", 1.2, higher_is_better=False)
-    results.ratio("run_deny", "hookgate run deny / hookgate run allow", times["hookgate run, deny (rm -rf src)"],
+    results.ratio("run_deny", "hookgate run deny / hookgate run allow", times["hookgate run, deny (rm -rf /srv/app/src)"],
                   allow, "hookgate run allow", "ms", 1.15, higher_is_better=False)
     results.save(args.json)
 

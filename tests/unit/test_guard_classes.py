@@ -70,7 +70,9 @@ WRAPPERS = [
             "python3 <<'EOF'\nimport shutil; shutil.rmtree('/')\nEOF",
             "node <<< \"require('fs').rmSync('/', {recursive: true})\"", "rm -rf /tmp/x/../../home/dev",
             "rm -rf node_modules/../..", "rm -rf $TMPDIR/..", "x() { rm -rf \"$1\"; }; x ~", "sudo -E rm -rf ~",
-            "command -p rm -rf ~", "printf '%s\\0' ~ | xargs -0 rm -rf", "sh -c \"$(printf 'rm -rf %s' ~)\""),
+            "command -p rm -rf ~", "printf '%s\\0' ~ | xargs -0 rm -rf", "sh -c \"$(printf 'rm -rf %s' ~)\"",
+            "trap -- 'rm -rf ~' EXIT", "eval -- 'rm -rf ~'", "bun -e \"require('child_process').execSync('rm -rf ~')\"",
+            "osascript -e 'do shell script \"rm -rf ~\"'"),
     ("cat jobs.txt | at now", "deny:exec.unseen"), ("find . | xargs -I{} sh -c 'wc -l {}'", "deny:exec.unseen"),
     ("at now < job.sh", "deny:exec.unseen"),
 ]
@@ -109,7 +111,9 @@ GIT = [
             "git restore -SW app.py", "git restore --source=HEAD~2 app.py", "git restore --staged --worktree ."),
     *_cases("deny:git.switch-discard", "git switch --discard-changes main", "git switch -f main", "git switch --force x"),
     *_cases("deny:git.reset-merge", "git reset --merge", "git reset --merge ORIG_HEAD"),
-    *_cases("deny:git.reset-hard", "git reset --hard", "sudo env X=1 git reset --hard"),
+    *_cases("deny:git.reset-hard", "git reset --hard", "sudo env X=1 git reset --hard", "git read-tree --reset -u HEAD",
+            "g$(printf it) re$(printf set) --ha$(printf rd)", "$(echo git) reset --hard"),
+    ("git update-ref -d refs/heads/main", "ask:git.ref-delete"),
     *_cases("deny:git.clean-force", "git clean -f", "git clean -fdx", "git clean -d -f", "git clean -n && git clean -f"),
     *_cases("deny:git.worktree-remove-force", "git worktree remove --force ../wt", "git worktree remove -f x"),
     *_cases("deny:git.rm-force", "git rm -f src/app.py", "git rm -rf src"),
@@ -144,7 +148,8 @@ NOT_DESTRUCTIVE = [
     "sh -c 'rm -rf \"$1\"' _ node_modules", "npx --yes rimraf dist", "git rebase --exec 'make test' main",
     "awk '{print $1}' f", "awk -F: '{system(\"ls\")}' /etc/passwd",
     "find . -name node_modules -type d -prune -exec rm -rf {} +", "git -c clean.requireForce=false clean -n",
-    "expect -c 'spawn bash; send \"ls\\r\"; interact'", 'eval "$(ssh-agent -s)"',
+    "expect -c 'spawn bash; send \"ls\\r\"; interact'", 'eval "$(ssh-agent -s)"', "trap -p", "bun run build",
+    "osascript -e 'display dialog \"hi\"'",
     # interpreters
     "python3 -c 'print(1)'", "python3 -c \"import shutil; shutil.rmtree('build')\"", "python3 -m http.server",
     "node -e \"require('fs').rmSync('dist', {recursive: true, force: true})\"", "ruby -e 'puts 1'",
@@ -222,6 +227,8 @@ def test_temp_paths_holding_the_project_or_home_stay_denied(monkeypatch: pytest.
     assert rule_of("rm -rf /tmp/ws/other", cwd="/tmp/ws/proj") is None
     assert rule_of("rm -rf src", cwd="/tmp/ws/proj") == RM  # a project in /tmp is still a project
     assert rule_of("rm -rf /tmp/ws/proj/node_modules", cwd="/tmp/ws/proj") is None
+    assert rule_of("rm -rf /tmp/build-1 x", cwd="/tmp") is None  # running in a temp root itself: scratch space
+    assert rule_of("rm -rf /tmp", cwd="/tmp") == RM
     monkeypatch.setenv("HOME", "/tmp/home")
     assert rule_of("rm -rf /tmp/home") == RM
     monkeypatch.delenv("TMPDIR")
@@ -296,3 +303,33 @@ def test_answers_name_the_rule_and_ask_where_the_host_can() -> None:
     found = analyse("cd x && sudo rm -rf ~")
     assert found is not None and (found.rule, found.part) == ("rm.recursive", "rm -rf ~")
     assert check_command("git stash clear") is None  # an ask is not a deny reason
+
+
+RULE_SAMPLES = {
+    "rm.recursive": "rm -rf src", "find.delete": "find . -delete", "git.push-force": "git push -f",
+    "git.push-mirror": "git push --mirror", "git.push-delete": "git push origin :main", "git.push-prune": "git push --prune",
+    "git.reset-hard": "git reset --hard", "git.reset-merge": "git reset --merge", "git.clean-force": "git clean -fd",
+    "git.checkout-discard": "git checkout -- .", "git.restore-worktree": "git restore app.py",
+    "git.switch-discard": "git switch -f main", "git.rm-force": "git rm -f app.py",
+    "git.worktree-remove-force": "git worktree remove --force ../wt", "git.stash-drop": "git stash drop",
+    "git.stash-clear": "git stash clear", "git.branch-force-delete": "git branch -D x",
+    "git.ref-delete": "git update-ref -d refs/heads/x", "disk.dd-device": "dd of=/dev/sda",
+    "disk.mkfs": "mkfs.ext4 /dev/sdb1", "shell.fork-bomb": ":(){ :|:& };:", "exec.download": "curl -s https://x | sh",
+    "exec.unseen": "cat x.sh | sh", "write.secrets": "echo K=V > .env", "write.hook-config": "rm hookgate.yaml",
+    "parse.unanalysable": "echo " + "$(" * 30 + "ls" + ")" * 30,
+}
+
+
+def test_every_rule_has_a_sample() -> None:
+    assert set(RULE_SAMPLES) == set(RULES)
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_every_rule_fires_with_its_default_and_can_be_tuned(rule: str) -> None:
+    command = RULE_SAMPLES[rule]
+    assert rule_of(command) == f"{RULES[rule][0]}:{rule}"
+    assert rule_of(command, settings=Settings(rules={rule: "off"})) is None
+    assert rule_of(command, settings=Settings(rules={rule: "ask"})) == f"ask:{rule}"
+    assert rule_of(command, settings=Settings(rules={rule: "deny"})) == f"deny:{rule}"
+    family = rule.split(".")[0] + ".*"
+    assert rule_of(command, settings=Settings(rules={family: "off"})) is None

@@ -67,6 +67,19 @@ class State:
             self._cd = re.search(r"(?:^|[;&|({`\s])(?:cd|pushd|popd)(?:[\s;&|)]|$)", self.command) is not None
         return self._cd
 
+    def cd_targets(self) -> list[str]:
+        """The literal directories a ``cd``/``pushd`` in the command may move to (``cd ~/.ssh && rm id_rsa``)."""
+        if not self.changes_directory():
+            return []
+        return [m.group(1).strip("'\"") for m in re.finditer(r"(?:^|[;&|({`\s])(?:cd|pushd)\s+([^\s;&|)]+)",
+                                                             self.command) if not m.group(1).startswith("-")]
+
+    def candidates(self, path: str) -> list[str]:
+        """``path``, and for a relative path the same name in each literal ``cd`` target."""
+        if path.startswith(("/", "~", "$")) or not self.changes_directory():
+            return [path]
+        return [path, *(target.rstrip("/") + "/" + path for target in self.cd_targets())]
+
     def tmpdir(self) -> str:
         """``$TMPDIR`` as the command will see it: "" when unset, or when the command itself assigns it."""
         if self._tmpdir is None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 
-from . import protected
 from .context import POLICY, Ctx
 from .expand import getopt, unwrap
 from .lexer import Word
+from .protected import rule_for, write_reason
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 DELETERS = frozenset({"rm", "unlink", "shred", "rmdir"})
@@ -81,7 +81,8 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
         for allowed in allowed_paths:
             if _holds(allowed, path):
                 return "an allowPaths entry"
-        if path not in roots and not (project and _inside(path, project)):  # a project in /tmp is still a project
+        in_project = project is not None and project not in roots and _inside(path, project)
+        if path not in roots and not in_project:  # a project in /tmp is still a project (cwd /tmp itself is not)
             for root in roots:
                 if root in ("/", home) or not _inside(path, root):
                     continue
@@ -166,9 +167,10 @@ def _operand_words(args: list[Word]) -> list[Word]:
 def check_removals(paths: list[str], shown: str, ctx: Ctx) -> str | None:
     """Deleting (or moving away) hook configuration or a secrets file counts as writing it."""
     for path in paths:
-        reason = protected.write_reason(path, f"`{shown}`", removal=True)
-        if reason:
-            return ctx.hit(protected.rule_for(path, removal=True), shown, reason)
+        for candidate in ctx.state.candidates(path):
+            reason = write_reason(candidate, f"`{shown}`", removal=True)
+            if reason:
+                return ctx.hit(rule_for(candidate, removal=True), shown, reason)
     return None
 
 

@@ -339,7 +339,7 @@ def unwrap(words: list[Word]) -> Unwrapped:
             break
         short_arg, long_arg, optional, skip = spec
         args = [w.text for w in words[1:]]
-        if name in _DASH_C or name == "su" or name == "runuser":  # -c anywhere: su root -c 'cmd', flock LOCK -c 'cmd'
+        if name in _DASH_C:  # -c anywhere: su root -c 'cmd', flock LOCK -c 'cmd', script -qc 'cmd' log
             _, opts, _ = getopt(args, short_arg, long_arg, optional)
             found = [v for o, v in opts if o in ("-c", "--command", "--call")]
             if found or name == "su" or name == "script" or (name == "runuser" and "-u" not in names(opts)):
@@ -515,19 +515,51 @@ def printed(name: str, args: list[str]) -> str:
     return ansi_decode(text) if escapes else text
 
 
+def _sub_output(sub: list[Token]) -> str | None:
+    """What substitution ``sub`` prints when it is one literal ``echo``/``printf`` (else None)."""
+    cmds = commands(sub)
+    if len(cmds) != 1 or cmds[0].redirs:
+        return None
+    u = unwrap(cmds[0].words)
+    name = base(u.words[0].text) if u.words and not u.strings else ""
+    if name in ("echo", "printf") and all(w.literal for w in u.words[1:]):
+        return printed(name, [w.text for w in u.words[1:]]).rstrip("\n")
+    return None
+
+
 def literal_output(word: Word) -> str | None:
     """What a command word like ``$(echo rm -rf /)`` or ```printf rm``` prints, when it is a single literal
     ``echo``/``printf`` substitution (its output then runs as the command), else None."""
     if len(word.subs) != 1 or not word.text.startswith(("$(", "`")) or not word.text.endswith((")", "`")):
         return None
-    cmds = commands(word.subs[0])
-    if len(cmds) != 1:
+    return _sub_output(word.subs[0])
+
+
+def evaluated(word: Word) -> list[Word] | None:
+    """The words bash makes of ``word`` when it is literal text spliced with literal ``echo``/``printf``
+    substitutions (``g$(printf it)`` is ``git``; unquoted output is split into words), else None."""
+    if not word.subs or word.procsub is not None or "`" in word.text or word.text.count("$(") != len(word.subs):
         return None
-    u = unwrap(cmds[0].words)
-    name = base(u.words[0].text) if u.words and not u.strings else ""
-    if name in ("echo", "printf") and all(w.literal for w in u.words[1:]):
-        return printed(name, [w.text for w in u.words[1:]])
-    return None
+    outputs = [_sub_output(sub) for sub in word.subs]
+    if any(o is None for o in outputs):
+        return None
+    text, pieces, k = word.text, [], 0
+    for output in outputs:
+        start = text.find("$(", k)
+        depth, j = 0, start + 1
+        while j < len(text):  # the substitution's own text: up to its closing parenthesis
+            depth += (text[j] == "(") - (text[j] == ")")
+            if depth == 0:
+                break
+            j += 1
+        pieces += [text[k:start], output or ""]
+        k = j + 1
+    pieces.append(text[k:])
+    result = "".join(pieces)
+    if "$" in result:
+        return None
+    parts = [result] if word.quoted else result.split()
+    return [Word(p) for p in parts]
 
 
 def show(words: list[Word], redirs: list[Redir] | None = None, limit: int = 160) -> str:

@@ -2,11 +2,12 @@
 
 Deny where the work is lost for good (uncommitted changes, untracked files): ``reset --hard``/``--merge``,
 ``clean -f``, ``checkout -- <paths>``/``-f``/``.``, ``restore`` of the worktree, ``switch --discard-changes``/
-``-f``, ``rm -f`` (not ``--cached``), ``worktree remove --force``, and force/mirror/delete/prune pushes.
-Ask where git can still bring it back (the commits stay reachable through the reflog or ``git fsck``):
-``branch -D``, ``stash drop``, ``stash clear``. Global options (``-C dir``, ``-c k=v``), abbreviated long
-options (``--fo``) and inline aliases (``-c alias.p='push -f'``; ``!`` aliases and ``-c`` values git runs as
-commands are checked as shell commands) are followed, and so is the shell command ``rebase -x CMD`` runs.
+``-f``, ``rm -f`` (not ``--cached``), ``worktree remove --force``, ``read-tree --reset -u``, and
+force/mirror/delete/prune pushes. Ask where git can still bring it back (the commits stay reachable through
+the reflog or ``git fsck``): ``branch -D``, ``update-ref -d``, ``stash drop``, ``stash clear``. Global options
+(``-C dir``, ``-c k=v``), abbreviated long options (``--fo``) and inline aliases (``-c alias.p='push -f'``;
+``!`` aliases and ``-c`` values git runs as commands are checked as shell commands) are followed, and so is
+the shell command ``rebase -x CMD`` runs.
 """
 
 from __future__ import annotations
@@ -206,6 +207,24 @@ def _rebase(args: list[str], shown: str, ctx: Ctx) -> str | None:
     return None
 
 
+def _read_tree(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git read-tree --reset -u``: the plumbing form of ``reset --hard``."""
+    if "--reset" in args and ("-u" in args or "--u" in args):
+        return ctx.hit("git.reset-hard", shown, (
+            f"`{shown}` overwrites the working tree like `git reset --hard`: it {_LOST}, so {POLICY} blocks it. "
+            "Use `git stash` to set changes aside, or ask the user."))
+    return None
+
+
+def _update_ref(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git update-ref -d REF``: deletes a branch or tag without the porcelain's checks."""
+    if "-d" in args or "--delete" in args:
+        return ctx.hit("git.ref-delete", shown, (
+            f"`{shown}` deletes a ref (a branch or tag) with no check that it is merged; its commits {_RECOVERABLE}, "
+            f"so {POLICY} asks first."))
+    return None
+
+
 _SUBCOMMANDS = {"push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "restore": _restore,
                 "switch": _switch, "rm": _rm, "worktree": _worktree, "stash": _stash, "branch": _branch,
-                "rebase": _rebase}
+                "rebase": _rebase, "read-tree": _read_tree, "update-ref": _update_ref}

@@ -43,6 +43,7 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
     "lua": [(r"\b(?:os\.execute|io\.popen)\s*\(?", "shell"), (r"\bos\.remove\s*\(", "rm")],
     "Rscript": [(r"\bsystem\s*\(", "shell"), (r"\bunlink\s*\(", "rm")],
     "awk": [(r"\bsystem\s*\(", "shell")],
+    "osascript": [(r"\bdo\s+shell\s+script\s+", "shell")],
 }
 _COMPILED: dict[str, re.Pattern[str]] = {}
 _CLOSERS = {"(": ")", "{": "}", "[": "]", "<": ">"}
@@ -58,7 +59,7 @@ def _pattern(family: str) -> re.Pattern[str]:
 
 def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
     """Check the program text of ``shown`` (an interpreter one-liner of ``family``; see the module docstring)."""
-    family = {"pypy": "python", "nodejs": "node"}.get(family, family)
+    family = {"pypy": "python", "nodejs": "node", "bun": "node"}.get(family, family)
     if family not in _CALLS:
         return None
     calls = _CALLS[family]

@@ -3,7 +3,7 @@
 ``sh -c SCRIPT`` (with its positional parameters bound: ``bash -c 'eval "$0"' 'rm -rf ~'``), a shell reading
 its program from stdin (a pipe, a heredoc, a here-string, a file redirect), ``xargs sh -c`` scripts that
 stdin items are pasted into, ``source``/``.``, interpreters (a download piped into ``python3``; one-liners
-through ``interp.check_code``), and jobs handed to ``at``/``batch``/``crontab`` on stdin. Literal
+through ``check_code``), and jobs handed to ``at``/``batch``/``crontab`` on stdin. Literal
 ``echo``/``printf`` text piped in is checked as the program it is; anything else hookgate cannot see is denied.
 """
 
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 
-from . import interp
 from .context import POLICY, Ctx
 from .expand import Cmd, Unwrapped, base, bind_positionals, commands, getopt, names, printed, show, unwrap
+from .interp import check_code
 from .lexer import Word
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
-INTERPRETER = re.compile(r"(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript)")
+INTERPRETER = re.compile(r"(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript|bun|osascript)")
 # family: (letters giving the program inline, letters naming a module (stdin is data), letters taking a value,
 #          attached-only letters, long options giving the program, long options taking a value)
 _INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str]]] = {
@@ -32,6 +32,8 @@ _INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str
     "php": ("r", "f", "cdz", "", frozenset(), frozenset()),
     "lua": ("e", "", "l", "", frozenset(), frozenset()),
     "Rscript": ("e", "", "", "", frozenset(), frozenset()),
+    "bun": ("ep", "", "rC", "", frozenset({"--eval", "--print"}), frozenset({"--require", "--preload", "--cwd"})),
+    "osascript": ("e", "", "ls", "", frozenset(), frozenset()),
 }
 _UNKNOWN = "$HOOKGATE_STDIN_ITEM"  # an argument read from stdin at run time
 
@@ -248,7 +250,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
             continue
         break
     if codes:
-        return interp.check_code(family, "\n".join(codes), shown, ctx)
+        return check_code(family, "\n".join(codes), shown, ctx)
     if i < len(args) and args[i].text != "-":
         script = args[i]
         if script.procsub is not None and any(core_name(c) in FETCHERS for c in commands(script.procsub)):
@@ -258,7 +260,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
     if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
         return ctx.hit("exec.download", shown, download_reason())
     text = stdin_text(kind, src)
-    return interp.check_code(family, text, shown, ctx) if text else None
+    return check_code(family, text, shown, ctx) if text else None
 
 
 def check_scheduler(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from . import protected
 from .context import POLICY, Ctx
 from .lexer import Lexer, ParseError
+from .protected import rule_for, write_reason
 
 _CLOSERS = ("'", '"', "`", ")", "}", "))", "'\"", "\"'", "')", "\")", "`)", "]")
 _RAW_RULES = [  # bounded repeats keep the scan linear on long input; compiled on first use
@@ -79,7 +79,7 @@ def regex_scan(text: str, head: str, ctx: Ctx) -> str | None:
         if m.group(1) != "sed" or re.search(r"(?:^|\s)(?:-[A-Za-z]*i|--in-place)", m.group(2)):
             paths += [p.strip("'\"") for p in m.group(2).split() if not p.startswith("-")]
     for path in paths:
-        reason = protected.write_reason(path, "This command")
+        reason = write_reason(path, "This command")
         if reason:
-            return ctx.hit(protected.rule_for(path), text[:80], f"{head} a write to a secrets file. {reason}")
+            return ctx.hit(rule_for(path), text[:80], f"{head} a write to a secrets file. {reason}")
     return None

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import shlex
 
-from . import delete, git, interp, programs, writes
+from . import delete, git, programs, writes
 from .context import POLICY, Ctx
-from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, fork_bomb, getopt, literal_output, show, unwrap
+from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, evaluated, fork_bomb, getopt, literal_output, show, unwrap
+from .interp import check_code
 from .lexer import Redir, Token, Word
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
@@ -56,6 +57,10 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
 
 def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     """Check one command line (``cmd``: where its stdin comes from, or None when unknown/none)."""
+    if any(w.subs and not w.literal for w in words):  # g$(printf it) re$(printf set) --ha$(printf rd)
+        spliced = [evaluated(w) for w in words]
+        if any(s is not None for s in spliced):
+            words = [x for w, s in zip(words, spliced, strict=True) for x in ([w] if s is None else s)]
     u = unwrap(words)
     for text in u.strings:
         reason = ctx.check_text(text)
@@ -101,9 +106,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name in programs.SHELLS:
         return programs.check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
     if name == "eval":
-        return programs.fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts))
-    if name == "trap" and texts and texts[0] not in ("-l", "-p", "-"):  # trap 'cmd' EXIT: the shell runs cmd
-        return ctx.check_text(texts[0])
+        return programs.fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"]:]))
+    if name == "trap":  # trap 'cmd' EXIT: the shell runs cmd
+        texts = texts[texts[:1] == ["--"]:]
+        return ctx.check_text(texts[0]) if texts and texts[0] not in ("-l", "-p", "-") else None
     if name in ("source", "."):
         return programs.check_source(name, args, cmd, ctx)
     if name in ("at", "batch", "crontab"):
@@ -129,7 +135,7 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
     if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
         programs.append(operands[0])
     for program in programs:
-        reason = interp.check_code("awk", program, shown, ctx)
+        reason = check_code("awk", program, shown, ctx)
         if reason:
             return reason
     return None

@@ -4,10 +4,11 @@ decides what is protected), a glob that could name a protected file (``> .e?v``)
 
 from __future__ import annotations
 
-from . import protected
 from .context import POLICY, Ctx
 from .delete import check_removals
 from .expand import base, getopt, names
+from .protected import config_kind, glob_reason
+from .protected import write_reason as protected_write_reason
 
 # command: (short options with a value, long options with a value)
 _COPIERS: dict[str, tuple[str, frozenset[str]]] = {
@@ -81,8 +82,8 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
                                f"disk, so {POLICY} blocks it.")
     paths = written_paths(name, args)
     # cp -r dir .claude: a whole configuration directory
-    if name in _COPIERS and paths and not paths[0].endswith("/") and protected.config_kind(paths[0], removal=True):
-        reason = protected.write_reason(paths[0], f"`{shown}`", removal=True, verb="replaces")
+    if name in _COPIERS and paths and not paths[0].endswith("/") and config_kind(paths[0], removal=True):
+        reason = protected_write_reason(paths[0], f"`{shown}`", removal=True, verb="replaces")
         return ctx.hit("write.hook-config", shown, reason) if reason else None
     for path in paths:
         reason = write_reason(path, shown, ctx)
@@ -100,11 +101,12 @@ def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
     """A write to ``path`` by ``shown``: ``secrets_guard.write_reason``, and for a glob (``.e?v``) whether it
     could name a protected file."""
     what = f"`{shown}`"
-    reason = protected.write_reason(path, what)
-    glob = reason is None and ("*" in path or "?" in path or "[" in path)
-    if glob:
-        reason = protected.glob_reason(path, what)
-    if reason is None:
-        return None
-    kind = protected.config_kind(path) or (glob and "agent's own hook" in reason)
-    return ctx.hit("write.hook-config" if kind else "write.secrets", shown, reason)
+    for candidate in ctx.state.candidates(path):  # after `cd ~/.ssh`, `> authorized_keys` is ~/.ssh/authorized_keys
+        reason = protected_write_reason(candidate, what)
+        glob = reason is None and ("*" in candidate or "?" in candidate or "[" in candidate)
+        if glob:
+            reason = glob_reason(candidate, what)
+        if reason is not None:
+            kind = config_kind(candidate) or (glob and "agent's own hook" in reason)
+            return ctx.hit("write.hook-config" if kind else "write.secrets", shown, reason)
+    return None

@@ -1,0 +1,113 @@
+"""``ApprovalRecord``: one approval request, as the state store keeps it, and the keys that find it.
+
+Key: ``tool:<session_id>:<tool_use_id>`` when the host gives a tool_use_id, else ``input:<sha256 of
+(session, tool, input)>``. Fingerprint: always the hash of (session, tool, input), so a call retried with
+a new tool_use_id (the model asking again) still finds its open request instead of posting a second one.
+Times are ``time.time()`` seconds. This module imports the standard library only (the store uses it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Status = Literal["pending", "approved", "rejected", "expired", "cancelled"]
+STATUSES: tuple[Status, ...] = ("pending", "approved", "rejected", "expired", "cancelled")
+DECIDED: frozenset[str] = frozenset({"approved", "rejected"})
+"""Answers a tool call consumes (once)."""
+OPEN: frozenset[str] = frozenset({"pending", "approved", "rejected"})
+"""Statuses a retried call looks for (approved/rejected only while not yet consumed)."""
+
+_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+def new_id() -> str:
+    """A short id a person can type: ``apr-`` and 8 characters (no 0/o, 1/l/i)."""
+    return "apr-" + "".join(secrets.choice(_ALPHABET) for _ in range(8))
+
+
+def fingerprint(session_id: str | None, tool_name: str | None, tool_input: Any) -> str:
+    """sha256 hex of the canonical JSON of (session, tool, input)."""
+    blob = json.dumps([session_id or "", tool_name or "", tool_input], sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def request_key(session_id: str | None, tool_use_id: str | None, print_: str) -> str:
+    """The key of a tool call's request (see module docstring)."""
+    if tool_use_id:
+        return f"tool:{session_id or ''}:{tool_use_id}"
+    return f"input:{print_}"
+
+
+@dataclass(slots=True)
+class ApprovalRecord:
+    """One approval request.
+
+    id: ``apr-...``. key/fingerprint: see module docstring. status: pending | approved | rejected |
+    expired | cancelled. session_id, tool_use_id, tool_name, tool_input: the call it is about. event:
+    the hook event name. message: the text shown to approvers. channel: the ``channels:`` name it was
+    posted to (None: the built-in inbox only). approvers: who may answer through a channel (empty:
+    anyone who reaches it). on_timeout: deny | ask. created_at/expires_at/decided_at/consumed_at: seconds.
+    decided_by: who answered (``slack:U024BE7LH``, ``cli:alice``, ``hookgate:timeout``, ...). reason: why.
+    ref: the channel's handle on the posted message (Slack channel + ts, Feishu message_id, ...).
+    cwd: the call's working folder.
+    """
+
+    id: str
+    key: str
+    fingerprint: str
+    status: Status
+    created_at: float
+    expires_at: float
+    session_id: str | None = None
+    tool_use_id: str | None = None
+    tool_name: str | None = None
+    tool_input: Any = None
+    event: str = "PreToolUse"
+    message: str = ""
+    channel: str | None = None
+    approvers: list[str] = field(default_factory=list)
+    on_timeout: str = "deny"
+    cwd: str | None = None
+    decided_at: float | None = None
+    decided_by: str | None = None
+    reason: str | None = None
+    consumed_at: float | None = None
+    ref: dict[str, Any] = field(default_factory=dict)
+
+    PAYLOAD_FIELDS = ("tool_input", "event", "message", "approvers", "on_timeout", "cwd")
+    """Kept in the store's JSON ``payload`` column; every other field is a column of its own."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field (JSON-ready); ``hookgate approvals list --json`` prints these."""
+        return asdict(self)
+
+    def to_row(self) -> dict[str, Any]:
+        """The column values a store writes: plain fields, ``payload`` and ``ref`` as JSON text."""
+        data = self.to_dict()
+        payload = {name: data.pop(name) for name in self.PAYLOAD_FIELDS}
+        data["payload"] = json.dumps(payload, ensure_ascii=False, default=str)
+        data["ref"] = json.dumps(data["ref"])
+        return data
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> ApprovalRecord:
+        """The record a store row (``to_row`` shape) stands for."""
+        data = dict(row)
+        payload = json.loads(data.pop("payload") or "{}")
+        ref = data.pop("ref", None)
+        return cls(**data, **{k: v for k, v in payload.items() if k in cls.PAYLOAD_FIELDS},
+                   ref=json.loads(ref) if ref else {})
+
+    @property
+    def answered(self) -> bool:
+        return self.status in DECIDED
+
+
+COLUMNS = ("id", "key", "fingerprint", "status", "created_at", "expires_at", "session_id", "tool_use_id",
+           "tool_name", "channel", "decided_at", "decided_by", "reason", "consumed_at", "payload", "ref")
+"""The store's ``approvals`` columns, in table order."""

@@ -1,0 +1,124 @@
+"""``hookgate approvals``: list, show, approve and reject approval requests from any shell with the same
+config (the same state store and channels). Its parser is ``gateway.cli.parser.add_approvals_parser``.
+
+::
+
+    hookgate approvals list [--json] [--status STATUS] [--limit N]
+    hookgate approvals show ID [--json]
+    hookgate approvals approve ID [--reason TEXT]
+    hookgate approvals reject ID [--reason TEXT]
+
+``list --json`` prints a JSON array of request objects, newest first, each with at least ``id``,
+``status``, ``session_id``, ``tool_use_id``, ``tool_name``, ``created_at``, ``expires_at`` (seconds
+since the epoch), ``decided_by``, ``reason`` (the whole ``ApprovalRecord``). An answer from here is
+recorded as ``cli:<login name>``; the channel message is updated and the waiting hook released.
+Every command expires what is due first (the sweeper).
+
+Exit codes: 0 done; 1 usage, config or store error; 3 the answer was refused (the request is no longer
+pending: already answered, expired or cancelled); 4 no such request.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from gateway.cli import EXIT_ERROR, EXIT_OK
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+    from gateway.approvals.desk import Desk
+    from gateway.approvals.record import ApprovalRecord
+
+EXIT_REFUSED, EXIT_NOT_FOUND = 3, 4
+SUMMARY_FIELDS = ("id", "status", "session_id", "tool_use_id", "tool_name", "created_at", "expires_at",
+                  "decided_by", "reason")
+
+
+def _desk(args: argparse.Namespace) -> Desk:
+    import os
+
+    from gateway.approvals.desk import Desk
+    from gateway.approvals.trail import audit_trail
+    from gateway.config import find_config_paths, load_config
+    from gateway.store import default_state_dir, open_store
+
+    config = load_config(find_config_paths(args.config))
+    state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
+    return Desk(open_store(config), config.channels, state_dir, trail=audit_trail(config))
+
+
+def _when(seconds: float | None) -> str:
+    import time
+
+    return "-" if seconds is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds))
+
+
+def _line(record: ApprovalRecord) -> str:
+    consumed = " (delivered)" if record.consumed_at else ""
+    who = f" by {record.decided_by}" if record.decided_by else ""
+    message = record.message if len(record.message) <= 60 else record.message[:59] + "…"
+    return (f"{record.id}  {record.status + consumed + who:<40}  {record.tool_name or '-':<12}  "
+            f"{_when(record.created_at)}  expires {_when(record.expires_at)}  {message}")
+
+
+def cmd_approvals(args: argparse.Namespace) -> int:
+    import json
+
+    from gateway.errors import HookgateError
+
+    try:
+        desk = _desk(args)
+        desk.sweep()
+        action = args.approvals_action
+        if action == "list":
+            records = desk.store.approval_list([args.status] if args.status else None, max(args.limit, 1))
+            if args.json:
+                print(json.dumps([r.to_dict() for r in records], indent=2, default=str))
+            elif not records:
+                print("no approval requests" + (f" with status {args.status}" if args.status else ""))
+            else:
+                for record in records:
+                    print(_line(record))
+            return EXIT_OK
+        found = desk.store.approval_get(args.id)
+        if found is None:
+            sys.stderr.write(f"hookgate: no approval request {args.id!r} (see 'hookgate approvals list')\n")
+            return EXIT_NOT_FOUND
+        if action == "show":
+            if args.json:
+                print(json.dumps(found.to_dict(), indent=2, default=str))
+            else:
+                _show(found)
+            return EXIT_OK
+        import getpass
+
+        outcome = desk.decide(args.id, action == "approve", f"cli:{getpass.getuser()}", args.reason)
+        if outcome.refused:
+            sys.stderr.write(f"hookgate: {args.id}: {outcome.refused}\n")
+            return EXIT_REFUSED
+        assert outcome.record is not None
+        print(f"{outcome.record.id}: {outcome.record.status} by {outcome.record.decided_by}")
+        return EXIT_OK
+    except HookgateError as exc:
+        sys.stderr.write(f"hookgate: {str(exc).splitlines()[0]}\n")
+        return EXIT_ERROR
+
+
+def _show(record: ApprovalRecord) -> None:
+    import json
+
+    rows = [("id", record.id), ("status", record.status), ("message", record.message),
+            ("tool", record.tool_name or "-"), ("input", json.dumps(record.tool_input, ensure_ascii=False)),
+            ("event", record.event), ("session", record.session_id or "-"),
+            ("tool_use_id", record.tool_use_id or "-"), ("folder", record.cwd or "-"),
+            ("channel", record.channel or "(inbox only)"),
+            ("approvers", ", ".join(record.approvers) or "(anyone who can reach it)"),
+            ("on timeout", record.on_timeout), ("created", _when(record.created_at) + " UTC"),
+            ("expires", _when(record.expires_at) + " UTC"),
+            ("decided", f"{_when(record.decided_at)} UTC by {record.decided_by}" if record.decided_at else "-"),
+            ("reason", record.reason or "-"),
+            ("delivered", _when(record.consumed_at) + " UTC" if record.consumed_at else "no")]
+    for label, value in rows:
+        print(f"{label + ':':<13}{value}")

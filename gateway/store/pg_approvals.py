@@ -1,0 +1,88 @@
+"""The approval operations of ``PostgresStore`` (``gateway.store.base.Store.approval_*``), one statement
+each, as ``pg_conn`` operations: the same table and rules as the SQLite store's migration 3.
+
+Each transition is ``UPDATE ... WHERE id = %s AND status = 'pending' RETURNING ...``: of two answers
+racing on any replicas, exactly one gets the row. ``approvals_open_key`` (a partial unique index over
+``key`` for pending and not-yet-consumed answers) keeps one open request per key; a second create is
+``ON CONFLICT DO NOTHING`` and reads the one that won. Times are the caller's ``time.time()`` seconds,
+as in the records the approval handler builds.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from gateway.store.pg_conn import Op, Q
+
+if TYPE_CHECKING:
+    from gateway.approvals.record import ApprovalRecord
+
+_COLUMNS = ("id, key, fingerprint, status, created_at, expires_at, session_id, tool_use_id, tool_name, channel, "
+            "decided_at, decided_by, reason, consumed_at, payload, ref")
+_SELECT = f"SELECT {_COLUMNS} FROM approvals"
+_OPEN = "consumed_at IS NULL AND status IN ('pending', 'approved', 'rejected')"
+
+
+def _records(rows: list[tuple[Any, ...]]) -> list[ApprovalRecord]:
+    from gateway.approvals.record import COLUMNS, ApprovalRecord
+
+    return [ApprovalRecord.from_row(dict(zip(COLUMNS, row, strict=True))) for row in rows]
+
+
+def _one(rows: list[tuple[Any, ...]]) -> ApprovalRecord | None:
+    found = _records(rows[:1])
+    return found[0] if found else None
+
+
+def create(record: ApprovalRecord) -> Op[ApprovalRecord]:
+    from gateway.approvals.record import COLUMNS
+
+    row = record.to_row()
+    yield Q(f"INSERT INTO approvals ({_COLUMNS}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) ON CONFLICT DO NOTHING",
+            tuple(row[c] for c in COLUMNS))
+    rows = yield Q(f"{_SELECT} WHERE key = %s AND {_OPEN}", (record.key,))
+    return _one(rows) or record
+
+
+def get(approval_id: str) -> Op[ApprovalRecord | None]:
+    rows = yield Q(f"{_SELECT} WHERE id = %s", (approval_id,))
+    return _one(rows)
+
+
+def find(key: str, fingerprint: str) -> Op[ApprovalRecord | None]:
+    rows = yield Q(f"({_SELECT} WHERE key = %s AND {_OPEN} LIMIT 1) UNION ALL "
+                   f"({_SELECT} WHERE fingerprint = %s AND {_OPEN} ORDER BY created_at DESC LIMIT 1)",
+                   (key, fingerprint))
+    return _one(rows)
+
+
+def listing(statuses: list[str] | None, limit: int) -> Op[list[ApprovalRecord]]:
+    if statuses:
+        rows = yield Q(f"{_SELECT} WHERE status = ANY(%s) ORDER BY created_at DESC LIMIT %s", (list(statuses), limit))
+    else:
+        rows = yield Q(f"{_SELECT} ORDER BY created_at DESC LIMIT %s", (limit,))
+    return _records(rows)
+
+
+def decide(approval_id: str, status: str, by: str, reason: str | None, at: float) -> Op[ApprovalRecord | None]:
+    rows = yield Q(f"UPDATE approvals SET status = %s, decided_by = %s, reason = %s, decided_at = %s "
+                   f"WHERE id = %s AND status = 'pending' RETURNING {_COLUMNS}", (status, by, reason, at, approval_id))
+    return _one(rows)
+
+
+def consume(approval_id: str, at: float) -> Op[bool]:
+    rows = yield Q("UPDATE approvals SET consumed_at = %s WHERE id = %s AND consumed_at IS NULL "
+                   "AND status IN ('approved', 'rejected') RETURNING id", (at, approval_id))
+    return bool(rows)
+
+
+def expire_due(now: float, by: str) -> Op[list[ApprovalRecord]]:
+    rows = yield Q(f"UPDATE approvals SET status = 'expired', decided_by = %s, decided_at = %s, "
+                   f"reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= %s "
+                   f"RETURNING {_COLUMNS}", (by, now, now))
+    return _records(rows)
+
+
+def set_ref(approval_id: str, ref: dict[str, Any]) -> Op[None]:
+    yield Q("UPDATE approvals SET ref = %s WHERE id = %s", (json.dumps(ref), approval_id))

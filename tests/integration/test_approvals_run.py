@@ -1,0 +1,138 @@
+"""The approval gate under ``hookgate run``: the waiting process holds the hook; another process answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.integration.approvals_helpers import (
+    Waiting,
+    approvals,
+    bash_event,
+    decision_of,
+    listed,
+    run_event,
+    wait_for_pending,
+    wait_for_waiters,
+    write_config,
+)
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_run_is_released_by_approve_from_another_process(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 60})
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    [request] = wait_for_pending(config)
+    assert request["tool_name"] == "Bash" and request["tool_use_id"] == "toolu_01"
+    assert request["session_id"] == "sess-1" and request["decided_by"] is None
+    assert waiting.running()
+    answer = approvals(config, "approve", request["id"], "--reason", "release is due")
+    assert answer.returncode == 0, answer.stderr
+    code, out, err = waiting.finish()
+    assert code == 0, err
+    decision = decision_of(out)
+    assert decision["permissionDecision"] == "allow"
+    assert "approved by cli:" in decision["permissionDecisionReason"]
+    assert "release is due" in decision["permissionDecisionReason"]
+    assert waiting.elapsed < 30  # released by the answer, not by the 60 s timeout
+    [record] = listed(config)
+    assert record["status"] == "approved" and record["decided_by"].startswith("cli:")
+    assert record["reason"] == "release is due" and record["consumed_at"] is not None
+    shown = approvals(config, "show", request["id"])
+    assert "approved" in shown.stdout and "Run git push origin main in /repo?" in shown.stdout
+
+
+def test_run_is_denied_by_reject_naming_who_and_why(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    [request] = wait_for_pending(config)
+    assert approvals(config, "reject", request["id"], "--reason", "not on a Friday").returncode == 0
+    code, out, _ = waiting.finish()
+    assert code == 2
+    decision = decision_of(out)
+    assert decision["permissionDecision"] == "deny"
+    reason = decision["permissionDecisionReason"]
+    assert "rejected by cli:" in reason and "not on a Friday" in reason and request["id"] in reason
+    # the request is answered once: a second answer is refused with exit 3
+    again = approvals(config, "approve", request["id"])
+    assert again.returncode == 3 and "already rejected" in again.stderr
+
+
+def test_run_is_denied_at_expiry(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 2})
+    code, out, _ = run_event(config, bash_event())
+    assert code == 2
+    assert "expired with no answer" in decision_of(out)["permissionDecisionReason"]
+    [record] = listed(config)
+    assert record["status"] == "expired" and record["decided_by"] == "hookgate:timeout"
+    late = approvals(config, "approve", record["id"])
+    assert late.returncode == 3 and "already expired" in late.stderr
+
+
+def test_on_timeout_ask_hands_the_call_to_the_host_prompt(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 1.5, "onTimeout": "ask"})
+    code, out, _ = run_event(config, bash_event())
+    assert code == 0
+    assert decision_of(out)["permissionDecision"] == "ask"
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_an_answer_given_while_nobody_waits_is_honoured_on_the_retry_once(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 30})
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    [request] = wait_for_pending(config)
+    waiting.proc.kill()  # the host killed the hook (or the machine rebooted): nobody waits now
+    waiting.finish()
+    assert approvals(config, "approve", request["id"]).returncode == 0
+    # the model retries the same call (a new tool_use_id): it finds the answer at once, no second request
+    code, out, err = run_event(config, bash_event(tool_use_id="toolu_02"), timeout=10)
+    assert code == 0, err
+    assert decision_of(out)["permissionDecision"] == "allow"
+    assert len(listed(config)) == 1
+    # consumed once: the next identical call asks again
+    asked = Waiting(["run", "--config", str(config)], bash_event(tool_use_id="toolu_03"))
+    pending = wait_for_pending(config)
+    assert [p["id"] for p in pending] != [request["id"]]
+    assert approvals(config, "reject", pending[0]["id"]).returncode == 0
+    assert asked.finish()[0] == 2
+
+
+def test_retried_call_waits_on_the_same_pending_request(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 30})
+    first = Waiting(["run", "--config", str(config)], bash_event(tool_use_id=None))
+    [request] = wait_for_pending(config)
+    assert request["tool_use_id"] is None
+    second = Waiting(["run", "--config", str(config)], bash_event(tool_use_id=None))
+    wait_for_waiters(request["id"], 2)
+    assert approvals(config, "approve", request["id"]).returncode == 0
+    assert first.finish()[0] == 0 and second.finish()[0] == 0
+    assert len(listed(config)) == 1
+
+
+def test_other_handlers_deny_still_wins(tmp_path: Path) -> None:
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "approval", "timeout": 20},
+        {"type": "command", "command": "echo nope >&2; exit 2"}]}]}}))
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    [request] = wait_for_pending(config)
+    approvals(config, "approve", request["id"])
+    code, out, _ = waiting.finish()
+    assert code == 2
+    decision = decision_of(out)
+    assert decision["permissionDecision"] == "deny" and "nope" in decision["permissionDecisionReason"]
+
+
+def test_list_json_has_the_documented_fields_and_cli_errors(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 1})
+    run_event(config, bash_event())
+    [record] = listed(config)
+    for key in ("id", "status", "session_id", "tool_use_id", "tool_name", "created_at", "expires_at",
+                "decided_by", "reason"):
+        assert key in record
+    missing = approvals(config, "approve", "apr-nosuchid")
+    assert missing.returncode == 4 and "no approval request" in missing.stderr
+    plain = approvals(config, "list")
+    assert record["id"] in plain.stdout and "expired" in plain.stdout

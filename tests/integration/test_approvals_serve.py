@@ -1,0 +1,77 @@
+"""The approval gate behind ``hookgate serve``: the thin client holds the hook while serve waits; serve
+killed mid-wait; answers through ``POST /approvals/{id}`` (serve token or a Standard Webhooks signature)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from pathlib import Path
+
+import httpx2
+
+from tests.integration.approvals_helpers import Waiting, bash_event, decision_of, listed, wait_for_pending, write_config
+from tests.integration.serve_helpers import ServeProcess
+
+TOKEN = "serve-token-for-approvals"
+
+
+def test_serve_killed_mid_wait_then_restarted_keeps_the_request_and_honours_the_callback(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 120})
+    env = {"HOOKGATE_TOKEN": TOKEN}
+    with ServeProcess(config, env=env) as serve:
+        # the recommended wiring for a gate that must hold: the thin client, failing closed
+        client = ["run", "--server", serve.url, "--on-server-down", "closed"]
+        waiting = Waiting(client, bash_event(), env=env)
+        [request] = wait_for_pending(config)
+        assert serve.proc is not None
+        serve.proc.send_signal(signal.SIGKILL)  # dies mid-wait: no cleanup, no answer
+        code, out, err = waiting.finish(timeout=30)
+        assert code == 2, (out, err)  # a connection error, failed closed: the call is held back
+        assert "hookgate serve" in err or "server" in err
+    # the request outlived the process that posted it
+    [record] = listed(config)
+    assert record["id"] == request["id"] and record["status"] == "pending"
+    with ServeProcess(config, env=env) as serve:
+        answer = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers={"Authorization": f"Bearer {TOKEN}"},
+                             json={"decision": "approve", "by": "ops-lead", "reason": "checked the diff"})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["status"] == "approved" and answer.json()["decided_by"] == "console:ops-lead"
+        # the model retries the call: allowed at once, without a second request
+        started = time.monotonic()
+        retried = Waiting(["run", "--server", serve.url, "--on-server-down", "closed"],
+                          bash_event(tool_use_id="toolu_retry"), env=env)
+        code, out, err = retried.finish(timeout=30)
+        assert code == 0, err
+        assert decision_of(out)["permissionDecision"] == "allow"
+        assert "console:ops-lead" in decision_of(out)["permissionDecisionReason"]
+        assert time.monotonic() - started < 10
+        assert len(listed(config)) == 1
+        # the callback needs a credential: a second, unauthenticated answer is refused before it counts
+        forged = httpx2.post(f"{serve.url}/approvals/{request['id']}", json={"decision": "reject"})
+        assert forged.status_code == 401
+        late = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers={"Authorization": f"Bearer {TOKEN}"},
+                           json={"decision": "reject"})
+        assert late.status_code == 409 and "already approved" in late.json()["error"]
+
+
+def test_serve_holds_the_wait_and_a_token_answer_releases_it(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 60})
+    env = {"HOOKGATE_TOKEN": TOKEN}
+    with ServeProcess(config, env=env) as serve:
+        waiting = Waiting(["run", "--server", serve.url, "--on-server-down", "closed"], bash_event(), env=env)
+        [request] = wait_for_pending(config)
+        listing = httpx2.get(f"{serve.url}/approvals?status=pending", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert [r["id"] for r in listing.json()["approvals"]] == [request["id"]]
+        assert httpx2.get(f"{serve.url}/approvals").status_code == 401
+        rejected = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers={"Authorization": f"Bearer {TOKEN}"},
+                               json={"decision": "reject", "by": "sec", "reason": "prod freeze"})
+        assert rejected.status_code == 200
+        code, out, _ = waiting.finish(timeout=30)
+        assert code == 2
+        reason = decision_of(out)["permissionDecisionReason"]
+        assert "rejected by console:sec" in reason and "prod freeze" in reason
+        bad = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers={"Authorization": f"Bearer {TOKEN}"},
+                          content=b"not json", )
+        assert bad.status_code == 400
+        assert json.loads(bad.text)["error"]

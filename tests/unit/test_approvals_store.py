@@ -1,0 +1,115 @@
+"""The approval state machine in the store, on both backends (SQLite and a real PostgreSQL): one open
+request per key, each transition once, also when processes race."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gateway.approvals.record import ApprovalRecord, fingerprint, new_id, request_key
+from gateway.store.base import Store
+from gateway.store.sqlite import MIGRATIONS, SQLiteStore
+
+
+def open_backend(kind: str) -> Store:
+    if kind.startswith("postgresql"):
+        from gateway.store.postgres import PostgresStore
+
+        return PostgresStore(kind)
+    return SQLiteStore(kind)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A store location: an SQLite folder, or a fresh migrated PostgreSQL database's URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "state")
+    url: str = request.getfixturevalue("pg_url")
+    store = open_backend(url)
+    store.migrate()
+    store.close()
+    return url
+
+
+@pytest.fixture
+def store(where: str) -> Iterator[Store]:
+    s = open_backend(where)
+    yield s
+    s.close()
+
+
+def record(tool_use_id: str | None = "toolu_1", command: str = "git push", ttl: float = 60) -> ApprovalRecord:
+    now = time.time()
+    print_ = fingerprint("s1", "Bash", {"command": command})
+    return ApprovalRecord(id=new_id(), key=request_key("s1", tool_use_id, print_), fingerprint=print_,
+                          status="pending", created_at=now, expires_at=now + ttl, session_id="s1",
+                          tool_use_id=tool_use_id, tool_name="Bash", tool_input={"command": command},
+                          message="Run git push?", approvers=["U1"])
+
+
+def test_schema_has_the_approvals_step(store: Store) -> None:
+    assert store.schema_version() == len(MIGRATIONS) and any("approvals" in step for step in MIGRATIONS)
+    assert store.table_counts()["approvals"] == 0
+
+
+def test_create_keeps_one_open_request_per_key_and_round_trips_fields(store: Store) -> None:
+    first = record()
+    stored = store.approval_create(first)
+    assert stored == first
+    again = store.approval_create(record())  # same key, another id: the first one stays
+    assert again.id == first.id
+    assert store.approval_get(first.id) == first
+    assert store.approval_find(first.key, "other") == first
+    assert store.approval_find("tool:s1:other", first.fingerprint) == first  # a retry with a new tool_use_id
+    assert store.approval_find("tool:s1:other", "other") is None
+
+
+def test_each_transition_happens_once(store: Store) -> None:
+    request = store.approval_create(record())
+    decided = store.approval_decide(request.id, "approved", "cli:alice", "ok", 123.0)
+    assert decided is not None and decided.status == "approved" and decided.decided_by == "cli:alice"
+    assert decided.decided_at == 123.0 and decided.reason == "ok"
+    assert store.approval_decide(request.id, "rejected", "cli:bob", None, 124.0) is None
+    assert store.approval_get(request.id).decided_by == "cli:alice"  # type: ignore[union-attr]
+    assert store.approval_consume(request.id, 125.0) is True
+    assert store.approval_consume(request.id, 126.0) is False
+    # consumed: no longer open, so the same call may ask again
+    assert store.approval_find(request.key, request.fingerprint) is None
+    assert store.approval_create(record()).id != request.id
+
+
+def test_expire_due_and_list(store: Store) -> None:
+    old = store.approval_create(record("t1", ttl=-1))
+    fresh = store.approval_create(record("t2", ttl=60))
+    expired = store.approval_expire_due(time.time(), "hookgate:sweeper")
+    assert [r.id for r in expired] == [old.id] and expired[0].status == "expired"
+    assert store.approval_expire_due(time.time(), "hookgate:sweeper") == []
+    assert store.approval_consume(old.id, time.time()) is False  # an expiry is not an answer to deliver
+    assert {r.id for r in store.approval_list()} == {old.id, fresh.id}
+    assert [r.id for r in store.approval_list(["pending"])] == [fresh.id]
+    store.approval_set_ref(fresh.id, {"channel": "C1", "ts": "1.2"})
+    assert store.approval_get(fresh.id).ref == {"channel": "C1", "ts": "1.2"}  # type: ignore[union-attr]
+
+
+def _answer(where: str, approval_id: str, who: str, results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    store = open_backend(where)
+    results.put((who, store.approval_decide(approval_id, "approved", who, None, time.time()) is not None))
+
+
+def test_racing_answers_from_processes_take_exactly_one(where: str, store: Store) -> None:
+    request = store.approval_create(record())
+    results: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
+    procs = [multiprocessing.Process(target=_answer, args=(where, request.id, f"p{i}", results))
+             for i in range(6)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(30)
+    outcomes = [results.get(timeout=5) for _ in procs]
+    winners = [who for who, won in outcomes if won]
+    assert len(winners) == 1
+    assert store.approval_get(request.id).decided_by == winners[0]  # type: ignore[union-attr]
