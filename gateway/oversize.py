@@ -44,8 +44,9 @@ class Oversized:
 
     def feed(self, chunk: bytes) -> None:
         """Count (and drop) more of the event; only its last ``TAIL_BYTES`` are kept."""
-        self.size += len(chunk)
-        self.tail = (self.tail + chunk)[-TAIL_BYTES:]
+        if chunk:
+            self.size += len(chunk)
+            self.tail = (self.tail + chunk)[-TAIL_BYTES:]
 
     def drain(self, read: Callable[[int], bytes]) -> None:
         """Read the rest of a stream (``read(n) -> bytes``), keeping only the tail."""

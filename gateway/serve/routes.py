@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.dialects import DIALECTS, PassThrough, claude, detect, parse_event
 from gateway.errors import EventError
 from gateway.events import HookEvent, decode_event_bytes, dumps
-from gateway.oversize import DRAIN_LIMIT, Oversized, oversize_decision
+from gateway.oversize import DRAIN_LIMIT, HEAD_BYTES, Oversized, oversize_decision
 from gateway.serve.reload import one_line
 
 if TYPE_CHECKING:
@@ -106,8 +106,9 @@ class Routes:
                 if over.size > DRAIN_LIMIT:
                     break
             elif len(body) + len(chunk) > self.max_body:
-                over = Oversized(body, self.max_body)
-                over.feed(chunk)
+                room = max(0, HEAD_BYTES - len(body))  # the head (where the event's name is) spans chunks
+                over = Oversized(body + chunk[:room], self.max_body)
+                over.feed(chunk[room:])
                 body = bytearray()
             else:
                 body += chunk
