@@ -8,8 +8,9 @@ it run, one decision out. The public API is imported lazily so that ``hookgate r
 
 from __future__ import annotations
 
+from gateway.wire import VERSION as __version__  # noqa: F401  (the package version, re-exported)
+
 TYPE_CHECKING = False  # importing typing costs ~2 ms, paid by every thin-client hook call
-__version__ = "0.1.0"
 __all__ = ["ActionDenied", "ConfigError", "Decision", "EventError", "Gateway", "HandlerError", "HandlerResult",
            "HookContext", "HookEvent", "HookResult", "HookgateError", "PostToolUseHook", "PreToolUseHook",
            "SessionStartHook", "ToolCallDenied", "Verdict", "register_handler"]

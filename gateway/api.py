@@ -5,7 +5,7 @@ Example::
     gateway = Gateway.from_file("hookgate.yaml")
     decision = await gateway.dispatch({"hook_event_name": "PreToolUse", "tool_name": "Bash",
                                        "tool_input": {"command": "rm -rf /"}, "cwd": "/repo"})
-    exit_code, stdout, stderr = decision.to_claude()
+    exit_code, stdout, stderr = gateway.render(decision)          # Claude Code's form; or "kiro", ...
     await gateway.aclose()
 
 Handlers are looked up by ``type`` in a registry; ``gateway.register_handler(cls)`` adds an
@@ -19,10 +19,10 @@ from typing import Any
 from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig, find_config_paths, load_config
 from gateway.context import Mode, RunContext
 from gateway.decision import Decision
-from gateway.dialects import parse_event
+from gateway.dialects import parse_event, render
 from gateway.dispatcher import Dispatcher, Trace
 from gateway.errors import ConfigError
-from gateway.events import HookEvent
+from gateway.events import HookEvent, PassedThrough
 from gateway.host import AgentHost
 
 
@@ -69,17 +69,27 @@ class Gateway(AgentHost):
             GroupSpec(matcher=matcher, handlers=[spec], where=where, agent=agent))
         return spec
 
-    def parse(self, event: dict[str, Any] | HookEvent, dialect: str = "auto") -> HookEvent:
-        """A ``HookEvent`` from a host's event dict. Raises EventError."""
+    def parse(self, event: dict[str, Any] | HookEvent, dialect: str = "auto") -> HookEvent | PassedThrough:
+        """A ``HookEvent`` from a host's event dict (``PassedThrough`` for a host event hookgate leaves
+        alone, such as Gemini's BeforeModel). Raises EventError."""
         return event if isinstance(event, HookEvent) else parse_event(event, dialect)
 
     async def dispatch(self, event: dict[str, Any] | HookEvent, *, dialect: str = "auto",
                        trace: Trace | None = None) -> Decision:
-        """Run every configured handler that fits ``event``; return the merged Decision.
+        """Run every configured handler that fits ``event``; return the merged Decision (an empty one,
+        nothing to tell the host, for an event hookgate passes through).
 
         Raises EventError for a malformed event; handler failures are inside ``Decision.results``.
         """
-        return await self.dispatcher.dispatch(self.parse(event, dialect), self.context, trace)
+        parsed = self.parse(event, dialect)
+        if isinstance(parsed, PassedThrough):
+            return Decision(event=parsed.name)
+        return await self.dispatcher.dispatch(parsed, self.context, trace)
+
+    def render(self, decision: Decision, dialect: str = "claude") -> tuple[int, str, str]:
+        """``(exit_code, stdout, stderr)`` for ``decision`` in ``dialect``'s form (``gateway.dialects.render``:
+        what ``hookgate run`` prints). Raises EventError for an unknown dialect."""
+        return render(decision, dialect)
 
     async def aclose(self) -> None:
         """Wait for background handlers and close shared resources (HTTP pool, MCP sessions, ...)."""

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
 
@@ -49,7 +49,8 @@ async def _run(spec: HandlerSpec, event: HookEvent, ctx: RunContext) -> None:
 def _main() -> int:
     import asyncio
 
-    from gateway.config import HandlerSpec, load_config
+    from gateway.config import load_config
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
 

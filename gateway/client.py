@@ -44,32 +44,30 @@ import os
 import sys
 
 try:
-    from gateway.errors import ServerUnavailable
-except ImportError:  # run as a standalone script (python -I -S client.py): the package is not importable
-    class ServerUnavailable(Exception):  # type: ignore[no-redef]
-        """``hookgate serve`` could not be reached (standalone copy of gateway.errors.ServerUnavailable)."""
+    from gateway.errors import ServerMisconfigured, ServerNotRunning, ServerUnavailable
+    from gateway.wire import (
+        EXIT_CODE_HEADER,
+        MAX_EVENT_BYTES,
+        PROJECT_DIR_HEADER,
+        RENDERED,
+        STDOUT_LENGTH_HEADER,
+    )
+except ImportError:  # a standalone script (python -I -S client.py): the two import-free modules beside it
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from errors import ServerMisconfigured, ServerNotRunning, ServerUnavailable  # type: ignore[no-redef]
+    from wire import (  # type: ignore[no-redef]
+        EXIT_CODE_HEADER,
+        MAX_EVENT_BYTES,
+        PROJECT_DIR_HEADER,
+        RENDERED,
+        STDOUT_LENGTH_HEADER,
+    )
+    del sys.path[0]
 
-
-class ServerNotRunning(ServerUnavailable):
-    """Nothing listens at the server URL (connection refused): the one case ``fallback`` stays silent."""
-
-
-class ServerMisconfigured(ServerUnavailable):
-    """The server URL is invalid, or the server refused the request as misconfigured (401, 403, 404,
-    405, 415, 421), or what answered is not ``hookgate serve``: a fix is needed, not a restart."""
-
-
-MAX_EVENT_BYTES = 64 * 1024 * 1024
-"""Default size limit of an event (bytes); ``HOOKGATE_MAX_EVENT_BYTES`` overrides it (``event_limit``).
-An event over the limit is denied, never let through (``gateway.oversize``)."""
 CONNECT_TIMEOUT = 2.0
 """Seconds to open the connection (the server is normally on loopback: it answers or refuses at once)."""
 DEFAULT_TIMEOUT = 600.0
 MAX_ANSWER = 64 * 1024 * 1024
-RENDERED = "application/vnd.hookgate.rendered"
-"""Media type of the compact answer (see module docstring)."""
-PROJECT_DIR_HEADER = "X-Hookgate-Project-Dir"
-"""Request header carrying the caller's ``CLAUDE_PROJECT_DIR`` (percent-encoded UTF-8)."""
 
 _BASE_URL_HINT = "the URL must be the server's base URL, e.g. http://127.0.0.1:8787"
 _MISCONFIGURED = {
@@ -271,7 +269,7 @@ def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | No
                 error = f"{error}; {hint}"
             raise ServerMisconfigured(f"{status} {phrase}" + (f": {error}" if error else f" ({hint})" if hint else ""))
         raise ServerUnavailable(f"the server answered HTTP {status}" + (f": {error}" if error else ""))
-    code, length = headers.get("hookgate-exit-code", ""), headers.get("hookgate-stdout-length", "")
+    code, length = headers.get(EXIT_CODE_HEADER, ""), headers.get(STDOUT_LENGTH_HEADER, "")
     if not (code.lstrip("-").isdigit() and length.isdigit() and int(length) <= len(body)):
         raise ServerMisconfigured("what answered is not hookgate serve (no hookgate answer headers)")
     cut = int(length)
@@ -324,18 +322,18 @@ def _closed_answer(event: bytes, dialect: str) -> tuple[int, str, str | None]:
     An event that cannot be read is blocked.
     """
     try:
-        from gateway.dialects import PassThrough, parse_event
-        from gateway.events import decode_event_bytes
+        from gateway.dialects import parse_event
+        from gateway.events import PassedThrough, decode_event_bytes
     except ImportError:  # standalone script
         name = _event_name(event)
         return (1 if name in _CLOSED_PASSES else 2), "", name
     try:
         parsed = parse_event(decode_event_bytes(event), dialect)
-    except PassThrough as exc:
-        code, _, err = exc.answer  # "no objection": nothing to hold back (no stdout: it would be a decision)
-        return code, err, _event_name(event)
     except Exception:  # unreadable: nothing tells it is safe to let through
         return 2, "", _event_name(event)
+    if isinstance(parsed, PassedThrough):
+        code, _, err = parsed.answer  # "no objection": nothing to hold back (no stdout: it would be a decision)
+        return code, err, parsed.name
     host_name = parsed.raw.get("hook_event_name")  # named as the host names it, like the standalone copy
     return (2 if closed_blocks(parsed.name) else 1), "", host_name if isinstance(host_name, str) else parsed.name
 

@@ -30,7 +30,6 @@ Permission = Literal["allow", "deny", "ask", "defer"]
 Status = Literal["ok", "error", "timeout", "skipped", "cached"]
 
 PERMISSION_RANK: dict[str | None, int] = {None: 0, "allow": 1, "ask": 2, "defer": 3, "deny": 4}
-JUDGMENT_TYPES = frozenset({"prompt", "agent"})
 
 
 @dataclass(slots=True)
@@ -85,9 +84,10 @@ class HandlerResult:
     duration_ms: wall time in milliseconds. verdict: its answer (None on failure). message: the error
     or note (one line). fail_closed: the handler's ``failClosed`` setting. order: its position in
     config order (after ``priority``). meta: type-specific details (exit code, HTTP status, model,
-    tokens, ...). judgment: the handler is an LLM soft check (prompt, agent, or a registered class with
-    ``judgment = True``). side_effects: what the handler did besides answering (its verdict's
-    ``side_effects``, kept here even when the verdict is dropped by the merge rules).
+    tokens, ...). judgment: the handler is an LLM soft check, as its class says (``Handler.judgment``:
+    prompt, agent, or a registered class with ``judgment = True``; the dispatcher sets it).
+    side_effects: what the handler did besides answering (its verdict's ``side_effects``, kept here even
+    when the verdict is dropped by the merge rules).
     """
 
     id: str
@@ -105,10 +105,6 @@ class HandlerResult:
     @property
     def failed(self) -> bool:
         return self.status in ("error", "timeout")
-
-    def __post_init__(self) -> None:
-        if self.type in JUDGMENT_TYPES:
-            self.judgment = True
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status,
@@ -152,20 +148,6 @@ class Decision:
         return (self.permission is None and not self.block and self.updated_input is None
                 and self.updated_output is None and not self.additional_context
                 and self.system_message is None and self.continue_ and not self.extra)
-
-    def to_claude(self) -> tuple[int, str, str]:
-        """Render for Claude Code: ``(exit_code, stdout, stderr)``; see ``gateway.dialects.claude``."""
-        from gateway.dialects import get_dialect
-
-        rendered: tuple[int, str, str] = get_dialect("claude").render(self)
-        return rendered
-
-    def to_kiro(self) -> tuple[int, str, str]:
-        """Render for Kiro CLI: ``(exit_code, stdout, stderr)``; see ``gateway.dialects.kiro``."""
-        from gateway.dialects import get_dialect
-
-        rendered: tuple[int, str, str] = get_dialect("kiro").render(self)
-        return rendered
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.event}

@@ -10,6 +10,7 @@ import textwrap
 
 from gateway.config import default_config_path, find_config_paths, load_config
 from gateway.dialects import parse_event
+from gateway.events import PassedThrough
 
 
 def _summary(payload: dict[str, object]) -> str:
@@ -26,7 +27,8 @@ def _clip(text: str, width: int) -> str:
 
 def run_demo(config_paths: list[str] | None = None) -> int:
     """Print the demo table. Returns the exit code (0, or 1 when the config is invalid)."""
-    from gateway.cli.run import decide
+    from gateway.context import RunContext
+    from gateway.dispatcher import Dispatcher
     from gateway.errors import ConfigError
 
     paths = find_config_paths(config_paths) if config_paths else [default_config_path()]
@@ -39,6 +41,7 @@ def run_demo(config_paths: list[str] | None = None) -> int:
     if not glob.glob(os.path.join(folder, "*.json")):
         print(f"hookgate: no sample events in {folder} (a broken install?)")
         return 1
+    dispatcher, ctx = Dispatcher(config), RunContext(config, mode="run")
     print(f"config: {', '.join(paths)}")
     print(f"{'event':<24} {'tool call':<52} decision")
     print("-" * 100)
@@ -46,7 +49,9 @@ def run_demo(config_paths: list[str] | None = None) -> int:
         with open(path, encoding="utf-8") as fh:
             payload = json.load(fh)
         event = parse_event(payload)
-        decision = decide(config, event)
+        if isinstance(event, PassedThrough):
+            continue  # the samples are Claude Code events; none is passed through
+        decision = dispatcher.decide(event, ctx)
         verdict: str = decision.permission or ("block" if decision.block else "none")
         if decision.updated_input is not None:
             verdict += "+rewrite"

@@ -1,20 +1,37 @@
-"""The one path every event takes: select the handlers that fit, run them concurrently, merge.
+"""The one path every event takes: select the handlers that fit, run them, merge.
 
-``select`` walks ``hooks[event]`` in config order: a group fits when its matcher accepts the event's
-matcher field (Claude Code's algorithm, or Kiro's for groups from a Kiro config); a handler fits
-when its ``if`` rule accepts the event. Identical handlers run once. ``dispatch`` runs them (each
-under its own deadline; ``sequential`` groups one after another, passing rewrites along), turns
-every outcome into a ``HandlerResult``, and merges with ``gateway.decision.merge``.
+``Dispatcher.dispatch`` is the only way from a ``HookEvent`` to a ``Decision`` (``hookgate run``,
+``serve``, ``explain``, ``demo`` and the Python API all call it); ``Dispatcher.decide`` drives it from
+synchronous code. Each step adds one concern::
+
+    dispatch   select -> Stop-loop guard (gateway.stopguard) -> executor.run -> merge
+    select     hooks[event] in config order: a group fits when its matcher accepts the event's matcher
+               field (Claude Code's algorithm, or Kiro's / Gemini's for groups from those configs); a
+               handler fits when its ``if`` rule accepts the event; identical handlers run once
+    run        one job per handler; a ``sequential`` group, and the event's chained handlers (class hooks,
+               built-ins), are one job each, run through a ``Chain`` (in order, passing rewrites along,
+               stopping at a deny, block or fail-closed failure); the executor awaits the jobs
+    attempt    one handler -> one ``HandlerResult``: its load-time problem, background start, the
+               verdict cache, timing, and any failure as a value (never an exception)
+
+The executor is swapped, not the path: ``InlineExecutor`` when no event loop is running and every
+selected handler answers synchronously in-process (``Handler.can_run_sync``): no asyncio is imported
+(the default policy under ``hookgate run``); ``AsyncioExecutor`` otherwise: handlers run concurrently,
+each under its own deadline, and with no loop running it starts one for this event (closing what was
+opened on it before it ends).
 """
+
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
-from collections.abc import Hashable
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable, Coroutine, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gateway.decision import Decision, HandlerResult, Verdict, merge
 from gateway.events import STOP_EVENTS
@@ -22,10 +39,13 @@ from gateway.matching import IfRule, claude_matcher, kiro_matcher
 from gateway.tool_names import to_host
 
 if TYPE_CHECKING:
-    from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig
+    from gateway.config.specs import GroupSpec, HandlerSpec, RuntimeConfig
     from gateway.context import RunContext
     from gateway.events import HookEvent
-    from handlers.base import Handler
+    from gateway.stopguard import StopGuard
+    from handlers.base import Handler, Outcome
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -131,112 +151,46 @@ class Dispatcher:
         return handler
 
     async def dispatch(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None) -> Decision:
-        """Run every fitting handler for ``event`` and merge their results into one ``Decision``."""
+        """Run every fitting handler for ``event`` and merge their results into one ``Decision``.
+
+        Handler failures are inside ``Decision.results``; nothing a handler does raises here."""
         selected = self.select(event, trace)
-        results = await self.run_selected(event, selected, ctx) if selected else []
-        spec = event.spec
-        return merge(event.name, results, tool_input=event.tool_input, blocks=spec.blocks)
-
-    def run_selected_sync(self, event: HookEvent, selected: list[Selected],
-                          ctx: RunContext) -> list[HandlerResult] | None:
-        """Run ``selected`` without an event loop when every one is an in-process synchronous handler
-        (``can_run_sync``) and none needs the loop (``async``, ``cacheTtl``, a ``sequential`` group, the
-        Stop-loop guard); None otherwise, and the caller uses ``run_selected``."""
-        if event.name in STOP_EVENTS:
-            return None
-        groups = self.config.hooks[event.name]
-        for item in selected:
-            spec = item.spec
-            if spec.async_ or spec.cache_ttl or groups[item.group].sequential \
-                    or not self.handler(spec).can_run_sync():
-                return None
-        results = []
-        chain: Chain | None = None  # chained handlers see each other's rewrites, in order
-        for item in selected:
-            spec, handler = item.spec, self.handler(item.spec)
-            result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
-                                   judgment=handler.judgment)
-            results.append(result)
-            chained = handler.chained()
-            if chained:
-                chain = chain or Chain(event)
-                if chain.stopped_at is not None:
-                    chain.skip(result)
-                    continue
-            if _unrunnable(result, spec):
-                if chained and chain is not None:
-                    chain.step(result, spec)
-                continue
-            started = time.perf_counter()
-            try:
-                _store(result, handler.run_sync(chain.event if chained and chain else event, ctx))
-            except Exception as exc:  # a failure is a value, never an exception to the agent
-                _fail(result, exc)
-            result.duration_ms = (time.perf_counter() - started) * 1000
-            if chained and chain is not None:
-                chain.step(result, spec)
-        return results
-
-    async def run_selected(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
-        """Run ``selected`` for ``event``; Stop/SubagentStop go through the Stop-loop guard
-        (``gateway.stopguard``), which may skip judgment handlers and counts their blocks."""
-
-        guard = None
+        guard = self._stop_guard(event, selected, ctx)
         skipped: list[HandlerResult] = []
-        if event.name in STOP_EVENTS:
-            from gateway.stopguard import StopGuard
-
-            guard = StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
-            if guard is not None:
-                selected, skipped = await guard.skip(selected)
+        if guard is not None:
+            selected, skipped = await guard.skip(selected)
         try:
-            results = await self._run_all(event, selected, ctx)
+            results = await self.executor_for(selected).run(self, event, selected, ctx) if selected else []
             if guard is not None:
                 skipped += await guard.record(results)
         finally:
             if guard is not None:
-                await guard.done()
-        return results + skipped
+                await guard.done()  # its reserved checks are over, also when they were cancelled
+        return merge(event.name, results + skipped, tool_input=event.tool_input, blocks=event.spec.blocks)
 
-    async def _run_all(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> list[HandlerResult]:
-        import asyncio
+    def decide(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None) -> Decision:
+        """``dispatch`` from synchronous code with no event loop running (``hookgate run``, ``explain``,
+        ``demo``): the same coroutine, driven here; the asyncio executor starts a loop if it needs one."""
+        return run_inline(self.dispatch(event, ctx, trace))
 
-        by_group: dict[int, list[Selected]] = {}
-        jobs: list[Any] = []
-        for item in selected:
-            group = self.config.hooks[event.name][item.group]
-            if group.sequential:
-                by_group.setdefault(item.group, []).append(item)
-            elif self.handler(item.spec).chained():
-                by_group.setdefault(CHAIN, []).append(item)  # class hooks and built-ins: one chain per event
-            else:
-                jobs.append(self._run_one(event, item, ctx))
-        for items in by_group.values():
-            jobs.append(self._run_sequence(event, items, ctx))
-        results: list[HandlerResult] = []
-        # One handler (the common case) runs in this task: no extra task to schedule.
-        outcomes = [await jobs[0]] if len(jobs) == 1 else await asyncio.gather(*jobs)
-        for outcome in outcomes:
-            results.extend(outcome if isinstance(outcome, list) else [outcome])
-        return results
+    def executor_for(self, selected: list[Selected]) -> Executor:
+        """``InlineExecutor`` when no loop is running and every handler answers synchronously (or cannot
+        run at all), else ``AsyncioExecutor``."""
+        if not loop_running() and all(s.spec.problem is not None or self.handler(s.spec).can_run_sync()
+                                      for s in selected):
+            return INLINE
+        return ASYNCIO
 
-    async def _run_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext) -> list[HandlerResult]:
-        """Run ``items`` one after another (a ``sequential`` group, or the event's chained handlers)."""
-        results: list[HandlerResult] = []
-        chain = Chain(event)
-        for item in items:
-            if chain.stopped_at is not None:
-                results.append(chain.skip(HandlerResult(id=item.spec.id, type=item.spec.type, order=item.order,
-                                                        fail_closed=item.spec.fail_closed)))
-                continue
-            result = await self._run_one(chain.event, item, ctx)
-            results.append(result)
-            chain.step(result, item.spec)
-        return results
+    def _stop_guard(self, event: HookEvent, selected: list[Selected], ctx: RunContext) -> StopGuard | None:
+        if event.name not in STOP_EVENTS or not selected:
+            return None
+        from gateway.stopguard import StopGuard
 
-    async def _run_one(self, event: HookEvent, item: Selected, ctx: RunContext) -> HandlerResult:
-        import asyncio
+        return StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
 
+    async def attempt(self, event: HookEvent, item: Selected, ctx: RunContext, call: Call) -> HandlerResult:
+        """Run one handler through ``call`` (the executor's way to call it): its ``HandlerResult``, with
+        status ok, cached, skipped (``async``: started in the background), error or timeout."""
         spec = item.spec
         handler = self.handler(spec)
         result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
@@ -257,8 +211,7 @@ class Dispatcher:
                 return result
         started = time.perf_counter()
         try:
-            async with asyncio.timeout(spec.timeout):
-                _store(result, await handler.run(event, ctx))
+            _store(result, await call(handler, event, ctx, spec.timeout))
         except TimeoutError:
             result.status, result.message = "timeout", f"no answer within {spec.timeout:g} s"
         except Exception as exc:  # any failure is a value, never an exception to the agent
@@ -268,9 +221,146 @@ class Dispatcher:
             await _cache_put(ctx, cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
         return result
 
+    async def attempt_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext,
+                               call: Call) -> list[HandlerResult]:
+        """Run ``items`` one after another (a ``sequential`` group, or the event's chained handlers),
+        through a ``Chain``: each sees the rewrites before it; a deny, block or fail-closed failure skips
+        the rest."""
+        results: list[HandlerResult] = []
+        chain = Chain(event)
+        for item in items:
+            if chain.stopped_at is not None:
+                results.append(chain.skip(HandlerResult(id=item.spec.id, type=item.spec.type, order=item.order,
+                                                        fail_closed=item.spec.fail_closed,
+                                                        judgment=self.handler(item.spec).judgment)))
+                continue
+            result = await self.attempt(chain.event, item, ctx, call)
+            results.append(result)
+            chain.step(result, item.spec)
+        return results
+
+
+def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> Decision | None:
+    """When hookgate itself fails (a bug while dispatching): a deny/block if any handler for this event
+    is ``failClosed`` (the gate must not open because its keeper crashed), else None (the frontend
+    reports the error without blocking: exit 1, HTTP 500)."""
+    if not any(h.fail_closed for g in config.hooks.get(event.name, []) for h in g.handlers):
+        return None
+    result = HandlerResult(id="hookgate", type="internal", status="error", message=message, fail_closed=True)
+    return merge(event.name, [result], blocks=event.spec.blocks)
+
+
+Call = Callable[["Handler", "HookEvent", "RunContext", float], Awaitable["Outcome"]]
+"""How an executor calls one handler: ``call(handler, event, ctx, timeout_s)`` -> its answer."""
+
+
+class Executor(ABC):
+    """How the selected handlers' jobs are run: ``call`` one handler, ``gather`` the jobs (one per
+    handler, one per ``sequential`` group) into their results in job order."""
+
+    async def run(self, dispatcher: Dispatcher, event: HookEvent, selected: list[Selected],
+                  ctx: RunContext) -> list[HandlerResult]:
+        """The results of ``selected`` (in job order; ``merge`` sorts them by ``order``)."""
+        groups = dispatcher.config.hooks[event.name]
+        jobs: list[Coroutine[Any, Any, HandlerResult | list[HandlerResult]]] = []
+        sequences: dict[int, list[Selected]] = {}
+        for item in selected:
+            if groups[item.group].sequential:
+                sequences.setdefault(item.group, []).append(item)
+            elif dispatcher.handler(item.spec).chained():
+                sequences.setdefault(CHAIN, []).append(item)  # class hooks and built-ins: one chain per event
+            else:
+                jobs.append(dispatcher.attempt(event, item, ctx, self.call))
+        jobs += [dispatcher.attempt_sequence(event, items, ctx, self.call) for items in sequences.values()]
+        results: list[HandlerResult] = []
+        for outcome in await self.gather(jobs):
+            results.extend(outcome if isinstance(outcome, list) else [outcome])
+        return results
+
+    @abstractmethod
+    async def call(self, handler: Handler, event: HookEvent, ctx: RunContext, timeout: float) -> Outcome:
+        """Call ``handler`` for ``event`` within ``timeout`` seconds (TimeoutError past it); its answer."""
+
+    @abstractmethod
+    async def gather(self, jobs: list[Coroutine[Any, Any, T]]) -> list[T]:
+        """Await every job; their values in job order."""
+
+
+class InlineExecutor(Executor):
+    """Handlers answer synchronously in this thread, one after another (no event loop; a handler's own
+    ``timeout`` cannot interrupt a synchronous call)."""
+
+    async def call(self, handler: Handler, event: HookEvent, ctx: RunContext, timeout: float) -> Outcome:
+        return handler.run_sync(event, ctx)
+
+    async def gather(self, jobs: list[Coroutine[Any, Any, T]]) -> list[T]:
+        return [await job for job in jobs]
+
+
+class AsyncioExecutor(Executor):
+    """Handlers run concurrently on the running loop, each under ``asyncio.timeout``. With no loop
+    running (``hookgate run``), ``run`` starts one for this event and closes the context's resources
+    before it ends (they belong to that loop)."""
+
+    async def run(self, dispatcher: Dispatcher, event: HookEvent, selected: list[Selected],
+                  ctx: RunContext) -> list[HandlerResult]:
+        if loop_running():
+            return await super().run(dispatcher, event, selected, ctx)
+        import asyncio
+
+        async def on_own_loop() -> list[HandlerResult]:
+            try:
+                return await super(AsyncioExecutor, self).run(dispatcher, event, selected, ctx)
+            finally:
+                await ctx.aclose()
+
+        return asyncio.run(on_own_loop())
+
+    async def call(self, handler: Handler, event: HookEvent, ctx: RunContext, timeout: float) -> Outcome:
+        import asyncio
+
+        async with asyncio.timeout(timeout):
+            return await handler.run(event, ctx)
+
+    async def gather(self, jobs: list[Coroutine[Any, Any, T]]) -> list[T]:
+        if len(jobs) == 1:  # the common case: no extra task to schedule
+            return [await jobs[0]]
+        import asyncio
+
+        return list(await asyncio.gather(*jobs))
+
+
+INLINE = InlineExecutor()
+ASYNCIO = AsyncioExecutor()
+
+
+def loop_running() -> bool:
+    """True when this thread runs an asyncio event loop (asyncio is not imported to find out)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def run_inline(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion in this thread without an event loop. It must not wait on anything
+    (``Dispatcher.dispatch`` does not: the asyncio executor runs its own loop when none is running).
+    Raises RuntimeError if it does."""
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        value: T = done.value
+        return value
+    coro.close()
+    raise RuntimeError("dispatch waited on an event loop that is not running")
+
 
 CHAIN = -1
-"""The ``run_selected`` job key of the event's chained handlers (group indexes are >= 0)."""
+"""The job key of the event's chained handlers in ``Executor.run`` (group indexes are >= 0)."""
 
 
 class Chain:

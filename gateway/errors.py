@@ -7,10 +7,18 @@
     ├── EventError                an inbound event is malformed (bad JSON, not an object, unknown event)
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
-    ├── ServerUnavailable         the thin client could not reach ``hookgate serve``
+    ├── AddressBlocked            the SSRF guard refused a destination (``handlers.netguard``)
+    ├── ResolveError              a host name did not resolve in time (``handlers.netguard``)
+    ├── ToolFailure               an agent handler's sandboxed tool call was refused or failed; told to
+    │                             the model as a tool error, never raised past the agent loop
+    ├── ServerUnavailable         the thin client got no valid answer from ``hookgate serve``
+    │   ├── ServerNotRunning      nothing listens at the URL (connection refused)
+    │   └── ServerMisconfigured   a bad URL or token, a refused request, or not hookgate answering
     ├── StoreError                the state store (``gateway.store``) could not be opened, read or written
     │   ├── StoreUnavailable      the store cannot be reached now (stateful decisions follow failClosed)
     │   └── StoreSchemaError      the store's schema is older than this hookgate ('hookgate store migrate')
+    ├── InstallError              ``hookgate install``/``uninstall`` cannot write (nothing is written)
+    │   └── TomlEditError         Codex's config.toml cannot be edited safely; add the entries by hand
     ├── ActionDenied              the Python host (``gateway.host``): a hook stopped the agent's action
     │   └── ToolCallDenied        ... a tool call (``gateway.tool_call``); ``.reason`` says why
     ├── ChannelError              an approval channel could not post or update a request
@@ -19,7 +27,11 @@
 Lower-level errors (``OSError``, ``json.JSONDecodeError``, ``pydantic.ValidationError``,
 ``httpx2.HTTPError``, ``mcp`` errors, SDK errors) are mapped into this tree at the boundary where they
 happen; nothing else escapes to the agent. Handlers never raise to the dispatcher: a failure becomes a
-``HandlerResult`` with status ``error`` or ``timeout``.
+``HandlerResult`` with status ``error`` or ``timeout``. A module's private control-flow error (a retryable
+HTTP status, an MCP server that failed to start) subclasses the nearest class here. Normal outcomes are
+values, not exceptions (a passed-through host event is ``gateway.events.PassedThrough``).
+
+This module imports nothing, so the stdlib-only thin client (``gateway.client``) can load it alone.
 """
 
 from __future__ import annotations
@@ -58,7 +70,16 @@ class HandlerTimeout(HandlerError):
 
 
 class ServerUnavailable(HookgateError):
-    """``hookgate serve`` could not be reached by the thin client."""
+    """``hookgate serve`` gave the thin client no valid answer (reset, timeout, 5xx, a cut-short answer)."""
+
+
+class ServerNotRunning(ServerUnavailable):
+    """Nothing listens at the server URL (connection refused): the one case ``fallback`` stays silent."""
+
+
+class ServerMisconfigured(ServerUnavailable):
+    """The server URL is invalid, or the server refused the request as misconfigured (401, 403, 404,
+    405, 415, 421), or what answered is not ``hookgate serve``: a fix is needed, not a restart."""
 
 
 class StoreError(HookgateError):
@@ -80,6 +101,26 @@ class StoreUnavailable(StoreError):
 
 class StoreSchemaError(StoreError):
     """The store's schema version is older than this hookgate needs; the message names the command to run."""
+
+
+class AddressBlocked(HookgateError):
+    """The SSRF guard refused a destination (one line naming the host, the address and the fix)."""
+
+
+class ResolveError(HookgateError):
+    """The name did not resolve (or took longer than the connect timeout)."""
+
+
+class ToolFailure(HookgateError):
+    """A refused or failed sandboxed tool call; the message goes back to the model as a tool error."""
+
+
+class InstallError(HookgateError):
+    """``hookgate install``/``uninstall``: nothing can be written; the message is one line."""
+
+
+class TomlEditError(InstallError):
+    """Codex's config.toml could not be edited safely; the message says what to add by hand."""
 
 
 class ActionDenied(HookgateError):

@@ -16,8 +16,23 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gateway.client import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 from gateway.errors import EventError
+from gateway.wire import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class PassedThrough:
+    """A host event hookgate passes through untouched: no handler runs (Gemini's model-level events,
+    Codex's ``Interrupt``). A value a dialect's ``parse`` returns instead of a ``HookEvent``, not an error.
+
+    name: the host's event name. dialect: the dialect that recognised it. reason: one line saying why.
+    answer: ``(exit_code, stdout, stderr)`` to give the host (its "no objection").
+    """
+
+    name: str
+    dialect: str
+    reason: str
+    answer: tuple[int, str, str] = (0, "", "")
 
 
 @dataclass(frozen=True, slots=True)

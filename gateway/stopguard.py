@@ -34,7 +34,7 @@ and ``done`` in any case; the merge itself stays a pure function of the results.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from gateway.decision import HandlerResult, Verdict
 from gateway.events import STOP_EVENTS
@@ -42,9 +42,19 @@ from gateway.events import STOP_EVENTS
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
-    from gateway.dispatcher import Selected
     from gateway.events import HookEvent
+
+
+class Chosen(Protocol):
+    """What the guard reads of a selected handler (``gateway.dispatcher.Selected``)."""
+
+    spec: HandlerSpec
+    order: int
+
+
+S = TypeVar("S", bound=Chosen)
 
 SCOPE = "stop-guard"
 INFLIGHT_SCOPE = "stop-guard-inflight"
@@ -82,8 +92,8 @@ class StopGuard:
         self.inflight_key: str | None = None
 
     @classmethod
-    def for_event(cls, event: HookEvent, ctx: RunContext, selected: list[Selected],
-                  is_judgment: Callable[[Selected], bool]) -> StopGuard | None:
+    def for_event(cls, event: HookEvent, ctx: RunContext, selected: list[S],
+                  is_judgment: Callable[[S], bool]) -> StopGuard | None:
         """A guard when ``event`` is a Stop/SubagentStop with a session and a judgment handler runs."""
         key = guard_key(event)
         judgment_ids = {s.spec.id for s in selected if is_judgment(s)} if key is not None else set()
@@ -98,7 +108,7 @@ class StopGuard:
         """The session's consecutive judgment blocks (sync: tests, CLI)."""
         return self.ctx.state.counter_get(SCOPE, self.key)
 
-    async def skip(self, selected: list[Selected]) -> tuple[list[Selected], list[HandlerResult]]:
+    async def skip(self, selected: list[S]) -> tuple[list[S], list[HandlerResult]]:
         """Reserve this stop's block, or, when the limit is reached, split ``selected`` into handlers to
         run and skipped results. When the state store cannot be reached the checks run as usual and
         ``record`` says so."""
@@ -122,7 +132,7 @@ class StopGuard:
         message = (f"hookgate: {self.event_name} check(s) {names} skipped: LLM checks already blocked this "
                    f"session's stop {count} time(s) (settings.stopBlockLimit = {self.limit}), so the stop "
                    "goes through")
-        results = [HandlerResult(id=s.spec.id, type=s.spec.type, status="skipped", order=s.order,
+        results = [HandlerResult(id=s.spec.id, type=s.spec.type, status="skipped", order=s.order, judgment=True,
                                  message="stopBlockLimit reached for this session",
                                  verdict=Verdict(system_message=message) if i == 0 else None)
                    for i, s in enumerate(skipped)]

@@ -32,7 +32,7 @@ from gateway.errors import HandlerError, HandlerTimeout
 from handlers.base import Handler
 
 if TYPE_CHECKING:
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.decision import Verdict
     from gateway.events import HookEvent

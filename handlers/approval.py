@@ -143,9 +143,10 @@ class ApprovalHandler(Handler):
         """Wait for ``record`` to leave pending, until it expires or the handler's deadline."""
         import asyncio
 
-        from gateway.approvals.wake import RECHECK
+        from gateway.approvals.wake import recheck_interval
 
         loop = asyncio.get_running_loop()
+        recheck = recheck_interval(desk.store.kind)
         async with desk.waker.listen(record.id) as listener:
             while True:
                 current = await asyncio.to_thread(desk.store.approval_get, record.id)
@@ -155,7 +156,7 @@ class ApprovalHandler(Handler):
                 left = min(record.expires_at - time.time(), deadline - loop.time())
                 if left <= 0:
                     break
-                await listener.wait(min(left, RECHECK))
+                await listener.wait(min(left, recheck))
         if time.time() >= record.expires_at - CLOCK_SLACK:
             return await asyncio.to_thread(desk.expire, record, update_channel=False)
         return record  # this process's time is up, the request's is not: a retried call finds it

@@ -6,10 +6,15 @@ failed ``HandlerResult``, so nothing escapes to the agent. Deadlines are enforce
 (``asyncio.timeout``); a handler that owns resources (a process group, a connection) releases them
 when cancelled.
 
-Registry: the five built-in types load lazily by module path (``import anthropic`` alone costs over
+Registry: the built-in types load lazily by module path (``import anthropic`` alone costs over
 a second, so a handler module is imported only when a handler of its type runs or is validated).
 Other types come from ``register_handler(cls)`` (in-process classes, Python API) or from the
 entry-point group ``hookgate.handlers`` (``name = "package.module:Class"``).
+
+Config sections: a handler family that needs a top-level config section of its own (``llm`` for the
+judgment handlers, ``mcpServers``/``mcpConfig`` for ``mcp_tool``) declares a ``ConfigSection`` in
+``SECTIONS`` (or with ``register_section``); ``gateway.config`` validates every registered section at
+load time without importing a concrete handler by name.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from gateway.errors import ConfigError
 if TYPE_CHECKING:
     from typing import TypeAlias
 
-    from gateway.config import HandlerSpec
+    from gateway.config.schema import Compilation
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.decision import Verdict
     from gateway.events import HookEvent
@@ -42,8 +48,11 @@ BUILTIN: dict[str, str] = {
     "approval": "handlers.approval:ApprovalHandler",
 }
 ENTRY_POINT_GROUP = "hookgate.handlers"
+SECTIONS: tuple[str, ...] = ("handlers.llm.section:LlmSection", "handlers.mcp_config:McpSection")
+"""The built-in config sections, by ``module:Class`` (imported when a config is compiled)."""
 
 _registered: dict[str, type[Handler]] = {}
+_sections: list[type[ConfigSection]] = []
 
 
 class Handler(ABC):
@@ -175,12 +184,49 @@ def is_persistent_type(type_name: str) -> bool:
 
 
 def is_judgment_type(type_name: str) -> bool:
-    """True for LLM handler types (prompt, agent, or a registered class with ``judgment = True``)."""
-    if type_name in ("prompt", "agent"):
-        return True
-    if type_name in ("command", "http", "mcp_tool", "python", "approval"):
-        return False
+    """True for LLM handler types: the class's ``judgment`` (the one source of truth; prompt, agent,
+    or a registered class with ``judgment = True``). False for an unknown type."""
     try:
         return handler_class(type_name).judgment
     except ConfigError:
         return False
+
+
+class ConfigSection(ABC):
+    """A top-level config section owned by a family of handler types.
+
+    ``keys``: the top-level keys it reads. ``compile`` runs for each config file that has one of them
+    (problems go to ``compilation.issues`` / ``warnings``, each naming file and place); ``finish`` runs
+    once after every file was read, whether or not any had the section (cross-file checks, defaults).
+    """
+
+    keys: ClassVar[tuple[str, ...]]
+
+    @abstractmethod
+    def compile(self, compiler: Compilation, path: str, base_dir: str, doc: dict[str, Any]) -> None:
+        """Validate this section of the config document ``doc`` (read from ``path``) into ``compiler``."""
+
+    @abstractmethod
+    def finish(self, compiler: Compilation) -> None:
+        """Checks across files, once every file is read (defaults the section when no file had it)."""
+
+
+def register_section(cls: type[ConfigSection]) -> type[ConfigSection]:
+    """Register a config section class (usable as a decorator)."""
+    if cls not in _sections:
+        _sections.append(cls)
+    return cls
+
+
+def config_sections() -> list[ConfigSection]:
+    """One instance of every registered config section: the built-in ones, then ``register_section``'s.
+    Raises ConfigError when a built-in section cannot be loaded."""
+    classes: list[type[ConfigSection]] = []
+    for path in SECTIONS:
+        module_name, _, attr = path.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module_name), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"config section {path}: cannot load: {exc}") from None
+        classes.append(cls)
+    return [cls() for cls in classes + [c for c in _sections if c not in classes]]

@@ -24,7 +24,7 @@ from gateway.errors import ConfigError, HandlerError
 from gateway.hooks import ClassHook, context_for, load_hook, verdict_for
 
 if TYPE_CHECKING:
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.decision import Verdict
     from gateway.events import HookEvent
 

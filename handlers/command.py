@@ -38,7 +38,7 @@ from gateway.events import dumps
 from handlers.base import Handler
 
 if TYPE_CHECKING:
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
 

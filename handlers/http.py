@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 
 from gateway.answers import first_line, verdict_from_json
 from gateway.decision import Verdict
-from gateway.errors import HandlerError
+from gateway.errors import HandlerError, HookgateError
 from gateway.events import dumps
 from handlers.base import Handler
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     import ssl
     from collections.abc import Awaitable, Callable
 
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
     from handlers.netguard import Resolver
@@ -151,7 +151,7 @@ async def close_client(client: WebhookClient) -> None:
     await client.aclose()
 
 
-class _RetryableStatus(Exception):
+class _RetryableStatus(HookgateError):
     """A 429 or 5xx answer (retried while the budget lasts)."""
 
     def __init__(self, status: int, detail: str, retry_after: float | None) -> None:

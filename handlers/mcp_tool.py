@@ -35,7 +35,7 @@ from handlers.base import Handler
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.decision import Verdict
     from gateway.events import HookEvent

@@ -23,6 +23,9 @@ import ipaddress
 import socket
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 
+from gateway.errors import AddressBlocked as AddressBlocked
+from gateway.errors import ResolveError as ResolveError
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """``await resolver(host, port) -> [ip, ...]``; raises OSError when the name does not resolve."""
@@ -39,10 +42,6 @@ _BLOCKED: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...] 
         ("ff00::/8", "multicast"), ("2001:db8::/32", "documentation"),
     ))
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
-
-
-class AddressBlocked(Exception):
-    """The SSRF guard refused a destination (one line naming the host, the address and the fix)."""
 
 
 def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
@@ -151,10 +150,6 @@ def literal_refusal(ip: IPAddress, *, allow_private: bool) -> str | None:
     problem = None if allow_private or ip.is_loopback else address_problem(ip)
     return f"refusing to connect to {problem}; set allowPrivateNetworks: true to allow private networks" \
         if problem else None
-
-
-class ResolveError(Exception):
-    """The name did not resolve (or took longer than the connect timeout)."""
 
 
 async def vet(host: str, port: int, *, allow_private: bool, resolver: Resolver,

@@ -33,7 +33,7 @@ from gateway.errors import HandlerError
 from handlers.base import Handler
 
 if TYPE_CHECKING:
-    from gateway.config import HandlerSpec
+    from gateway.config.specs import HandlerSpec
     from gateway.context import RunContext
     from gateway.events import HookEvent
     from handlers.base import Outcome

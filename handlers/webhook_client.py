@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 
+from gateway.errors import HookgateError
 from handlers.netguard import AddressBlocked, ResolveError, Resolver, literal_refusal, parse_ip, system_resolver, vet
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ class Answer(NamedTuple):
     retry_after: str | None
 
 
-class DeliveryError(Exception):
+class DeliveryError(HookgateError):
     """A delivery got no usable answer. ``status`` is the HTTP status when one came back."""
 
     def __init__(self, message: str, *, retryable: bool = False, status: int | None = None) -> None:

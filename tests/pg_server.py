@@ -51,8 +51,9 @@ def free_port() -> int:
 class PgServer:
     """One PostgreSQL cluster in a temp dir (see module docstring)."""
 
-    def __init__(self, bin_dir: Path) -> None:
+    def __init__(self, bin_dir: Path, *, durable: bool = False) -> None:
         self.bin_dir = bin_dir
+        self.durable = durable
         self.as_root = os.geteuid() == 0
         self.base = Path(tempfile.mkdtemp(prefix="hookgate-pg-"))
         self.data = self.base / "data"
@@ -87,8 +88,9 @@ class PgServer:
         conf = self.data / "postgresql.conf"
         with conf.open("a") as f:
             f.write(f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
-                    f"unix_socket_directories = '{self.data}'\nfsync = off\nsynchronous_commit = off\n"
-                    "full_page_writes = off\nmax_connections = 200\nshared_buffers = 32MB\n")
+                    f"unix_socket_directories = '{self.data}'\nmax_connections = 200\nshared_buffers = 32MB\n")
+            if not self.durable:  # tests: speed over crash safety; benches keep PostgreSQL's defaults
+                f.write("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")
             if self.has_stat_statements:
                 f.write("shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track_utility = on\n")
 
@@ -103,12 +105,15 @@ class PgServer:
         self.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", db)
         self.psql("SELECT pg_stat_statements_reset()", db)
 
-    def statements(self, db: str) -> int:
+    def statements(self, db: str, *, touching: str | None = None, excluding: str | None = None) -> int:
         """Statements the server ran in ``db`` since ``statements_reset`` (each is one client round trip
-        for hookgate's autocommit connections), not counting these bookkeeping queries."""
+        for hookgate's autocommit connections), not counting these bookkeeping queries; ``touching`` /
+        ``excluding``: only statements whose text names (or does not name) that table."""
+        extra = f" AND s.query ILIKE '%{touching}%'" if touching else ""
+        extra += f" AND s.query NOT ILIKE '%{excluding}%'" if excluding else ""
         out = self.psql("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d "
                         f"ON d.oid = s.dbid WHERE d.datname = '{db}' AND s.query NOT ILIKE '%pg_stat_statements%' "
-                        "AND s.query NOT ILIKE 'CREATE EXTENSION%'", db)
+                        f"AND s.query NOT ILIKE 'CREATE EXTENSION%'{extra}", db)
         return int(out.strip() or 0)
 
     def start(self, timeout: float = 60) -> None:
@@ -152,15 +157,17 @@ class PgServer:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-def start_server(retries: int = 3) -> PgServer:
-    """Init and start a cluster (retrying on a port race); raises RuntimeError with the server log."""
+def start_server(retries: int = 3, *, durable: bool = False) -> PgServer:
+    """Init and start a cluster (retrying on a port race); raises RuntimeError with the server log.
+    ``durable``: keep PostgreSQL's crash-safe defaults (fsync, synchronous commit) instead of the
+    tests' faster settings."""
     bin_dir = find_bin_dir()
     if bin_dir is None:
         raise FileNotFoundError("no PostgreSQL binaries under /usr/lib/postgresql/*/bin "
                                 "(install Debian's postgresql package, as .ci/run does)")
     last: Exception | None = None
     for _ in range(retries):
-        server = PgServer(bin_dir)
+        server = PgServer(bin_dir, durable=durable)
         try:
             server.init()
             server.start()

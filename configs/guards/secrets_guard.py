@@ -45,44 +45,68 @@ if TYPE_CHECKING:  # no typing import at run time (a command hook starts in mill
     from collections.abc import Callable
     from typing import Any
 
+class _Lazy:
+    """A regular expression compiled on first use: importing the guard compiles nothing it may not need."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def _get(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self._get().search(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self._get().fullmatch(text)
+
+    def findall(self, text: str) -> list[Any]:
+        return self._get().findall(text)
+
+
 _TEMPLATE_WORDS = frozenset({"example", "examples", "sample", "samples", "template", "templates", "tmpl", "tpl",
                              "dist", "default", "defaults"})
-_TEMPLATE_SUFFIX = re.compile(r"\.(?:examples?|samples?|templates?|tmpl|tpl|dist|defaults?)$", re.IGNORECASE)
+_TEMPLATE_SUFFIX = _Lazy(r"\.(?:examples?|samples?|templates?|tmpl|tpl|dist|defaults?)$", re.IGNORECASE)
 
 # Directories whose every file is sensitive (a template name does not exempt these).
 _SECRET_DIRS = [
-    (re.compile(r"(?:^|/)\.ssh(?:/|$)", re.IGNORECASE), "SSH configuration or keys"),
-    (re.compile(r"(?:^|/)\.gnupg(?:/|$)", re.IGNORECASE), "a GnuPG keyring"),
-    (re.compile(r"(?:^|/)\.aws/(?:credentials|config)$", re.IGNORECASE), "AWS credentials"),
-    (re.compile(r"(?:^|/)\.docker/config\.json$", re.IGNORECASE), "Docker registry credentials"),
-    (re.compile(r"(?:^|/)\.kube/config$", re.IGNORECASE), "Kubernetes credentials"),
+    (_Lazy(r"(?:^|/)\.ssh(?:/|$)", re.IGNORECASE), "SSH configuration or keys"),
+    (_Lazy(r"(?:^|/)\.gnupg(?:/|$)", re.IGNORECASE), "a GnuPG keyring"),
+    (_Lazy(r"(?:^|/)\.aws/(?:credentials|config)$", re.IGNORECASE), "AWS credentials"),
+    (_Lazy(r"(?:^|/)\.docker/config\.json$", re.IGNORECASE), "Docker registry credentials"),
+    (_Lazy(r"(?:^|/)\.kube/config$", re.IGNORECASE), "Kubernetes credentials"),
 ]
 # File names (a template name exempts these).
 _SECRET_FILES = [
-    (re.compile(r"(?:^|/)\.env(?:\.[^/]*)?$", re.IGNORECASE), "an environment file that holds secrets"),
-    (re.compile(r"(?:^|/)\.envrc$", re.IGNORECASE), "a direnv file that holds secrets"),
-    (re.compile(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk)$", re.IGNORECASE), "a private key or certificate store"),
-    (re.compile(r"(?:^|/)id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$", re.IGNORECASE), "an SSH private key"),
-    (re.compile(r"(?:^|/)(?:\.netrc|_netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc)$", re.IGNORECASE),
+    (_Lazy(r"(?:^|/)\.env(?:\.[^/]*)?$", re.IGNORECASE), "an environment file that holds secrets"),
+    (_Lazy(r"(?:^|/)\.envrc$", re.IGNORECASE), "a direnv file that holds secrets"),
+    (_Lazy(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk)$", re.IGNORECASE), "a private key or certificate store"),
+    (_Lazy(r"(?:^|/)id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$", re.IGNORECASE), "an SSH private key"),
+    (_Lazy(r"(?:^|/)(?:\.netrc|_netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc)$", re.IGNORECASE),
      "a credentials file"),
 ]
 
 # Agent hook configuration and hookgate's own files: the agent must not switch its own guard rails off.
 _CONFIG_FILES = [
-    (re.compile(r"(?:^|/)\.?hookgate\.(?:ya?ml|json)$", re.IGNORECASE), "a hookgate configuration"),
-    (re.compile(r"(?:^|/)\.claude/(?:settings(?:\.local)?\.json$|hooks(?:/|$))", re.IGNORECASE),
+    (_Lazy(r"(?:^|/)\.?hookgate\.(?:ya?ml|json)$", re.IGNORECASE), "a hookgate configuration"),
+    (_Lazy(r"(?:^|/)\.claude/(?:settings(?:\.local)?\.json$|hooks(?:/|$))", re.IGNORECASE),
      "Claude Code's settings or hooks"),
-    (re.compile(r"(?:^|/)\.kiro/agents/(?:[^/]*\.json)?$", re.IGNORECASE), "a Kiro agent configuration"),
-    (re.compile(r"(?:^|/)\.gemini/settings\.json$", re.IGNORECASE), "Gemini CLI's settings"),
-    (re.compile(r"(?:^|/)\.codex/(?:hooks\.json|config\.toml)$", re.IGNORECASE), "Codex's hooks or configuration"),
-    (re.compile(r"^(?:~/\.codex|\$\{?CODEX_HOME\}?)(?:/|$)"), "Codex's configuration directory"),
-    (re.compile(r"(?:^|/)\.cache/hookgate(?:/|$)|(?:^|/)\.local/state/hookgate(?:/|$)"
+    (_Lazy(r"(?:^|/)\.kiro/agents/(?:[^/]*\.json)?$", re.IGNORECASE), "a Kiro agent configuration"),
+    (_Lazy(r"(?:^|/)\.gemini/settings\.json$", re.IGNORECASE), "Gemini CLI's settings"),
+    (_Lazy(r"(?:^|/)\.codex/(?:hooks\.json|config\.toml)$", re.IGNORECASE), "Codex's hooks or configuration"),
+    (_Lazy(r"^(?:~/\.codex|\$\{?CODEX_HOME\}?)(?:/|$)"), "Codex's configuration directory"),
+    (_Lazy(r"(?:^|/)\.cache/hookgate(?:/|$)|(?:^|/)\.local/state/hookgate(?:/|$)"
                 r"|^\$\{?(?:XDG_CACHE_HOME|XDG_STATE_HOME)\}?/hookgate(?:/|$)|^\$\{?HOOKGATE_CACHE_DIR\}?(?:/|$)"),
      "hookgate's own cache or state"),
 ]
 # Directories that hold those files: deleting or moving one away (``rm``, ``mv`` sources), or creating one whole
 # (``cp -r dir .claude``), also switches hooks off.
-_CONFIG_DIRS = re.compile(r"(?:^|/)\.(?:claude|claude/hooks|kiro|kiro/agents|gemini|codex)/?$", re.IGNORECASE)
+_CONFIG_DIRS = _Lazy(r"(?:^|/)\.(?:claude|claude/hooks|kiro|kiro/agents|gemini|codex)/?$", re.IGNORECASE)
 # Concrete protected names, for matching a shell glob (``> .e?v``) against them (see ``glob_reason``).
 PROTECTED_EXAMPLES = (
     ".env", ".env.local", ".env.production", ".envrc", "x.pem", "x.key", "x.p12", "x.pfx", "x.jks", "x.keystore",
@@ -102,11 +126,11 @@ _READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "WebFetch", "WebSear
                               "search_file_content", "list_directory", "web_fetch", "web_search", "google_web_search"})
 _SHELL_TOOLS = frozenset({"Bash", "execute_bash", "execute_cmd", "run_shell_command", "exec_command", "shell",
                           "shell_command", "local_shell"})
-_WRITE_WORD = re.compile(r"(?:write|writes|writing|written|edit|edits|editing|create|creates|append|appends|move|moves"
+_WRITE_WORD = _Lazy(r"(?:write|writes|writing|written|edit|edits|editing|create|creates|append|appends|move|moves"
                          r"|copy|copies|rename|renames|put|puts|save|saves|upload|uploads|update|updates|upsert"
                          r"|replace|replaces|insert|inserts|patch|patches|push|delete|deletes|remove|removes"
                          r"|modify|modifies|overwrite|overwrites|set|mv|cp|rm|mkdir|touch|store)")
-_PATCH_FILES = re.compile(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): *(.+?) *$", re.MULTILINE)
+_PATCH_FILES = _Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): *(.+?) *$", re.MULTILINE)
 
 
 def _is_template(base: str) -> bool:

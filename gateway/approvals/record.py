@@ -16,10 +16,6 @@ from typing import Any, Literal
 
 Status = Literal["pending", "approved", "rejected", "expired", "cancelled"]
 STATUSES: tuple[Status, ...] = ("pending", "approved", "rejected", "expired", "cancelled")
-DECIDED: frozenset[str] = frozenset({"approved", "rejected"})
-"""Answers a tool call consumes (once)."""
-OPEN: frozenset[str] = frozenset({"pending", "approved", "rejected"})
-"""Statuses a retried call looks for (approved/rejected only while not yet consumed)."""
 
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
@@ -102,10 +98,6 @@ class ApprovalRecord:
         ref = data.pop("ref", None)
         return cls(**data, **{k: v for k, v in payload.items() if k in cls.PAYLOAD_FIELDS},
                    ref=json.loads(ref) if ref else {})
-
-    @property
-    def answered(self) -> bool:
-        return self.status in DECIDED
 
 
 COLUMNS = ("id", "key", "fingerprint", "status", "created_at", "expires_at", "session_id", "tool_use_id",

@@ -4,9 +4,10 @@ A waiter creates ``<dir>/<approval id>.<pid>.<random>.fifo`` and watches it with
 (``add_reader``); whoever changes the request (``Desk.decide``, the sweeper, in any process on this
 machine) writes one byte into every FIFO of that id. The FIFO is opened read-write, so it never reports
 end-of-file while the waiter holds it. A store shared across machines (PostgreSQL) cannot reach another
-machine's FIFOs: waiters also re-read the request every ``RECHECK`` seconds, so an answer given there is
-seen within that time. Linux and macOS (``os.mkfifo``); a stale FIFO (its waiter died) is removed by the
-next writer.
+machine's FIFOs: waiters also re-read the request every ``RECHECK`` seconds (``recheck_interval``), so
+an answer given there is seen within that time; on the SQLite store, whose writers all share this
+machine's FIFO folder, only every ``LOCAL_RECHECK`` seconds, as a safety net. Linux and macOS
+(``os.mkfifo``); a stale FIFO (its waiter died) is removed by the next writer.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ if TYPE_CHECKING:
     import asyncio
 
 RECHECK = 2.0
-"""Seconds between re-reads of a request while waiting (only matters for answers given on other machines)."""
+"""Seconds between re-reads of a request while waiting on a shared store (answers given on other machines)."""
+LOCAL_RECHECK = 30.0
+"""The same on the SQLite store (every writer wakes the waiters through the FIFOs)."""
+
+
+def recheck_interval(store_kind: str) -> float:
+    """How often a waiter re-reads its request on a store of ``store_kind`` (``Store.kind``)."""
+    return LOCAL_RECHECK if store_kind == "sqlite" else RECHECK
 
 
 class Listener:

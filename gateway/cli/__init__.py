@@ -8,7 +8,7 @@ Exit codes of ``hookgate run`` (what the host sees):
 0 the answer is on stdout (or nothing to say); 2 deny/block (reason on stderr, JSON on stdout), or an
 invalid config on an event where a block holds an action back (see ``gateway.cli.run.config_error_exit``);
 1 a malformed event, a usage error, or an internal error (non-blocking: the host goes on), unless the
-event has a ``failClosed`` handler (see ``gateway.cli.run.internal_failure``). Every error is one line on
+event has a ``failClosed`` handler (see ``gateway.dispatcher.internal_failure``). Every error is one line on
 stderr; no traceback reaches the agent.
 
 ``hookgate run --server URL`` (or ``HOOKGATE_SERVER``) is the thin client: ``main`` hands it to
@@ -23,10 +23,7 @@ import os
 import sys
 
 from gateway.client import emit, event_limit, read_event
-
-DIALECT_CHOICES = ("auto", "claude", "kiro", "gemini", "codex")
-SERVER_DOWN_CHOICES = ("fallback", "open", "closed")
-EXIT_OK, EXIT_ERROR, EXIT_BLOCK = 0, 1, 2
+from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
 
 def _err(message: str) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 
-from gateway.cli import EXIT_ERROR, EXIT_OK
+from gateway.wire import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

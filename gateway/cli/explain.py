@@ -5,9 +5,10 @@ nothing."""
 
 from __future__ import annotations
 
-from gateway.cli import EXIT_ERROR, EXIT_OK, _err
+from gateway.cli import _err
 from gateway.cli.run import _load, decide
 from gateway.client import read_event
+from gateway.wire import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,14 +35,17 @@ def _read_event_arg(path: str | None) -> bytes:
 def cmd_explain(args: argparse.Namespace) -> int:
     import json
 
-    from gateway.dialects import get_dialect, parse_event
+    from gateway.dialects import parse_event, render
     from gateway.dispatcher import Trace
     from gateway.errors import HookgateError
-    from gateway.events import decode_event_bytes
+    from gateway.events import PassedThrough, decode_event_bytes
 
     try:
         config = _load(args.config)
         event = parse_event(decode_event_bytes(_read_event_arg(args.event)), args.dialect)
+        if isinstance(event, PassedThrough):
+            print(f"passed through: {event.reason}")
+            return EXIT_OK
         print(f"config: {', '.join(config.sources)}")
         print(f"event: {event.name} (dialect {event.dialect})"
               + (f", tool {event.tool_name}" if event.tool_name else ""))
@@ -59,9 +63,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
               "use --dry-run to only see what would run")
         decision = decide(config, event, trace)
     except HookgateError as exc:
-        if getattr(exc, "answer", None) is not None:  # dialects.PassThrough
-            print(f"passed through: {exc}")
-            return EXIT_OK
         _err(str(exc))
         return EXIT_ERROR
     for line in trace.lines:
@@ -81,7 +82,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print("  (no handler ran)")
     summary = {k: v for k, v in decision.to_dict().items() if k != "results"}
     print(f"decision: {json.dumps(summary, ensure_ascii=False)}")
-    code, out, err = get_dialect(event.dialect).render(decision)
+    code, out, err = render(decision, event.dialect)
     print(f"rendered for {event.dialect}: exit {code}")
     if out:
         print(f"  stdout: {out.rstrip()}")

@@ -11,13 +11,14 @@ store error (one line on stderr).
 
 from __future__ import annotations
 
-from gateway.cli import EXIT_ERROR, EXIT_OK, _err
+from gateway.cli import _err
+from gateway.wire import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
 
 
 def _has_read_only_handler(config: RuntimeConfig) -> bool:

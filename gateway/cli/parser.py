@@ -6,7 +6,7 @@ call imports only the command it runs. Standard library only.
 
 from __future__ import annotations
 
-from gateway.cli import DIALECT_CHOICES, EXIT_ERROR, SERVER_DOWN_CHOICES
+from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, SERVER_DOWN_CHOICES, VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
             self.exit(EXIT_ERROR, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
     parser = Parser(prog="hookgate", description="A hook gateway for AI coding agents.")
-    parser.add_argument("--version", action="version", version="hookgate 0.1.0")
+    parser.add_argument("--version", action="version", version=f"hookgate {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="use this config instead of the built-in default (repeatable)")
     demo.set_defaults(func="gateway.cli.demo:cmd_demo")
 
-    from gateway.cli import argtypes as cli_types
+    import gateway.cli.argtypes as cli_types
 
     serve = with_config(sub.add_parser("serve", help="answer hook events over HTTP (Claude Code http hooks, "
                                                      "the thin client)"))

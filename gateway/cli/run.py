@@ -1,21 +1,23 @@
 """``hookgate run``: answer one hook event read from stdin (in-process, or through a running server).
 
-Exit codes: see ``gateway.cli``. ``decide`` dispatches one event here; ``render_run`` prints it.
+Exit codes: see ``gateway.cli``. ``decide`` dispatches one event here (``Dispatcher.decide``);
+``gateway.dialects.render`` gives what to print.
 """
 
 from __future__ import annotations
 
 import os
 
-from gateway.cli import EXIT_BLOCK, EXIT_ERROR, _err, _run_via_server
+from gateway.cli import _err, _run_via_server
 from gateway.client import emit, event_limit, read_event
+from gateway.wire import EXIT_BLOCK, EXIT_ERROR
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import on the hook path
 if TYPE_CHECKING:
     import argparse
 
-    from gateway.config import RuntimeConfig
-    from gateway.decision import Decision, HandlerResult
+    from gateway.config.specs import RuntimeConfig
+    from gateway.decision import Decision
     from gateway.dispatcher import Trace
     from gateway.events import HookEvent
 
@@ -26,40 +28,13 @@ def _load(config_paths: list[str] | None) -> RuntimeConfig:
     return load_config(find_config_paths(config_paths))
 
 
-def render_run(decision: Decision, dialect: str) -> tuple[int, str, str]:
-    """What ``hookgate run`` prints for ``decision``: ``(exit_code, stdout, stderr)``, stderr starting with
-    one ``hookgate: handler ID STATUS: message`` line per failed handler (also used by ``hookgate serve``)."""
-    from gateway.dialects import get_dialect
-
-    notes = "".join(f"hookgate: handler {r.id} {r.status}: {r.message}\n" for r in decision.results if r.failed)
-    code, out, err = get_dialect(dialect).render(decision)
-    return code, out, notes + err
-
-
 def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) -> Decision:
-    """Dispatch one event in this process (``asyncio`` is imported only when a handler runs)."""
-    from gateway.decision import merge
+    """``Dispatcher.dispatch`` for one event in this process (``asyncio`` is imported only when a
+    handler needs it)."""
+    from gateway.context import RunContext
     from gateway.dispatcher import Dispatcher
 
-    dispatcher = Dispatcher(config)
-    selected = dispatcher.select(event, trace)
-    if not selected:
-        return merge(event.name, [])
-    from gateway.context import RunContext
-
-    ctx = RunContext(config, mode="run")
-    results = dispatcher.run_selected_sync(event, selected, ctx)  # in-process checks: no event loop
-    if results is None:
-        import asyncio
-
-        async def go() -> list[HandlerResult]:
-            try:
-                return await dispatcher.run_selected(event, selected, ctx)
-            finally:
-                await ctx.aclose()
-
-        results = asyncio.run(go())
-    return merge(event.name, results, tool_input=event.tool_input, blocks=event.spec.blocks)
+    return Dispatcher(config).decide(event, RunContext(config, mode="run"), trace)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -76,17 +51,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         data = read_event(limit)
     if len(data) > limit:
         return _oversized(data, limit, args.dialect)
-    try:
-        from gateway.dialects import parse_event
-        from gateway.events import decode_event_bytes
+    from gateway.dialects import parse_event
+    from gateway.events import PassedThrough, decode_event_bytes
 
+    try:
         event = parse_event(decode_event_bytes(data), args.dialect)
     except EventError as exc:
-        answer = getattr(exc, "answer", None)  # dialects.PassThrough: a host event hookgate leaves alone
-        if answer is not None:
-            return emit(*answer)
         _err(str(exc))
         return EXIT_ERROR
+    if isinstance(event, PassedThrough):  # a host event hookgate leaves alone
+        return emit(*event.answer)
     depth = _nesting_depth()
     if depth > MAX_NESTING:
         _err(f"hookgate run is nested {depth} levels deep: a hook in the config runs hookgate on the same "
@@ -101,6 +75,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return config_error_exit(event)
     import signal
 
+    from gateway.dialects import render
+    from gateway.dispatcher import internal_failure
+
     signal.signal(signal.SIGTERM, _terminated)  # a host timing us out: unwind, so hooks' groups are killed
     try:
         decision = decide(config, event)
@@ -108,8 +85,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
         _err(message)
         failed = internal_failure(config, event, message)
-        return emit(*render_run(failed, event.dialect)) if failed is not None else EXIT_ERROR
-    return emit(*render_run(decision, event.dialect))
+        return emit(*render(failed, event.dialect)) if failed is not None else EXIT_ERROR
+    return emit(*render(decision, event.dialect))
 
 
 def _oversized(data: bytes, limit: int, dialect: str) -> int:
@@ -122,11 +99,13 @@ def _oversized(data: bytes, limit: int, dialect: str) -> int:
     over = Oversized(data, limit)
     del data
     over.drain(sys.stdin.buffer.read)
+    from gateway.dialects import render
+
     dialect, decision = oversize_decision(over, dialect)
     if decision is None:
         _err(over.message)
         return EXIT_ERROR
-    return emit(*render_run(decision, dialect))
+    return emit(*render(decision, dialect))
 
 
 MAX_NESTING = 3
@@ -155,14 +134,3 @@ def config_error_exit(event: HookEvent) -> int:
     if os.environ.get("HOOKGATE_ON_CONFIG_ERROR") == "open" or event.name in CONTINUE_EVENTS:
         return EXIT_ERROR
     return EXIT_BLOCK if event.spec.blocks or event.spec.tool else EXIT_ERROR
-
-
-def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> Decision | None:
-    """When hookgate itself fails: a deny/block if any handler for this event is ``failClosed``
-    (the gate must not open because its keeper crashed), else None (exit 1, non-blocking)."""
-    from gateway.decision import HandlerResult, merge
-
-    if not any(h.fail_closed for g in config.hooks.get(event.name, []) for h in g.handlers):
-        return None
-    result = HandlerResult(id="hookgate", type="internal", status="error", message=message, fail_closed=True)
-    return merge(event.name, [result], blocks=event.spec.blocks)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gateway.cli import EXIT_ERROR, _err
+from gateway.cli import _err
+from gateway.wire import EXIT_ERROR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

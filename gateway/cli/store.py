@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 
-from gateway.cli import EXIT_ERROR, EXIT_OK, _err
+from gateway.cli import _err
+from gateway.wire import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

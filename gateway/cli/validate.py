@@ -3,13 +3,13 @@ every MCP server."""
 
 from __future__ import annotations
 
-from gateway.cli import EXIT_ERROR, EXIT_OK
+from gateway.wire import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -79,7 +79,7 @@ def _check_servers(config: RuntimeConfig) -> int:
     """``validate --check-servers``: connect to every MCP server; check each mcp_tool's tool and input."""
     import asyncio
 
-    from handlers.mcp_sessions import check_servers
+    from handlers.mcp_check import check_servers
 
     if not config.mcp_servers:
         print("ok: no MCP servers configured")

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from gateway.events import EVENTS
 
 if TYPE_CHECKING:
-    from gateway.config.compiler import Compiler
+    from gateway.config.schema import Compilation
 
 
 class Agent(BaseModel):
@@ -53,7 +53,7 @@ def implied_event(entry: dict[str, Any]) -> tuple[str | None, str | None]:
     return event, None
 
 
-def compile_agents(compiler: Compiler, path: str, base_dir: str, raw: Any) -> None:
+def compile_agents(compiler: Compilation, path: str, base_dir: str, raw: Any) -> None:
     """Validate ``agents`` and add each entry as an agent-scoped group (see module docstring)."""
     where = f"{path}: agents"
     if not isinstance(raw, dict):

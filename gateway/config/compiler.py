@@ -22,27 +22,23 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pydantic import ValidationError
-
 from gateway.config.gemini import GEMINI_ALL_EVENTS, GEMINI_TO_CLAUDE, is_gemini_block
-from gateway.config.loading import HandlerSpec
 from gateway.config.schema import (
     COMMON_KEYS,
-    GATEWAY_SECTIONS,
     KIRO_EVENTS,
     MS_LIKE_TIMEOUT,
     CommonFields,
+    Compilation,
     Group,
     KiroHook,
-    Settings,
-    pydantic_issues,
     read_document,
     suggest,
 )
+from gateway.config.specs import HandlerSpec
 from gateway.errors import ConfigError
 from gateway.events import EVENTS
 from gateway.matching import IfRule, matcher_problem
-from handlers.base import handler_class, is_judgment_type
+from handlers.base import handler_class
 
 JUDGMENT_REFUSED = frozenset({"SessionStart", "Setup", "SubagentStart"})
 """Events where Claude Code refuses prompt/agent hooks with a config error (elsewhere it ignores them)."""
@@ -63,35 +59,8 @@ def _short_label(type_name: str, options: dict[str, Any]) -> str:
     return type_name
 
 
-class Compiler:
-    def __init__(self) -> None:
-        self.issues: list[str] = []
-        self.warnings: list[str] = []
-        self.broken: list[str] = []  # handlers whose load-time check failed (see HandlerSpec.problem)
-        self.hooks: dict[str, list[dict[str, Any]]] = {}
-        self.ids: dict[str, int] = {}
-        self.mcp_servers: dict[str, Any] = {}
-        self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
-        self.llm: dict[str, Any] = {}
-        self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)
-        self.channels: dict[str, Any] = {}  # approval channels (gateway.approvals.config)
-        self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
-
-    def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
-                  known: list[str] | None = None) -> Any:
-        """``model.model_validate(raw)``, or None after adding each problem to ``issues`` (prefixed with
-        ``where``). Unknown keys become warnings, ``where.key: unknown <unknown>, ignored`` with a
-        did-you-mean among ``known`` (default: the model's field names); ``unknown=None`` skips them."""
-        try:
-            value = model.model_validate(raw)
-        except ValidationError as exc:
-            self.issues.extend(f"{where}.{i}" for i in pydantic_issues(exc, ""))
-            return None
-        if unknown is not None:
-            choices = known if known is not None else sorted(f.alias or n for n, f in model.model_fields.items())
-            for key in value.model_extra or {}:
-                self.warnings.append(f"{where}.{key}: unknown {unknown}, ignored{suggest(key, choices)}")
-        return value
+class Compiler(Compilation):
+    """Reads config files in order into one normalized config (see module docstring)."""
 
     # ---- files
     def add_file(self, path: str) -> None:
@@ -111,12 +80,16 @@ class Compiler:
         hooks = doc.get("hooks") if "hooks" in doc else None
         if hooks is None and any(k in EVENTS or k in KIRO_EVENTS or k in GEMINI_ALL_EVENTS for k in doc):
             hooks, doc = doc, {"hooks": doc}  # a bare hooks block
-        if hooks is None and not any(k in GATEWAY_SECTIONS for k in doc):
-            hints = "; ".join(f"{k!r}{suggest(str(k), list(GATEWAY_SECTIONS))}" for k in list(doc)[:5])
-            self.issues.append(f"{path}: no recognised top-level key (got {hints}): expected hooks (and "
-                               f"optionally {', '.join(GATEWAY_SECTIONS[1:])}), or a bare hooks block keyed by "
-                               "event name")
-            return
+        if hooks is None:
+            from gateway.config.sections import known_top_level_keys
+
+            known = known_top_level_keys()
+            if not any(k in known for k in doc):
+                hints = "; ".join(f"{k!r}{suggest(str(k), known)}" for k in list(doc)[:5])
+                self.issues.append(f"{path}: no recognised top-level key (got {hints}): expected hooks (and "
+                                   f"optionally {', '.join(k for k in known if k != 'hooks')}), or a bare hooks "
+                                   "block keyed by event name")
+                return
         if hooks is not None and not isinstance(hooks, dict):
             self.issues.append(f"{path}: hooks: expected an object keyed by event name, got {type(hooks).__name__}")
             return
@@ -155,6 +128,7 @@ class Compiler:
                 self.add_group(event, f"{where}[{gi}]", base_dir, raw, "claude")
 
     def add_group(self, event: str, where: str, base_dir: str, raw: Any, dialect: str) -> None:
+        """Validate one matcher group of ``event`` (from a ``dialect`` config) and add it."""
         group = self.validated(Group, raw, where, unknown="group field", known=["matcher", "hooks", "sequential"])
         if group is None:  # still look at its handlers: every problem and warning is reported at once
             entries = raw.get("hooks") if isinstance(raw, dict) else None
@@ -209,7 +183,7 @@ class Compiler:
         if common is None:
             return None
         spec = EVENTS[event]
-        judgment = is_judgment_type(type_name)
+        judgment = cls.judgment  # the handler class is the one source of truth
         ignored = self._ignored_as_claude_code_does(event, where, type_name, common, options, judgment)
         if common.if_ is not None and spec.tool:
                 rules = [common.if_] if isinstance(common.if_, str) else common.if_

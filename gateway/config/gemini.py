@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.dialects.gemini import ALL_EVENTS, EVENT_NAMES, GEMINI_ONLY, MODEL_EVENTS
 
 if TYPE_CHECKING:
-    from gateway.config.compiler import Compiler
+    from gateway.config.schema import Compilation
 
 GEMINI_ALL_EVENTS = ALL_EVENTS
 GEMINI_TO_CLAUDE = EVENT_NAMES
@@ -86,7 +86,7 @@ def command_for(command: str, env: dict[str, str] | None) -> str:
     return f"export {' '.join(exports)}; {command}" if exports else command
 
 
-def add_gemini(compiler: Compiler, path: str, base_dir: str, hooks: dict[str, Any], hooks_config: Any) -> None:
+def add_gemini(compiler: Compilation, path: str, base_dir: str, hooks: dict[str, Any], hooks_config: Any) -> None:
     """Validate a Gemini ``hooks`` block into ``compiler`` (issues and warnings name file and place)."""
 
     from gateway.config.schema import suggest
@@ -139,9 +139,8 @@ def add_gemini(compiler: Compiler, path: str, base_dir: str, hooks: dict[str, An
                                 {"matcher": matcher, "hooks": handlers, "sequential": group.sequential}, "gemini")
 
 
-def _handler(compiler: Compiler, where: str, entry: Any, hook_model: Any, disabled: set[str]) -> dict[str, Any] | None:
-
-
+def _handler(compiler: Compilation, where: str, entry: Any, hook_model: Any,
+             disabled: set[str]) -> dict[str, Any] | None:
     hook = compiler.validated(hook_model, entry, where, unknown="field for a Gemini hook",
                               known=["type", "command", "name", "timeout", "description", "env"])
     if hook is None:

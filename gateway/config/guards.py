@@ -24,7 +24,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gateway.config.compiler import Compiler
+    from gateway.config.schema import Compilation
 
 _GUARD = "configs.guards.destructive"
 
@@ -59,7 +59,7 @@ def _model() -> Any:
     return Guards
 
 
-def compile_guards(compiler: Compiler, path: str, raw: Any) -> None:
+def compile_guards(compiler: Compilation, path: str, raw: Any) -> None:
     """Validate one file's ``guards`` section and merge it into ``compiler.guards``."""
     model = _model()
     section = compiler.validated(model, raw if raw is not None else {}, f"{path}: guards",

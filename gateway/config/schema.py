@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from abc import ABC, abstractmethod
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -15,8 +16,8 @@ from gateway.errors import ConfigError
 KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
                "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
 MS_LIKE_TIMEOUT = 1000.0
-GATEWAY_SECTIONS = ("hooks", "mcpServers", "mcpConfig", "llm", "settings", "hooksConfig", "guards", "agents",
-                    "channels")
+GATEWAY_SECTIONS = ("hooks", "settings", "hooksConfig", "guards", "agents", "channels")
+"""Top-level keys the config package reads itself; handler families add theirs (``ConfigSection.keys``)."""
 
 
 class _Model(BaseModel):
@@ -150,3 +151,44 @@ def suggest(name: str, choices: list[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest of ``choices``, else ``""``."""
     close = difflib.get_close_matches(name, choices, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+class Compilation(ABC):
+    """What compiling config files collects: ``issues`` (errors), ``warnings``, ``broken`` (handlers that
+    cannot run), the normalized ``hooks``, the sections' results (``mcp_servers``, ``llm``, ``settings``)
+    and ``depends`` (other files read). The Gemini form and the sections write into it;
+    ``gateway.config.compiler.Compiler`` reads the files."""
+
+    def __init__(self) -> None:
+        self.issues: list[str] = []
+        self.warnings: list[str] = []
+        self.broken: list[str] = []  # handlers whose load-time check failed (see HandlerSpec.problem)
+        self.hooks: dict[str, list[dict[str, Any]]] = {}
+        self.ids: dict[str, int] = {}
+        self.mcp_servers: dict[str, Any] = {}
+        self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
+        self.llm: dict[str, Any] = {}
+        self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)
+        self.channels: dict[str, Any] = {}  # approval channels (gateway.approvals.config)
+        self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
+
+    def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
+                  known: list[str] | None = None) -> Any:
+        """``model.model_validate(raw)``, or None after adding each problem to ``issues`` (prefixed with
+        ``where``). Unknown keys become warnings, ``where.key: unknown <unknown>, ignored`` with a
+        did-you-mean among ``known`` (default: the model's field names); ``unknown=None`` skips them."""
+        try:
+            value = model.model_validate(raw)
+        except ValidationError as exc:
+            self.issues.extend(f"{where}.{i}" for i in pydantic_issues(exc, ""))
+            return None
+        if unknown is not None:
+            choices = known if known is not None else sorted(f.alias or n for n, f in model.model_fields.items())
+            for key in value.model_extra or {}:
+                self.warnings.append(f"{where}.{key}: unknown {unknown}, ignored{suggest(key, choices)}")
+        return value
+
+    @abstractmethod
+    def add_group(self, event: str, where: str, base_dir: str, raw: Any, dialect: str) -> None:
+        """Validate one matcher group of ``event`` (``raw``: Claude Code's group shape, from a ``dialect``
+        config) and add it to ``hooks``; problems go to ``issues``."""

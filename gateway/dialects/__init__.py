@@ -1,15 +1,15 @@
 """Dialects: how each host's hook JSON maps to the canonical ``HookEvent`` and back.
 
 A dialect module exposes ``NAME``, ``EVENT_NAMES`` (host event name -> canonical),
-``parse(data) -> HookEvent``, ``render(decision) -> (exit_code, stdout, stderr)`` and
+``parse(data) -> HookEvent | PassedThrough``, ``render(decision) -> (exit_code, stdout, stderr)`` and
 ``host_payload(event) -> dict`` (the event as a hook written for this host expects it on stdin).
 Optional: ``detects(data) -> bool`` (for ``--dialect auto``, when the event name alone cannot tell,
 as with Codex, whose event names are Claude Code's) and ``answer_to_claude(event, code, stdout,
 stderr)`` (how a hook written in the host's own format answered, restated in Claude Code's terms so
 ``gateway.answers`` can read it).
 
-An event the gateway deliberately does not handle (Gemini's model-level events) raises
-``PassThrough``, an ``EventError`` that carries the host's "no objection" answer.
+An event the gateway deliberately does not handle (Gemini's model-level events, Codex's ``Interrupt``)
+parses to a ``gateway.events.PassedThrough`` value carrying the host's "no objection" answer.
 """
 
 from __future__ import annotations
@@ -21,22 +21,12 @@ from typing import TYPE_CHECKING, Any
 from gateway.errors import EventError
 
 if TYPE_CHECKING:
-    from gateway.events import HookEvent
+    from gateway.decision import Decision
+    from gateway.events import HookEvent, PassedThrough
 
 DIALECTS = {"claude": "gateway.dialects.claude", "kiro": "gateway.dialects.kiro",
             "gemini": "gateway.dialects.gemini", "codex": "gateway.dialects.codex"}
 DETECT_ORDER = ("kiro", "gemini", "codex")
-
-
-class PassThrough(EventError):
-    """A host event hookgate passes through untouched (no handler runs).
-
-    answer: ``(exit_code, stdout, stderr)`` to give the host (its "no objection").
-    """
-
-    def __init__(self, message: str, answer: tuple[int, str, str] = (0, "", "")) -> None:
-        self.answer = answer
-        super().__init__(message)
 
 
 def get_dialect(name: str) -> ModuleType:
@@ -65,10 +55,11 @@ def detect(data: dict[str, Any]) -> str:
     return "claude"
 
 
-def parse_event(data: dict[str, Any], dialect: str = "auto") -> HookEvent:
-    """Parse a decoded event with ``dialect`` (``auto`` detects). Raises EventError (PassThrough for
-    a host event hookgate leaves alone), also for an event whose fields have shapes no dialect expects:
-    malformed input is always a one-line EventError, never another exception."""
+def parse_event(data: dict[str, Any], dialect: str = "auto") -> HookEvent | PassedThrough:
+    """Parse a decoded event with ``dialect`` (``auto`` detects): the ``HookEvent``, or ``PassedThrough``
+    for a host event hookgate leaves alone. Raises EventError for a malformed or unknown event, also for
+    one whose fields have shapes no dialect expects: malformed input is always a one-line EventError,
+    never another exception."""
     if not isinstance(data, dict):
         raise EventError(f"event must be a JSON object, got {type(data).__name__}")
     name = data.get("hook_event_name")
@@ -77,7 +68,7 @@ def parse_event(data: dict[str, Any], dialect: str = "auto") -> HookEvent:
         raise EventError(f"event has no hook_event_name (expected a string such as \"PreToolUse\", got {got})")
     module = get_dialect(detect(data) if dialect == "auto" else dialect)
     try:
-        event: HookEvent = module.parse(data)
+        event: HookEvent | PassedThrough = module.parse(data)
     except EventError:
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
@@ -90,6 +81,16 @@ def _short(value: object) -> str:
     """``value`` in at most 80 characters on one line (for messages)."""
     text = " ".join((str(value) if isinstance(value, BaseException) else repr(value)).split())
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def render(decision: Decision, dialect: str) -> tuple[int, str, str]:
+    """What the host gets for ``decision`` (``hookgate run``'s output, ``hookgate serve``'s envelope, the
+    Python API): ``(exit_code, stdout, stderr)`` in ``dialect``'s form, its stderr starting with one
+    ``hookgate: handler ID STATUS: message`` line per failed handler. The one place a decision is
+    rendered; each dialect module's own ``render`` says how its host reads an answer."""
+    notes = "".join(f"hookgate: handler {r.id} {r.status}: {r.message}\n" for r in decision.results if r.failed)
+    code, out, err = get_dialect(dialect).render(decision)
+    return code, out, notes + err
 
 
 def host_payload(event: HookEvent, dialect: str) -> dict[str, Any]:

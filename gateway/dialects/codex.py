@@ -10,7 +10,7 @@ for its ``exec_command`` tool, plus ``turn_id`` and ``model``. Differences handl
   canonical ``tool_input`` keeps ``command`` and adds ``file_path`` (the first file), ``file_paths``
   (every file the patch adds, updates, deletes or moves to; absolute) and, for a patch adding one
   file, its ``content``. These added fields are dropped again from an ``updatedInput`` sent back.
-- ``Interrupt`` (no Claude Code counterpart) is passed through untouched (``PassThrough``).
+- ``Interrupt`` (no Claude Code counterpart) is passed through untouched (``parse`` returns ``PassedThrough``).
 - Codex fails open on everything except a JSON deny that has ``hookEventName`` and a non-empty
   reason, a legacy ``decision: "block"``, or exit code 2 with text on stderr; it rejects ``allow``,
   ``ask``, ``continue: false`` and ``updatedInput`` without ``allow`` as "unsupported". So a
@@ -29,7 +29,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import EventError
-from gateway.events import EVENTS, HookEvent, dumps
+from gateway.events import EVENTS, HookEvent, PassedThrough, dumps
 from gateway.tool_names import to_canonical, to_host
 
 if TYPE_CHECKING:
@@ -106,16 +106,15 @@ def patch_input(tool_input: dict[str, Any], cwd: str | None) -> tuple[str, dict[
     return ("Write" if adds_only else "Edit"), canonical
 
 
-def parse(data: dict[str, Any]) -> HookEvent:
-    """Map a Codex CLI hook input to the canonical event.
+def parse(data: dict[str, Any]) -> HookEvent | PassedThrough:
+    """Map a Codex CLI hook input to the canonical event (``PassedThrough`` for ``Interrupt``).
 
-    Raises PassThrough for ``Interrupt`` and EventError for an event name Claude Code does not know.
+    Raises EventError for an event name Claude Code does not know.
     """
     name = data.get("hook_event_name")
     if name in PASS_THROUGH:
-        from gateway.dialects import PassThrough
-
-        raise PassThrough(f"Codex {name} has no hookgate counterpart; passed through untouched")
+        return PassedThrough(str(name), NAME, f"Codex {name} has no hookgate counterpart; passed through "
+                             "untouched")
     if not isinstance(name, str) or name not in EVENTS:
         raise EventError(f"unknown Codex event {name!r} in hook_event_name "
                          f"(expected one of: {', '.join(CODEX_EVENTS)})")

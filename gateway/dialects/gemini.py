@@ -3,8 +3,8 @@
 Events, host -> canonical: BeforeTool -> PreToolUse, AfterTool -> PostToolUse (PostToolUseFailure
 when ``tool_response.error`` is set), BeforeAgent -> UserPromptSubmit, AfterAgent -> Stop,
 SessionStart, SessionEnd, PreCompress -> PreCompact, Notification. The model-level events
-(BeforeModel, AfterModel, BeforeToolSelection) have no canonical counterpart: ``parse`` raises
-``PassThrough`` and ``hookgate run`` answers "no objection" (exit 0, nothing printed) without
+(BeforeModel, AfterModel, BeforeToolSelection) have no canonical counterpart: ``parse``
+returns ``PassedThrough`` and ``hookgate run`` answers "no objection" (exit 0, nothing printed) without
 loading a handler. Tool names map through ``gateway.tool_names`` (``run_shell_command`` -> ``Bash``,
 ``write_file`` -> ``Write``, ``replace`` -> ``Edit``, ``mcp_s_t`` -> ``mcp__s__t``); Gemini's tool
 inputs already use Claude Code's field names (``command``, ``file_path``, ``content``,
@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import EventError
-from gateway.events import HookEvent, dumps
+from gateway.events import HookEvent, PassedThrough, dumps
 from gateway.tool_names import to_canonical, to_host
 
 if TYPE_CHECKING:
@@ -77,16 +77,15 @@ def _tool_error(response: Any) -> str | None:
     return str(error)
 
 
-def parse(data: dict[str, Any]) -> HookEvent:
-    """Map a Gemini CLI hook input to the canonical event.
+def parse(data: dict[str, Any]) -> HookEvent | PassedThrough:
+    """Map a Gemini CLI hook input to the canonical event (``PassedThrough`` for the model-level events).
 
-    Raises PassThrough for the model-level events and EventError for a name Gemini does not send.
+    Raises EventError for a name Gemini does not send.
     """
     name = data.get("hook_event_name")
     if name in MODEL_EVENTS:
-        from gateway.dialects import PassThrough
-
-        raise PassThrough(f"Gemini {name} is a model-level event; hookgate passes it through untouched")
+        return PassedThrough(str(name), NAME, f"Gemini {name} is a model-level event; hookgate passes it "
+                             "through untouched")
     if name not in EVENT_NAMES:
         raise EventError(f"unknown Gemini event {name!r} in hook_event_name "
                          f"(expected one of: {', '.join(sorted(ALL_EVENTS))})")

@@ -46,7 +46,7 @@ def edit(opts: Options, result: Plan, path: str, before: str | None, doc: dict[s
 
 
 def _trust(opts: Options, result: Plan, hooks_file: str, edit: Edit) -> None:
-    from gateway.install import codex_trust as trust
+    import gateway.install.codex_trust as trust
 
     config_path = os.path.join(codex_home(), "config.toml")
     text = read(config_path)

@@ -25,16 +25,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from gateway.errors import TomlEditError as TomlEditError
+
 NO_MATCHER_EVENTS = frozenset({"UserPromptSubmit", "Stop"})
 SHORT_TIMEOUT_EVENTS = frozenset({"SessionEnd", "Interrupt"})
 DEFAULT_TIMEOUT = 600
 
 _HEADER = re.compile(r"""^[ \t]*\[[ \t]*hooks[ \t]*\.[ \t]*state[ \t]*\.[ \t]*("(?:[^"\\]|\\.)*"|'[^']*')[ \t]*\]""")
 _TABLE_START = re.compile(r"^[ \t]*\[")
-
-
-class TomlEditError(Exception):
-    """config.toml could not be edited safely; the message says what to add by hand."""
 
 
 def snake(event: str) -> str:

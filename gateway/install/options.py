@@ -8,13 +8,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway.errors import InstallError as InstallError
+
 HOOK_TIMEOUT_S = 600
 """The host-side timeout of a hookgate hook (seconds): hookgate enforces each handler's own deadline,
 so the host's (fail-open) timeout should never be the one that fires."""
-
-
-class InstallError(Exception):
-    """Nothing can be written; the message is one line."""
 
 
 @dataclass

@@ -8,7 +8,10 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from gateway.install import claude, codex, gemini, kiro
+import gateway.install.claude as claude
+import gateway.install.codex as codex
+import gateway.install.gemini as gemini
+import gateway.install.kiro as kiro
 from gateway.install.files import FileChange, Plan, apply, dump, load_json, read, tidy
 from gateway.install.options import (
     InstallError,

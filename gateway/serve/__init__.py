@@ -26,7 +26,7 @@ Routes::
 Each route also answers with a trailing slash (``/hooks/``, ``/hooks/claude/``): no redirects.
 
 A host event hookgate passes through untouched (Gemini's BeforeModel, AfterModel, BeforeToolSelection:
-``gateway.dialects.PassThrough``) gets 200 with the host's "no objection" answer, as ``hookgate run``
+``gateway.events.PassedThrough``) gets 200 with the host's "no objection" answer, as ``hookgate run``
 prints it: ``{}`` on ``/hooks``; on ``/hooks/{dialect}`` the envelope with ``"decision": null`` and
 ``"passed_through": "<why>"`` (metric label ``decision="passthrough"``).
 

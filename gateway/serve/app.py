@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from gateway.api import Gateway
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.decision import Decision
     from gateway.events import HookEvent
 

@@ -7,45 +7,36 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gateway.dialects import DIALECTS, PassThrough, claude, detect, parse_event
+from gateway.dialects import DIALECTS, claude, detect, parse_event, render
+from gateway.dispatcher import internal_failure
 from gateway.errors import EventError
-from gateway.events import HookEvent, decode_event_bytes, dumps
+from gateway.events import HookEvent, PassedThrough, decode_event_bytes, dumps
 from gateway.oversize import DRAIN_LIMIT, HEAD_BYTES, Oversized, oversize_decision
 from gateway.serve.reload import one_line
+from gateway.wire import (
+    EXIT_CODE_HEADER,
+    MAX_EVENT_BYTES,
+    PROJECT_DIR_HEADER,
+    RENDERED,
+    STDOUT_LENGTH_HEADER,
+    VENDOR_TYPE_PREFIX,
+    VERSION,
+)
 
 if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.decision import Decision
     from gateway.serve.metrics import Metrics
 
-RENDERED = "application/vnd.hookgate.rendered"
-"""``Accept`` value for the compact answer the thin client reads (``gateway.client``)."""
-PROJECT_DIR_HEADER = "x-hookgate-project-dir"
-"""The caller's ``CLAUDE_PROJECT_DIR``, percent-encoded (``gateway.client.PROJECT_DIR_HEADER``)."""
 JSON_TYPES = ("application/json",)
-VENDOR_TYPE_PREFIX = "application/vnd.hookgate"
 
 log = logging.getLogger("hookgate.server")
 
-
-@dataclass(frozen=True)
-class PassedThrough:
-    """A host event hookgate leaves alone (``gateway.dialects.PassThrough``).
-
-    name: the host's event name. dialect: the dialect that recognised it. answer: ``(exit_code, stdout,
-    stderr)`` to give the host. reason: the one-line why.
-    """
-
-    name: str
-    dialect: str
-    answer: tuple[int, str, str]
-    reason: str
 
 
 def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
@@ -115,15 +106,10 @@ class Routes:
         if over is not None:
             self.metrics.rejected.labels("too_large").inc()
             return self._oversized(over, dialect)
-        data: dict[str, Any] = {}
         try:
             data = decode_event_bytes(body)
             del body
-            dialect = detect(data) if dialect == "auto" else dialect
-            return parse_event(data, dialect)
-        except PassThrough as exc:
-            name = data.get("hook_event_name")
-            return PassedThrough(name if isinstance(name, str) else "", dialect, exc.answer, one_line(exc))
+            return parse_event(data, detect(data) if dialect == "auto" else dialect)
         except EventError as exc:
             self.metrics.rejected.labels("malformed").inc()
             return _json(400, {"error": one_line(exc)})
@@ -135,7 +121,7 @@ class Routes:
         dialect, decision = oversize_decision(over, dialect)
         name = over.event_name() or ""
         if decision is None:
-            return PassedThrough(name, dialect, (1, "", f"hookgate: {over.message}\n"), over.message)
+            return PassedThrough(name, dialect, over.message, (1, "", f"hookgate: {over.message}\n"))
         return HookEvent({"hook_event_name": decision.event}, dialect=dialect), decision
 
     async def _decide(self, request: Request,
@@ -158,8 +144,6 @@ class Routes:
             log.exception("internal error while dispatching %s", event.name)
             self.metrics.rejected.labels("internal_error").inc()
             message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {one_line(exc)}"
-            from gateway.cli.run import internal_failure
-
             failed = internal_failure(self.config, event, message)  # failClosed handlers: deny/block
             return (event, failed) if failed is not None else _json(500, {"error": message})
 
@@ -187,9 +171,7 @@ class Routes:
                                         "passed_through": outcome.reason}
         elif isinstance(outcome, tuple):
             event, decision = outcome
-            from gateway.cli.run import render_run
-
-            code, out, err = render_run(decision, event.dialect)
+            code, out, err = render(decision, event.dialect)
             envelope = {"event": event.name, "dialect": event.dialect, "exit_code": code, "stdout": out,
                         "stderr": err, "claude": claude.to_json(decision), "decision": decision.to_dict()}
         else:
@@ -199,14 +181,12 @@ class Routes:
 
             stdout = out.encode()
             return Response(stdout + err.encode(), media_type=RENDERED,
-                            headers={"hookgate-exit-code": str(code), "hookgate-stdout-length": str(len(stdout))})
+                            headers={EXIT_CODE_HEADER: str(code), STDOUT_LENGTH_HEADER: str(len(stdout))})
         return _json(200, envelope)
 
     async def healthz(self, request: Request) -> Response:
-        from gateway import __version__
-
         config = self.config
-        return _json(200, {"status": "ok", "version": __version__, "config": config.sources,
+        return _json(200, {"status": "ok", "version": VERSION, "config": config.sources,
                            "handlers": config.handler_count(), "reloads": self.reload_count,
                            "uptime_s": round(time.time() - self.started, 1)})
 

@@ -17,7 +17,7 @@ import os
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.store.base import Store
     from gateway.store.postgres import PostgresStore
 

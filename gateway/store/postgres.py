@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from gateway.store import pg_approvals
+import gateway.store.pg_approvals as pg_approvals
 from gateway.store.base import Store
 from gateway.store.pg_conn import AsyncDB, Op, Q, SyncDB, T
 from gateway.store.pg_schema import NOW, SCHEMA_VERSION, counts_op, migrate_op, version_op

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gateway.errors import HookgateError
 from gateway.tool_names import FILE_WRITE_TOOLS, SHELL_TOOL
 
 READ_TOOLS = frozenset({
@@ -157,7 +158,7 @@ def sql_write_reason(text: str, *, strict: bool = True) -> str | None:
 
 # ---------------------------------------------------------------------------- shell
 
-class _Unsure(Exception):
+class _Unsure(HookgateError):
     """The command cannot be shown to be read-only."""
 
 

@@ -1,6 +1,6 @@
 """Provider settings, API keys, and the small provider base the judgment handlers talk to.
 
-Settings come from the config's ``llm`` section, normalized by ``gateway.config.sections``::
+Settings come from the config's ``llm`` section, normalized by ``handlers.llm.section``::
 
     llm:
       default: anthropic                      # provider used when a handler names none
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from gateway.errors import HandlerError, HandlerTimeout
 
 if TYPE_CHECKING:
-    from gateway.config import RuntimeConfig
+    from gateway.config.specs import RuntimeConfig
     from gateway.context import RunContext
 
 ToolChoice = str | None

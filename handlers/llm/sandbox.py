@@ -27,6 +27,8 @@ import stat
 from collections.abc import Iterator
 from typing import Any
 
+from gateway.errors import ToolFailure as ToolFailure
+
 MAX_OUTPUT = 30_000
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_LINE = 2_000
@@ -65,10 +67,6 @@ TOOL_DEFS: list[dict[str, Any]] = [
          "offset": {"type": "integer", "description": "first entry (0-based; negative: from the end)"},
          "limit": {"type": "integer", "description": "number of entries (default 40)"}}}},
 ]
-
-
-class ToolFailure(Exception):
-    """A refused or failed tool call; the message goes back to the model as a tool error."""
 
 
 def _cap(text: str) -> str:

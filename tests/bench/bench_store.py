@@ -2,8 +2,8 @@
 
 Run: ``.venv/bin/python tests/bench/bench_store.py [--seconds 3] [--rounds 3] [--concurrency 16] [--runs 15]``
 
-Starts a throwaway PostgreSQL (Debian's package, as the tests do: ``tests/pg_server.py``), migrates a
-database, then for each scenario (a config whose PreToolUse decision uses state):
+Starts a throwaway PostgreSQL (Debian's package, as the tests do: ``tests/pg_server.py``, but with
+PostgreSQL's durable defaults: fsync and synchronous commit on), migrates a database, then for each scenario (a config whose PreToolUse decision uses state):
 
 (a) serve: one ``hookgate serve`` per store, loaded with ``--concurrency`` keep-alive connections posting
     the same Bash PreToolUse event for ``--seconds``, alternating SQLite and PostgreSQL for ``--rounds``
@@ -204,7 +204,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=16, help="keep-alive connections")
     parser.add_argument("--runs", type=int, default=15, help="hookgate run processes per store")
     args = parser.parse_args()
-    pg = start_server()
+    pg = start_server(durable=True)  # PostgreSQL's defaults: fsync and synchronous commit on
     try:
         with tempfile.TemporaryDirectory(prefix="hookgate-bench-store-") as tmp:
             work = Path(tmp)

@@ -28,9 +28,9 @@ async def test_from_file_dispatch_and_renderers() -> None:
     async with Gateway.from_file(str(CASES / "configs" / "guards.json")) as gw:
         decision = await gw.dispatch(load_case("claude", "pretooluse-bash-rm-rf.json"))
     assert decision.permission == "deny"
-    code, out, _ = decision.to_claude()
+    code, out, _ = gw.render(decision)
     assert code == 2 and json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert decision.to_kiro() == (2, "", "Destructive command blocked by hook\n")
+    assert gw.render(decision, "kiro") == (2, "", "Destructive command blocked by hook\n")
     assert [r.status for r in decision.results] == ["ok", "ok"]
 
 

@@ -136,3 +136,16 @@ def test_list_json_has_the_documented_fields_and_cli_errors(tmp_path: Path) -> N
     assert missing.returncode == 4 and "no approval request" in missing.stderr
     plain = approvals(config, "list")
     assert record["id"] in plain.stdout and "expired" in plain.stdout
+
+
+async def test_the_result_carries_the_approval_for_the_audit_record(tmp_path: Path) -> None:
+    from gateway.api import Gateway
+
+    config = write_config(tmp_path, {"timeout": 1, "id": "gate"})
+    async with Gateway.from_file(str(config)) as gateway:
+        decision = await gateway.dispatch(bash_event())
+    [result] = decision.results
+    approval = result.meta["approval"]
+    assert approval == {"id": approval["id"], "decided_by": "hookgate:timeout", "status": "expired"}
+    assert result.side_effects == [f"created approval request {approval['id']}"]
+    assert result.fail_closed and decision.permission == "deny"

@@ -102,9 +102,9 @@ def test_a_byte_order_mark_is_tolerated() -> None:
 
 
 def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_path: Path) -> None:
-    from gateway.cli.run import internal_failure
     from gateway.config import load_config
     from gateway.dialects import parse_event
+    from gateway.dispatcher import internal_failure
 
     config_path = tmp_path / "hookgate.json"
     config_path.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [

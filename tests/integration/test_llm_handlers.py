@@ -17,6 +17,7 @@ import pytest
 from gateway.api import Gateway
 from gateway.config import load_config
 from gateway.decision import Decision
+from gateway.dialects import render
 from tests.conftest import run_hookgate
 from tests.fakes import openai_chat_api as oa
 from tests.fakes.anthropic_api import FakeAnthropic, error, text, tool_results, tool_use, verdict
@@ -146,7 +147,7 @@ async def test_openai_json_schema_effects_on_pretooluse(tmp_path: Path, gpt: oa.
     assert body["messages"][0]["role"] == "system" and "max_tokens" in body
     user = body["messages"][1]["content"]
     assert "Is this command safe?" in user and '"command":"rm -rf build"' in user  # appended event JSON
-    code, out, _ = deny.to_claude()
+    code, out, _ = render(deny, "claude")
     assert code == 2 and json.loads(out)["continue"] is False
 
 
@@ -273,7 +274,7 @@ async def test_stop_check_that_always_blocks_gives_way_after_the_limit(tmp_path:
     assert decisions[3].results[0].status == "skipped" and decisions[4].results[0].status == "ok"
     assert "stopBlockLimit" in (decisions[3].system_message or "") and "goes through" in (decisions[3].system_message
                                                                                            or "")
-    assert decisions[3].to_claude()[0] == 0
+    assert render(decisions[3], "claude")[0] == 0
     assert len(claude.message_requests) == 5  # 4 for s1, 1 for s2; the skipped check costs nothing
     assert other_session.block
 

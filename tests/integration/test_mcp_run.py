@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from gateway.config import load_config
-from handlers.mcp_sessions import check_servers
+from handlers.mcp_check import check_servers
 from tests.conftest import ROOT, run_hookgate
 from tests.fakes.mcp_helpers import alive, event, stdio_server
 

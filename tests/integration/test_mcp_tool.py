@@ -18,6 +18,7 @@ import pytest_asyncio
 
 from gateway.api import Gateway
 from gateway.decision import Decision, HandlerResult
+from gateway.dialects import render
 from handlers.mcp_sessions import RESOURCE
 from tests.fakes.mcp_helpers import alive, event, stdio_server
 
@@ -146,7 +147,7 @@ async def test_structured_deny_with_substituted_reason(gateway: Gateway, prefix:
     assert decision.permission == "deny"
     assert decision.permission_reason == "no rm -rf /"
     assert one(decision).meta["answer"] == "structured"
-    code, out, _ = decision.to_claude()
+    code, out, _ = render(decision, "claude")
     assert code == 2 and json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 

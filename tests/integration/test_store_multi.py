@@ -7,7 +7,9 @@ the point is a race) over the three replicas.
 
 from __future__ import annotations
 
+import base64
 import json
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -20,6 +22,7 @@ from tests.conftest import run_hookgate
 from tests.fakes.anthropic_api import FakeAnthropic, tool_use
 from tests.fakes.serving import listening_socket
 from tests.integration.serve_helpers import ServeProcess, isolated_env
+from tests.integration.test_approvals_channels import Receiver, signed
 from tests.pg_server import PASSWORD
 
 JSON = {"content-type": "application/json"}
@@ -56,8 +59,22 @@ def claude() -> Iterator[FakeAnthropic]:
         yield fake
 
 
+SECRET = "whsec_" + base64.b64encode(b"multi-instance approvals secret!").decode()
+
+
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: FakeAnthropic) -> Iterator[Cluster]:
+def receiver() -> Iterator[Receiver]:
+    """Where the webhook approval channel posts its requests (a real server verifying the signatures)."""
+    hook = Receiver(SECRET)
+    try:
+        yield hook
+    finally:
+        hook.thread.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: FakeAnthropic,
+            receiver: Receiver) -> Iterator[Cluster]:
     """One database, three replicas, one config for every test of this module (tests use their own
     session ids, so they do not see each other's counts)."""
     tmp_path = tmp_path_factory.mktemp("cluster")
@@ -67,7 +84,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: Fa
         "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done? $ARGUMENTS", "id": "judge"}]}],
                   "PreToolUse": [{"matcher": "Bash", "hooks": [
                       {"type": "builtin", "name": "rateLimit", "limit": 5, "window": 3600, "per": ["session"],
-                       "id": "rate", "failClosed": True}]}]},
+                       "id": "rate", "failClosed": True}]},
+                                 {"matcher": "Edit", "hooks": [
+                      {"type": "approval", "channel": "hook", "timeout": 60, "id": "ask-a-person"}]}]},
+        "channels": {"hook": {"type": "webhook", "url": receiver.url, "signingSecretEnv": "APPROVAL_HOOK_SECRET",
+                              "callbackUrl": "https://lb.example.test"}},
         "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
         "settings": {"stopBlockLimit": 3}}))
     migrated = run_hookgate(["store", "migrate", "--config", str(config)], env={"HOOKGATE_STORE_URL": pg_url})
@@ -76,7 +97,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: Fa
         servers = []
         for i in range(REPLICAS):
             env = {**isolated_env(tmp_path / f"machine{i}"), "HOOKGATE_STORE_URL": pg_url,
-                   "ANTHROPIC_API_KEY": "sk-test"}
+                   "ANTHROPIC_API_KEY": "sk-test", "APPROVAL_HOOK_SECRET": SECRET}
             servers.append(stack.enter_context(ServeProcess(config, env=env, args=["--reload-interval", "0"])))
         cluster = Cluster(servers, pg_url, pg_server)
         yield cluster
@@ -118,8 +139,53 @@ def test_rate_limit_holds_exactly_across_replicas(cluster: Cluster) -> None:
     assert decisions.count(None) == 5 and decisions.count("deny") == 15
     reasons = [a["hookSpecificOutput"]["permissionDecisionReason"] for a in answers if permission(a) == "deny"]
     assert all("5 calls per 3600 s reached for session=rate-a" in r for r in reasons)
-    statements = cluster.pg.statements(cluster.db)
+    # (the replicas' approval sweepers also run now and then: their statements are not these events')
+    statements = cluster.pg.statements(cluster.db, excluding="approvals")
     assert statements <= 2 * 20, statements  # at most two round trips per event
-    assert statements == 20 + 1  # one capped increment each, plus the window's first call's cleanup
+    assert cluster.pg.statements(cluster.db, touching="counters") == 20 + 1  # one capped increment each, plus
+    # the window's first call's cleanup of the previous window
     # another session has its own window, on any replica
     assert permission(post(cluster.url(1), bash("rate-b", 0))) is None
+
+
+def edit(session: str) -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "session_id": session, "transcript_path": "/tmp/t.jsonl",
+            "cwd": "/tmp", "tool_name": "Edit", "tool_input": {"file_path": "/srv/app/prod.yaml", "old_string": "a",
+                                                               "new_string": "b"}, "tool_use_id": f"toolu_{session}"}
+
+
+def test_an_approval_asked_on_one_replica_is_answered_through_another(cluster: Cluster, receiver: Receiver) -> None:
+    """Replica 0 holds the tool call and posts the request; the signed answer arrives at replicas 1 and 2
+    at once (a platform retrying, a balancer spreading): exactly one transition happens, the other is
+    refused, and the waiting request on replica 0 is released with the answer."""
+    seen = len(receiver.deliveries)
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(post, cluster.url(0), edit("appr-1"))
+        deadline = time.monotonic() + 30
+        while len(receiver.deliveries) == seen:
+            assert time.monotonic() < deadline, "the approval request was never posted"
+            time.sleep(0.05)
+        delivery = receiver.deliveries[seen]
+        assert delivery["type"] == "approval.requested"
+        approval_id = delivery["approval"]["id"]
+        body, headers = signed(SECRET, {"decision": "approve", "by": "alice", "reason": "change window"})
+        with ThreadPoolExecutor(2) as both:
+            replies = list(both.map(lambda i: httpx2.post(f"{cluster.url(i)}/approvals/{approval_id}", content=body,
+                                                          headers=headers, timeout=30), (1, 2)))
+        assert sorted(r.status_code for r in replies) == [200, 409], [r.text for r in replies]
+        refused = next(r for r in replies if r.status_code == 409).json()
+        assert refused["status"] == "approved" and refused["decided_by"] == "webhook:alice"
+        started = time.monotonic()
+        answer = waiting.result(timeout=30)
+    assert time.monotonic() - started < 5  # released by the shared row (re-read every 2 s), not a timeout
+    assert permission(answer) == "allow"
+    assert "approved by webhook:alice (change window)" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+    from gateway.store.postgres import PostgresStore
+
+    store = PostgresStore(cluster.db_url)
+    try:
+        record = store.approval_get(approval_id)
+        assert record is not None and record.status == "approved" and record.decided_by == "webhook:alice"
+        assert record.consumed_at is not None  # delivered once, to the call on replica 0
+    finally:
+        store.close()

@@ -8,6 +8,7 @@ from gateway.answers import MAX_TEXT, parse_text, verdict_from_json
 from gateway.decision import HandlerResult, Verdict, merge
 from gateway.errors import HandlerError
 from gateway.events import HookEvent
+from handlers.base import is_judgment_type
 
 ORIGINAL = {"command": "npm test", "description": "Run tests"}
 
@@ -15,7 +16,8 @@ ORIGINAL = {"command": "npm test", "description": "Run tests"}
 def _r(order: int, verdict: Verdict | None = None, *, type: str = "command", status: str = "ok",
        fail_closed: bool = False) -> HandlerResult:
     return HandlerResult(id=f"h{order}", type=type, status=status, verdict=verdict, order=order,  # type: ignore[arg-type]
-                         fail_closed=fail_closed, message="boom" if status != "ok" else None)
+                         fail_closed=fail_closed, message="boom" if status != "ok" else None,
+                         judgment=is_judgment_type(type))  # as the dispatcher sets it, from the handler class
 
 
 def _merge(*results: HandlerResult, event: str = "PreToolUse") -> object:
@@ -119,7 +121,7 @@ def test_fail_closed_on_post_tool_use_blocks_rather_than_denies() -> None:
 def test_side_effects_are_carried_to_results_but_never_decide() -> None:
     notify = HandlerResult(id="notify", type="python", order=0,
                            verdict=Verdict(side_effects=["posted to #sec"]))
-    judge = HandlerResult(id="judge", type="prompt", order=1,
+    judge = HandlerResult(id="judge", type="prompt", order=1, judgment=True,
                           verdict=Verdict(permission="allow", side_effects=["asked claude-haiku"]))
     decision = merge("PreToolUse", [judge, notify])
     assert [r.side_effects for r in decision.results] == [["posted to #sec"], ["asked claude-haiku"]]

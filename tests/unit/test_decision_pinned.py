@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.decision import Decision, HandlerResult, Verdict, failure_verdict, merge
+from handlers.base import is_judgment_type
 
 ORIGINAL = {"command": "npm test", "description": "Run tests"}
 
 
 def _r(order: int, verdict: Verdict | None = None, **kw: Any) -> HandlerResult:
     kw.setdefault("type", "command")
+    kw.setdefault("judgment", is_judgment_type(kw["type"]))  # as the dispatcher sets it, from the handler class
     return HandlerResult(id=f"h{order}", verdict=verdict, order=order, **kw)
 
 
@@ -68,10 +70,11 @@ def test_handler_result_failed_and_judgment() -> None:
     for status, failed in (("ok", False), ("error", True), ("timeout", True), ("skipped", False),
                            ("cached", False)):
         assert HandlerResult(id="x", type="command", status=status).failed is failed  # type: ignore[arg-type]
-    assert HandlerResult(id="x", type="prompt").judgment
-    assert HandlerResult(id="x", type="agent").judgment
-    assert not HandlerResult(id="x", type="http").judgment
+    # one source of truth: the handler class (``Handler.judgment``); the dispatcher copies it into the result
+    assert not HandlerResult(id="x", type="prompt").judgment
     assert HandlerResult(id="x", type="python", judgment=True).judgment
+    assert is_judgment_type("prompt") and is_judgment_type("agent")
+    assert not is_judgment_type("http") and not is_judgment_type("command") and not is_judgment_type("no-such-type")
 
 
 def test_decision_dict_minimal_and_full() -> None:

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from gateway.decision import Decision, HandlerResult, Verdict, merge
-from gateway.dialects import PassThrough, codex, detect, host_payload, parse_event
+from gateway.dialects import codex, detect, host_payload, parse_event
+from gateway.events import PassedThrough
 
 TURN = {"session_id": "01a22740", "turn_id": "01a22740-bd6b", "cwd": "/p", "model": "gpt-5.5",
         "permission_mode": "bypassPermissions",
@@ -55,8 +56,8 @@ def test_detection() -> None:
     assert detect(session_end) == "codex"  # no turn_id, but a Codex rollout transcript
     assert detect({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}) == "claude"
     assert detect({"hook_event_name": "MessageDisplay", "turn_id": "t"}) == "claude"  # Claude Code's own turn_id
-    with pytest.raises(PassThrough):
-        parse_event({**TURN, "hook_event_name": "Interrupt"})
+    passed = parse_event({**TURN, "hook_event_name": "Interrupt"})
+    assert isinstance(passed, PassedThrough) and (passed.name, passed.answer) == ("Interrupt", (0, "", ""))
 
 
 def render(event: str, **fields: Any) -> tuple[int, dict[str, Any], str]:

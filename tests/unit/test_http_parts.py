@@ -8,7 +8,7 @@ import datetime
 import pytest
 from standardwebhooks import Webhook
 
-from gateway import client, events
+from gateway import client, events, wire
 from handlers.http import decode_secret, interpolate, sign, url_problem, variables
 
 
@@ -46,4 +46,4 @@ def test_secret_decoding() -> None:
 
 
 def test_thin_client_event_cap_matches_the_gateway() -> None:
-    assert client.MAX_EVENT_BYTES == events.MAX_EVENT_BYTES
+    assert client.MAX_EVENT_BYTES == events.MAX_EVENT_BYTES == wire.MAX_EVENT_BYTES
