@@ -17,7 +17,6 @@ from gateway.oversize import DRAIN_LIMIT, HEAD_BYTES, Oversized, oversize_decisi
 from gateway.serve.reload import one_line
 from gateway.wire import (
     EXIT_CODE_HEADER,
-    MAX_EVENT_BYTES,
     PROJECT_DIR_HEADER,
     RENDERED,
     STDOUT_LENGTH_HEADER,
