@@ -6,6 +6,10 @@ events that take plain stdout as context (SessionStart, UserPromptSubmit, UserPr
 A JSON object is validated against the hook output schema (pydantic; imported on first use) and
 normalized into a ``Verdict``. Every output string is capped at ``MAX_TEXT`` characters.
 
+Besides Claude Code's fields, an answer may carry ``"side_effects": ["notified #sec", ...]`` (a list of
+strings, FIM One's name for what the hook did besides answering): kept in ``Verdict.side_effects`` for
+the audit record, never part of the decision (Claude Code ignores the unknown key).
+
 Raises ``HandlerError`` (one line naming the field) for JSON that is not an object or fails the schema.
 """
 
@@ -23,6 +27,12 @@ if TYPE_CHECKING:
 
 MAX_TEXT = 10_000
 """Cap (characters) on every output string; longer text is cut with a marker, as Claude Code does."""
+
+
+MAX_SIDE_EFFECTS = 100
+"""At most this many ``side_effects`` entries are kept from one answer."""
+MAX_SIDE_EFFECT = 1_000
+"""Cap (characters) on one ``side_effects`` entry."""
 
 
 def truncate(text: str, limit: int = MAX_TEXT) -> str:
@@ -67,6 +77,7 @@ def _schema() -> Any:
         decision: Literal["block", "approve", "allow", "deny"] | None = None
         reason: str | None = None
         hookSpecificOutput: HookSpecificOutput | None = None
+        side_effects: list[str] | None = None
 
     return TypeAdapter(HookOutput)
 
@@ -102,6 +113,8 @@ def verdict_from_json(obj: Any, event: HookEvent) -> Verdict:
         raise HandlerError(_validation_message(exc)) from None
     verdict = Verdict(continue_=out.continue_, stop_reason=_text(out.stopReason),
                       system_message=_text(out.systemMessage))
+    if out.side_effects:
+        verdict.side_effects = [truncate(item, MAX_SIDE_EFFECT) for item in out.side_effects[:MAX_SIDE_EFFECTS]]
     tool_event = event.spec.tool
     if out.decision in ("block", "deny"):
         if event.name == "PreToolUse":

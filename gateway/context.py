@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     import asyncio
 
+    from gateway.audit.recorder import Recorder
     from gateway.config.specs import RuntimeConfig
     from gateway.store.base import Store
 
@@ -54,6 +55,40 @@ class RunContext:
         store: Store = self.get_resource("state", lambda: open_store(self.config, self.mode), _close_store)
         return store
 
+    def recorder(self) -> Recorder | None:
+        """The audit recorder for the current config (``gateway.audit.recorder``), created on first use
+        and replaced when a reload changed the config; ``serve``/``api`` contexts get one that writes
+        from a background thread. None, after one line on stderr or in the log, when it cannot be set
+        up (``audit.otel`` without the SDK)."""
+        from gateway.audit.recorder import Recorder, say
+        from gateway.store import default_state_dir, open_store
+        from gateway.wire import VERSION as __version__
+
+        holder: dict[str, Recorder] = self.get_resource("audit", dict, _close_recorder)
+        config = self.config
+        current = holder.get("recorder")
+        if current is not None and current.matches(config.audit, config.config_hash):
+            return current
+        if current is not None:
+            current.close()
+        state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
+        try:
+            recorder = Recorder(config.audit, state_dir=state_dir, store_factory=lambda: open_store(config),
+                                config_hash=config.config_hash, version=__version__, background=self.mode != "run")
+        except Exception as exc:
+            holder.pop("recorder", None)
+            say(self.mode != "run", f"audit: cannot record: {exc}")
+            return None
+        holder["recorder"] = recorder
+        return recorder
+
+    def close_recorder(self) -> None:
+        """Close the recorder, if one was made (a one-shot process: spans are flushed, the store closed)."""
+        holder = self._resources.get("audit")
+        recorder = holder.pop("recorder", None) if holder else None
+        if recorder is not None:
+            recorder.close()
+
     def spawn(self, coro: Awaitable[Any]) -> None:
         """Run ``coro`` in the background (serve/api mode); exceptions are swallowed and logged."""
         import asyncio
@@ -81,3 +116,11 @@ class RunContext:
 
 async def _close_store(store: Store) -> None:
     await store.aclose()
+
+
+async def _close_recorder(holder: dict[str, Recorder]) -> None:
+    import asyncio
+
+    recorder = holder.pop("recorder", None)
+    if recorder is not None:
+        await asyncio.to_thread(recorder.close)

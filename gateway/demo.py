@@ -51,7 +51,7 @@ def run_demo(config_paths: list[str] | None = None) -> int:
         event = parse_event(payload)
         if isinstance(event, PassedThrough):
             continue  # the samples are Claude Code events; none is passed through
-        decision = dispatcher.decide(event, ctx)
+        decision = dispatcher.decide(event, ctx, record=False)  # samples, not the user's agent
         verdict: str = decision.permission or ("block" if decision.block else "none")
         if decision.updated_input is not None:
             verdict += "+rewrite"

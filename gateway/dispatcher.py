@@ -4,7 +4,7 @@
 ``serve``, ``explain``, ``demo`` and the Python API all call it); ``Dispatcher.decide`` drives it from
 synchronous code. Each step adds one concern::
 
-    dispatch   select -> Stop-loop guard (gateway.stopguard) -> executor.run -> merge
+    dispatch   select -> Stop-loop guard (gateway.stopguard) -> executor.run -> merge -> record (gateway.audit)
     select     hooks[event] in config order: a group fits when its matcher accepts the event's matcher
                field (Claude Code's algorithm, or Kiro's / Gemini's for groups from those configs); a
                handler fits when its ``if`` rule accepts the event; identical handlers run once
@@ -150,10 +150,13 @@ class Dispatcher:
             self._handlers[id(spec)] = handler
         return handler
 
-    async def dispatch(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None) -> Decision:
-        """Run every fitting handler for ``event`` and merge their results into one ``Decision``.
+    async def dispatch(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None, *,
+                       record: bool = True) -> Decision:
+        """Run every fitting handler for ``event``, merge their results into one ``Decision`` and, with
+        ``record`` (``explain`` and ``demo`` pass False), hand it to the audit record step.
 
         Handler failures are inside ``Decision.results``; nothing a handler does raises here."""
+        started_ns = time.time_ns()
         selected = self.select(event, trace)
         guard = self._stop_guard(event, selected, ctx)
         skipped: list[HandlerResult] = []
@@ -166,12 +169,28 @@ class Dispatcher:
         finally:
             if guard is not None:
                 await guard.done()  # its reserved checks are over, also when they were cancelled
-        return merge(event.name, results + skipped, tool_input=event.tool_input, blocks=event.spec.blocks)
+        decision = merge(event.name, results + skipped, tool_input=event.tool_input, blocks=event.spec.blocks)
+        if record:
+            self.record(event, decision, ctx, started_ns)
+        return decision
 
-    def decide(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None) -> Decision:
+    def record(self, event: HookEvent, decision: Decision, ctx: RunContext, started_ns: int | None = None) -> None:
+        """The record step, after merge and before render: hand ``decision`` (the one the host gets) to
+        the audit recorder (``RunContext.recorder``) when ``audit.record`` asks for it (``handled``, the
+        default: a handler ran; ``all``; ``off``). Nothing of ``gateway.audit`` is imported when the
+        event is not recorded. Never raises."""
+        mode = self.config.audit.get("record", "handled")
+        if mode == "off" or (mode == "handled" and not decision.results):
+            return
+        recorder = ctx.recorder()
+        if recorder is not None:
+            recorder.submit(event, decision, started_ns)
+
+    def decide(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None, *,
+               record: bool = True) -> Decision:
         """``dispatch`` from synchronous code with no event loop running (``hookgate run``, ``explain``,
         ``demo``): the same coroutine, driven here; the asyncio executor starts a loop if it needs one."""
-        return run_inline(self.dispatch(event, ctx, trace))
+        return run_inline(self.dispatch(event, ctx, trace, record=record))
 
     def executor_for(self, selected: list[Selected]) -> Executor:
         """``InlineExecutor`` when no loop is running and every handler answers synchronously (or cannot

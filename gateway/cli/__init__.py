@@ -1,7 +1,7 @@
-"""``hookgate`` command line: run, validate, explain, demo, serve, install, uninstall, mode.
+"""``hookgate`` command line: run, validate, explain, demo, serve, install, uninstall, mode, audit.
 
 One small module per command group (``gateway.cli.run``, ``validate``, ``explain``, ``serve``, ``demo``, ``mode``,
-``install``); ``gateway.cli.parser`` builds the argparse parser and names each command's function as a
+``install``, ``audit``); ``gateway.cli.parser`` builds the argparse parser and names each command's function as a
 ``module:function`` string, so a call imports only the command it runs.
 
 Exit codes of ``hookgate run`` (what the host sees):

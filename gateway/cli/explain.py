@@ -61,7 +61,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             return _dry_run(config, event, trace)
         print("explain runs the handlers that fit, for real (commands, webhooks, MCP tools, LLM checks); "
               "use --dry-run to only see what would run")
-        decision = decide(config, event, trace)
+        decision = decide(config, event, trace, record=False)
     except HookgateError as exc:
         _err(str(exc))
         return EXIT_ERROR

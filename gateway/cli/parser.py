@@ -94,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("state", choices=("on", "off", "status"), help="switch it on or off, or show it")
     mode.set_defaults(func="gateway.cli.mode:cmd_mode")
 
+    # `hookgate audit ...` has its own parser (gateway.cli.audit): `hookgate run` does not pay for building it
+    audit = sub.add_parser("audit", help="read the audit trail: tail, query, export, verify, stats", add_help=False)
+    audit.add_argument("--help", "-h", dest="audit_help", action="store_true")
+    audit.add_argument("words", nargs=argparse.REMAINDER)
+    audit.set_defaults(func="gateway.cli.audit:cmd_audit")
+
     add_install_parsers(sub, "gateway.cli.install:cmd_install")
     add_store_parsers(sub, with_config)
     add_approvals_parser(sub, with_config)

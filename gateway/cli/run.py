@@ -28,13 +28,30 @@ def _load(config_paths: list[str] | None) -> RuntimeConfig:
     return load_config(find_config_paths(config_paths))
 
 
-def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None) -> Decision:
+def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None, *, record: bool = True) -> Decision:
     """``Dispatcher.dispatch`` for one event in this process (``asyncio`` is imported only when a
-    handler needs it)."""
+    handler needs it); with ``record`` (``explain`` passes False) the decision is recorded, and the
+    recorder is closed before returning (spans flushed)."""
     from gateway.context import RunContext
     from gateway.dispatcher import Dispatcher
 
-    return Dispatcher(config).decide(event, RunContext(config, mode="run"), trace)
+    ctx = RunContext(config, mode="run")
+    try:
+        return Dispatcher(config).decide(event, ctx, trace, record=record)
+    finally:
+        ctx.close_recorder()
+
+
+def _record_failure(config: RuntimeConfig, event: HookEvent, decision: Decision) -> None:
+    """Put the deny hookgate answers when it failed itself on the audit trail too."""
+    from gateway.context import RunContext
+    from gateway.dispatcher import Dispatcher
+
+    ctx = RunContext(config, mode="run")
+    try:
+        Dispatcher(config).record(event, decision, ctx)
+    finally:
+        ctx.close_recorder()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -85,6 +102,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
         _err(message)
         failed = internal_failure(config, event, message)
+        if failed is not None:
+            _record_failure(config, event, failed)
         return emit(*render(failed, event.dialect)) if failed is not None else EXIT_ERROR
     return emit(*render(decision, event.dialect))
 

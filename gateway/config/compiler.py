@@ -19,6 +19,7 @@ written for newer Claude Code versions still load.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -292,9 +293,21 @@ class Compiler(Compilation):
         if not any(g["handlers"] for groups in self.hooks.values() for g in groups):
             self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
                                  "(the built-in default policy applies only when no config is found)")
-        return {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                "settings": self.settings, "guards": self.guards, "channels": self.channels,
-                "warnings": self.warnings, "depends": self.depends, "broken": self.broken}
+        result = {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
+                  "settings": self.settings, "guards": self.guards, "channels": self.channels, "audit": self.audit,
+                  "warnings": self.warnings, "depends": self.depends, "broken": self.broken}
+        result["config_hash"] = config_hash(result)
+        return result
+
+
+def config_hash(result: dict[str, Any]) -> str:
+    """SHA-256 (first 16 hex digits) of the normalized config's decision-relevant parts (hooks,
+    mcpServers, llm, settings, guards, channels, audit): the ``config_hash`` of audit records."""
+    import hashlib
+
+    parts = {k: result[k] for k in ("hooks", "mcp_servers", "llm", "settings", "guards", "channels", "audit")}
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def compile_configs(paths: list[str]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from gateway.config.specs import RuntimeConfig
 
-CACHE_FORMAT = "hookgate-config-7"
+CACHE_FORMAT = "hookgate-config-8"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 

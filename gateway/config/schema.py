@@ -16,7 +16,7 @@ from gateway.errors import ConfigError
 KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
                "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
 MS_LIKE_TIMEOUT = 1000.0
-GATEWAY_SECTIONS = ("hooks", "settings", "hooksConfig", "guards", "agents", "channels")
+GATEWAY_SECTIONS = ("hooks", "settings", "hooksConfig", "guards", "agents", "channels", "audit")
 """Top-level keys the config package reads itself; handler families add theirs (``ConfigSection.keys``)."""
 
 
@@ -171,6 +171,9 @@ class Compilation(ABC):
         self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)
         self.channels: dict[str, Any] = {}  # approval channels (gateway.approvals.config)
         self.settings: dict[str, Any] = Settings.model_validate({}).model_dump()
+        from gateway.audit.config import defaults as audit_defaults
+
+        self.audit: dict[str, Any] = audit_defaults()  # the audit section (gateway.audit.config)
 
     def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
                   known: list[str] | None = None) -> Any:

@@ -1,7 +1,8 @@
 """The config sections next to ``hooks``: hookgate's own (``settings``; ``guards`` in
 ``gateway.config.guards``; ``agents`` in ``gateway.config.agents``; ``channels``, the approval channels, in
-``gateway.approvals.config``) here, and those a handler family owns (``llm``, ``mcpServers``/``mcpConfig``,
-...), which it declares through the handler registry (``handlers.base.config_sections``), so this package
+``gateway.approvals.config``; ``audit`` in ``gateway.audit.config``) here, and those a handler family owns
+(``llm``, ``mcpServers``/``mcpConfig``, ...), which it declares through the handler registry
+(``handlers.base.config_sections``), so this package
 never imports a concrete handler.
 
 Each section is validated with its pydantic model and stored normalized on the compilation. Keys that
@@ -55,6 +56,10 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
         from gateway.approvals.config import compile_section
 
         compile_section(compiler, path, doc["channels"])
+    if "audit" in doc:
+        from gateway.audit.config import compile_audit
+
+        compile_audit(compiler, path, base_dir, doc["audit"])
     if os.path.basename(path).startswith("settings") or (set(doc) & KIRO_AGENT_KEYS):
         return
     for key in doc:

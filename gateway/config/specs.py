@@ -77,6 +77,10 @@ class RuntimeConfig:
     settings: dict[str, Any] = field(default_factory=dict)
     guards: dict[str, Any] = field(default_factory=dict)
     channels: dict[str, Any] = field(default_factory=dict)
+    audit: dict[str, Any] = field(default_factory=dict)
+    """The normalized ``audit`` section (``gateway.audit.config``); empty: the defaults."""
+    config_hash: str | None = None
+    """SHA-256 (16 hex) of the normalized config (``gateway.config.compiler.config_hash``)."""
     warnings: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
 
@@ -85,8 +89,9 @@ class RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
         return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
                    llm=data.get("llm", {}), settings=data.get("settings", {}), guards=data.get("guards", {}),
-                   channels=data.get("channels", {}),
-                   warnings=data.get("warnings", []), broken=data.get("broken", []))
+                   channels=data.get("channels", {}), audit=data.get("audit", {}),
+                   config_hash=data.get("config_hash"), warnings=data.get("warnings", []),
+                   broken=data.get("broken", []))
 
     def handler_count(self) -> int:
         return sum(len(g.handlers) for groups in self.hooks.values() for g in groups)

@@ -1,8 +1,9 @@
 """``hookgate serve``: a warm gateway behind HTTP (Starlette under uvicorn).
 
 Modules: ``app`` (``HookServer``, the ASGI app, ``serve``), ``routes`` (the endpoints), ``guard`` (the
-request checks), ``metrics`` (Prometheus), ``reload`` (config generations and reload). May import the
-core, ``gateway.config``, ``gateway.dialects`` and ``gateway.api``; never ``gateway.cli``.
+request checks), ``metrics`` (Prometheus), ``reload`` (config generations and reload), ``ui`` (the
+console at ``/ui``). May import the core, ``gateway.config``, ``gateway.dialects``, ``gateway.api`` and
+``gateway.audit``; never ``gateway.cli``.
 
 Routes::
 
@@ -17,6 +18,8 @@ Routes::
                            same answer comes compact: headers ``hookgate-exit-code`` and
                            ``hookgate-stdout-length`` (bytes), body = stdout then stderr (UTF-8).
     GET  /healthz          {"status": "ok", "version", "config": [files], "handlers": n, "reloads": n}
+    GET  /ui               the console: the audit trail in a browser (``gateway.serve.ui``: sign-in,
+                           decisions with filters, the full record, per-handler chart)
     GET  /metrics          Prometheus text: hookgate_events_total{event,decision},
                            hookgate_handler_duration_seconds{handler,type} (histogram),
                            hookgate_handler_errors_total{handler,type,status}, hookgate_event_duration_seconds,

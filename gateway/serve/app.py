@@ -151,6 +151,9 @@ def create_app(server: HookServer) -> Any:
     routes = [Route(path + slash, endpoint, methods=[method])
               for path, endpoint, method in endpoints for slash in ("", "/")]
     routes += server.approvals.routes()
+    from gateway.serve.ui import ui_routes
+
+    routes += ui_routes(lambda: server.config, server.token)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
@@ -158,7 +161,7 @@ def create_app(server: HookServer) -> Any:
             message = f"method {request.method} not allowed on {request.url.path[:200]}"
         else:
             message = (f"no route {request.method} {request.url.path[:200]} (hookgate serve answers POST /hooks, "
-                       "POST /hooks/{dialect}, GET /healthz, GET /metrics)")
+                       "POST /hooks/{dialect}, GET /healthz, GET /metrics, GET /ui)")
         headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else None
         return _json(status, {"error": message}, headers)
 

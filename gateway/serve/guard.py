@@ -1,8 +1,17 @@
 """``RequestGuard``: the checks in front of every ``hookgate serve`` route (Host against DNS rebinding,
-Origin against cross-site requests, the bearer token), as pure ASGI middleware (see ``gateway.serve``)."""
+Origin against cross-site requests, the bearer token), as pure ASGI middleware (see ``gateway.serve``).
+
+The console (``/ui`` paths, ``gateway.serve.ui``) follows the same rules with two browser-shaped
+differences: the token may come as the ``hookgate_ui`` session cookie (HttpOnly, ``SameSite=Strict``,
+set by ``POST /ui/session`` after it checked the token; its value is an HMAC of the token, never the
+token), and an ``Origin`` equal to the server's own (``http://`` + the checked Host) is allowed, so
+the console's own POSTs work while every cross-site request is still refused. ``GET /ui/login`` and
+its files carry no data and need no token (``POST /ui/session`` checks the token itself); ``GET /ui``
+without it redirects to the sign-in form."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -13,6 +22,27 @@ from gateway.events import dumps
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+UI_COOKIE = "hookgate_ui"
+UI_PUBLIC = frozenset({"/ui/login", "/ui/session", "/ui/assets/login.js", "/ui/assets/console.css"})
+"""Console paths served without the token (they hold no data; ``/ui/session`` checks the token)."""
+
+
+def ui_cookie_value(token: str) -> str:
+    """The console session cookie's value for ``token``: HMAC-SHA256(token, purpose), hex."""
+    return hmac.new(token.encode(), b"hookgate-ui-session-v1", hashlib.sha256).hexdigest()
+
+
+def _is_ui(path: str) -> bool:
+    return path == "/ui" or path.startswith("/ui/")
+
+
+def _cookie(header: bytes, name: str) -> bytes | None:
+    for part in header.split(b";"):
+        key, sep, value = part.strip().partition(b"=")
+        if sep and key == name.encode():
+            return value
+    return None
 
 
 def is_loopback_name(host: str) -> bool:
@@ -50,14 +80,15 @@ class RequestGuard:
         self.app = app
         self._self_authenticated = self_authenticated  # path prefixes whose routes check credentials themselves
         self._expected = f"Bearer {token}".encode() if token else None
+        self._ui_cookie = ui_cookie_value(token).encode() if token else None
         self._allowed_hosts = allowed_hosts
         self._on_reject = on_reject
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            own_check = bool(self._self_authenticated) and str(scope.get("path", "")).startswith(
-                self._self_authenticated)
-            problem = self._problem(scope["headers"], check_token=not own_check)
+            path = str(scope.get("path", ""))
+            own_check = bool(self._self_authenticated) and path.startswith(self._self_authenticated)
+            problem = self._problem(scope["headers"], path, scope.get("method", "GET"), check_token=not own_check)
             if problem is not None:
                 status, reason, message, extra = problem
                 if self._on_reject is not None:
@@ -70,10 +101,11 @@ class RequestGuard:
                 return
         await self.app(scope, receive, send)
 
-    def _problem(self, headers: list[tuple[bytes, bytes]], *, check_token: bool = True
+    def _problem(self, headers: list[tuple[bytes, bytes]], path: str = "", method: str = "GET", *,
+                 check_token: bool = True
                  ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         host = origin = None
-        authorization = b""
+        authorization = cookies = b""
         for key, value in headers:
             if key == b"host":
                 host = value
@@ -81,15 +113,25 @@ class RequestGuard:
                 origin = value
             elif key == b"authorization":
                 authorization = value
+            elif key == b"cookie":
+                cookies = value
+        ui = _is_ui(path)
         if self._allowed_hosts is not None and host is not None:
             name = host_name(host.decode("latin-1"))
             if not (is_loopback_name(name) or name in self._allowed_hosts):
                 return (421, "bad_host", f"Host {name[:100]!r} is not this server's name (DNS rebinding guard): "
                         "address it as 127.0.0.1, localhost or [::1], or allow the name with --allow-host", [])
-        if origin is not None:
+        if origin is not None and not (ui and host is not None and origin.lower() == b"http://" + host.lower()):
             return (403, "cross_origin", f"cross-origin request refused (Origin: {origin.decode('latin-1')[:100]}): "
                     "hook clients send no Origin header", [])
         if check_token and self._expected is not None and not hmac.compare_digest(authorization, self._expected):
+            if ui:
+                session = _cookie(cookies, UI_COOKIE)
+                assert self._ui_cookie is not None
+                if path in UI_PUBLIC or (session is not None and hmac.compare_digest(session, self._ui_cookie)):
+                    return None
+                if method == "GET" and path in ("/ui", "/ui/"):
+                    return (303, "unauthorized", "sign in first: /ui/login", [(b"location", b"/ui/login")])
             return (401, "unauthorized", "missing or wrong bearer token (see HOOKGATE_TOKEN)",
                     [(b"www-authenticate", b"Bearer")])
         return None

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+    from gateway.api import Gateway
     from gateway.config.specs import RuntimeConfig
     from gateway.decision import Decision
     from gateway.serve.metrics import Metrics
@@ -58,6 +59,9 @@ class Routes:
     if TYPE_CHECKING:
         @property
         def config(self) -> RuntimeConfig: ...
+
+        @property
+        def gateway(self) -> Gateway: ...
 
         @property
         def reload_count(self) -> int: ...
@@ -144,6 +148,9 @@ class Routes:
             self.metrics.rejected.labels("internal_error").inc()
             message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {one_line(exc)}"
             failed = internal_failure(self.config, event, message)  # failClosed handlers: deny/block
+            if failed is not None:
+                gateway = self.gateway
+                gateway.dispatcher.record(event, failed, gateway.context)  # the deny is on the audit trail too
             return (event, failed) if failed is not None else _json(500, {"error": message})
 
     async def hooks_claude(self, request: Request) -> Response:

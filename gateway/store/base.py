@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gateway.approvals.record import ApprovalRecord
+    from gateway.store.audit_types import AuditEntry, AuditFilter, AuditRow, ChainHead
 
 
 class Store(ABC):
@@ -126,6 +127,41 @@ class Store(ABC):
     @abstractmethod
     def approval_set_ref(self, approval_id: str, ref: dict[str, Any]) -> None:
         """Keep the channel's handle on the posted message (JSON object) with the request."""
+
+    # ---- audit records (gateway.audit; types in gateway.store.audit_types, chain design in gateway.audit.chain)
+
+    @abstractmethod
+    def audit_append(self, chain: str, entries: list[AuditEntry]) -> int:
+        """Append ``entries`` in order to writer chain ``chain`` in one transaction that holds the chain's
+        head (so concurrent writers never fork it): each gets ``seq`` = head + 1, ``prev_hash`` = the
+        head's hash, ``hash`` = ``link_hash(prev_hash, chain, seq, body)``; the head moves to the last.
+        An entry whose ``id`` is already stored is skipped. Returns how many were stored."""
+
+    @abstractmethod
+    def audit_records(self, flt: AuditFilter) -> list[AuditRow]:
+        """Records that fit ``flt``, newest first (by insertion number ``n``), at most ``flt.limit``."""
+
+    @abstractmethod
+    def audit_record(self, record_id: str) -> AuditRow | None:
+        """One record by id, or None."""
+
+    @abstractmethod
+    def audit_chain(self, chain: str, after_seq: int = 0, limit: int = 1000) -> list[AuditRow]:
+        """Up to ``limit`` records of ``chain`` with ``seq > after_seq``, ``seq`` ascending."""
+
+    @abstractmethod
+    def audit_heads(self) -> list[ChainHead]:
+        """Every chain's head by chain name; a chain with records but no head row has ``seq`` -1."""
+
+    @abstractmethod
+    def audit_prune(self, *, before: float | None = None, max_bytes: int | None = None) -> int:
+        """Retention: delete records older than ``before`` (seconds), then the oldest until the bodies
+        total at most ``max_bytes``; only a prefix of each chain goes, and its head keeps the last
+        deleted link (``base_seq``/``base_hash``). Returns how many were deleted."""
+
+    @abstractmethod
+    def audit_size(self) -> tuple[int, int]:
+        """``(number of records, total bytes of their bodies)``."""
 
     @abstractmethod
     def close(self) -> None:

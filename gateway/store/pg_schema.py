@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gateway.store.pg_audit import AUDIT_MIGRATION_SQL, AUDIT_TABLES
 from gateway.store.pg_conn import Op, Q
 
 VERSION_TABLE = "hookgate_schema"
@@ -56,6 +57,7 @@ MIGRATIONS: list[Migration] = [
         CREATE INDEX approvals_fingerprint ON approvals (fingerprint, status);
         CREATE INDEX approvals_pending ON approvals (status, expires_at);
     """, ("approvals",)),
+    Migration(4, "audit records and their writer chains", AUDIT_MIGRATION_SQL, AUDIT_TABLES),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

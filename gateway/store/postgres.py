@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import gateway.store.pg_approvals as pg_approvals
 from gateway.store.base import Store
+from gateway.store.pg_audit import PostgresAuditMixin
 from gateway.store.pg_conn import AsyncDB, Op, Q, SyncDB, T
 from gateway.store.pg_schema import NOW, SCHEMA_VERSION, counts_op, migrate_op, version_op
 from gateway.store.url import redact
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 Mode = Literal["run", "serve", "api", "admin"]
 
 
-class PostgresStore(Store):
+class PostgresStore(PostgresAuditMixin, Store):
     """The ``Store`` interface on PostgreSQL. ``url``: a libpq URL (secret; shown only redacted).
     ``mode``: ``serve`` adds the async pool; the others use one sync connection."""
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.errors import StoreError
 from gateway.store.base import Store
+from gateway.store.sqlite_audit import AUDIT_MIGRATION, SQLiteAuditMixin
 
 if TYPE_CHECKING:
     from gateway.approvals.record import ApprovalRecord
@@ -45,6 +46,8 @@ MIGRATIONS: list[str] = [
     CREATE INDEX IF NOT EXISTS approvals_fingerprint ON approvals (fingerprint, status);
     CREATE INDEX IF NOT EXISTS approvals_pending ON approvals (status, expires_at)
     """,
+    # 4: audit records and their writer chains (gateway.store.sqlite_audit)
+    AUDIT_MIGRATION,
 ]
 
 
@@ -86,7 +89,7 @@ def _version(db: sqlite3.Connection) -> int:
     return int(row[0]) if row else 0
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLiteAuditMixin, Store):
     """The ``Store`` in ``<state_dir>/state.sqlite3`` (created with its folder on first use).
     Raises StoreError when the file cannot be opened or its schema is newer than this hookgate's."""
 

@@ -90,7 +90,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: Fa
         "channels": {"hook": {"type": "webhook", "url": receiver.url, "signingSecretEnv": "APPROVAL_HOOK_SECRET",
                               "callbackUrl": "https://lb.example.test"}},
         "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
-        "settings": {"stopBlockLimit": 3}}))
+        "settings": {"stopBlockLimit": 3},
+        # this module counts the statements rate limits and the Stop guard cost; the audit trail's own
+        # batched writes (a transaction per batch) are tested with the audit (tests/unit/test_audit_chain.py)
+        "audit": {"record": "off"}}))
     migrated = run_hookgate(["store", "migrate", "--config", str(config)], env={"HOOKGATE_STORE_URL": pg_url})
     assert migrated.returncode == 0, migrated.stderr
     with ExitStack() as stack:

@@ -167,7 +167,7 @@ def test_wrong_path_is_a_misconfiguration_and_fallback_says_so(server: ServeProc
     proc = run_hookgate(["run", "--server", wrong, "--config", GUARDS], event)
     first, rest = proc.stderr.split("\n", 1)
     assert first == (f"hookgate: server {wrong} misconfigured: 404 not found: no route POST /hooks/hooks/auto "
-                     "(hookgate serve answers POST /hooks, POST /hooks/{dialect}, GET /healthz, GET /metrics); "
+                     "(hookgate serve answers POST /hooks, POST /hooks/{dialect}, GET /healthz, GET /metrics, GET /ui); "
                      "the URL must be the server's base URL, e.g. http://127.0.0.1:8787; deciding in-process")
     assert (proc.returncode, proc.stdout, rest) == outcome(local)
 

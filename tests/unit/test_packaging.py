@@ -18,3 +18,16 @@ def test_configs_files_are_package_data() -> None:
                if p.name != "__init__.py" and not any(fnmatch(str(p.relative_to(configs)), pat) for pat in patterns)]
     assert not missing, f"not in package-data: {missing}"
     assert any(p.parent.name == "demo" for p in shipped)
+
+
+def test_console_files_are_package_data() -> None:
+    """`hookgate serve` reads the console's files from gateway/audit/console/ at run time."""
+    from gateway.serve.ui import ASSETS, console_dir
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["gateway"]
+    names = {*ASSETS, "index.html", "login.html"}
+    on_disk = {p.name for p in (ROOT / "gateway" / "audit" / "console").iterdir() if p.is_file()}
+    assert names == on_disk and console_dir().endswith("gateway/audit/console")
+    missing = [n for n in names if not any(fnmatch(f"audit/console/{n}", pat) for pat in patterns)]
+    assert not missing, f"not in package-data: {missing}"

@@ -1,0 +1,120 @@
+"""The hash chain over stored audit records, and ``verify``.
+
+Design (README "Audit", "The hash chain"): records are chained **per writer chain**, not globally.
+A chain is named by ``audit.chain`` (default: this machine's host name), so every machine that writes
+to a shared store (the PostgreSQL store) extends its own chain and never waits on another machine's
+writes; the processes of one machine (``hookgate run`` processes, ``hookgate serve``) share their
+machine's chain. Inside a chain, the store assigns ``seq`` (1, 2, ...) and the hashes **in its own
+transaction** (``Store.audit_append``): it locks the chain's head row (SQLite: ``BEGIN IMMEDIATE``;
+PostgreSQL: ``SELECT ... FOR UPDATE`` on ``audit_heads``), reads the last ``seq``/``hash``, appends,
+and moves the head, so two writers can never fork a chain or reuse a ``seq``.
+
+Each record's link::
+
+    hash = SHA-256( prev_hash "\\n" chain "\\n" seq "\\n" body )     lower-case hex
+
+where ``body`` is the record's canonical JSON text (``gateway.audit.record.canonical``) and
+``prev_hash`` is the previous record's ``hash`` in the same chain (``GENESIS`` for seq 1).
+
+``verify_chain`` walks one chain in ``seq`` order and reports the first bad record:
+
+- an edited record (its body, chain or seq changed): its hash no longer matches;
+- a deleted record: a gap in ``seq`` (or, for the newest ones, the head naming a later ``seq``);
+- a reordered record (rows swapped, or seq numbers swapped): ``prev_hash`` no longer names the
+  record before it, or the hash (which covers ``seq``) no longer matches;
+- a filter column that disagrees with the body (e.g. ``decision`` edited to hide a deny).
+
+Retention prunes the oldest records of a chain as a prefix and keeps the hash of the last pruned
+record in the head (``base_seq``/``base_hash``), so the rest still verifies. What a chain cannot show
+on its own: the newest records deleted together with the head row moved back. ``hookgate audit
+verify`` prints each chain's head hash; keep it elsewhere (a log pipeline via the JSON-lines sink, a
+ticket) to anchor it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gateway.store.audit_types import derived, link_hash
+
+if TYPE_CHECKING:
+    from gateway.store.audit_types import AuditRow, ChainHead
+
+
+@dataclass(slots=True)
+class Problem:
+    """The first bad record of a chain: ``chain``, ``seq`` (as stored, or expected), ``id`` (None when
+    the record is missing), ``what`` (one line)."""
+
+    chain: str
+    seq: int
+    id: str | None
+    what: str
+
+    def __str__(self) -> str:
+        where = f"record {self.id}" if self.id else "record"
+        return f"chain {self.chain!r} seq {self.seq} ({where}): {self.what}"
+
+
+@dataclass(slots=True)
+class ChainReport:
+    chain: str
+    checked: int
+    head_seq: int
+    head_hash: str
+    base_seq: int
+    problem: Problem | None
+
+
+def _columns_match(row: AuditRow) -> str | None:
+    import json
+
+    try:
+        record = json.loads(row.body)
+        cols = derived(record)
+    except (ValueError, TypeError, AttributeError):
+        return "its body is not a JSON record"
+    for name, value in cols.items():
+        if getattr(row, name) != value:
+            return f"column {name} ({getattr(row, name)!r}) disagrees with the record ({value!r})"
+    return None
+
+
+def verify_chain(head: ChainHead, rows: Iterable[AuditRow]) -> ChainReport:
+    """Walk ``rows`` (one chain, ``seq`` ascending) from the head's base; stop at the first problem."""
+    if head.seq < 0:
+        return ChainReport(head.chain, 0, head.seq, head.hash, head.base_seq,
+                           Problem(head.chain, 0, None, "the chain has records but no head (its head row was deleted)"))
+    expected_seq, expected_prev = head.base_seq + 1, head.base_hash
+    checked = 0
+    last_hash = head.base_hash
+    for row in rows:
+        problem = None
+        if row.seq < expected_seq:
+            problem = Problem(head.chain, row.seq, row.id, f"seq {row.seq} appears again or out of order "
+                                                            f"(expected {expected_seq})")
+        elif row.seq > expected_seq:
+            problem = Problem(head.chain, expected_seq, None,
+                              f"missing (deleted?): the chain jumps from seq {expected_seq - 1} to {row.seq}")
+        elif row.prev_hash != expected_prev:
+            problem = Problem(head.chain, row.seq, row.id,
+                              "does not follow the record before it (reordered, or the one before was changed)")
+        elif link_hash(row.prev_hash, row.chain, row.seq, row.body) != row.hash:
+            problem = Problem(head.chain, row.seq, row.id, "hash mismatch: the record was edited")
+        else:
+            why = _columns_match(row)
+            if why is not None:
+                problem = Problem(head.chain, row.seq, row.id, why)
+        if problem is not None:
+            return ChainReport(head.chain, checked, head.seq, head.hash, head.base_seq, problem)
+        checked += 1
+        expected_seq, expected_prev, last_hash = row.seq + 1, row.hash, row.hash
+    problem = None
+    if expected_seq - 1 != head.seq:
+        problem = Problem(head.chain, expected_seq, None,
+                          f"missing (deleted?): the chain ends at seq {expected_seq - 1} but its head says {head.seq}")
+    elif last_hash != head.hash:
+        problem = Problem(head.chain, head.seq, None, "the head's hash does not match the last record")
+    return ChainReport(head.chain, checked, head.seq, head.hash, head.base_seq, problem)

@@ -1,0 +1,85 @@
+// The hookgate console: a tab bar and panels. Panels plug in with HookgateConsole.registerPanel
+// (see gateway/serve/ui.py for the contract); the built-in ones are decisions.js and handlers.js.
+"use strict";
+window.HookgateConsole = (() => {
+  const panels = [];
+  let active = null;
+
+  async function request(method, path, params, body) {
+    const url = new URL(path, window.location.origin);
+    for (const [key, value] of Object.entries(params || {})) {
+      if (value !== undefined && value !== null && value !== "") url.searchParams.set(key, value);
+    }
+    const init = {method, credentials: "same-origin", headers: {"Accept": "application/json"}};
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch(url, init);
+    if (response.status === 401) {
+      window.location.assign("/ui/login");
+      throw new Error("signed out");
+    }
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+    return data;
+  }
+
+  /** What a panel gets: JSON helpers for same-origin calls (GET and POST), DOM helpers, a status line. */
+  const api = {
+    get: (path, params) => request("GET", path, params),
+    post: (path, body) => request("POST", path, undefined, body),
+    el(tag, attrs, ...children) {
+      const node = document.createElement(tag);
+      for (const [key, value] of Object.entries(attrs || {})) {
+        if (key === "class") node.className = value;
+        else if (key === "text") node.textContent = value;
+        else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+        else node.setAttribute(key, value);
+      }
+      for (const child of children) node.append(child);  // strings become text nodes: never HTML
+      return node;
+    },
+    status(text) { document.getElementById("status").textContent = text; },
+  };
+
+  function registerPanel(panel) {
+    if (!panel || !panel.id || !panel.title || typeof panel.mount !== "function") {
+      throw new Error("registerPanel needs {id, title, mount(element, api)}");
+    }
+    panels.push(panel);
+  }
+
+  function show(panel) {
+    active = panel;
+    for (const p of panels) {
+      const selected = p === panel;
+      p.tab.setAttribute("aria-selected", String(selected));
+      p.section.hidden = !selected;
+    }
+    if (panel.refresh) panel.refresh().catch((err) => api.status(err.message));
+    if (window.location.hash !== `#${panel.id}`) history.replaceState(null, "", `#${panel.id}`);
+  }
+
+  function start() {
+    const tabs = document.getElementById("tabs");
+    const main = document.getElementById("panels");
+    panels.sort((a, b) => (a.order ?? 100) - (b.order ?? 100));
+    for (const panel of panels) {
+      panel.section = api.el("section", {id: `panel-${panel.id}`, role: "tabpanel", "aria-label": panel.title});
+      panel.tab = api.el("button", {id: `tab-${panel.id}`, role: "tab", type: "button", text: panel.title,
+                                    onclick: () => show(panel)});
+      tabs.append(panel.tab);
+      main.append(panel.section);
+      panel.mount(panel.section, api);
+    }
+    const wanted = panels.find((p) => `#${p.id}` === window.location.hash) || panels[0];
+    if (wanted) show(wanted);
+    setInterval(() => {
+      if (active && active.refresh && !document.hidden) active.refresh().catch((err) => api.status(err.message));
+    }, 2000);
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+  return {registerPanel, api};
+})();

@@ -1,0 +1,68 @@
+// The "Decisions" panel: the latest records with filters; a click shows the full record.
+"use strict";
+(() => {
+  let api, body, detail, form, selected = null, shownKey = "";
+
+  function filters() {
+    const data = new FormData(form);
+    return Object.fromEntries([...data.entries()].filter(([, v]) => v !== ""));
+  }
+
+  function row(rec) {
+    const handlers = rec.handlers.map((h) => `${h.id}=${h.status === "ok" || h.status === "cached" ? h.verdict : h.status}`);
+    const tr = api.el("tr", {class: "record", "data-id": rec.id, onclick: () => open(rec.id, tr)},
+      api.el("td", {text: rec.time.replace("T", " ").replace("Z", "")}),
+      api.el("td", {text: rec.event}),
+      api.el("td", {text: rec.tool_name || "-"}),
+      api.el("td", {class: "input", text: rec.input || "", title: rec.input || ""}),
+      api.el("td", {}, api.el("span", {class: `badge ${rec.decision}`, text: rec.decision})),
+      api.el("td", {text: handlers.join(" ") || "-"}),
+      api.el("td", {class: "reason", text: rec.reason || "", title: rec.reason || ""}));
+    if (rec.id === selected) tr.classList.add("selected");
+    return tr;
+  }
+
+  async function open(id, tr) {
+    selected = id;
+    for (const other of body.querySelectorAll("tr.selected")) other.classList.remove("selected");
+    if (tr) tr.classList.add("selected");
+    const data = await api.get(`/ui/api/records/${encodeURIComponent(id)}`);
+    detail.textContent = JSON.stringify({...data.record, _chain: data.chain}, null, 2);
+  }
+
+  async function refresh() {
+    const data = await api.get("/ui/api/records", {...filters(), limit: 200});
+    const key = JSON.stringify([filters(), data.records.map((r) => r.id)]);
+    api.status(`${data.records.length} record(s), updated ${new Date().toLocaleTimeString()}`);
+    if (key === shownKey) return;
+    shownKey = key;
+    body.replaceChildren(...data.records.map(row));
+    if (!data.records.length) {
+      body.append(api.el("tr", {}, api.el("td", {class: "empty", colspan: "7", text: "No records yet."})));
+    }
+  }
+
+  function mount(section, consoleApi) {
+    api = consoleApi;
+    const input = (name, label, placeholder) => api.el("label", {}, label,
+      api.el("input", {name, id: `f-${name}`, placeholder: placeholder || "", autocomplete: "off"}));
+    const decision = api.el("select", {name: "decision", id: "f-decision"},
+      ...["", "allow", "deny", "ask", "defer", "block", "stop", "none"].map((d) => api.el("option", {value: d, text: d || "any"})));
+    const since = api.el("select", {name: "since", id: "f-since"},
+      ...[["", "any time"], ["15m", "15 minutes"], ["1h", "1 hour"], ["1d", "1 day"], ["7d", "7 days"]]
+        .map(([v, t]) => api.el("option", {value: v, text: t})));
+    form = api.el("form", {class: "filters", id: "filters"},
+      input("session", "session", "session_id"), input("tool", "tool", "Bash"), input("handler", "handler", "handler id"),
+      input("event", "event", "PreToolUse"), api.el("label", {}, "decision", decision), api.el("label", {}, "since", since));
+    form.addEventListener("input", () => refresh().catch((err) => api.status(err.message)));
+    form.addEventListener("submit", (ev) => ev.preventDefault());
+    body = api.el("tbody", {id: "records-body"});
+    const table = api.el("table", {id: "records"},
+      api.el("thead", {}, api.el("tr", {}, ...["time (UTC)", "event", "tool", "input", "decision", "handlers", "reason"]
+        .map((h) => api.el("th", {text: h})))), body);
+    detail = api.el("pre", {id: "record-detail", text: "Click a record to see all of it."});
+    section.append(form, api.el("div", {class: "split"}, api.el("div", {}, table), detail));
+  }
+
+  HookgateConsole.registerPanel({id: "decisions", title: "Decisions", order: 10, mount, refresh});
+})();

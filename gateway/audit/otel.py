@@ -1,0 +1,124 @@
+"""OpenTelemetry spans for recorded events (optional: ``pip install 'hookgate[otel]'``).
+
+Imported only when ``audit.otel`` is set or ``OTEL_EXPORTER_OTLP_ENDPOINT`` is in the environment
+(``gateway.audit.recorder.otel_wanted``); the SDK costs ~30 ms to import. Spans go over OTLP/HTTP
+(protobuf) with the SDK's ``OTLPSpanExporter``: to ``audit.otel.endpoint`` + ``/v1/traces`` when set,
+else wherever the standard ``OTEL_EXPORTER_OTLP_*`` variables say. ``hookgate run`` exports when the
+process ends (``close``: one request, at most ``RUN_TIMEOUT`` seconds unless
+``OTEL_EXPORTER_OTLP_TIMEOUT`` says otherwise); ``hookgate serve`` batches (``BatchSpanProcessor``).
+
+Spans are built after the fact from the redacted audit record, with explicit times, so nothing of
+OpenTelemetry runs on the dispatch path:
+
+- one span per dispatch, ``execute_tool <tool>`` on tool events, else ``hookgate <event>``, from the
+  dispatch start to the record; attributes (GenAI semantic conventions where they fit):
+  ``gen_ai.operation.name`` = ``execute_tool`` (tool events), ``gen_ai.tool.name``,
+  ``gen_ai.tool.call.id`` (``tool_use_id``), ``gen_ai.conversation.id`` (``session_id``), plus
+  ``hookgate.event``, ``hookgate.host``, ``hookgate.decision``, ``hookgate.reason``;
+- one child span per handler, ``hookgate.handler <id>``, starting with the dispatch and lasting its
+  ``duration_ms``: ``hookgate.handler.id``, ``hookgate.handler.type``, ``hookgate.handler.status``,
+  ``hookgate.handler.verdict``, ``hookgate.reason``, ``gen_ai.tool.name``; a failed handler (error,
+  timeout) sets ``error.type`` to its status and the span status to ERROR.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.decision import Decision
+
+RUN_TIMEOUT = 3.0
+"""Seconds ``hookgate run`` waits for the collector at exit (when no OTEL timeout variable is set)."""
+SCOPE = "hookgate.audit"
+
+
+def traces_endpoint(endpoint: str | None) -> str | None:
+    """``endpoint`` (a collector base URL) as its OTLP/HTTP traces URL; None: let the SDK read the
+    environment."""
+    if not endpoint:
+        return None
+    endpoint = endpoint.rstrip("/")
+    return endpoint if endpoint.endswith("/v1/traces") else endpoint + "/v1/traces"
+
+
+class Telemetry:
+    """A tracer provider with an OTLP/HTTP exporter. otel: the normalized ``audit.otel`` dict (may be
+    empty). batch: export every second (long-lived processes), else at ``close``. version: hookgate's.
+    Raises HookgateError (ConfigError) when the SDK is not installed."""
+
+    def __init__(self, otel: dict[str, Any], *, batch: bool, version: str = "") -> None:
+        try:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+            from opentelemetry.sdk.resources import Resource
+            from opentelemetry.sdk.trace import TracerProvider
+            from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        except ImportError as exc:
+            from gateway.errors import ConfigError
+
+            raise ConfigError(f"audit.otel: the OpenTelemetry SDK is not installed ({exc}); "
+                              "pip install 'hookgate[otel]'") from None
+        timeout = None
+        if not batch and not (os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT")
+                              or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")):
+            timeout = RUN_TIMEOUT
+        exporter = OTLPSpanExporter(endpoint=traces_endpoint(otel.get("endpoint")),
+                                    headers=otel.get("headers") or None, timeout=timeout)
+        resource = Resource.create({"service.name": otel.get("service_name") or "hookgate",
+                                    "service.version": version})
+        self.provider = TracerProvider(resource=resource)
+        # One processor either way: in run mode the batch is flushed (one request) at close.
+        self.provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=1000 if batch else 60_000))
+        self.tracer = self.provider.get_tracer(SCOPE, version)
+
+    def emit(self, record: dict[str, Any], decision: Decision | None = None, started_ns: int | None = None) -> None:
+        """Spans for one (redacted) record; ``started_ns``: dispatch start (``time.time_ns()``)."""
+        from opentelemetry import trace
+        from opentelemetry.trace import Status, StatusCode
+
+        end_ns = time.time_ns()
+        handlers = record.get("handlers") or []
+        if started_ns is None:
+            longest = max((float(h.get("duration_ms") or 0) for h in handlers), default=0.0)
+            started_ns = end_ns - int(longest * 1e6)
+        tool = record.get("tool_name")
+        tool_event = tool is not None
+        attrs: dict[str, Any] = {"hookgate.event": record.get("event"), "hookgate.host": record.get("host"),
+                                 "hookgate.decision": record.get("decision"), "hookgate.reason": record.get("reason")}
+        if tool_event:
+            attrs["gen_ai.operation.name"] = "execute_tool"
+            attrs["gen_ai.tool.name"] = tool
+        attrs["gen_ai.tool.call.id"] = record.get("tool_use_id")
+        attrs["gen_ai.conversation.id"] = record.get("session_id")
+        name = f"execute_tool {tool}" if tool_event else f"hookgate {record.get('event')}"
+        parent = self.tracer.start_span(name, attributes=_clean(attrs), start_time=started_ns)
+        failed = False
+        context = trace.set_span_in_context(parent)
+        for handler in handlers:
+            status = handler.get("status")
+            h_attrs = {"hookgate.handler.id": handler.get("id"), "hookgate.handler.type": handler.get("type"),
+                       "hookgate.handler.status": status, "hookgate.handler.verdict": handler.get("verdict"),
+                       "hookgate.reason": handler.get("reason"), "gen_ai.tool.name": tool}
+            if status in ("error", "timeout"):
+                h_attrs["error.type"] = status
+            duration_ns = int(float(handler.get("duration_ms") or 0) * 1e6)
+            child = self.tracer.start_span(f"hookgate.handler {handler.get('id')}", context=context,
+                                           attributes=_clean(h_attrs), start_time=started_ns)
+            if status in ("error", "timeout"):
+                failed = True
+                child.set_status(Status(StatusCode.ERROR, str(handler.get("reason") or status)))
+            child.end(end_time=min(started_ns + duration_ns, end_ns))
+        if failed:
+            parent.set_attribute("error.type", "handler_failure")
+        parent.end(end_time=end_ns)
+
+    def close(self) -> None:
+        """Export what is pending and stop the exporter."""
+        self.provider.force_flush()
+        self.provider.shutdown()
+
+
+def _clean(attrs: dict[str, Any]) -> dict[str, Any]:
+    return {k: v if isinstance(v, (str, bool, int, float)) else str(v) for k, v in attrs.items() if v is not None}

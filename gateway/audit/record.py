@@ -1,0 +1,158 @@
+"""The audit record: one JSON object per recorded event, built after merge from the same ``Decision``
+and ``HandlerResult``s the host gets.
+
+Shape (every key always present; absent values are ``null``; README "Audit" has the same table)::
+
+    {"time": "2026-12-01T07:12:03.418Z",      ISO 8601 UTC, milliseconds
+     "host": "claude",                         the event's dialect (claude | kiro | gemini | codex)
+     "event": "PreToolUse",                    canonical event name
+     "session_id": "...", "tool_use_id": "...", "prompt_id": "...",
+     "tool_name": "Bash",                      canonical tool name
+     "tool_input": {...},                      as received (redacted)
+     "updated_input": {...} | null,            as rewritten by the merge (redacted)
+     "handlers": [{"id": "guard", "type": "python", "status": "ok",       ok|error|timeout|skipped|cached
+                   "verdict": "deny",          allow|deny|ask|defer|block|stop|context|rewrite|none
+                   "reason": "...",            the handler's reason, or its failure message
+                   "duration_ms": 0.4, "side_effects": ["..."]}],
+     "decision": "deny",                       allow|deny|ask|defer|block|stop|none (merged)
+     "reason": "...",                          the merged reason (permission reason, block reason or stop reason)
+     "approval": {"id": "...", "decided_by": "..."} | null,   from a handler's meta["approval"]
+     "version": "0.1.0",                       hookgate version
+     "config_hash": "..."}                     SHA-256 (16 hex) of the normalized config
+
+``build_record`` does not redact; ``gateway.audit.recorder`` redacts the whole record before any
+sink sees it. ``canonical(record)`` is the exact text that is stored and hashed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gateway.decision import Decision, HandlerResult, Verdict
+    from gateway.events import HookEvent
+
+FIELDS = ("time", "host", "event", "session_id", "tool_use_id", "prompt_id", "tool_name", "tool_input",
+          "updated_input", "handlers", "decision", "reason", "approval", "version", "config_hash")
+"""Top-level record keys, in documented order."""
+HANDLER_FIELDS = ("id", "type", "status", "verdict", "reason", "duration_ms", "side_effects")
+DECISIONS = ("allow", "deny", "ask", "defer", "block", "stop", "none")
+
+
+def iso_time(seconds: float) -> str:
+    """``seconds`` (epoch) as ISO 8601 UTC with milliseconds: ``2026-12-01T07:12:03.418Z``."""
+    whole, millis = divmod(round(seconds * 1000), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
+
+
+def decision_label(decision: Decision) -> str:
+    """The merged decision: the permission (allow|deny|ask|defer), else ``block``, else ``stop``
+    (``continue: false``), else ``none``."""
+    if decision.permission is not None:
+        return decision.permission
+    if decision.block:
+        return "block"
+    return "none" if decision.continue_ else "stop"
+
+
+def verdict_label(verdict: Verdict | None) -> str:
+    """One handler's own answer as one word (see module docstring)."""
+    if verdict is None:
+        return "none"
+    if verdict.permission is not None:
+        return verdict.permission
+    if verdict.block:
+        return "block"
+    if not verdict.continue_:
+        return "stop"
+    if verdict.updated_input is not None or verdict.updated_output is not None:
+        return "rewrite"
+    if verdict.additional_context or verdict.system_message:
+        return "context"
+    return "none"
+
+
+def side_effects(result: HandlerResult) -> list[str]:
+    """What a handler reported it did: ``HandlerResult.side_effects``, else its verdict's, else
+    ``meta["side_effects"]`` (strings only, in order)."""
+    found: Any = getattr(result, "side_effects", None)
+    if not found and result.verdict is not None:
+        found = getattr(result.verdict, "side_effects", None)
+    if not found:
+        found = result.meta.get("side_effects")
+    if not isinstance(found, (list, tuple)):
+        return []
+    return [item if isinstance(item, str) else json.dumps(item, sort_keys=True) for item in found]
+
+
+def handler_entry(result: HandlerResult) -> dict[str, Any]:
+    verdict = result.verdict
+    reason = None
+    if verdict is not None:
+        reason = verdict.permission_reason or verdict.reason or verdict.stop_reason
+    if reason is None and (result.failed or result.status == "skipped"):
+        reason = result.message
+    return {"id": result.id, "type": result.type, "status": result.status, "verdict": verdict_label(verdict),
+            "reason": reason, "duration_ms": round(result.duration_ms, 3), "side_effects": side_effects(result)}
+
+
+def approval_of(results: list[HandlerResult]) -> dict[str, Any] | None:
+    """``{"id", "decided_by"}`` from the first result whose ``meta["approval"]`` is a dict."""
+    for result in results:
+        approval = result.meta.get("approval")
+        if isinstance(approval, dict):
+            return {"id": approval.get("id"), "decided_by": approval.get("decided_by")}
+    return None
+
+
+def build_record(event: HookEvent, decision: Decision, *, config_hash: str | None, version: str,
+                 now: float | None = None) -> dict[str, Any]:
+    """The (unredacted) record for ``event`` answered with ``decision`` (see module docstring)."""
+    payload = event.payload
+    reason = decision.permission_reason if decision.permission is not None else None
+    if reason is None:
+        reason = decision.reason if decision.block else None
+    if reason is None and not decision.continue_:
+        reason = decision.stop_reason
+    return {
+        "time": iso_time(time.time() if now is None else now),
+        "host": event.dialect,
+        "event": event.name,
+        "session_id": payload.get("session_id"),
+        "tool_use_id": payload.get("tool_use_id"),
+        "prompt_id": payload.get("prompt_id"),
+        "tool_name": payload.get("tool_name"),
+        "tool_input": payload.get("tool_input"),
+        "updated_input": decision.updated_input,
+        "handlers": [handler_entry(r) for r in decision.results],
+        "decision": decision_label(decision),
+        "reason": reason,
+        "approval": approval_of(decision.results),
+        "version": version,
+        "config_hash": config_hash,
+    }
+
+
+def ordered(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with its keys in documented order (``FIELDS``, then any others), for people to read
+    (the stored text has sorted keys)."""
+    out = {name: record[name] for name in FIELDS if name in record}
+    out.update((k, v) for k, v in record.items() if k not in out)
+    handlers = out.get("handlers")
+    if isinstance(handlers, list):
+        out["handlers"] = [{**{n: h[n] for n in HANDLER_FIELDS if n in h}, **h} if isinstance(h, dict) else h
+                           for h in handlers]
+    return out
+
+
+def canonical(record: dict[str, Any]) -> str:
+    """The record's stored and hashed text: compact JSON, sorted keys, UTF-8 as is (lone surrogates
+    escaped)."""
+    try:
+        text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
+    return text

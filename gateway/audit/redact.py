@@ -1,0 +1,141 @@
+"""Secret redaction and value truncation for audit records, applied before anything is written.
+
+``Redactor(extra_patterns, max_value).apply(value)`` returns a copy of ``value`` (any JSON value)
+in which:
+
+- every string is scanned with the default patterns below plus ``audit.redact`` (regular
+  expressions, Python ``re`` syntax); a match becomes ``[REDACTED:<kind>]``. For an assignment
+  (``API_KEY=...``) or an ``Authorization`` header only the value is replaced, the name stays;
+- a dict entry whose key names a secret (``password``, ``api_key``, ``authorization``,
+  ``client_secret``, ``*_token``, ...) has its whole value replaced, whatever it looks like;
+- a string longer than ``max_value`` characters (after redaction) is cut to its first
+  ``max_value`` characters followed by ``…[truncated: N bytes, sha256 HEX]``: N is the UTF-8 size
+  of the redacted string and HEX its SHA-256, so two records of one large value can be compared
+  without keeping it (the hash is never taken over a secret).
+
+Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----``
+up to its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization``
+values (``Bearer``, ``Basic``, ``token`` schemes); provider API keys and tokens (Anthropic ``sk-ant-``,
+OpenAI ``sk-``/``sk-proj-``, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack
+``xox?-``, AWS access key ids ``AKIA``/``ASIA``, Google ``AIza``, GitLab ``glpat-``, Stripe
+``sk_live_``/``rk_live_``, JSON web tokens ``eyJ...``); ``.env``-style assignments whose name
+contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S)
+(``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``, ``--password=...``), and credentials in
+URLs (``https://user:pass@host``).
+
+Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
+strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REDACTED = "[REDACTED:{kind}]"
+
+_NAME = (r"[A-Za-z0-9_.\-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
+         r"[A-Za-z0-9_.\-]*")
+DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
+    # (kind, hints: lower-case substrings one of which any match contains, re flags, pattern)
+    ("private_key", ("private key",), re.IGNORECASE | re.DOTALL,
+     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)"),
+    ("authorization", ("authorization",), re.IGNORECASE,
+     r"(?P<name>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)(?:(?:bearer|basic|token|digest|negotiate)\s+)?"
+     r"[^\s\"',;]+"),
+    ("api_key", ("sk-", "sk_live_", "rk_live_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia",
+                 "asia", "aiza", "glpat-", "eyj"), 0,
+     r"\b(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+     r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9\-]{10,}"
+     r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}|(?:sk|rk)_live_[A-Za-z0-9]{16,}"
+     r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"),
+    ("url_credentials", ("://",), re.IGNORECASE,
+     r"(?P<name>\b[a-z][a-z0-9+.\-]*://[^/\s:@\"']+:)[^/\s@\"']+(?=@)"),
+    ("assignment", ("secret", "token", "passw", "passphrase", "apikey", "api_key", "api-key", "accesskey", "access_key",
+                    "privatekey", "private_key", "credential"), re.IGNORECASE,
+     r"(?P<name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"[\"']?\s*(?:=|:(?!//))\s*)"
+     r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)"),
+)
+"""Applied in this order; a kind's pattern runs (and is compiled, once per process) only on strings
+that contain one of its hints, so a plain ``ls -la`` costs a few substring tests."""
+
+SECRET_KEYS = frozenset({
+    "authorization", "proxyauthorization", "cookie", "setcookie", "password", "passwd", "pwd", "passphrase",
+    "secret", "apikey", "xapikey", "privatekey", "clientsecret", "accesstoken", "refreshtoken", "idtoken",
+    "token", "bearer", "credentials", "sessiontoken", "secretkey", "accesskey", "signingsecret",
+})
+SECRET_KEY_SUFFIXES = ("password", "secret", "apikey", "accesskey", "privatekey", "token", "passwd")
+
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(kind: str, flags: int, regex: str) -> re.Pattern[str]:
+    pattern = _compiled.get(kind)
+    if pattern is None:
+        pattern = _compiled[kind] = re.compile(regex, flags)
+    return pattern
+
+
+def check_pattern(regex: str) -> str | None:
+    """Why ``regex`` cannot be an ``audit.redact`` pattern (one line), or None when it can."""
+    try:
+        compiled = re.compile(regex)
+    except re.error as exc:
+        return f"not a valid regular expression: {exc}"
+    if compiled.match(""):
+        return "matches the empty string (it would redact nothing useful and everything around)"
+    return None
+
+
+def _secret_key(key: str) -> bool:
+    norm = "".join(ch for ch in key.lower() if ch.isalnum())
+    return norm in SECRET_KEYS or (len(norm) > 3 and norm.endswith(SECRET_KEY_SUFFIXES))
+
+
+class Redactor:
+    """Redacts secrets and truncates large strings in JSON values (see module docstring).
+
+    extra_patterns: more regular expressions (``audit.redact``). max_value: characters a string keeps
+    (>= 16). Pure: ``apply`` never mutates its argument.
+    """
+
+    def __init__(self, extra_patterns: tuple[str, ...] | list[str] = (), max_value: int = 4096) -> None:
+        self.extra = re.compile("|".join(f"(?:{p})" for p in extra_patterns)) if extra_patterns else None
+        self.max_value = max(16, int(max_value))
+
+    def text(self, value: str) -> str:
+        """``value`` with secrets replaced, then truncated to ``max_value`` characters."""
+        lower = value.lower()
+        for kind, hints, flags, regex in DEFAULT_PATTERNS:
+            if any(hint in lower for hint in hints):
+                replacement = f"\\g<name>[REDACTED:{kind}]" if "(?P<name>" in regex else f"[REDACTED:{kind}]"
+                value = _pattern(kind, flags, regex).sub(replacement, value)
+                lower = value.lower()
+        if self.extra is not None:
+            value = self.extra.sub("[REDACTED:custom]", value)
+        if len(value) <= self.max_value:
+            return value
+        import hashlib
+
+        data = value.encode("utf-8", "surrogatepass")
+        digest = hashlib.sha256(data).hexdigest()
+        return f"{value[:self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
+
+    def apply(self, value: Any, _depth: int = 0) -> Any:
+        """A redacted, truncated copy of the JSON value ``value``."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                key = str(key)
+                if _secret_key(key) and item not in (None, "", True, False) and not isinstance(item, (dict, list)):
+                    out[key] = REDACTED.format(kind="key")
+                else:
+                    out[key] = self.apply(item, _depth + 1) if _depth < 64 else "[REDACTED:too-deep]"
+            return out
+        if isinstance(value, (list, tuple)):
+            return [self.apply(item, _depth + 1) if _depth < 64 else "[REDACTED:too-deep]" for item in value]
+        if value is None or isinstance(value, (bool, int, float)):
+            return value
+        return self.text(str(value))

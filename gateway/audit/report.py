@@ -1,0 +1,141 @@
+"""What ``hookgate audit`` and the console show: time filters, one-line rows, CSV, per-handler stats,
+and the chain walk of ``verify``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+import time
+from collections.abc import Iterator
+from datetime import UTC
+from typing import Any
+
+from gateway.audit.chain import ChainReport, verify_chain
+from gateway.audit.record import FIELDS, ordered
+from gateway.store.audit_types import AuditRow
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_since(text: str, now: float | None = None) -> float:
+    """Epoch seconds for ``--since``: a duration back from now (``90s``, ``15m``, ``1h``, ``2d``, ``1w``)
+    or an ISO 8601 time (``2026-12-01``, ``2026-12-01T07:00``, ``...Z``/``+02:00``; no zone = UTC).
+    Raises ValueError with a one-line message."""
+    text = text.strip()
+    match = _DURATION.match(text)
+    if match:
+        return (time.time() if now is None else now) - float(match.group(1)) * _UNIT[match.group(2)]
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"--since {text!r}: expected a duration (30m, 1h, 2d) or an ISO 8601 time") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def line(row: AuditRow) -> str:
+    """One row for ``tail``/``query``: time, event, tool, decision, handlers (id=verdict/status), reason."""
+    record = row.record
+    handlers = " ".join(f"{h.get('id')}={h.get('verdict') if h.get('status') in ('ok', 'cached') else h.get('status')}"
+                        for h in record.get("handlers") or [])
+    reason = (record.get("reason") or "").replace("\n", " | ")
+    if len(reason) > 120:
+        reason = reason[:117] + "..."
+    parts = [record.get("time", ""), record.get("event", ""), record.get("tool_name") or "-",
+             record.get("decision", ""), handlers or "-"]
+    if reason:
+        parts.append(reason)
+    return "  ".join(str(p) for p in parts)
+
+
+def csv_text(rows: list[AuditRow], *, header: bool = True) -> str:
+    """CSV with one column per record field (objects and lists as JSON text) plus the chain columns
+    ``id``, ``chain``, ``seq``, ``hash``."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    if header:
+        writer.writerow([*FIELDS, "id", "chain", "seq", "hash"])
+    for row in rows:
+        record = row.record
+        cells = []
+        for name in FIELDS:
+            value = record.get(name)
+            cells.append(json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else
+                         "" if value is None else value)
+        writer.writerow([*cells, row.id, row.chain, row.seq, row.hash])
+    return out.getvalue()
+
+
+def export_line(row: AuditRow) -> str:
+    """One JSON line for ``export --format jsonl``: the record plus ``"_chain": {id, n, chain, seq,
+    prev_hash, hash}``."""
+    return json.dumps({**ordered(row.record), "_chain": row.chain_info()}, ensure_ascii=False)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values`` by the nearest-rank method; 0.0 when empty."""
+    if not values:
+        return 0.0
+    ranked = sorted(values)
+    rank = max(1, math.ceil(q * len(ranked)))
+    return ranked[min(rank, len(ranked)) - 1]
+
+
+def stats(rows: list[AuditRow]) -> list[dict[str, Any]]:
+    """Per handler (by id, first seen order): ``calls``, ``denies`` (deny or block verdicts), ``errors``,
+    ``timeouts``, ``p50_ms``, ``p95_ms`` (over runs that were not skipped or cached), and its ``type``."""
+    table: dict[str, dict[str, Any]] = {}
+    durations: dict[str, list[float]] = {}
+    for row in reversed(rows):  # oldest first
+        for handler in row.record.get("handlers") or []:
+            hid = str(handler.get("id"))
+            entry = table.setdefault(hid, {"id": hid, "type": handler.get("type"), "calls": 0, "denies": 0,
+                                           "errors": 0, "timeouts": 0, "p50_ms": 0.0, "p95_ms": 0.0})
+            entry["calls"] += 1
+            status = handler.get("status")
+            if handler.get("verdict") in ("deny", "block"):
+                entry["denies"] += 1
+            if status == "error":
+                entry["errors"] += 1
+            elif status == "timeout":
+                entry["timeouts"] += 1
+            if status in ("ok", "error", "timeout"):
+                durations.setdefault(hid, []).append(float(handler.get("duration_ms") or 0.0))
+    for hid, entry in table.items():
+        values = durations.get(hid, [])
+        entry["p50_ms"] = round(percentile(values, 0.50), 3)
+        entry["p95_ms"] = round(percentile(values, 0.95), 3)
+    return list(table.values())
+
+
+def stats_table(entries: list[dict[str, Any]]) -> str:
+    head = ["handler", "type", "calls", "denies", "errors", "timeouts", "p50_ms", "p95_ms"]
+    body = [[e["id"], e["type"] or "", e["calls"], e["denies"], e["errors"], e["timeouts"], f"{e['p50_ms']:.1f}",
+             f"{e['p95_ms']:.1f}"] for e in entries]
+    widths = [max(len(str(r[i])) for r in [head, *body]) for i in range(len(head))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                     for r in [head, *body])
+
+
+def walk(store: Any, chain: str, page: int = 1000) -> Iterator[AuditRow]:
+    """Every record of ``chain`` in seq order, read in pages."""
+    after = -1
+    while True:
+        rows = store.audit_chain(chain, after, page)
+        yield from rows
+        if len(rows) < page:
+            return
+        after = rows[-1].seq
+
+
+def verify_store(store: Any) -> list[ChainReport]:
+    """``verify_chain`` for every chain in the store (``Store.audit_heads``)."""
+    return [verify_chain(head, walk(store, head.chain)) for head in store.audit_heads()]

@@ -1,0 +1,120 @@
+"""The store's write-ahead spool for short-lived writers (``hookgate run``).
+
+Opening SQLite from a fresh process, taking its write lock and committing costs 3-5 ms; a hook runs
+on every tool call and recording may add at most 1 ms. So ``hookgate run`` appends the finished,
+already redacted record as one line to ``<stateDir>/audit/spool.jsonl`` (``O_APPEND``, under a shared
+``flock``: one ``write`` per record, so concurrent processes never interleave), and ``drain`` moves
+spooled lines into the store (``Store.audit_append``: the chain ``seq`` and hashes are assigned there,
+in the store's transaction).
+
+Who drains: ``hookgate run`` itself when the spool has grown past ``DRAIN_BYTES`` after its write
+(one call in a few hundred pays a few ms); every ``hookgate audit`` command before it reads;
+``hookgate serve``'s audit writer every second. Records that wait in the spool are not yet chained;
+``hookgate audit verify`` drains first.
+
+Line format: ``<id>\\t<canonical record JSON>\\n``. ``drain`` renames the spool aside (new writers
+then create a fresh one), takes the exclusive lock on the renamed file (so a writer that opened it
+just before the rename finishes first; a writer that locked it after the rename sees that its file is
+no longer the spool and writes again), appends its lines and removes it. A crash between the append
+and the removal leaves the file behind; the next drain reads it again and the store skips ids it
+already has.
+"""
+
+from __future__ import annotations
+
+import os
+
+SPOOL_NAME = "spool.jsonl"
+DRAIN_BYTES = 256 * 1024
+"""After a write that leaves the spool at least this large, ``hookgate run`` drains it."""
+
+
+def spool_dir(state_dir: str) -> str:
+    return os.path.join(state_dir, "audit")
+
+
+def new_id() -> str:
+    """A unique record id: nanosecond time, process id and 32 random bits, in hex."""
+    import time
+
+    return f"{time.time_ns():x}-{os.getpid():x}-{os.urandom(4).hex()}"
+
+
+def append(state_dir: str, record_id: str, body: str) -> int:
+    """Append one record to the spool; returns the spool's size in bytes afterwards. Raises OSError."""
+    import fcntl
+
+    directory = spool_dir(state_dir)
+    path = os.path.join(directory, SPOOL_NAME)
+    line = f"{record_id}\t{body}\n".encode("utf-8", "surrogatepass")
+    for _ in range(8):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except FileNotFoundError:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            try:
+                live = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                live = False
+            if not live:
+                continue  # a drain renamed this file away after we opened it: write to the new spool
+            os.write(fd, line)
+            return os.fstat(fd).st_size
+        finally:
+            os.close(fd)
+    raise OSError(f"cannot append to the audit spool {path}")
+
+
+def drain(state_dir: str, store: object, chain: str) -> int:
+    """Move every spooled record into ``store`` (``audit_append(chain, entries)``); returns how many
+    were stored. Lines that are not records (a torn write after a crash) are skipped. Raises OSError
+    and the store's errors; a file whose append failed stays for the next drain."""
+    import contextlib
+    import fcntl
+    import time
+
+    from gateway.store.audit_types import AuditEntry
+
+    directory = spool_dir(state_dir)
+    path = os.path.join(directory, SPOOL_NAME)
+    with contextlib.suppress(FileNotFoundError):
+        os.rename(path, f"{path}.{time.time_ns():x}.{os.getpid()}")
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.startswith(SPOOL_NAME + "."))
+    except FileNotFoundError:
+        return 0
+    stored = 0
+    for name in names:
+        aside = os.path.join(directory, name)
+        try:
+            fd = os.open(aside, os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue  # another drain took it
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not name.endswith(f".{os.getpid()}"):
+                    continue  # another drain is on it
+                fcntl.flock(fd, fcntl.LOCK_EX)  # ours: wait for writers that opened it before the rename
+            if not os.path.exists(aside):
+                continue
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read()
+            entries = []
+            for raw in data.split(b"\n"):
+                record_id, sep, body = raw.decode("utf-8", "surrogatepass").partition("\t")
+                if not sep:
+                    continue
+                try:
+                    entries.append(AuditEntry.from_body(record_id, body))
+                except (ValueError, KeyError, TypeError):
+                    continue
+            stored += store.audit_append(chain, entries)  # type: ignore[attr-defined]
+            os.unlink(aside)
+        finally:
+            os.close(fd)
+    return stored

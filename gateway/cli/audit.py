@@ -1,0 +1,230 @@
+"""``hookgate audit``: read the audit trail that ``hookgate run`` and ``hookgate serve`` record.
+
+Reads the same config and state as ``hookgate run`` (``--config``, ``HOOKGATE_CONFIG``, ...: the store
+that ``settings`` names); first moves records still waiting in the spool into the store.
+
+    hookgate audit tail [-n N] [--follow] [--json]      newest N (default 20), oldest first; --follow polls
+    hookgate audit query [FILTERS] [--limit N] [--json]  records that fit; --json: a JSON array of records
+    hookgate audit export --format jsonl|csv [FILTERS] [--output FILE]
+    hookgate audit verify                               walk every chain; exit 1 naming the first bad record
+    hookgate audit stats [--since T] [--json]            per handler: calls, denies, errors, timeouts, p50/p95
+
+FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|block|stop|none``,
+``--handler ID``, ``--event NAME``, ``--since T`` (``30m``, ``1h``, ``2d``, or an ISO 8601 time; UTC when
+no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``), a store that cannot
+be read, or a usage error (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import TYPE_CHECKING
+
+from gateway.cli import _err
+from gateway.wire import EXIT_ERROR, EXIT_OK
+
+if TYPE_CHECKING:
+    import argparse
+
+    from gateway.config import RuntimeConfig
+    from gateway.store.audit_types import AuditFilter, AuditRow
+    from gateway.store.base import Store
+
+FOLLOW_SECONDS = 0.5
+"""How often ``tail --follow`` looks for new records (seconds)."""
+
+
+def audit_parser() -> argparse.ArgumentParser:
+    """The parser of ``hookgate audit ACTION ...`` (see module docstring)."""
+
+    from gateway.audit.record import DECISIONS
+    from gateway.cli.argtypes import positive_int
+    from gateway.cli.parser import build_parser
+
+    top = build_parser()  # for its error style and prog name
+    audit = type(top)(prog="hookgate audit", description="Read the audit trail that run and serve record.")
+    actions = audit.add_subparsers(dest="action", required=True)
+
+    def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--config", "-c", action="append", metavar="FILE",
+                       help="config file (repeatable; as for 'hookgate run')")
+        return p
+
+    def filters(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        with_config(p)
+        p.add_argument("--session", metavar="ID", help="only this session_id")
+        p.add_argument("--tool", metavar="NAME", help="only this tool_name")
+        p.add_argument("--decision", choices=DECISIONS, help="only this merged decision")
+        p.add_argument("--handler", metavar="ID", help="only records in which this handler ran")
+        p.add_argument("--event", metavar="NAME", help="only this event (PreToolUse, Stop, ...)")
+        p.add_argument("--since", type=_since, metavar="T", help="only newer records: 30m, 1h, 2d, or an ISO 8601 time")
+        return p
+
+    tail = with_config(actions.add_parser("tail", help="the newest records (oldest first)"))
+    tail.add_argument("-n", type=positive_int, default=20, metavar="N", help="how many (default: 20)")
+    tail.add_argument("--follow", "-f", action="store_true", help="keep printing new records (Ctrl-C stops)")
+    tail.add_argument("--json", action="store_true", help="one JSON record per line")
+    query = filters(actions.add_parser("query", help="records that fit the filters"))
+    query.add_argument("--limit", type=positive_int, metavar="N", help="at most the newest N")
+    query.add_argument("--json", action="store_true", help="a JSON array of records")
+    export = filters(actions.add_parser("export", help="records as JSON lines or CSV"))
+    export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    with_config(actions.add_parser("verify", help="check the hash chains; exit 1 naming the first bad record"))
+    stats = with_config(actions.add_parser("stats", help="per handler: calls, denies, errors, timeouts, latency"))
+    stats.add_argument("--since", type=_since, metavar="T", help="only newer records: 30m, 1h, 2d, or ISO time")
+    stats.add_argument("--json", action="store_true")
+    return audit
+
+
+def _since(text: str) -> float:
+    import argparse
+
+    from gateway.audit.report import parse_since
+
+    try:
+        return parse_since(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--since {text!r}: ")) from None
+
+
+def open_audit_store(config: RuntimeConfig) -> Store:
+    """The store ``config`` names, with the spool drained into it and retention applied."""
+    from gateway.audit.recorder import Recorder
+    from gateway.store import default_state_dir, open_store
+    from gateway.wire import VERSION as __version__
+
+    store = open_store(config)
+    state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
+    audit = {**config.audit, "otel": None}  # reading the trail exports nothing
+    recorder = Recorder(audit, state_dir=state_dir, store_factory=lambda: store, config_hash=config.config_hash,
+                        version=__version__)
+    recorder.drain()
+    recorder.prune()
+    return store
+
+
+def cmd_audit(top_args: argparse.Namespace) -> int:
+    from gateway.cli.run import _load
+    from gateway.errors import ConfigError, HookgateError
+
+    args = audit_parser().parse_args((["--help"] if top_args.audit_help else []) + top_args.words)
+    try:
+        config = _load(args.config)
+    except ConfigError as exc:
+        _err(f"invalid config: {exc.issues[0]}")
+        return EXIT_ERROR
+    try:
+        store = open_audit_store(config)
+    except (HookgateError, OSError) as exc:
+        _err(f"audit: {exc}")
+        return EXIT_ERROR
+    try:
+        action = {"tail": _tail, "query": _query, "export": _export, "verify": _verify, "stats": _stats}[args.action]
+        return action(args, store, config)
+    except (HookgateError, OSError) as exc:
+        _err(f"audit {args.action}: {exc}")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return EXIT_OK
+    finally:
+        store.close()
+
+
+def _filter(args: argparse.Namespace, limit: int | None = None) -> AuditFilter:
+    from gateway.store.audit_types import AuditFilter
+
+    return AuditFilter(since=getattr(args, "since", None), session=getattr(args, "session", None),
+                       tool=getattr(args, "tool", None), decision=getattr(args, "decision", None),
+                       handler=getattr(args, "handler", None), event=getattr(args, "event", None), limit=limit)
+
+
+def _print_rows(rows: list[AuditRow], as_json: bool) -> None:
+    from gateway.audit.record import ordered
+    from gateway.audit.report import line
+
+    for row in rows:
+        sys.stdout.write((json.dumps(ordered(row.record), ensure_ascii=False) if as_json else line(row)) + "\n")
+    sys.stdout.flush()
+
+
+def _tail(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
+    rows = list(reversed(store.audit_records(_filter(args, args.n))))
+    _print_rows(rows, args.json)
+    if not args.follow:
+        return EXIT_OK
+    from gateway.audit.recorder import default_chain
+    from gateway.audit.spool import drain
+    from gateway.store import default_state_dir
+
+    state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
+    chain = config.audit.get("chain") or default_chain()
+    last = rows[-1].n if rows else max((r.n for r in store.audit_records(_filter(args, 1))), default=0)
+    while True:
+        time.sleep(FOLLOW_SECONDS)
+        drain(state_dir, store, chain)
+        flt = _filter(args)
+        flt.after = last
+        new = list(reversed(store.audit_records(flt)))
+        if new:
+            _print_rows(new, args.json)
+            last = new[-1].n
+
+
+def _query(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
+    rows = list(reversed(store.audit_records(_filter(args, args.limit))))
+    if args.json:
+        from gateway.audit.record import ordered
+
+        sys.stdout.write(json.dumps([ordered(r.record) for r in rows], ensure_ascii=False, indent=1) + "\n")
+    else:
+        _print_rows(rows, False)
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
+    from gateway.audit.report import csv_text, export_line
+
+    rows = list(reversed(store.audit_records(_filter(args))))
+    text = csv_text(rows) if args.format == "csv" else "".join(export_line(r) + "\n" for r in rows)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _verify(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
+    from gateway.audit.report import verify_store
+
+    reports = verify_store(store)
+    bad = [r for r in reports if r.problem is not None]
+    for report in reports:
+        if report.problem is None:
+            pruned = f", records 1-{report.base_seq} pruned by retention" if report.base_seq else ""
+            print(f"chain {report.chain!r}: {report.checked} record(s) ok{pruned}; head seq {report.head_seq} "
+                  f"hash {report.head_hash}")
+    if not reports:
+        print("no audit records")
+    if bad:
+        for report in bad:
+            _err(f"audit verify: {report.problem}")
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def _stats(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
+    from gateway.audit.report import stats, stats_table
+
+    entries = stats(store.audit_records(_filter(args)))
+    if args.json:
+        sys.stdout.write(json.dumps(entries, indent=1) + "\n")
+    elif entries:
+        sys.stdout.write(stats_table(entries) + "\n")
+    else:
+        print("no audit records")
+    return EXIT_OK

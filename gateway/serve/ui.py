@@ -1,0 +1,261 @@
+"""The console at ``/ui`` in ``hookgate serve``: the audit trail in a browser (plain HTML, a little
+JavaScript, no asset from outside: everything comes from ``gateway/audit/console/``).
+
+Routes (all behind ``RequestGuard``: the same Host, Origin and token rules as the API, see
+``gateway.serve.guard``; a browser signs in once and then sends an HttpOnly, ``SameSite=Strict``
+cookie that stands for the token)::
+
+    GET  /ui                     the console (tabs: Decisions, Handlers, and any panel plugged in)
+    GET  /ui/login               the sign-in form (no data; served without the token)
+    POST /ui/session             {"token": "..."} -> 204 and the session cookie; 401 when wrong
+    GET  /ui/assets/NAME         the console's own files (NAME from ``ASSETS``)
+    GET  /ui/api/records         latest records, newest first: {"records": [summary, ...]}; query
+                                 parameters session, tool, decision, handler, event, since (30m, 1h,
+                                 2d, ISO time), limit (1-1000, default 100). summary: id, n, time,
+                                 event, tool_name, input (the tool input in one short line),
+                                 session_id, decision, reason, handlers[{id, type, status, verdict}]
+    GET  /ui/api/records/{id}    {"record": {...the full record...}, "chain": {id, n, chain, seq, ...}}
+    GET  /ui/api/stats           {"handlers": [{id, type, calls, denies, errors, timeouts, p50_ms,
+                                 p95_ms}]}; query parameter since
+
+Every page carries a Content-Security-Policy that allows only this server (``default-src 'self'``,
+no inline script or style), so a record's text can never run as code, and ``frame-ancestors 'none'``.
+
+How a panel plugs in (the pending approvals panel is the first one planned):
+
+1. Put its script in ``gateway/audit/console/`` (e.g. ``approvals.js``) and add the name to
+   ``PANEL_SCRIPTS`` here (and to ``ASSETS`` if it has a stylesheet too). The console page loads the
+   scripts in that order after ``console.js``.
+2. The script calls ``HookgateConsole.registerPanel({id, title, order, mount(section, api),
+   refresh()})``: ``mount`` fills its ``<section>`` once; ``refresh`` (optional, returns a promise)
+   runs when its tab is shown and every 2 s while it is. ``api.get(path, params)`` and
+   ``api.post(path, body)`` call this server with the session cookie (JSON in and out; a POST from the
+   console is same-origin, which the guard allows on ``/ui`` paths); ``api.el(tag, attrs, ...children)``
+   builds DOM nodes (children as text, never HTML); ``api.status(text)`` sets the header's status line.
+   ``order`` sorts the tabs (Decisions 10, Handlers 20).
+3. Its data routes go in its own module under ``gateway/serve/`` (e.g. ``gateway/serve/approvals.py``)
+   under ``/ui/api/<panel>/...`` and are added in ``create_app`` next to ``ui_routes``; they are behind
+   the same guard, and ``html_headers``/``api_headers`` give them the console's response headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import os
+from typing import TYPE_CHECKING, Any
+
+from gateway.serve.guard import UI_COOKIE, ui_cookie_value
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from gateway.config import RuntimeConfig
+
+PANEL_SCRIPTS: list[str] = ["decisions.js", "handlers.js"]
+"""Panel scripts the console page loads, in order (see module docstring)."""
+ASSETS: dict[str, str] = {"console.js": "text/javascript", "console.css": "text/css", "login.js": "text/javascript",
+                          **{name: "text/javascript" for name in PANEL_SCRIPTS}}
+"""Files served under ``/ui/assets/`` with their media types; anything else is a 404."""
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+MAX_LIMIT = 1000
+
+
+def console_dir() -> str:
+    """The folder of the console's files (``gateway/audit/console``)."""
+    import gateway.audit
+
+    return os.path.join(os.path.dirname(os.path.abspath(gateway.audit.__file__)), "console")
+
+
+def html_headers() -> dict[str, str]:
+    """Headers of every console response: CSP, no framing, no sniffing, no referrer, no caching."""
+    return {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+
+
+def api_headers() -> dict[str, str]:
+    return {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"}
+
+
+def _read(name: str) -> bytes:
+    with open(os.path.join(console_dir(), name), "rb") as fh:
+        return fh.read()
+
+
+def _error(status: int, message: str) -> Response:
+    from starlette.responses import JSONResponse
+
+    return JSONResponse({"error": message}, status_code=status, headers=api_headers())
+
+
+def summary(row: Any) -> dict[str, Any]:
+    """A record as the Decisions list shows it (see module docstring)."""
+    record = row.record
+    handlers = [{"id": h.get("id"), "type": h.get("type"), "status": h.get("status"), "verdict": h.get("verdict")}
+                for h in record.get("handlers") or [] if isinstance(h, dict)]
+    return {"id": row.id, "n": row.n, "time": record.get("time"), "event": record.get("event"),
+            "tool_name": record.get("tool_name"), "input": input_text(record.get("tool_input")),
+            "session_id": record.get("session_id"),
+            "decision": record.get("decision"), "reason": record.get("reason"), "handlers": handlers}
+
+
+def input_text(tool_input: Any, limit: int = 160) -> str:
+    """A tool input in one short line: its ``command``, ``file_path``, ``url`` or ``pattern`` when it has
+    one, else compact JSON; at most ``limit`` characters."""
+    import json
+
+    if not tool_input:
+        return ""
+    text = None
+    if isinstance(tool_input, dict):
+        for key in ("command", "file_path", "url", "pattern", "query", "prompt"):
+            if isinstance(tool_input.get(key), str):
+                text = tool_input[key]
+                break
+    if text is None:
+        text = json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"))
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+class Console:
+    """The console's endpoints over the server's current config (``config()``) and token."""
+
+    def __init__(self, config: Any, token: str | None) -> None:
+        self._config = config
+        self.token = token
+
+    @property
+    def config(self) -> RuntimeConfig:
+        value: RuntimeConfig = self._config()
+        return value
+
+    def _with_store(self, action: Any) -> Any:
+        """Run ``action(store)`` on a fresh store connection after moving the spool in (a thread)."""
+        from gateway.audit.recorder import default_chain
+        from gateway.audit.spool import drain
+        from gateway.store import default_state_dir, open_store
+
+        config = self.config
+        store = open_store(config)
+        try:
+            state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
+            drain(state_dir, store, config.audit.get("chain") or default_chain())
+            return action(store)
+        finally:
+            store.close()
+
+    async def page(self, request: Request) -> Response:
+        from starlette.responses import Response
+
+        scripts = "\n".join(f'<script src="/ui/assets/{name}"></script>' for name in PANEL_SCRIPTS)
+        html = _read("index.html").decode().replace("<!-- PANEL SCRIPTS -->", scripts)
+        return Response(html, media_type="text/html; charset=utf-8", headers=html_headers())
+
+    async def login(self, request: Request) -> Response:
+        from starlette.responses import Response
+
+        return Response(_read("login.html"), media_type="text/html; charset=utf-8", headers=html_headers())
+
+    async def asset(self, request: Request) -> Response:
+        from starlette.responses import Response
+
+        name = request.path_params["name"]
+        if name not in ASSETS:
+            return _error(404, f"no console asset {name[:100]!r}")
+        return Response(_read(name), media_type=ASSETS[name], headers=html_headers())
+
+    async def session(self, request: Request) -> Response:
+        """Exchange the token for the session cookie (204), or 401."""
+        from starlette.responses import Response
+
+        media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media != "application/json":
+            return _error(415, "Content-Type must be application/json")
+        try:
+            body = await request.json()
+        except ValueError:
+            return _error(400, "body must be JSON: {\"token\": \"...\"}")
+        given = body.get("token") if isinstance(body, dict) else None
+        if not isinstance(given, str):
+            return _error(400, "body must be JSON: {\"token\": \"...\"}")
+        if self.token is None:
+            return Response(status_code=204, headers=api_headers())
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            return _error(401, "wrong token")
+        response = Response(status_code=204, headers=api_headers())
+        response.set_cookie(UI_COOKIE, ui_cookie_value(self.token), path="/ui", httponly=True, samesite="strict")
+        return response
+
+    def _filter(self, request: Request, *, with_limit: bool) -> Any:
+        """An ``AuditFilter`` from the query string. Raises ValueError with a one-line message."""
+        from gateway.audit.record import DECISIONS
+        from gateway.audit.report import parse_since
+        from gateway.store.audit_types import AuditFilter
+
+        q = request.query_params
+        decision = q.get("decision") or None
+        if decision is not None and decision not in DECISIONS:
+            raise ValueError(f"decision {decision[:40]!r}: expected one of {', '.join(DECISIONS)}")
+        since = parse_since(q["since"]) if q.get("since") else None
+        limit = None
+        if with_limit:
+            try:
+                limit = int(q.get("limit") or 100)
+            except ValueError:
+                raise ValueError("limit: expected an integer 1-1000") from None
+            if not 1 <= limit <= MAX_LIMIT:
+                raise ValueError("limit: expected an integer 1-1000")
+        return AuditFilter(since=since, session=q.get("session") or None, tool=q.get("tool") or None,
+                           decision=decision, handler=q.get("handler") or None, event=q.get("event") or None,
+                           limit=limit)
+
+    async def records(self, request: Request) -> Response:
+        from starlette.responses import JSONResponse
+
+        try:
+            flt = self._filter(request, with_limit=True)
+        except ValueError as exc:
+            return _error(400, str(exc))
+        rows = await asyncio.to_thread(self._with_store, lambda store: store.audit_records(flt))
+        return JSONResponse({"records": [summary(r) for r in rows]}, headers=api_headers())
+
+    async def record(self, request: Request) -> Response:
+        from starlette.responses import JSONResponse
+
+        record_id = request.path_params["id"]
+        row = await asyncio.to_thread(self._with_store, lambda store: store.audit_record(record_id))
+        if row is None:
+            return _error(404, f"no record {record_id[:100]!r}")
+        from gateway.audit.record import ordered
+
+        return JSONResponse({"record": ordered(row.record), "chain": row.chain_info()}, headers=api_headers())
+
+    async def stats(self, request: Request) -> Response:
+        from starlette.responses import JSONResponse
+
+        from gateway.audit.report import stats
+
+        try:
+            flt = self._filter(request, with_limit=False)
+        except ValueError as exc:
+            return _error(400, str(exc))
+        rows = await asyncio.to_thread(self._with_store, lambda store: store.audit_records(flt))
+        return JSONResponse({"handlers": stats(rows)}, headers=api_headers())
+
+
+def ui_routes(config: Any, token: str | None) -> list[Any]:
+    """The console's routes; ``config``: a callable returning the server's current ``RuntimeConfig``."""
+    from starlette.routing import Route
+
+    console = Console(config, token)
+    return [Route("/ui", console.page, methods=["GET"]), Route("/ui/", console.page, methods=["GET"]),
+            Route("/ui/login", console.login, methods=["GET"]),
+            Route("/ui/session", console.session, methods=["POST"]),
+            Route("/ui/assets/{name}", console.asset, methods=["GET"]),
+            Route("/ui/api/records", console.records, methods=["GET"]),
+            Route("/ui/api/records/{id}", console.record, methods=["GET"]),
+            Route("/ui/api/stats", console.stats, methods=["GET"])]

@@ -1,0 +1,155 @@
+"""Plain types the store's audit methods take and return (shared by every ``Store`` backend), and the
+chain link every backend computes in its own transaction (``link_hash``; the design is in
+``gateway.audit.chain``).
+
+``AuditEntry``: a record ready to append: ``id`` (unique, chosen by the writer: appending the same id
+twice stores it once), ``ts`` (epoch seconds of the record's ``time``), ``body`` (the record's
+canonical JSON text, already redacted) and the columns derived from it for filtering.
+
+``AuditRow``: a stored record: the entry plus ``n`` (the store's global insertion number, for
+``tail --follow`` cursors), ``chain`` (the writer chain it belongs to), ``seq`` (1, 2, ... within that
+chain), ``prev_hash`` and ``hash`` (see ``gateway.audit.chain``).
+
+``ChainHead``: per chain, the last ``seq``/``hash`` appended and the ``base_seq``/``base_hash``
+retention left behind (records up to ``base_seq`` were pruned; ``base_hash`` is the hash of record
+``base_seq``; 0 and the genesis hash when nothing was pruned).
+
+``AuditFilter``: what ``query``/``tail``/the console ask for; every field optional, all must fit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+GENESIS = "0" * 64
+"""The ``prev_hash`` of a chain's first record."""
+
+
+def link_hash(prev_hash: str, chain: str, seq: int, body: str) -> str:
+    """SHA-256 (hex) of ``prev_hash "\\n" chain "\\n" seq "\\n" body``: one record's link."""
+    import hashlib
+
+    data = f"{prev_hash}\n{chain}\n{seq}\n{body}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse_time(text: str) -> float:
+    """Epoch seconds of a record ``time`` (ISO 8601, ``Z`` or an offset). Raises ValueError."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+@dataclass(slots=True)
+class AuditEntry:
+    id: str
+    ts: float
+    body: str
+    event: str
+    session_id: str | None
+    tool_name: str | None
+    decision: str
+    handler_ids: str
+    """Handler ids joined as ``,a,b,`` (so a filter is ``LIKE '%,a,%'``)."""
+
+    @classmethod
+    def from_body(cls, entry_id: str, body: str) -> AuditEntry:
+        """Derive the filter columns from the record text. Raises ValueError on a malformed record."""
+        record = json.loads(body)
+        if not isinstance(record, dict):
+            raise ValueError("record is not an object")
+        return cls(id=entry_id, ts=parse_time(str(record["time"])), body=body, **derived(record))
+
+    @property
+    def size(self) -> int:
+        return len(self.body.encode("utf-8"))
+
+
+def derived(record: dict[str, Any]) -> dict[str, Any]:
+    """The filter columns of a record (``AuditEntry`` fields besides id, ts, body)."""
+    handlers = record.get("handlers") or []
+    ids = [str(h.get("id")) for h in handlers if isinstance(h, dict)]
+    return {"event": str(record.get("event") or ""), "session_id": record.get("session_id"),
+            "tool_name": record.get("tool_name"), "decision": str(record.get("decision") or "none"),
+            "handler_ids": "," + ",".join(i.replace(",", "_") for i in ids) + "," if ids else ""}
+
+
+@dataclass(slots=True)
+class AuditRow:
+    n: int
+    id: str
+    chain: str
+    seq: int
+    prev_hash: str
+    hash: str
+    ts: float
+    body: str
+    event: str
+    session_id: str | None
+    tool_name: str | None
+    decision: str
+    handler_ids: str
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The stored record (keys sorted; ``gateway.audit.record.ordered`` puts them in documented order)."""
+        value: dict[str, Any] = json.loads(self.body)
+        return value
+
+    def chain_info(self) -> dict[str, Any]:
+        return {"id": self.id, "n": self.n, "chain": self.chain, "seq": self.seq,
+                "prev_hash": self.prev_hash, "hash": self.hash}
+
+
+@dataclass(slots=True)
+class ChainHead:
+    chain: str
+    seq: int
+    hash: str
+    base_seq: int
+    base_hash: str
+
+
+@dataclass(slots=True)
+class AuditFilter:
+    """since/until: epoch seconds (inclusive/exclusive). session, tool, decision, handler, event: exact
+    values (handler: a handler id the record lists). after: only rows with ``n`` greater than this.
+    limit: at most this many, newest first (None: all)."""
+
+    since: float | None = None
+    until: float | None = None
+    session: str | None = None
+    tool: str | None = None
+    decision: str | None = None
+    handler: str | None = None
+    event: str | None = None
+    after: int | None = None
+    limit: int | None = None
+
+
+def where_clause(flt: AuditFilter, mark: str = "?") -> tuple[str, list[Any]]:
+    """SQL ``WHERE`` text (possibly empty) and its parameters for ``flt``; ``mark``: the driver's
+    placeholder (``?`` for sqlite3, ``%s`` for psycopg)."""
+    parts: list[str] = []
+    params: list[Any] = []
+    for column, value in (("session_id", flt.session), ("tool_name", flt.tool), ("decision", flt.decision),
+                          ("event", flt.event)):
+        if value is not None:
+            parts.append(f"{column} = {mark}")
+            params.append(value)
+    if flt.handler is not None:
+        parts.append(f"handler_ids LIKE {mark} ESCAPE '\\'")
+        escaped = flt.handler.replace(",", "_").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params.append(f"%,{escaped},%")
+    if flt.since is not None:
+        parts.append(f"ts >= {mark}")
+        params.append(flt.since)
+    if flt.until is not None:
+        parts.append(f"ts < {mark}")
+        params.append(flt.until)
+    if flt.after is not None:
+        parts.append(f"n > {mark}")
+        params.append(flt.after)
+    return (" WHERE " + " AND ".join(parts)) if parts else "", params

@@ -1,0 +1,174 @@
+"""The audit methods of the SQLite store (mixed into ``SQLiteStore``; contracts in ``Store``).
+
+Tables (created by the store's migration ``AUDIT_MIGRATION``)::
+
+    audit_records  n INTEGER PRIMARY KEY (insertion order), id TEXT UNIQUE, chain, seq, prev_hash, hash,
+                   ts REAL, size INTEGER, body TEXT, event, session_id, tool_name, decision, handler_ids
+                   UNIQUE (chain, seq); indexes on ts, session_id, tool_name, decision
+    audit_heads    chain TEXT PRIMARY KEY, seq, hash, base_seq, base_hash
+
+``audit_append`` runs in one ``BEGIN IMMEDIATE`` transaction (SQLite's write lock), so concurrent
+writers on one machine serialize there and a chain never forks (see ``gateway.audit.chain``).
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from gateway.errors import StoreError
+from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, AuditRow, ChainHead, link_hash, where_clause
+
+AUDIT_MIGRATION = """
+CREATE TABLE IF NOT EXISTS audit_records (
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, chain TEXT NOT NULL, seq INTEGER NOT NULL,
+    prev_hash TEXT NOT NULL, hash TEXT NOT NULL, ts REAL NOT NULL, size INTEGER NOT NULL, body TEXT NOT NULL,
+    event TEXT NOT NULL, session_id TEXT, tool_name TEXT, decision TEXT NOT NULL, handler_ids TEXT NOT NULL,
+    UNIQUE (chain, seq));
+CREATE INDEX IF NOT EXISTS audit_records_ts ON audit_records (ts);
+CREATE INDEX IF NOT EXISTS audit_records_session ON audit_records (session_id);
+CREATE INDEX IF NOT EXISTS audit_records_tool ON audit_records (tool_name);
+CREATE INDEX IF NOT EXISTS audit_records_decision ON audit_records (decision);
+CREATE TABLE IF NOT EXISTS audit_heads (
+    chain TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL,
+    base_seq INTEGER NOT NULL, base_hash TEXT NOT NULL);
+"""
+
+_COLUMNS = "n, id, chain, seq, prev_hash, hash, ts, body, event, session_id, tool_name, decision, handler_ids"
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _mapped(method: F) -> F:
+    """``sqlite3.Error`` -> ``StoreError`` (one line, naming the file)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise StoreError(f"state store {getattr(self, 'path', '?')}: {exc}") from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _row(values: tuple[Any, ...]) -> AuditRow:
+    return AuditRow(*values)
+
+
+class SQLiteAuditMixin:
+    """``Store`` audit methods over ``self._db`` (an autocommit ``sqlite3.Connection``)."""
+
+    _db: sqlite3.Connection
+
+    @_mapped
+    def audit_append(self, chain: str, entries: list[AuditEntry]) -> int:
+        """Append ``entries`` (in order) to ``chain`` in one transaction; entries whose ``id`` is already
+        stored are skipped. Returns how many were stored."""
+        if not entries:
+            return 0
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            head = db.execute("SELECT seq, hash FROM audit_heads WHERE chain = ?", (chain,)).fetchone()
+            if head is None:
+                seq, prev = 0, GENESIS
+                db.execute("INSERT INTO audit_heads (chain, seq, hash, base_seq, base_hash) VALUES (?, 0, ?, 0, ?)",
+                           (chain, GENESIS, GENESIS))
+            else:
+                seq, prev = int(head[0]), str(head[1])
+            ids = [e.id for e in entries]
+            known = {r[0] for r in db.execute(
+                f"SELECT id FROM audit_records WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else set()
+            stored = 0
+            for entry in entries:
+                if entry.id in known:
+                    continue
+                known.add(entry.id)
+                seq += 1
+                digest = link_hash(prev, chain, seq, entry.body)
+                db.execute("INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
+                           "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                           (entry.id, chain, seq, prev, digest, entry.ts, entry.size, entry.body, entry.event,
+                            entry.session_id, entry.tool_name, entry.decision, entry.handler_ids))
+                prev = digest
+                stored += 1
+            db.execute("UPDATE audit_heads SET seq = ?, hash = ? WHERE chain = ?", (seq, prev, chain))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return stored
+
+    @_mapped
+    def audit_records(self, flt: AuditFilter) -> list[AuditRow]:
+        """Records that fit ``flt``, newest first (by insertion ``n``), at most ``flt.limit``."""
+        where, params = where_clause(flt)
+        limit = f" LIMIT {int(flt.limit)}" if flt.limit is not None else ""
+        rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records{where} ORDER BY n DESC{limit}", params)
+        return [_row(r) for r in rows]
+
+    @_mapped
+    def audit_record(self, record_id: str) -> AuditRow | None:
+        """One record by its id, or None."""
+        row = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records WHERE id = ?", (record_id,)).fetchone()
+        return _row(row) if row else None
+
+    @_mapped
+    def audit_chain(self, chain: str, after_seq: int = 0, limit: int = 1000) -> list[AuditRow]:
+        """Up to ``limit`` records of ``chain`` with ``seq > after_seq``, in ``seq`` order."""
+        rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records WHERE chain = ? AND seq > ? "
+                                "ORDER BY seq LIMIT ?", (chain, after_seq, limit))
+        return [_row(r) for r in rows]
+
+    @_mapped
+    def audit_heads(self) -> list[ChainHead]:
+        """Every chain's head, by chain name; a chain that has records but no head row comes back with
+        ``seq`` -1 (``verify`` reports it)."""
+        rows = self._db.execute(
+            "SELECT chain, seq, hash, base_seq, base_hash FROM audit_heads UNION ALL "
+            "SELECT DISTINCT chain, -1, '', 0, ? FROM audit_records WHERE chain NOT IN (SELECT chain FROM audit_heads) "
+            "ORDER BY 1", (GENESIS,))
+        return [ChainHead(*r) for r in rows]
+
+    @_mapped
+    def audit_prune(self, *, before: float | None = None, max_bytes: int | None = None) -> int:
+        """Retention: delete records older than ``before`` (epoch seconds) and then the oldest ones
+        until the bodies total at most ``max_bytes``. Deletes a prefix of each chain and records the
+        last deleted link in the chain's head (``base_seq``/``base_hash``). Returns how many went."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cutoff = before
+            if max_bytes is not None:
+                row = db.execute("SELECT ts FROM (SELECT ts, SUM(size) OVER (ORDER BY ts DESC, n DESC) AS total "
+                                 "FROM audit_records) WHERE total > ? ORDER BY ts DESC LIMIT 1",
+                                 (max_bytes,)).fetchone()
+                if row is not None:
+                    # everything at or before this record's time goes (nudged: ts < cutoff)
+                    cutoff = max(cutoff or 0.0, float(row[0]) + 1e-6)
+            removed = 0
+            if cutoff is not None:
+                chains = db.execute("SELECT chain, MAX(seq) FROM audit_records WHERE ts < ? GROUP BY chain",
+                                    (cutoff,)).fetchall()
+                for chain, last in chains:
+                    link = db.execute("SELECT hash FROM audit_records WHERE chain = ? AND seq = ?",
+                                      (chain, last)).fetchone()
+                    removed += db.execute("DELETE FROM audit_records WHERE chain = ? AND seq <= ?",
+                                          (chain, last)).rowcount
+                    db.execute("UPDATE audit_heads SET base_seq = ?, base_hash = ? WHERE chain = ?",
+                               (last, link[0], chain))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return removed
+
+    @_mapped
+    def audit_size(self) -> tuple[int, int]:
+        """``(records, bytes of their bodies)``."""
+        row = self._db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM audit_records").fetchone()
+        return int(row[0]), int(row[1])

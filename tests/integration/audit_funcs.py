@@ -1,0 +1,17 @@
+"""Python handlers for the audit tests (``tests.integration.audit_funcs:NAME``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def notify(event: dict[str, Any]) -> dict[str, Any]:
+    """No decision, one side effect."""
+    return {"side_effects": [f"notified #sec about {event.get('tool_name')}"]}
+
+
+def approve(event: dict[str, Any]) -> Any:
+    """An allow that an approval decided: meta["approval"] as the approval handler sets it."""
+    from gateway.decision import Verdict
+
+    return Verdict(permission="allow", permission_reason="approved by alice", side_effects=["approval 7 granted"])

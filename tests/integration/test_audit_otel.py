@@ -1,0 +1,103 @@
+"""OpenTelemetry spans from `hookgate run` and `hookgate serve` reach an OTLP/HTTP receiver on loopback;
+without OTel configured the SDK is never imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, run_hookgate
+from tests.fakes.otlp_receiver import OtlpReceiver
+from tests.integration.serve_helpers import ServeProcess
+
+pytest.importorskip("opentelemetry.sdk")
+
+GUARD = r"""#!/bin/sh
+case "$(cat)" in *"rm -rf"*) echo "no rm -rf here" >&2; exit 2 ;; esac
+exit 0
+"""
+
+
+def write_config(tmp_path: Path, audit: dict[str, Any] | None = None) -> Path:
+    guard = tmp_path / "guard.sh"
+    guard.write_text(GUARD)
+    guard.chmod(0o755)
+    config: dict[str, Any] = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "id": "guard", "command": str(guard)},
+        {"type": "command", "id": "broken", "command": "exit 1"}]}]},
+        "settings": {"stateDir": str(tmp_path / "state")}}
+    if audit:
+        config["audit"] = audit
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+def bash(command: str) -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "session_id": "sess-otel", "tool_name": "Bash",
+            "tool_use_id": "toolu_otel_1", "tool_input": {"command": command}, "cwd": "/tmp"}
+
+
+def test_run_exports_spans_when_the_env_names_an_endpoint(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    with OtlpReceiver() as otlp:
+        proc = run_hookgate(["run", "--config", str(config)], bash("rm -rf /srv"), cwd=ROOT,
+                            env={"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint, "OTEL_SERVICE_NAME": "ignored"})
+        assert proc.returncode == 2
+        spans = otlp.wait_spans(3)
+    by_name = {s["name"]: s for s in spans}
+    parent = by_name["execute_tool Bash"]
+    attrs = parent["attributes"]
+    assert attrs["gen_ai.operation.name"] == "execute_tool"
+    assert attrs["gen_ai.tool.name"] == "Bash"
+    assert attrs["gen_ai.tool.call.id"] == "toolu_otel_1"
+    assert attrs["gen_ai.conversation.id"] == "sess-otel"
+    assert attrs["hookgate.decision"] == "deny" and attrs["hookgate.reason"] == "no rm -rf here"
+    guard, broken = by_name["hookgate.handler guard"], by_name["hookgate.handler broken"]
+    assert guard["parent_span_id"] == parent["span_id"] == broken["parent_span_id"]
+    assert guard["attributes"]["hookgate.handler.type"] == "command"
+    assert guard["attributes"]["hookgate.handler.status"] == "ok"
+    assert broken["attributes"]["hookgate.handler.status"] == "error"
+    assert broken["attributes"]["error.type"] == "error" and broken["status"] == "STATUS_CODE_ERROR"
+    assert parent["resource"]["service.name"] == "hookgate"
+
+
+def test_serve_exports_spans_from_the_config(tmp_path: Path) -> None:
+    with OtlpReceiver() as otlp:
+        config = write_config(tmp_path, audit={"otel": {"endpoint": otlp.endpoint, "serviceName": "hg-serve",
+                                                        "headers": {"x-tenant": "t1"}}})
+        with ServeProcess(config, cwd=ROOT) as server:
+            for command in ("ls", "rm -rf /"):
+                request = urllib.request.Request(f"{server.url}/hooks", data=json.dumps(bash(command)).encode(),
+                                                 headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    assert response.status == 200
+            spans = otlp.wait_spans(6)
+        assert otlp.requests[0]["x-tenant"] == "t1"
+    parents = [s for s in spans if s["name"] == "execute_tool Bash"]
+    assert sorted(p["attributes"]["hookgate.decision"] for p in parents) == ["deny", "none"]
+    assert {s["resource"]["service.name"] for s in spans} == {"hg-serve"}
+
+
+PROBE = """
+import json, sys
+from gateway.cli import main
+code = main(["run", "--config", sys.argv[1]])
+sys.stderr.write("\\nLOADED=" + json.dumps(sorted(m for m in sys.modules if m.startswith("opentelemetry"))) + "\\n")
+raise SystemExit(code)
+"""
+
+
+def test_no_otel_import_unless_configured(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("OTEL_")}
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(config)], input=json.dumps(bash("ls")).encode(),
+                          capture_output=True, cwd=ROOT, timeout=60, check=False, env=env)
+    line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("LOADED="))
+    assert json.loads(line.removeprefix("LOADED=")) == []

@@ -1,0 +1,363 @@
+"""`hookgate run` records decisions; `hookgate audit` reads them back (real subprocesses throughout)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.audit.record import FIELDS, HANDLER_FIELDS
+from tests.conftest import ROOT, run_hookgate
+from tests.fakes.serving import ServerThread, listening_socket, server_on
+
+FAKE_KEY = "sk-ant-api03-" + "Zq7" * 20
+GUARD = r"""#!/bin/sh
+input=$(cat)
+case "$input" in
+  *"rm -rf"*) echo "no rm -rf here" >&2; exit 2 ;;
+esac
+echo '{"side_effects": ["scanned the command"]}'
+"""
+
+
+@pytest.fixture
+def http_hook() -> Iterator[str]:
+    """A loopback HTTP hook that answers with side effects."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = json.dumps({"side_effects": ["posted to the ledger"]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    thread = ServerThread(server_on(listening_socket(), Handler), "audit-http-hook")
+    yield f"http://127.0.0.1:{thread.port}/hook"
+    thread.stop()
+
+
+def write_config(tmp_path: Path, audit: dict[str, Any] | None = None, http_url: str | None = None) -> Path:
+    guard = tmp_path / "guard.sh"
+    guard.write_text(GUARD)
+    guard.chmod(0o755)
+    handlers: list[dict[str, Any]] = [
+        {"type": "command", "id": "guard", "command": str(guard)},
+        {"type": "python", "id": "notify", "callable": "tests.integration.audit_funcs:notify"},
+    ]
+    if http_url:
+        handlers.append({"type": "http", "id": "ledger", "url": http_url})
+    config: dict[str, Any] = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]},
+                              "settings": {"stateDir": str(tmp_path / "state")}}
+    if audit is not None:
+        config["audit"] = audit
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+def bash(command: str, session: str = "sess-1", **extra: Any) -> dict[str, Any]:
+    return {"hook_event_name": "PreToolUse", "session_id": session, "tool_name": "Bash",
+            "tool_input": {"command": command}, "tool_use_id": f"toolu_{abs(hash(command)) % 10**8}",
+            "prompt_id": "prompt-1", "cwd": "/tmp", **extra}
+
+
+def run(config: Path, event: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    return run_hookgate(["run", "--config", str(config)], event, cwd=ROOT)
+
+
+def audit(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_hookgate(["audit", *args, "--config", str(config)], cwd=ROOT)
+
+
+def records(config: Path, *args: str) -> list[dict[str, Any]]:
+    proc = audit(config, "query", "--json", *args)
+    assert proc.returncode == 0, proc.stderr
+    value: list[dict[str, Any]] = json.loads(proc.stdout)
+    return value
+
+
+def test_records_have_the_documented_fields_and_read_back(tmp_path: Path, http_hook: str) -> None:
+    config = write_config(tmp_path, http_url=http_hook)
+    assert run(config, bash("rm -rf build")).returncode == 2
+    assert run(config, bash("ls -la", session="sess-2")).returncode == 0
+    stop = {"hook_event_name": "Stop", "session_id": "sess-1", "cwd": "/tmp", "stop_hook_active": False}
+    assert run(config, stop).returncode == 0  # no handler for Stop: not recorded (record: handled)
+    rows = records(config)
+    assert [r["tool_input"]["command"] for r in rows] == ["rm -rf build", "ls -la"]  # oldest first
+    deny, allow = rows
+    assert set(deny) == set(FIELDS)
+    assert deny["host"] == "claude" and deny["event"] == "PreToolUse" and deny["tool_name"] == "Bash"
+    assert deny["session_id"] == "sess-1" and deny["prompt_id"] == "prompt-1"
+    assert deny["tool_use_id"].startswith("toolu_")
+    assert deny["decision"] == "deny" and deny["reason"] == "no rm -rf here"
+    assert deny["time"].endswith("Z") and deny["time"][10] == "T"
+    assert deny["version"] == "0.1.0" and len(deny["config_hash"]) == 16
+    assert deny["approval"] is None and deny["updated_input"] is None
+    assert [h["id"] for h in deny["handlers"]] == ["guard", "notify", "ledger"]
+    for handler in deny["handlers"]:
+        assert set(handler) == set(HANDLER_FIELDS)
+    guard = deny["handlers"][0]
+    assert (guard["type"], guard["status"], guard["verdict"], guard["reason"]) == ("command", "ok", "deny",
+                                                                                   "no rm -rf here")
+    assert guard["duration_ms"] > 0
+    assert allow["decision"] == "none"
+    effects = {h["id"]: h["side_effects"] for h in allow["handlers"]}
+    assert effects == {"guard": ["scanned the command"], "notify": ["notified #sec about Bash"],
+                       "ledger": ["posted to the ledger"]}
+    # filters
+    assert [r["decision"] for r in records(config, "--decision", "deny")] == ["deny"]
+    assert [r["session_id"] for r in records(config, "--session", "sess-2")] == ["sess-2"]
+    assert len(records(config, "--tool", "Bash", "--handler", "ledger", "--since", "1h")) == 2
+    assert records(config, "--tool", "Edit") == []
+    assert records(config, "--since", "2999-01-01") == []
+    assert records(config, "--handler", "nope") == []
+    # tail, export, stats, verify
+    tail = audit(config, "tail", "-n", "1")
+    assert tail.returncode == 0 and "ls -la" not in tail.stdout and "PreToolUse  Bash  none" in tail.stdout
+    lines = audit(config, "export", "--format", "jsonl").stdout.splitlines()
+    assert [json.loads(line)["_chain"]["seq"] for line in lines] == [1, 2]
+    table = list(csv.DictReader(io.StringIO(audit(config, "export", "--format", "csv").stdout)))
+    assert [row["decision"] for row in table] == ["deny", "none"] and json.loads(table[0]["tool_input"])
+    stats = {s["id"]: s for s in json.loads(audit(config, "stats", "--json").stdout)}
+    assert stats["guard"]["calls"] == 2 and stats["guard"]["denies"] == 1 and stats["guard"]["errors"] == 0
+    assert stats["guard"]["p95_ms"] >= stats["guard"]["p50_ms"] > 0
+    assert "guard" in audit(config, "stats").stdout
+    verify = audit(config, "verify")
+    assert verify.returncode == 0 and "2 record(s) ok" in verify.stdout, verify.stderr
+
+
+def test_a_fake_api_key_never_reaches_the_disk(tmp_path: Path) -> None:
+    config = write_config(tmp_path, audit={"sink": ["store", f"jsonl:{tmp_path / 'audit.jsonl'}"]})
+    event = bash(f"curl -H 'x-api-key: {FAKE_KEY}' https://api.example.test && export TOKEN={FAKE_KEY}")
+    event["tool_input"]["env"] = {"ANTHROPIC_API_KEY": FAKE_KEY}
+    assert run(config, event).returncode == 0
+    rows = records(config)  # drains the spool into the database
+    assert len(rows) == 1
+    text = json.dumps(rows[0])
+    assert FAKE_KEY not in text and "[REDACTED:" in text
+    found = []
+    for path in [*tmp_path.rglob("*")]:
+        if path.is_file() and path.name not in ("guard.sh", "hookgate.json") and FAKE_KEY.encode() in path.read_bytes():
+            found.append(path)
+    assert found == []
+    assert (tmp_path / "state" / "state.sqlite3").stat().st_size > 0
+    assert json.loads((tmp_path / "audit.jsonl").read_text().splitlines()[0])["event"] == "PreToolUse"
+
+
+def test_record_all_and_off(tmp_path: Path) -> None:
+    stop = {"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp", "stop_hook_active": False}
+    (tmp_path / "all").mkdir()
+    config = write_config(tmp_path / "all", audit={"record": "all"})
+    run(config, stop)
+    assert [(r["event"], r["handlers"], r["decision"]) for r in records(config)] == [("Stop", [], "none")]
+    (tmp_path / "off").mkdir()
+    off = write_config(tmp_path / "off", audit={"record": "off"})
+    run(off, bash("rm -rf /"))
+    assert records(off) == []
+
+
+def test_verify_catches_edited_deleted_and_reordered_rows(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    for i in range(5):
+        run(config, bash(f"echo {i}"))
+    assert audit(config, "verify").returncode == 0
+    db = tmp_path / "state" / "state.sqlite3"
+    pristine = db.read_bytes()
+
+    def tamper(*statements: str) -> subprocess.CompletedProcess[str]:
+        db.write_bytes(pristine)
+        for suffix in ("-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        with sqlite3.connect(db) as conn:
+            for sql in statements:
+                conn.execute(sql)
+        conn.close()
+        return audit(config, "verify")
+
+    edited = tamper("UPDATE audit_records SET body = replace(body, 'echo 2', 'echo 9') WHERE seq = 3")
+    assert edited.returncode == 1 and "seq 3" in edited.stderr and "edited" in edited.stderr
+    deleted = tamper("DELETE FROM audit_records WHERE seq = 2")
+    assert deleted.returncode == 1 and "seq 2" in deleted.stderr and "missing" in deleted.stderr
+    reordered = tamper("UPDATE audit_records SET seq = -4 WHERE seq = 4", "UPDATE audit_records SET seq = 4 WHERE seq = 5",
+                       "UPDATE audit_records SET seq = 5 WHERE seq = -4")
+    assert reordered.returncode == 1 and "seq 4" in reordered.stderr, reordered.stderr
+    assert "does not follow" in reordered.stderr
+    assert tamper().returncode == 0
+
+
+def test_concurrent_runs_share_one_chain(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    procs = [subprocess.Popen([sys.executable, "-m", "gateway", "run", "--config", str(config)],
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+             for _ in range(8)]
+    for i, proc in enumerate(procs):
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(bash(f"echo {i}")).encode())
+        proc.stdin.close()
+    for proc in procs:
+        assert proc.wait(60) == 0
+    rows = records(config)
+    assert sorted(r["tool_input"]["command"] for r in rows) == sorted(f"echo {i}" for i in range(8))
+    assert audit(config, "verify").returncode == 0
+
+
+def test_the_spool_drains_itself_when_it_grows(tmp_path: Path) -> None:
+    config = write_config(tmp_path, audit={"maxValue": 200_000})
+    big = "x" * 150_000
+    run(config, bash(f"echo {big}"))
+    run(config, bash(f"echo {big}"))  # past 256 KiB: this run moves the spool into the database
+    with sqlite3.connect(tmp_path / "state" / "state.sqlite3") as conn:
+        assert conn.execute("SELECT COUNT(*) FROM audit_records").fetchone()[0] == 2
+    conn.close()
+    assert not (tmp_path / "state" / "audit" / "spool.jsonl").exists()
+
+
+def test_large_values_are_truncated_with_size_and_hash(tmp_path: Path) -> None:
+    config = write_config(tmp_path, audit={"maxValue": 64})
+    run(config, bash("echo " + "y" * 5000))
+    command = records(config)[0]["tool_input"]["command"]
+    assert command.startswith("echo yyy") and "…[truncated: 5005 bytes, sha256 " in command and len(command) < 200
+
+
+def test_retention_by_age(tmp_path: Path) -> None:
+    config = write_config(tmp_path, audit={"keepDays": 0.0001})  # 8.64 s
+    run(config, bash("echo old"))
+    assert len(records(config)) == 1
+    import time
+
+    time.sleep(9)
+    run(config, bash("echo new"))
+    assert [r["tool_input"]["command"] for r in records(config)] == ["echo new"]
+    verify = audit(config, "verify")
+    assert verify.returncode == 0 and "pruned by retention" in verify.stdout, verify.stdout
+
+
+PROBE = """
+import json, sys
+from gateway.cli import main
+code = main(["run", "--config", sys.argv[1]])
+sys.stderr.write("\\nLOADED=" + json.dumps(sorted(m for m in sys.modules if m.startswith("gateway.audit") or m == "sqlite3")) + "\\n")
+raise SystemExit(code)
+"""
+
+
+def _loaded(config: Path, payload: dict[str, Any]) -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(config)], input=json.dumps(payload).encode(),
+                          capture_output=True, cwd=ROOT, timeout=60, check=False)
+    line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("LOADED="))
+    loaded: list[str] = json.loads(line.removeprefix("LOADED="))
+    return loaded
+
+
+def test_run_imports_no_audit_when_no_handler_ran_and_no_sqlite_when_it_did(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    stop = {"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp", "stop_hook_active": False}
+    _loaded(config, stop)  # compiles the config (the compiler loads gateway.audit.config)
+    assert _loaded(config, stop) == []  # the cached config: nothing of the audit
+    assert _loaded(config, bash("ls")) == ["gateway.audit", "gateway.audit.record", "gateway.audit.recorder",
+                                           "gateway.audit.redact", "gateway.audit.spool"]
+    assert os.path.exists(tmp_path / "state" / "audit" / "spool.jsonl")
+
+
+def test_bad_audit_config_is_caught_by_validate(tmp_path: Path) -> None:
+    config = write_config(tmp_path, audit={"record": "sometimes", "sink": "syslog", "redact": ["("], "keepDays": 0,
+                                           "colour": "red"})
+    proc = run_hookgate(["validate", str(config)], cwd=ROOT)
+    assert proc.returncode == 1
+    out = proc.stdout + proc.stderr
+    for needle in ("audit.record", "audit.sink", "audit.redact", "audit.keepDays"):
+        assert needle in out, out
+    good = write_config(tmp_path, audit={"record": "all", "sink": "jsonl:audit.jsonl", "colour": "red"})
+    proc = run_hookgate(["validate", str(good)], cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "audit.colour: unknown field" in proc.stdout + proc.stderr
+
+
+def test_side_effects_from_an_mcp_tool_answer(tmp_path: Path) -> None:
+    from tests.fakes.mcp_helpers import stdio_server
+
+    answer = json.dumps({"side_effects": ["opened ticket SEC-1"]})
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({
+        "mcpServers": {"fake": stdio_server()},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "mcp_tool", "id": "ticket", "server": "fake", "tool": "text_answer", "input": {"text": answer}}]}]},
+        "settings": {"stateDir": str(tmp_path / "state")}}))
+    assert run(config, bash("ls")).returncode == 0
+    (record,) = records(config)
+    assert record["handlers"][0]["type"] == "mcp_tool"
+    assert record["handlers"][0]["side_effects"] == ["opened ticket SEC-1"]
+
+
+def test_tail_follow_prints_new_records(tmp_path: Path) -> None:
+    import selectors
+    import time
+
+    config = write_config(tmp_path)
+    run(config, bash("echo first"))
+    follower = subprocess.Popen([sys.executable, "-m", "gateway", "audit", "tail", "-n", "5", "--follow", "--json",
+                                 "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert follower.stdout is not None
+        selector = selectors.DefaultSelector()
+        selector.register(follower.stdout, selectors.EVENT_READ)
+
+        def next_line(timeout: float = 30.0) -> dict[str, Any]:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if selector.select(timeout=0.5):
+                    line = follower.stdout.readline()  # type: ignore[union-attr]
+                    if line:
+                        value: dict[str, Any] = json.loads(line)
+                        return value
+            raise AssertionError("tail --follow printed nothing")
+
+        assert next_line()["tool_input"]["command"] == "echo first"
+        run(config, bash("echo second"))
+        assert next_line()["tool_input"]["command"] == "echo second"
+    finally:
+        follower.terminate()
+        follower.wait(10)
+
+
+def test_a_broken_audit_store_never_changes_the_answer(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    data = json.loads(config.read_text())
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the state dir should be")
+    data["settings"]["stateDir"] = str(blocker / "state")
+    config.write_text(json.dumps(data))
+    denied = run(config, bash("rm -rf /"))
+    assert denied.returncode == 2 and "no rm -rf here" in denied.stderr
+    assert "hookgate: audit: cannot record:" in denied.stderr
+    allowed = run(config, bash("ls"))
+    assert allowed.returncode == 0
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_run_records_into_either_store_and_verifies(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    for command in ("rm -rf /", "ls", "echo hi"):
+        run(config, bash(command))
+    rows = records(config)
+    assert [r["decision"] for r in rows] == ["deny", "none", "none"]
+    verify = audit(config, "verify")
+    assert verify.returncode == 0 and "3 record(s) ok" in verify.stdout, verify.stdout + verify.stderr
+    stats = {s["id"]: s for s in json.loads(audit(config, "stats", "--json").stdout)}
+    assert stats["guard"]["calls"] == 3 and stats["guard"]["denies"] == 1

@@ -1,0 +1,222 @@
+"""The audit store's hash chain on both backends (SQLite, a real PostgreSQL): append, filters, retention,
+and what verify catches (edited, deleted, reordered)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.audit.report import verify_store
+from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, link_hash
+from gateway.store.sqlite import SQLiteStore
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """The audit methods on each store: the SQLite file, then a fresh migrated PostgreSQL database."""
+    if request.param == "sqlite":
+        store: Any = SQLiteStore(str(tmp_path))
+    else:
+        from gateway.store.postgres import PostgresStore
+
+        store = PostgresStore(request.getfixturevalue("pg_url"))
+        store.migrate()
+    yield store
+    store.close()
+
+
+def entry(i: int, *, decision: str = "allow", tool: str = "Bash", session: str = "s1", ts: float = 1e9) -> AuditEntry:
+    record = {"time": f"2001-09-09T01:46:{i % 60:02d}.000Z", "event": "PreToolUse", "tool_name": tool,
+              "session_id": session, "decision": decision, "handlers": [{"id": f"h{i % 2}", "status": "ok"}],
+              "n": i}
+    body = json.dumps(record, sort_keys=True, separators=(",", ":"))
+    return AuditEntry.from_body(f"id-{i}", body)
+
+
+def problem(store: object) -> str | None:
+    reports = verify_store(store)
+    bad = [r.problem for r in reports if r.problem is not None]
+    return str(bad[0]) if bad else None
+
+
+def test_append_assigns_seq_and_links(backend: Any) -> None:
+    store = backend
+    assert store.audit_append("m1", [entry(1), entry(2)]) == 2
+    assert store.audit_append("m1", [entry(2), entry(3)]) == 1  # id-2 is already there
+    rows = store.audit_chain("m1")
+    assert [r.seq for r in rows] == [1, 2, 3]
+    assert rows[0].prev_hash == GENESIS and rows[1].prev_hash == rows[0].hash
+    assert rows[2].hash == link_hash(rows[1].hash, "m1", 3, rows[2].body)
+    assert problem(store) is None
+
+
+def test_two_chains_verify_independently(backend: Any) -> None:
+    store = backend
+    store.audit_append("a", [entry(1)])
+    store.audit_append("b", [entry(2), entry(3)])
+    store.audit_append("a", [entry(4)])
+    heads = {h.chain: h.seq for h in store.audit_heads()}
+    assert heads == {"a": 2, "b": 2}
+    assert problem(store) is None
+
+
+def raw(store: Any, sql: str, *args: object) -> None:
+    """Tamper with the tables behind the store's back."""
+    if store.kind == "sqlite":
+        store._db.execute(sql, args)
+        return
+    from gateway.store.pg_conn import Q
+
+    def op() -> Any:
+        yield Q(sql.replace("?", "%s"), args)
+
+    store._run(op())
+
+
+def test_verify_catches_an_edited_record(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(i) for i in range(1, 6)])
+    body = store.audit_chain("m")[2].body.replace('"allow"', '"deny"')
+    raw(store, "UPDATE audit_records SET body = ? WHERE seq = 3", body)
+    assert problem(store) == "chain 'm' seq 3 (record id-3): hash mismatch: the record was edited"
+
+
+def test_verify_catches_an_edited_filter_column(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(1, decision="deny")])
+    raw(store, "UPDATE audit_records SET decision = 'allow'")
+    assert "column decision ('allow') disagrees with the record ('deny')" in (problem(store) or "")
+
+
+def test_verify_catches_a_deleted_record(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(i) for i in range(1, 6)])
+    raw(store, "DELETE FROM audit_records WHERE seq = 2")
+    assert problem(store) == "chain 'm' seq 2 (record): missing (deleted?): the chain jumps from seq 1 to 3"
+
+
+def test_verify_catches_deleted_newest_records(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(i) for i in range(1, 6)])
+    raw(store, "DELETE FROM audit_records WHERE seq >= 4")
+    assert "the chain ends at seq 3 but its head says 5" in (problem(store) or "")
+
+
+def test_verify_catches_a_deleted_head(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(1)])
+    raw(store, "DELETE FROM audit_heads")
+    assert "no head" in (problem(store) or "")
+
+
+def test_verify_catches_reordered_records(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(i) for i in range(1, 6)])
+    # swap the seq numbers of records 2 and 3 (what "reordering" a chained table means)
+    raw(store, "UPDATE audit_records SET seq = -1 WHERE seq = 2")
+    raw(store, "UPDATE audit_records SET seq = 2 WHERE seq = 3")
+    raw(store, "UPDATE audit_records SET seq = 3 WHERE seq = -1")
+    assert problem(store) == ("chain 'm' seq 2 (record id-3): does not follow the record before it "
+                              "(reordered, or the one before was changed)")
+
+
+def test_verify_catches_swapped_bodies(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(i) for i in range(1, 4)])
+    rows = store.audit_chain("m")
+    raw(store, "UPDATE audit_records SET body = ? WHERE seq = 1", rows[1].body)
+    raw(store, "UPDATE audit_records SET body = ? WHERE seq = 2", rows[0].body)
+    assert "seq 1" in (problem(store) or "")
+
+
+def test_prune_by_age_keeps_the_chain_verifiable(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(1), entry(2)])
+    # entries 1-2 are from 2001; 3-4 are "now"
+    now = [AuditEntry.from_body(f"new-{i}", json.dumps({"time": "2099-01-01T00:00:00.000Z", "event": "Stop",
+                                                         "decision": "none", "handlers": []},
+                                                        sort_keys=True, separators=(",", ":"))) for i in range(2)]
+    store.audit_append("m", now)
+    assert store.audit_prune(before=2e9) == 2
+    head = store.audit_heads()[0]
+    assert (head.base_seq, head.seq) == (2, 4)
+    assert [r.seq for r in store.audit_chain("m")] == [3, 4]
+    assert problem(store) is None
+    raw(store, "DELETE FROM audit_records WHERE seq = 3")
+    assert "missing" in (problem(store) or "")
+
+
+def test_prune_by_size(backend: Any) -> None:
+    store = backend
+    entries = []
+    for i in range(10):
+        body = json.dumps({"time": f"2030-01-01T00:00:{i:02d}.000Z", "event": "Stop", "decision": "none",
+                           "handlers": [], "pad": "x" * 1000}, sort_keys=True, separators=(",", ":"))
+        entries.append(AuditEntry.from_body(f"e{i}", body))
+    store.audit_append("m", entries)
+    size = entries[0].size
+    removed = store.audit_prune(max_bytes=size * 4 + 10)
+    assert removed == 6
+    assert store.audit_size() == (4, size * 4)
+    assert problem(store) is None
+
+
+def test_filters(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(1, decision="deny", tool="Bash", session="a"),
+                             entry(2, decision="allow", tool="Edit", session="b"),
+                             entry(3, decision="deny", tool="Edit", session="a")])
+    ids = lambda **kw: [r.id for r in store.audit_records(AuditFilter(**kw))]  # noqa: E731
+    assert ids() == ["id-3", "id-2", "id-1"]
+    assert ids(decision="deny") == ["id-3", "id-1"]
+    assert ids(tool="Edit", session="a") == ["id-3"]
+    assert ids(handler="h0") == ["id-2"]
+    assert ids(limit=1) == ["id-3"]
+    assert ids(after=2) == ["id-3"]
+    assert store.audit_record("id-2") is not None and store.audit_record("nope") is None
+
+
+def test_handler_filter_is_not_a_pattern(backend: Any) -> None:
+    store = backend
+    body = json.dumps({"time": "2030-01-01T00:00:00.000Z", "event": "Stop", "decision": "none",
+                       "handlers": [{"id": "a_b"}, {"id": "a%"}]}, sort_keys=True)
+    store.audit_append("m", [AuditEntry.from_body("x", body)])
+    assert len(store.audit_records(AuditFilter(handler="a_b"))) == 1
+    assert store.audit_records(AuditFilter(handler="aXb")) == []
+    assert len(store.audit_records(AuditFilter(handler="a%"))) == 1
+
+
+def test_rejects_a_row_that_is_not_a_record() -> None:
+    with pytest.raises(ValueError):
+        AuditEntry.from_body("x", "[1]")
+    with pytest.raises((ValueError, KeyError)):
+        AuditEntry.from_body("x", "{}")
+    assert sqlite3.sqlite_version_info >= (3, 25)  # window functions (prune by size)
+
+
+def test_concurrent_writers_never_fork_a_chain(backend: Any, tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def writer(w: int) -> None:
+        if backend.kind == "sqlite":
+            store: Any = SQLiteStore(str(tmp_path))
+        else:
+            from gateway.store.postgres import PostgresStore
+
+            store = PostgresStore(backend.url)
+        try:
+            for i in range(20):
+                store.audit_append("shared" if i % 3 else f"own-{w}", [entry(1000 * w + i)])
+        finally:
+            store.close()
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(writer, range(4)))
+    heads = {h.chain: h.seq for h in backend.audit_heads()}
+    assert heads["shared"] == 4 * 13 and all(heads[f"own-{w}"] == 7 for w in range(4))
+    assert problem(backend) is None
