@@ -10,6 +10,13 @@ Besides Claude Code's fields, an answer may carry ``"side_effects": ["notified #
 strings, FIM One's name for what the hook did besides answering): kept in ``Verdict.side_effects`` for
 the audit record, never part of the decision (Claude Code ignores the unknown key).
 
+The common answers (a permission decision, a block, context, a message: only the schema's plain fields,
+each of exactly its declared type) skip pydantic: ``_plain`` recognises them and reads them directly,
+since importing pydantic and building the models costs a hook process ~70 ms. Anything else (another
+key such as ``side_effects``, a type pydantic would have to coerce or reject, nested ``decision``, tool
+output rewrites) goes through the pydantic model, which stays the schema's one authority; a test checks
+that both paths agree.
+
 Raises ``HandlerError`` (one line naming the field) for JSON that is not an object or fails the schema.
 """
 
@@ -17,12 +24,14 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
 
+TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from gateway.events import HookEvent
 
 MAX_TEXT = 10_000
@@ -45,7 +54,7 @@ def truncate(text: str, limit: int = MAX_TEXT) -> str:
 @cache
 def _schema() -> Any:
     """Build the pydantic models lazily: pydantic costs ~60 ms to import, paid only when JSON arrives."""
-    from typing import Literal
+    from typing import Any, Literal  # noqa: F401  (pydantic resolves the annotations below at run time)
 
     from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -99,6 +108,82 @@ def _text(value: str | None) -> str | None:
     return truncate(value) if value else value
 
 
+_STR, _BOOL, _DICT = (str, type(None)), (bool, type(None)), (dict, type(None))
+_PLAIN_TOP: dict[str, tuple[type, ...]] = {"continue": (bool,), "stopReason": _STR, "suppressOutput": _BOOL,
+                                          "systemMessage": _STR, "reason": _STR, "decision": _STR,
+                                          "hookSpecificOutput": _DICT}
+_PLAIN_SPECIFIC: dict[str, tuple[type, ...]] = {"hookEventName": (str,), "permissionDecision": _STR,
+                                               "permissionDecisionReason": _STR, "updatedInput": _DICT,
+                                               "additionalContext": _STR}
+_DECISIONS = frozenset({"block", "approve", "allow", "deny", None})
+_PERMISSIONS = frozenset({"allow", "deny", "ask", "defer", None})
+
+
+class _PlainSpecific:
+    """``hookSpecificOutput`` read without pydantic (see ``_plain``): the attributes the model has."""
+
+    __slots__ = ("additionalContext", "hookEventName", "permissionDecision", "permissionDecisionReason",
+                 "updatedInput")
+    updatedToolOutput = updatedMCPToolOutput = decision = model_extra = None
+
+    def __init__(self, obj: dict[str, Any]) -> None:
+        self.hookEventName: str = obj["hookEventName"]
+        self.permissionDecision: str | None = obj.get("permissionDecision")
+        self.permissionDecisionReason: str | None = obj.get("permissionDecisionReason")
+        updated = obj.get("updatedInput")
+        self.updatedInput: dict[str, Any] | None = dict(updated) if updated is not None else None
+        self.additionalContext: str | None = obj.get("additionalContext")
+
+
+class _PlainOutput:
+    """A hook output read without pydantic (see ``_plain``): the attributes the model has."""
+
+    __slots__ = ("continue_", "decision", "hookSpecificOutput", "reason", "stopReason", "systemMessage")
+    side_effects = None  # an answer with side_effects goes through the model
+
+    def __init__(self, obj: dict[str, Any], specific: _PlainSpecific | None) -> None:
+        self.continue_: bool = obj.get("continue", True)
+        self.stopReason: str | None = obj.get("stopReason")
+        self.systemMessage: str | None = obj.get("systemMessage")
+        self.decision: str | None = obj.get("decision")
+        self.reason: str | None = obj.get("reason")
+        self.hookSpecificOutput = specific
+
+
+def _fits(obj: dict[Any, Any], fields: dict[str, tuple[type, ...]]) -> bool:
+    """Every key is one of ``fields`` and every value exactly of one of its types (no subclasses)."""
+    for key, value in obj.items():
+        types = fields.get(key) if type(key) is str else None
+        if types is None or type(value) not in types:
+            return False
+    return True
+
+
+def _plain(obj: dict[Any, Any]) -> _PlainOutput | None:
+    """``obj`` as the validated model would read it, when it is a plain answer (see module docstring);
+    None when pydantic must look at it."""
+    if not _fits(obj, _PLAIN_TOP) or obj.get("decision") not in _DECISIONS:
+        return None
+    specific = obj.get("hookSpecificOutput")
+    if specific is None:
+        return _PlainOutput(obj, None)
+    if "hookEventName" not in specific or not _fits(specific, _PLAIN_SPECIFIC) \
+            or specific.get("permissionDecision") not in _PERMISSIONS:
+        return None
+    updated = specific.get("updatedInput")
+    if updated is not None and not all(type(key) is str for key in updated):
+        return None
+    return _PlainOutput(obj, _PlainSpecific(specific))
+
+
+def _validated(obj: dict[Any, Any]) -> Any:
+    """``obj`` validated by the pydantic model. Raises HandlerError naming the first bad field."""
+    try:
+        return _schema().validate_python(obj)
+    except Exception as exc:  # pydantic.ValidationError, imported lazily
+        raise HandlerError(_validation_message(exc)) from None
+
+
 def verdict_from_json(obj: Any, event: HookEvent) -> Verdict:
     """Validate a decoded JSON answer against the hook output schema and normalize it.
 
@@ -107,10 +192,11 @@ def verdict_from_json(obj: Any, event: HookEvent) -> Verdict:
     """
     if not isinstance(obj, dict):
         raise HandlerError(f"hook output must be a JSON object, got {type(obj).__name__}")
-    try:
-        out = _schema().validate_python(obj)
-    except Exception as exc:  # pydantic.ValidationError, imported lazily
-        raise HandlerError(_validation_message(exc)) from None
+    return _normalize(_plain(obj) or _validated(obj), event)
+
+
+def _normalize(out: Any, event: HookEvent) -> Verdict:
+    """The ``Verdict`` of a validated hook output (the model, or ``_plain``'s view of it)."""
     verdict = Verdict(continue_=out.continue_, stop_reason=_text(out.stopReason),
                       system_message=_text(out.systemMessage))
     if out.side_effects:

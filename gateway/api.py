@@ -14,16 +14,19 @@ in-process handler class (a subclass of ``handlers.base.Handler``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig, find_config_paths, load_config
-from gateway.context import Mode, RunContext
+from gateway.context import RunContext
 from gateway.decision import Decision
 from gateway.dialects import parse_event, render
 from gateway.dispatcher import Dispatcher, Trace
 from gateway.errors import ConfigError
 from gateway.events import HookEvent, PassedThrough
 from gateway.host import AgentHost
+
+if TYPE_CHECKING:
+    from gateway.context import Mode
 
 
 class Gateway(AgentHost):

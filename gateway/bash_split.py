@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+
+TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 _DYNAMIC = re.compile(r"\$\(|`|\$[A-Za-z_{]")
 _OPAQUE = re.compile(r"[\\'\"$`*?\[{~]")
@@ -23,7 +26,7 @@ _STRUCTURE = re.compile(r"[;&|()<>$`\n'\"\\{}#]")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _compile(pattern: str) -> re.Pattern[str]:
     """Permission-rule wildcard: ``*`` is any text; a trailing `` *`` or ``:*`` is a word boundary."""
     stripped = pattern.strip()
@@ -35,6 +38,7 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(p) for p in stripped.split("*")), re.S)
 
 
+@lru_cache(maxsize=4096)
 def _first_word(pattern: str) -> str:
     return re.split(r"[\s*:]", pattern.strip(), maxsplit=1)[0]
 

@@ -24,44 +24,53 @@ opened on it before it ends).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Coroutine, Hashable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from gateway.decision import Decision, HandlerResult, Verdict, merge
 from gateway.events import STOP_EVENTS
-from gateway.matching import IfRule, claude_matcher, kiro_matcher
+from gateway.matching import claude_matcher, kiro_matcher, parsed_rule
+from gateway.records import Record
+from gateway.selection import NOTHING, Prefilter
 from gateway.tool_names import to_host
 
+TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Coroutine, Hashable
+    from typing import Any, TypeVar
+
     from gateway.config.specs import GroupSpec, HandlerSpec, RuntimeConfig
     from gateway.context import RunContext
     from gateway.events import HookEvent
     from gateway.stopguard import StopGuard
     from handlers.base import Handler, Outcome
 
-T = TypeVar("T")
+    T = TypeVar("T")
+    Call = Callable[[Handler, HookEvent, RunContext, float], Awaitable[Outcome]]
+    """How an executor calls one handler: ``call(handler, event, ctx, timeout_s)`` -> its answer."""
 
 
-@dataclass(slots=True)
-class Selected:
+
+class Selected(Record):
     """A handler chosen for an event, with its merge ``order`` and group."""
 
-    spec: HandlerSpec
-    order: int
-    group: int
+    __slots__ = ("spec", "order", "group")  # noqa: RUF023  (in field order)
+
+    def __init__(self, spec: HandlerSpec, order: int, group: int) -> None:
+        self.spec = spec
+        self.order = order
+        self.group = group
 
 
-@dataclass(slots=True)
-class Trace:
+class Trace(Record):
     """Why each group and handler did or did not fit (``hookgate explain``)."""
 
-    lines: list[str] = field(default_factory=list)
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: list[str] | None = None) -> None:
+        self.lines: list[str] = [] if lines is None else lines
 
 
 def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:
@@ -97,7 +106,7 @@ def if_matches(spec: HandlerSpec, event: HookEvent) -> tuple[bool, str]:
         return False, f"if {spec.if_rule!r}: not a tool event, never runs"
     rules = [spec.if_rule] if isinstance(spec.if_rule, str) else spec.if_rule
     for rule in rules:
-        if IfRule.parse(rule).matches(event):
+        if parsed_rule(rule).matches(event):
             return True, f"if {rule!r} matches"
     return False, f"if {spec.if_rule!r} does not match"
 
@@ -108,21 +117,34 @@ class Dispatcher:
     def __init__(self, config: RuntimeConfig) -> None:
         self.config = config
         self._handlers: dict[int, Handler] = {}
+        self._prefilters: dict[str, Prefilter] = {}
+
+    def _prefilter(self, name: str) -> Prefilter:
+        """The ``if``-rule table of event ``name`` (``gateway.selection``), built on its first event."""
+        prefilter = self._prefilters.get(name)
+        if prefilter is None:
+            prefilter = self._prefilters[name] = Prefilter(self.config.hooks.get(name, []))
+        return prefilter
 
     def select(self, event: HookEvent, trace: Trace | None = None) -> list[Selected]:
         """The handlers that fit ``event``, in merge order (priority, then config order), deduplicated."""
         chosen: list[Selected] = []
         seen: set[Hashable] = set()
-        index = 0
-        for gi, group in enumerate(self.config.hooks.get(event.name, [])):
+        groups = self.config.hooks.get(event.name, [])
+        prefilter = self._prefilter(event.name)
+        pruned = prefilter.pruned(event) if trace is None else NOTHING  # explain walks everything
+        for gi in range(len(groups)) if pruned.survivors is None else pruned.survivors:
+            group = groups[gi]
+            index = prefilter.offsets[gi]  # handlers before this group, in config order
             ok, why = group_matches(group, event)
             if trace is not None:
                 trace.lines.append(f"group {group.where}: {'FITS' if ok else 'skipped'}: {why}")
             if not ok:
-                index += len(group.handlers)
                 continue
             for spec in group.handlers:
                 index += 1
+                if id(spec) in pruned.handlers:
+                    continue
                 fits, why = if_matches(spec, event)
                 key = self.handler(spec).dedup_key() if fits else None
                 if fits and key in seen:
@@ -207,19 +229,25 @@ class Dispatcher:
 
         return StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
 
-    async def attempt(self, event: HookEvent, item: Selected, ctx: RunContext, call: Call) -> HandlerResult:
+    async def attempt(self, event: HookEvent, item: Selected, ctx: RunContext, call: Call, *,
+                      in_background: bool = False) -> HandlerResult:
         """Run one handler through ``call`` (the executor's way to call it): its ``HandlerResult``, with
-        status ok, cached, skipped (``async``: started in the background), error or timeout."""
+        status ok, cached, skipped (``async``: started in the background), error or timeout.
+
+        An ``async`` handler is started in the background and skipped here: under ``hookgate run`` in a
+        detached process (``gateway.background``, which comes back here with ``in_background``), else
+        as a task of the running loop; either way through this same function, its outcome unused."""
         spec = item.spec
         handler = self.handler(spec)
         result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
                                judgment=handler.judgment)
         if _unrunnable(result, spec):
             return result
-        if spec.async_:
-            from gateway.background import start_background
-
-            start_background(spec, event, ctx)
+        if spec.async_ and not in_background:
+            if ctx.mode == "run":
+                _detach(spec, event, ctx)
+            else:
+                ctx.spawn(self.attempt(event, item, ctx, ASYNCIO.call, in_background=True))
             result.status, result.message = "skipped", "started in the background (async: cannot decide)"
             return result
         cache_key = _cache_key(handler.dedup_key(), event) if spec.cache_ttl else None
@@ -259,6 +287,21 @@ class Dispatcher:
         return results
 
 
+def _detach(spec: HandlerSpec, event: HookEvent, ctx: RunContext) -> None:
+    """Start ``python -m gateway.background`` (its own session, outliving this process) with the job on
+    its stdin: the spec, the event and the config files to load."""
+    import subprocess
+
+    job = {"spec": spec.to_dict(), "payload": event.payload, "raw": event.raw, "dialect": event.dialect,
+           "host_tool_name": event.host_tool_name, "sources": ctx.config.sources}
+    proc = subprocess.Popen([sys.executable, "-m", "gateway.background"], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                            close_fds=True)
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(job).encode())
+    proc.stdin.close()
+
+
 def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> Decision | None:
     """When hookgate itself fails (a bug while dispatching): a deny/block if any handler for this event
     is ``failClosed`` (the gate must not open because its keeper crashed), else None (the frontend
@@ -267,10 +310,6 @@ def internal_failure(config: RuntimeConfig, event: HookEvent, message: str) -> D
         return None
     result = HandlerResult(id="hookgate", type="internal", status="error", message=message, fail_closed=True)
     return merge(event.name, [result], blocks=event.spec.blocks)
-
-
-Call = Callable[["Handler", "HookEvent", "RunContext", float], Awaitable["Outcome"]]
-"""How an executor calls one handler: ``call(handler, event, ctx, timeout_s)`` -> its answer."""
 
 
 class Executor(ABC):
@@ -496,4 +535,6 @@ def _cache_key(handler_key: Hashable, event: HookEvent) -> str:
     else:
         content = {k: v for k, v in payload.items() if k not in ("session_id", "transcript_path", "prompt_id")}
     blob = json.dumps([repr(handler_key), event.name, content], sort_keys=True, default=str)
+    import hashlib  # ~2 ms to import: only cacheTtl handlers need it
+
     return hashlib.sha256(blob.encode()).hexdigest()

@@ -11,17 +11,18 @@ preserved untouched in ``payload`` and ``raw``.
 
 from __future__ import annotations
 
-import copy
 import json
-from dataclasses import dataclass
-from typing import Any
 
 from gateway.errors import EventError
+from gateway.records import Record
 from gateway.wire import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 
+TYPE_CHECKING = False  # typing and dataclasses cost a hook process ~6 ms to import: not on this path
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True, slots=True)
-class PassedThrough:
+
+class PassedThrough(Record):
     """A host event hookgate passes through untouched: no handler runs (Gemini's model-level events,
     Codex's ``Interrupt``). A value a dialect's ``parse`` returns instead of a ``HookEvent``, not an error.
 
@@ -29,15 +30,17 @@ class PassedThrough:
     answer: ``(exit_code, stdout, stderr)`` to give the host (its "no objection").
     """
 
-    name: str
-    dialect: str
-    reason: str
-    answer: tuple[int, str, str] = (0, "", "")
+    __slots__ = ("name", "dialect", "reason", "answer")  # noqa: RUF023  (in field order)
+
+    def __init__(self, name: str, dialect: str, reason: str, answer: tuple[int, str, str] = (0, "", "")) -> None:
+        self.name = name
+        self.dialect = dialect
+        self.reason = reason
+        self.answer = answer
 
 
-@dataclass(frozen=True, slots=True)
 class EventSpec:
-    """Per-event rules from Claude Code's hooks reference.
+    """Per-event rules from Claude Code's hooks reference (read-only by convention).
 
     matcher_field: the input field a ``matcher`` filters (None: the event ignores matchers).
     judgment: prompt/agent handlers are accepted. tool: a tool event (``if`` rules apply).
@@ -46,14 +49,23 @@ class EventSpec:
     exact_chars: the character set that keeps a matcher on the exact-name path.
     """
 
-    name: str
-    matcher_field: str | None = None
-    judgment: bool = False
-    tool: bool = False
-    blocks: bool = False
-    plain_context: bool = False
-    default_timeout: float | None = None
-    exact_chars: str = "A-Za-z0-9_\\- ,|"
+    __slots__ = ("blocks", "default_timeout", "exact_chars", "judgment", "matcher_field", "name", "plain_context",
+                 "tool")
+
+    def __init__(self, name: str, matcher_field: str | None = None, *, judgment: bool = False, tool: bool = False,
+                 blocks: bool = False, plain_context: bool = False, default_timeout: float | None = None,
+                 exact_chars: str = "A-Za-z0-9_\\- ,|") -> None:
+        self.name = name
+        self.matcher_field = matcher_field
+        self.judgment = judgment
+        self.tool = tool
+        self.blocks = blocks
+        self.plain_context = plain_context
+        self.default_timeout = default_timeout
+        self.exact_chars = exact_chars
+
+    def __repr__(self) -> str:
+        return f"EventSpec({self.name!r})"
 
 
 def _specs(*specs: EventSpec) -> dict[str, EventSpec]:
@@ -214,6 +226,8 @@ class HookEvent:
         return dumps(self.payload)
 
     def copy_payload(self) -> dict[str, Any]:
+        import copy
+
         return copy.deepcopy(self.payload)
 
     def __repr__(self) -> str:

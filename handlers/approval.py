@@ -79,7 +79,14 @@ def render_message(template: str | None, event: HookEvent) -> str:
         text = substitute(template or DEFAULT_MESSAGE, event, "message")
     except HandlerError as exc:
         text = f"{template} [{exc}]"
-    return text if isinstance(text, str) else str(text)
+    return printable(text if isinstance(text, str) else str(text))
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (CR, ESC, ...; newline and tab kept) written as ``\\xNN`` escapes,
+    so a tool input cannot redraw the approver's terminal or chat line (``\\r``, ANSI codes)."""
+    return "".join(c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
 
 
 class ApprovalHandler(Handler):

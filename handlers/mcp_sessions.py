@@ -390,6 +390,10 @@ class McpSessions:
         deadline: ``loop.time()`` by which the caller gives up (tenacity never sleeps past it).
         Raises HandlerError when the server cannot be started.
         """
+        slot = self._slots.get(name)
+        if slot is not None and slot.usable and slot.ready.done() and not slot.ready.cancelled() \
+                and slot.ready.exception() is None:
+            return slot.ready.result(), slot, "warm"  # the common case: no retry machinery
         from tenacity import (
             AsyncRetrying,
             retry_if_exception_type,

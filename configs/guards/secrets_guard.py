@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import sys
 
@@ -118,9 +119,9 @@ PROTECTED_EXAMPLES = (
 )
 
 _PATH_KEYS = frozenset({"file_path", "filepath", "filePath", "notebook_path", "path", "file", "filename", "fileName",
-                        "file_name", "destination", "dest", "target", "target_path", "targetPath", "new_path",
-                        "newPath", "destination_path", "destinationPath", "absolute_path", "file_paths", "paths",
-                        "files"})
+                        "file_name", "destination", "dest", "dst", "to", "target", "target_path", "targetPath",
+                        "new_path", "newPath", "destination_path", "destinationPath", "absolute_path", "file_paths",
+                        "paths", "files"})
 _READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite", "Task", "Agent",
                               "fs_read", "read_file", "read_many_files", "glob", "grep", "grep_search",
                               "search_file_content", "list_directory", "web_fetch", "web_search", "google_web_search"})
@@ -140,12 +141,23 @@ def _is_template(base: str) -> bool:
     return base.startswith(".") and parts[1] in ("env", "envrc") and any(p in _TEMPLATE_WORDS for p in parts[2:])
 
 
+def normal(path: str) -> str:
+    """``path`` with ``\\`` as ``/`` and ``.``, ``..`` and doubled ``/`` folded away (``os.path.normpath``'s
+    rules, without touching the file system: ``.claude/x/../settings.json`` -> ``.claude/settings.json``); a
+    trailing ``/`` is kept. Every protected-path match runs on this form."""
+    path = path.replace("\\", "/").strip()
+    if not path or ("//" not in path and "/." not in path and not path.startswith("./")):
+        return path
+    folded = posixpath.normpath(path)
+    return folded + "/" if path.endswith("/") and folded != "/" else folded
+
+
 def secret_kind(path: str) -> str | None:
     """What kind of secrets file ``path`` is (``"an environment file that holds secrets"``...), or None.
 
     ``path`` may be absolute, relative, ``~/...`` or hold shell variables (``$HOME/.ssh/x``); ``\\`` counts
-    as ``/``. Case-insensitive. Never raises for a string."""
-    path = path.replace("\\", "/").strip()
+    as ``/``; it is matched in its ``normal`` form. Case-insensitive. Never raises for a string."""
+    path = normal(path)
     if not path or ("." not in path and "id_" not in path.lower()):
         return None  # every protected name holds a dot, except the SSH keys (id_rsa...)
     for pattern, kind in _SECRET_DIRS:
@@ -183,8 +195,9 @@ def config_kind(path: str, removal: bool = False) -> str | None:
     """What kind of agent-hook configuration ``path`` is (``"a hookgate configuration"``...), or None.
 
     ``removal``: the path is deleted or moved away (``rm``, ``mv`` source): the directories holding such
-    files (``.claude``, ``.kiro``, ``.codex``...) count too. Never raises for a string."""
-    path = path.replace("\\", "/").strip()
+    files (``.claude``, ``.kiro``, ``.codex``...) count too. Matched in its ``normal`` form. Never raises for a
+    string."""
+    path = normal(path)
     if not path:
         return None
     path = _home_form(path)
@@ -231,7 +244,7 @@ def _glob_match(pattern: str, name: str) -> bool:
 def glob_reason(pattern: str, what: str | None = None) -> str | None:
     """The reason a write to shell glob ``pattern`` (``.e?v``, ``~/.ssh/auth*``) is denied when the glob
     could name a secrets file or hook configuration (one of ``PROTECTED_EXAMPLES``), or None."""
-    parts = pattern.replace("\\", "/").rstrip("/").split("/")
+    parts = normal(pattern).rstrip("/").split("/")
     for example in PROTECTED_EXAMPLES:
         ex = example.split("/")
         if len(parts) < len(ex) or not all(_glob_match(p, e) for p, e in zip(parts[-len(ex):], ex, strict=True)):

@@ -1,8 +1,10 @@
 """``ApprovalRecord``: one approval request, as the state store keeps it, and the keys that find it.
 
-Key: ``tool:<session_id>:<tool_use_id>`` when the host gives a tool_use_id, else ``input:<sha256 of
-(session, tool, input)>``. Fingerprint: always the hash of (session, tool, input), so a call retried with
-a new tool_use_id (the model asking again) still finds its open request instead of posting a second one.
+Key: ``tool:<session_id>:<tool_use_id>:<fingerprint>`` when the host gives a tool_use_id, else
+``input:<fingerprint>``. Fingerprint: always the hash of (session, tool, input), so a call retried with
+a new tool_use_id (the model asking again) still finds its open request instead of posting a second one,
+and an answer is bound to the exact input the approver saw: a second call that reuses a tool_use_id with
+other arguments (a Python host's model-chosen ids can repeat) is a new request, never the approved one.
 Times are ``time.time()`` seconds. This module imports the standard library only (the store uses it).
 """
 
@@ -35,7 +37,7 @@ def fingerprint(session_id: str | None, tool_name: str | None, tool_input: Any) 
 def request_key(session_id: str | None, tool_use_id: str | None, print_: str) -> str:
     """The key of a tool call's request (see module docstring)."""
     if tool_use_id:
-        return f"tool:{session_id or ''}:{tool_use_id}"
+        return f"tool:{session_id or ''}:{tool_use_id}:{print_}"
     return f"input:{print_}"
 
 

@@ -59,6 +59,10 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
 """Applied in this order; a kind's pattern runs (and is compiled, once per process) only on strings
 that contain one of its hints, so a plain ``ls -la`` costs a few substring tests."""
 
+ALL_HINTS = tuple({h for _, hints, _, _ in DEFAULT_PATTERNS for h in hints} | {"cookie", "pwd", "bearer"})
+"""Lower-case substrings without which no default pattern and no secret key name can match: a record
+whose text has none of them (and no string longer than ``max_value``) is written as it is."""
+
 SECRET_KEYS = frozenset({
     "authorization", "proxyauthorization", "cookie", "setcookie", "password", "passwd", "pwd", "passphrase",
     "secret", "apikey", "xapikey", "privatekey", "clientsecret", "accesstoken", "refreshtoken", "idtoken",
@@ -120,6 +124,14 @@ class Redactor:
         data = value.encode("utf-8", "surrogatepass")
         digest = hashlib.sha256(data).hexdigest()
         return f"{value[:self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
+
+    def clean(self, text: str) -> bool:
+        """True when ``text`` (a whole record's JSON) can hold nothing to redact or truncate: no hint of
+        a default pattern or secret key, no ``audit.redact`` pattern, shorter than ``max_value``."""
+        if self.extra is not None or len(text) > self.max_value:
+            return False
+        lower = text.lower()
+        return not any(hint in lower for hint in ALL_HINTS)
 
     def apply(self, value: Any, _depth: int = 0) -> Any:
         """A redacted, truncated copy of the JSON value ``value``."""

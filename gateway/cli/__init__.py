@@ -25,6 +25,9 @@ import sys
 from gateway.client import emit, event_limit, read_event
 from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
+RUN_COMMAND = "gateway.cli.run"
+"""The module of ``hookgate run`` (imported by name, as the parser's commands are: it imports this package)."""
+
 
 def _err(message: str) -> None:
     sys.stderr.write(f"hookgate: {message}\n")
@@ -47,51 +50,73 @@ def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int
         return (emit(*answer), None) if answer is not None else (EXIT_OK, data)
 
 
-def _thin_client_args(argv: list[str]) -> tuple[str, str, str | None] | None:
-    """``(server, dialect, on_server_down)`` when ``argv`` is a plain ``run`` with a server, else None.
+class RunArgs:
+    """The arguments of a plain ``hookgate run``, as argparse would have parsed them (``_plain_run_args``)."""
 
-    Lets ``main`` forward the event without building the argparse parser (argparse, shutil, gettext
-    and the parser cost ~5 ms). Anything unusual returns None and goes through argparse as usual.
+    __slots__ = ("config", "dialect", "on_server_down", "preread", "server")
+
+    def __init__(self, config: list[str] | None, dialect: str, server: str | None, on_server_down: str | None) -> None:
+        self.config = config
+        self.dialect = dialect
+        self.server = server
+        self.on_server_down = on_server_down
+        self.preread: bytes | None = None
+
+
+def _plain_run_args(argv: list[str]) -> RunArgs | None:
+    """The arguments of ``argv`` when it is a plain ``run`` (only ``--config``/``-c``, ``--dialect``,
+    ``--server``, ``--on-server-down``, with valid values), else None.
+
+    Lets ``main`` answer a hook event without building the argparse parser (argparse, shutil, gettext
+    and the parser cost ~8 ms of a ~20 ms hook call). Anything unusual (``--help``, a typo, a bad
+    choice) returns None and goes through argparse, which explains it.
     """
     if argv[:1] != ["run"]:
         return None
     values: dict[str, str | None] = {"--server": None, "--dialect": "auto", "--on-server-down": None}
+    configs: list[str] = []
     words = argv[1:]
     i = 0
     while i < len(words):
-        name, eq, value = words[i].partition("=")
-        if name in ("--config", "-c") or (name.startswith("-c") and not name.startswith("--")):
-            # --config F, --config=F, -c F, -cF: read only by the in-process fallback (argparse, later)
-            i += 2 if name in ("--config", "-c") and not eq else 1
-            continue
-        if name not in values:
+        word = words[i]
+        name, eq, value = word.partition("=")
+        if name.startswith("-c") and not name.startswith("--") and len(word) > 2:
+            name, eq, value = "-c", "=", word[2:]  # -cFILE
+        if name in ("--config", "-c"):
+            name = "--config"
+        elif name not in values:
             return None
         if not eq:
             if i + 1 >= len(words):
                 return None
             i, value = i + 1, words[i + 1]
-        values[name] = value
+        if name == "--config":
+            configs.append(value)
+        else:
+            values[name] = value
         i += 1
-    server = values["--server"] or os.environ.get("HOOKGATE_SERVER")
     dialect, on_down = values["--dialect"] or "auto", values["--on-server-down"]
-    if not server or dialect not in DIALECT_CHOICES or (on_down is not None and on_down not in SERVER_DOWN_CHOICES):
+    if dialect not in DIALECT_CHOICES or (on_down is not None and on_down not in SERVER_DOWN_CHOICES):
         return None
-    return server, dialect, on_down
+    return RunArgs(configs or None, dialect, values["--server"], on_down)
 
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     try:
-        preread: bytes | None = None
-        thin = _thin_client_args(words)
-        if thin is not None:
-            status, preread = _run_via_server(*thin)
-            if preread is None:
-                return status
+        run = _plain_run_args(words)
+        if run is not None:  # the hook path: no argparse
+            server = run.server or os.environ.get("HOOKGATE_SERVER")
+            if server:  # the thin client
+                status, run.preread = _run_via_server(server, run.dialect, run.on_server_down)
+                if run.preread is None:
+                    return status
+            status = __import__(RUN_COMMAND, fromlist=["cmd_run"]).cmd_run(run)
+            return int(status)
         from gateway.cli.parser import build_parser
 
         args = build_parser().parse_args(words)
-        args.preread = preread
+        args.preread = None
         module, _, name = args.func.partition(":")  # "gateway.cli.run:cmd_run": import only that command
         code: int = getattr(__import__(module, fromlist=[name]), name)(args)
     except KeyboardInterrupt:

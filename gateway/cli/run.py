@@ -16,6 +16,7 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import on the hook path
 if TYPE_CHECKING:
     import argparse
 
+    from gateway.cli import RunArgs
     from gateway.config.specs import RuntimeConfig
     from gateway.decision import Decision
     from gateway.dispatcher import Trace
@@ -54,7 +55,7 @@ def _record_failure(config: RuntimeConfig, event: HookEvent, decision: Decision)
         ctx.close_recorder()
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     from gateway.errors import ConfigError, EventError
 
     data: bytes | None = getattr(args, "preread", None)  # the thin client's fallback: stdin already read
@@ -90,12 +91,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         more = f" (and {len(issues) - 1} more; run 'hookgate validate')" if len(issues) > 1 else ""
         _err(f"invalid config: {issues[0]}{more}")
         return config_error_exit(event)
-    import signal
+    import _signal  # the C module: ``signal`` builds its enums at import, ~0.5 ms on every hook call
 
+    _signal.signal(_signal.SIGTERM, _terminated)  # a host timing us out: unwind, so hooks' groups are killed
     from gateway.dialects import render
     from gateway.dispatcher import internal_failure
 
-    signal.signal(signal.SIGTERM, _terminated)  # a host timing us out: unwind, so hooks' groups are killed
     try:
         decision = decide(config, event)
     except Exception as exc:  # last line of defence: never a traceback to the agent

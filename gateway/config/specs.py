@@ -1,17 +1,20 @@
 """The loaded config as plain data: ``RuntimeConfig`` (hooks by event, the gateway's own sections), its
 matcher groups (``GroupSpec``) and handler entries (``HandlerSpec``). Built from the compiler's
-normalized dict (or the load cache); read by the dispatcher and every handler. Imports nothing of
-hookgate's, so handlers and the core may depend on it freely.
+normalized dict (or the load cache); read by the dispatcher and every handler. Imports only
+``gateway.records`` (their slotted base: not dataclasses, which cost every ``hookgate run`` ~8 ms), so
+handlers and the core may depend on it freely.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from gateway.records import Record
+
+TYPE_CHECKING = False  # typing costs a hook process ~2 ms to import
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(slots=True)
-class HandlerSpec:
+class HandlerSpec(Record):
     """One validated handler entry (plain data; built from the normalized config).
 
     type: handler type. id: stable name for logs and reasons. timeout: seconds (float > 0).
@@ -26,38 +29,53 @@ class HandlerSpec:
     broken notification hook does not block tool calls and a broken guard does not open the gate.
     """
 
-    type: str
-    id: str
-    timeout: float
-    where: str
-    fail_closed: bool = False
-    priority: int = 0
-    if_rule: str | list[str] | None = None
-    async_: bool = False
-    cache_ttl: float | None = None
-    status_message: str | None = None
-    dialect: str = "claude"
-    base_dir: str = "."
-    options: dict[str, Any] = field(default_factory=dict)
-    problem: str | None = None
+    __slots__ = (  # noqa: RUF023  (in field order: the load cache and repr follow it)
+        "type", "id", "timeout", "where", "fail_closed", "priority", "if_rule", "async_", "cache_ttl",
+        "status_message", "dialect", "base_dir", "options", "problem")
+
+    def __init__(self, type: str, id: str, timeout: float, where: str, fail_closed: bool = False,
+                 priority: int = 0, if_rule: str | list[str] | None = None, async_: bool = False,
+                 cache_ttl: float | None = None, status_message: str | None = None, dialect: str = "claude",
+                 base_dir: str = ".", options: dict[str, Any] | None = None, problem: str | None = None) -> None:
+        self.type = type
+        self.id = id
+        self.timeout = timeout
+        self.where = where
+        self.fail_closed = fail_closed
+        self.priority = priority
+        self.if_rule = if_rule
+        self.async_ = async_
+        self.cache_ttl = cache_ttl
+        self.status_message = status_message
+        self.dialect = dialect
+        self.base_dir = base_dir
+        self.options: dict[str, Any] = {} if options is None else options
+        self.problem = problem
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict (``from_dict`` reads it back)."""
+        return {name: getattr(self, name) for name in self.__slots__}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HandlerSpec:
         return cls(**data)
 
 
-@dataclass(slots=True)
-class GroupSpec:
+class GroupSpec(Record):
     """One matcher group: ``matcher`` (None = all), ``sequential``, its handlers, source ``dialect``;
     ``agent``: the group comes from ``agents.<name>`` and fits only events whose ``agent_id`` is that
     name (None: every agent)."""
 
-    matcher: str | None
-    handlers: list[HandlerSpec]
-    where: str
-    sequential: bool = False
-    dialect: str = "claude"
-    agent: str | None = None
+    __slots__ = ("matcher", "handlers", "where", "sequential", "dialect", "agent")  # noqa: RUF023  (field order)
+
+    def __init__(self, matcher: str | None, handlers: list[HandlerSpec], where: str, sequential: bool = False,
+                 dialect: str = "claude", agent: str | None = None) -> None:
+        self.matcher = matcher
+        self.handlers = handlers
+        self.where = where
+        self.sequential = sequential
+        self.dialect = dialect
+        self.agent = agent
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GroupSpec:
@@ -66,23 +84,32 @@ class GroupSpec:
         return cls(**data)
 
 
-@dataclass(slots=True)
-class RuntimeConfig:
+class RuntimeConfig(Record):
     """The loaded config: ``hooks`` by canonical event name, plus the gateway's own sections."""
 
-    hooks: dict[str, list[GroupSpec]]
-    sources: list[str]
-    mcp_servers: dict[str, Any] = field(default_factory=dict)
-    llm: dict[str, Any] = field(default_factory=dict)
-    settings: dict[str, Any] = field(default_factory=dict)
-    guards: dict[str, Any] = field(default_factory=dict)
-    channels: dict[str, Any] = field(default_factory=dict)
-    audit: dict[str, Any] = field(default_factory=dict)
-    """The normalized ``audit`` section (``gateway.audit.config``); empty: the defaults."""
-    config_hash: str | None = None
-    """SHA-256 (16 hex) of the normalized config (``gateway.config.compiler.config_hash``)."""
-    warnings: list[str] = field(default_factory=list)
-    broken: list[str] = field(default_factory=list)
+    __slots__ = (  # noqa: RUF023  (in field order)
+        "hooks", "sources", "mcp_servers", "llm", "settings", "guards", "channels", "audit", "config_hash",
+        "warnings", "broken")
+
+    def __init__(self, hooks: dict[str, list[GroupSpec]], sources: list[str],
+                 mcp_servers: dict[str, Any] | None = None, llm: dict[str, Any] | None = None,
+                 settings: dict[str, Any] | None = None, guards: dict[str, Any] | None = None,
+                 channels: dict[str, Any] | None = None, audit: dict[str, Any] | None = None,
+                 config_hash: str | None = None, warnings: list[str] | None = None,
+                 broken: list[str] | None = None) -> None:
+        self.hooks = hooks
+        self.sources = sources
+        self.mcp_servers: dict[str, Any] = {} if mcp_servers is None else mcp_servers
+        self.llm: dict[str, Any] = {} if llm is None else llm
+        self.settings: dict[str, Any] = {} if settings is None else settings
+        self.guards: dict[str, Any] = {} if guards is None else guards
+        self.channels: dict[str, Any] = {} if channels is None else channels
+        self.audit: dict[str, Any] = {} if audit is None else audit
+        """The normalized ``audit`` section (``gateway.audit.config``); empty: the defaults."""
+        self.config_hash = config_hash
+        """SHA-256 (16 hex) of the normalized config (``gateway.config.compiler.config_hash``)."""
+        self.warnings: list[str] = [] if warnings is None else warnings
+        self.broken: list[str] = [] if broken is None else broken
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
 from gateway.errors import EventError
 
+TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
+    from typing import Any
+
     from gateway.decision import Decision
     from gateway.events import HookEvent, PassedThrough
 

@@ -150,7 +150,7 @@ def create_app(server: HookServer) -> Any:
     # it, and a redirected POST has no body); any other path or method gets a JSON error.
     routes = [Route(path + slash, endpoint, methods=[method])
               for path, endpoint, method in endpoints for slash in ("", "/")]
-    routes += server.approvals.routes()
+    routes += server.approvals.routes() + server.approvals.ui_routes()
     from gateway.serve.ui import ui_routes
 
     routes += ui_routes(lambda: server.config, server.token)

@@ -14,6 +14,12 @@ Routes::
                             when the answer is refused (already answered, expired); 404 no such request
     GET  /approvals         (bearer token) the requests, newest first: {"approvals": [...]};
                             ``?status=pending`` filters
+    GET  /ui/api/approvals  the console's Approvals panel (``gateway/audit/console/approvals.js``): the
+                            pending requests, oldest first: {"approvals": [{id, tool_name, message, input,
+                            session_id, channel, created_at, expires_at}]}
+    POST /ui/api/approvals/{id}  {"decision": "approve" | "reject", "reason": "..."} from the panel,
+                            recorded as ``console:ui``; replies as ``POST /approvals/{id}``. Both /ui
+                            routes are behind the console's rules (session cookie or token, same origin)
 
 Errors: 401 a callback whose signature or token does not check out (a forged callback changes
 nothing), 400 a malformed body, 503 a channel whose secrets are not set. These paths check their own
@@ -148,9 +154,7 @@ class ApprovalRoutes:
     # ------------------------------------------------------------------ webhook and console
 
     async def answer(self, request: Request) -> Response:
-        from starlette.background import BackgroundTask
-
-        from gateway.approvals.channels.webhook import outcome_reply, parse_answer
+        from gateway.approvals.channels.webhook import parse_answer
 
         approval_id = request.path_params["approval_id"]
         body = await self._body(request)
@@ -187,6 +191,15 @@ class ApprovalRoutes:
             return _error(exc.status, str(exc))
         outcome = await asyncio.to_thread(desk.decide, answer.approval_id, answer.approve, answer.by,
                                           answer.reason, identities=identities, update_channel=False)
+        return self._answered(desk, outcome)
+
+    @staticmethod
+    def _answered(desk: Desk, outcome: Outcome) -> Response:
+        """The JSON reply to an answer (``outcome_reply``); the channel message is updated afterwards."""
+        from starlette.background import BackgroundTask
+
+        from gateway.approvals.channels.webhook import outcome_reply
+
         status, content_type, reply = outcome_reply(outcome)
         task = None
         if outcome.record is not None and (outcome.refused is None or outcome.record.status != "pending"):
@@ -202,6 +215,50 @@ class ApprovalRoutes:
         records = await asyncio.to_thread(desk.store.approval_list, [status] if status else None, 200)
         return _reply(200, "application/json", json.dumps({"approvals": [r.to_dict() for r in records]},
                                                           default=str).encode())
+
+    # ------------------------------------------------------------------ the console's panel (/ui)
+
+    def ui_routes(self) -> list[Any]:
+        """The console panel's data routes (behind the guard's /ui rules: the session cookie or the token)."""
+        from starlette.routing import Route
+
+        return [Route("/ui/api/approvals", self.ui_pending, methods=["GET"]),
+                Route("/ui/api/approvals/{approval_id}", self.ui_answer, methods=["POST"])]
+
+    async def ui_pending(self, request: Request) -> Response:
+        """``GET /ui/api/approvals``: ``{"approvals": [{id, tool_name, message, input, session_id, channel,
+        created_at, expires_at}]}``, the pending requests, oldest first."""
+        from starlette.responses import JSONResponse
+
+        from gateway.serve.ui import api_headers, input_text
+
+        desk = self.desk()
+        await asyncio.to_thread(desk.sweep)
+        records = await asyncio.to_thread(desk.store.approval_list, ["pending"], 200)
+        rows = [{"id": r.id, "tool_name": r.tool_name, "message": r.message, "input": input_text(r.tool_input),
+                 "session_id": r.session_id, "channel": r.channel, "created_at": r.created_at,
+                 "expires_at": r.expires_at} for r in reversed(records)]
+        return JSONResponse({"approvals": rows}, headers=api_headers())
+
+    async def ui_answer(self, request: Request) -> Response:
+        """``POST /ui/api/approvals/{id}`` ``{"decision": "approve" | "reject", "reason": "..."}``: answered
+        as ``console:ui``; 200 / 409 / 404 as ``POST /approvals/{id}``."""
+        from gateway.approvals.channels.webhook import parse_answer
+
+        approval_id = request.path_params["approval_id"]
+        try:
+            data = await request.json()
+            if not isinstance(data, dict):
+                raise ValueError
+            answer = parse_answer({**data, "by": "ui"}, approval_id, "console")
+        except ValueError:
+            return _error(400, 'body must be JSON: {"decision": "approve" | "reject", "reason": "..."}')
+        except CallbackRejected as exc:
+            return _error(exc.status, str(exc))
+        desk = self.desk()
+        outcome = await asyncio.to_thread(desk.decide, approval_id, answer.approve, answer.by, answer.reason,
+                                          update_channel=False)
+        return self._answered(desk, outcome)
 
     # ------------------------------------------------------------------ sweeper
 

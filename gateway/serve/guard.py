@@ -11,6 +11,7 @@ without it redirects to the sign-in form."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -45,6 +46,7 @@ def _cookie(header: bytes, name: str) -> bytes | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)  # checked on every request; a server sees few distinct Host names
 def is_loopback_name(host: str) -> bool:
     """True for ``localhost`` and a loopback address literal (``127.0.0.0/8``, ``::1``, IPv4-mapped)."""
     name = host.strip("[]").lower().rstrip(".")

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
     from gateway.config import RuntimeConfig
 
-PANEL_SCRIPTS: list[str] = ["decisions.js", "handlers.js"]
+PANEL_SCRIPTS: list[str] = ["decisions.js", "handlers.js", "approvals.js"]
 """Panel scripts the console page loads, in order (see module docstring)."""
 ASSETS: dict[str, str] = {"console.js": "text/javascript", "console.css": "text/css", "login.js": "text/javascript",
                           **{name: "text/javascript" for name in PANEL_SCRIPTS}}

@@ -62,6 +62,11 @@ class AuditEntry:
             raise ValueError("record is not an object")
         return cls(id=entry_id, ts=parse_time(str(record["time"])), body=body, **derived(record))
 
+    @classmethod
+    def from_record(cls, entry_id: str, body: str, record: dict[str, Any]) -> AuditEntry:
+        """Like ``from_body`` when the record is at hand (``body`` must be its canonical text)."""
+        return cls(id=entry_id, ts=parse_time(str(record["time"])), body=body, **derived(record))
+
     @property
     def size(self) -> int:
         return len(self.body.encode("utf-8"))

@@ -83,19 +83,19 @@ class SQLiteAuditMixin:
             ids = [e.id for e in entries]
             known = {r[0] for r in db.execute(
                 f"SELECT id FROM audit_records WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else set()
-            stored = 0
+            rows = []
             for entry in entries:
                 if entry.id in known:
                     continue
                 known.add(entry.id)
                 seq += 1
                 digest = link_hash(prev, chain, seq, entry.body)
-                db.execute("INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
-                           "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           (entry.id, chain, seq, prev, digest, entry.ts, entry.size, entry.body, entry.event,
-                            entry.session_id, entry.tool_name, entry.decision, entry.handler_ids))
+                rows.append((entry.id, chain, seq, prev, digest, entry.ts, entry.size, entry.body, entry.event,
+                             entry.session_id, entry.tool_name, entry.decision, entry.handler_ids))
                 prev = digest
-                stored += 1
+            db.executemany("INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
+                           "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            stored = len(rows)
             db.execute("UPDATE audit_heads SET seq = ?, hash = ? WHERE chain = ?", (seq, prev, chain))
             db.execute("COMMIT")
         except BaseException:

@@ -70,9 +70,14 @@ def parse(value: str | None) -> StoreUrl:
 _USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^:@/?#]*):(?P<pw>[^@/?#]*)@")
 
 
+_KV_SECRET = re.compile(r"(?i)\b(password|sslpassword|sslkey)(\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)")
+
+
 def redact(url: str) -> str:
-    """``url`` with the password of its userinfo and any secret query parameter shown as ``***``."""
-    out = _USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:***@", url)
+    """``url`` with the password of its userinfo, any secret query parameter and any secret of a libpq
+    ``key=value`` string (``host=db password=...``) shown as ``***``."""
+    out = _KV_SECRET.sub(lambda m: f"{m[1]}{m[2]}***", url) if "://" not in url else url
+    out = _USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:***@", out)
     if "?" in out:
         head, _, query = out.partition("?")
         items = []

@@ -8,7 +8,7 @@ Both run from throwaway venvs (``tests.bench.common.bench_venvs``): hookgate ins
 gets the same full Claude Code PreToolUse event on stdin and runs round-robin with the others, so the
 ratios are measured in the same run under the same load. Targets (issue 15):
 
-- allow: ``hookgate run`` on ``ls -la`` (the default policy's guards run in-process, no decision)
+- allow: ``hookgate run --dialect claude`` (the hook command ``hookgate install --host claude`` writes) on ``ls -la`` (the default policy's guards run in-process, no decision)
   <= 1.2x the cchooks hook on the same event;
 - deny: ``hookgate run`` on ``rm -rf /srv/app/src`` (the shell guard denies) <= 1.15x the allow.
 
@@ -54,7 +54,7 @@ def main() -> None:
     env = {**os.environ, "HOOKGATE_CACHE_DIR": tempfile.mkdtemp(prefix="hookgate-bench-")}
     for name in ("HOOKGATE_CONFIG", "HOOKGATE_SERVER", "PYTHONPATH"):
         env.pop(name, None)
-    hookgate = [venvs.hookgate, "run"]
+    hookgate = [venvs.hookgate, "run", "--dialect", "claude"]  # the command `hookgate install --host claude` writes
     cchooks = [venvs.cchooks_python, venvs.cchooks_hook]
     commands = {
         "python -S -c pass": ([venvs.python, "-S", "-c", "pass"], b""),
@@ -64,6 +64,7 @@ def main() -> None:
         "hookgate run, allow (ls -la)": (hookgate, ALLOW),
         "hookgate run, deny (rm -rf /srv/app/src)": (hookgate, DENY),
         "hookgate run, Edit (secrets guard)": (hookgate, EDIT),
+        "hookgate run, allow, no --dialect (auto)": ([venvs.hookgate, "run"], ALLOW),
     }
     print(f"hookgate run vs a cchooks hook: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, "
           f"hookgate: {venvs.install}; {args.runs} round-robin runs per command (medians)")

@@ -151,9 +151,10 @@ class Results:
     notes: dict[str, Any] = field(default_factory=dict)
 
     def ratio(self, key: str, label: str, value: float, base: float, baseline: str, unit: str,
-              target: float, higher_is_better: bool) -> float:
-        """Record ``value / base`` against ``target`` (``>=`` when higher is better, else ``<=``); print it."""
-        ratio = value / base
+              target: float, higher_is_better: bool, ratio: float | None = None) -> float:
+        """Record ``value / base`` (or ``ratio``, when the bench computed it otherwise) against ``target``
+        (``>=`` when higher is better, else ``<=``); print it."""
+        ratio = value / base if ratio is None else ratio
         ok = ratio >= target if higher_is_better else ratio <= target
         op = ">=" if higher_is_better else "<="
         self.rows.append({"key": key, "label": label, "value": value, "baseline": baseline, "base": base,

@@ -138,7 +138,7 @@ class FakeFeishu:
             "content-type": "application/json", "X-Lark-Request-Timestamp": timestamp,
             "X-Lark-Request-Nonce": nonce, "X-Lark-Signature": signature})
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=60) as response:  # the first callback imports lark-oapi (seconds)
                 return response.status, response.read()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read()

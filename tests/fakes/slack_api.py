@@ -120,7 +120,7 @@ class FakeSlack:
             "content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": timestamp,
             "x-slack-signature": f"v0={digest}"})
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=60) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read()

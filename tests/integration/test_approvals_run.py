@@ -149,3 +149,34 @@ async def test_the_result_carries_the_approval_for_the_audit_record(tmp_path: Pa
     assert approval == {"id": approval["id"], "decided_by": "hookgate:timeout", "status": "expired"}
     assert result.side_effects == [f"created approval request {approval['id']}"]
     assert result.fail_closed and decision.permission == "deny"
+
+
+def test_an_approval_allows_only_the_input_the_approver_saw(tmp_path: Path) -> None:
+    """A reused tool_use_id with other arguments is a new request: approving 'git push origin docs' never
+    lets 'git push origin +main' through (the request key holds the input's fingerprint)."""
+    config = write_config(tmp_path, {"timeout": 60})
+    first = Waiting(["run", "--config", str(config)], bash_event("git push origin docs", tool_use_id="same"))
+    [request] = wait_for_pending(config)
+    second = Waiting(["run", "--config", str(config)], bash_event("git push origin +main", tool_use_id="same"))
+    pending = wait_for_pending(config, count=2)
+    assert sorted(r["tool_input"]["command"] for r in pending) == ["git push origin +main", "git push origin docs"]
+    assert approvals(config, "approve", request["id"]).returncode == 0
+    code, out, err = first.finish()
+    assert code == 0 and decision_of(out)["permissionDecision"] == "allow", err
+    assert second.running()  # still waiting for its own answer
+    other = next(r for r in pending if r["id"] != request["id"])
+    assert approvals(config, "reject", other["id"]).returncode == 0
+    code, out, _ = second.finish()
+    assert code == 2 and decision_of(out)["permissionDecision"] == "deny"
+
+
+def test_control_characters_in_the_input_are_escaped_for_the_approver(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 60})
+    sneaky = "git push --force origin main # \r\x1b[2Kgit push origin feature-x"
+    waiting = Waiting(["run", "--config", str(config)], bash_event(sneaky))
+    [request] = wait_for_pending(config)
+    shown = approvals(config, "show", request["id"]).stdout + approvals(config, "list").stdout
+    assert "\r" not in shown and "\x1b" not in shown
+    assert "\\r\\x1b[2K" in request["message"]
+    approvals(config, "reject", request["id"])
+    assert waiting.finish()[0] == 2

@@ -287,3 +287,73 @@ async def test_agents_section_scopes_hooks_to_the_agent() -> None:
         model = ScriptedModel([{"content": "done"}])
         out = await run_agent(gw, model, {}, "hi", session_id="s2", user_id="u", agent_id="intern")
         assert out.messages[0] == {"role": "user", "content": "hi"}  # no researcher briefing either
+
+
+async def test_a_person_approves_or_rejects_a_python_agents_tool_call(tmp_path: Path) -> None:
+    """An ``approval`` handler holds the host's tool call until ``hookgate approvals`` (another process)
+    answers; approve lets it run, reject raises ToolCallDenied naming who rejected it."""
+    import asyncio
+
+    from tests.conftest import run_hookgate
+
+    cfg = write(tmp_path, {"hooks": {"PreToolUse": [{"matcher": "deploy", "hooks": [
+        {"type": "approval", "timeout": 30, "message": "Deploy ${tool_input.service}?"}]}]}})
+
+    async def pending() -> str:
+        for _ in range(200):
+            listed = await asyncio.to_thread(run_hookgate, ["approvals", "list", "--json", "-c", cfg])
+            waiting = [r for r in json.loads(listed.stdout or "[]") if r["status"] == "pending"]
+            if waiting:
+                return str(waiting[0]["id"])
+            await asyncio.sleep(0.1)
+        raise AssertionError("no pending approval request appeared")
+
+    async with Gateway.from_file(cfg) as gw:
+        async def deploy(tool_use_id: str) -> str:
+            async with gw.tool_call("deploy", {"service": "web"}, session_id="s-appr",
+                                    tool_use_id=tool_use_id) as call:
+                call.result = f"deployed {call.args['service']}"
+            return str(call.result)
+
+        task = asyncio.create_task(deploy("toolu_a"))
+        answer = await asyncio.to_thread(run_hookgate, ["approvals", "approve", await pending(), "-c", cfg])
+        assert answer.returncode == 0, answer.stderr
+        assert await asyncio.wait_for(task, 30) == "deployed web"
+
+        task = asyncio.create_task(deploy("toolu_b"))
+        answer = await asyncio.to_thread(run_hookgate, ["approvals", "reject", await pending(), "--reason",
+                                                        "not on a Friday", "-c", cfg])
+        assert answer.returncode == 0, answer.stderr
+        with pytest.raises(ToolCallDenied) as denied:
+            await asyncio.wait_for(task, 30)
+        assert "not on a Friday" in denied.value.reason and denied.value.permission == "deny"
+
+
+async def test_side_effects_reach_the_audit_record(tmp_path: Path) -> None:
+    """The scripted loop's class hooks and built-ins report side effects; ``hookgate audit`` (another
+    process) reads them back from the records the Python host wrote."""
+    import yaml
+
+    from tests.conftest import run_hookgate
+
+    doc = yaml.safe_load(Path(EXAMPLE_CONFIG).read_text())
+    cfg = write(tmp_path, doc, "agent.json")
+    async with Gateway.from_file(cfg) as gw:
+        await run_agent(gw, demo_model(), {"run_sql": run_sql}, "Who is on the ops team?", **{**IDS, "session_id": "s-aud"})
+    listed = run_hookgate(["audit", "query", "--json", "--session", "s-aud", "-c", cfg])
+    assert listed.returncode == 0, listed.stderr
+    records = json.loads(listed.stdout)
+
+    def effects(event: str, nth: int = 0) -> dict[str, list[str]]:
+        record = [r for r in records if r["event"] == event][nth]
+        return {h["id"].rsplit(":", 1)[-1]: h["side_effects"] for h in record["handlers"] if h["side_effects"]}
+
+    assert effects("SessionStart") == {"Briefing": ["briefed the agent"]}
+    assert effects("PreToolUse", 0) == {"CapRows": ["capped the query at 100 rows"],
+                                        "TagQuery": ["tagged the query for ana"]}
+    assert effects("PreToolUse", 1) == {"BlockDrop": ["refused a DROP statement"]}
+    drop = [r for r in records if r["event"] == "PreToolUse"][1]
+    assert drop["decision"] == "deny" and drop["reason"] == "DROP statements are not allowed for this agent"
+    big = effects("PostToolUse", 1)
+    assert big["RedactEmails"] == ["redacted 40 e-mail address(es)"]
+    assert big["truncateOutput"][0].startswith("truncated tool output: ") and "characters cut" in big["truncateOutput"][0]

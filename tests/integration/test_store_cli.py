@@ -68,6 +68,15 @@ def test_a_bad_store_url_is_a_config_error_without_the_password(tmp_path: Path) 
     _no_secret(proc.stdout, proc.stderr, env_bad.stdout, env_bad.stderr)
 
 
+def test_a_libpq_key_value_string_is_never_printed_with_its_password(tmp_path: Path) -> None:
+    config = str(_config(tmp_path, store=f"host=db user=hookgate password={PASSWORD} dbname=hookgate"))
+    proc = run_hookgate(["validate", config])
+    assert proc.returncode == 1 and "password=***" in proc.stdout
+    event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})
+    ran = run_hookgate(["run", "--config", config], event)
+    _no_secret(proc.stdout, proc.stderr, ran.stdout, ran.stderr)
+
+
 def test_unreachable_store_commands_fail_in_one_line(tmp_path: Path) -> None:
     url = f"postgresql://hookgate:{PASSWORD}@127.0.0.1:{free_port()}/db"
     for command in ("migrate", "status"):

@@ -87,6 +87,22 @@ def test_thin_client_imports_only_the_standard_library(server: ServeProcess) -> 
     assert not {m for m in others if not m.startswith("__editable__")}, others
 
 
+def test_the_installed_command_imports_no_more_than_the_module(server: ServeProcess) -> None:
+    # The `hookgate` script is a plain script, not a console-script wrapper (which imports `re` first).
+    script = Path(sys.executable).with_name("hookgate")
+    assert script.read_text().startswith("#!") and "import re" not in script.read_text()
+    event = json.dumps(load_case("claude", "pretooluse-bash-rm-rf.json"))
+    proc = subprocess.run([str(script), "run", "--server", server.url], input=event, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}, check=False)
+    assert proc.returncode == 2, proc.stderr
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+                if line.startswith("import time:") and line.split("|")[0][12:].strip().isdigit()}
+    assert {"gateway", "gateway.cli", "gateway.client", "gateway.errors"} <= imported
+    assert not imported & set(HEAVY), imported & set(HEAVY)
+    if not any(m.startswith("__editable__") for m in imported):  # an editable install's finder imports re itself
+        assert "re" not in imported
+
+
 # ---------------------------------------------------------------------------- server down
 
 

@@ -61,3 +61,12 @@ async def async_deny(event: dict[str, Any]) -> dict[str, Any]:
     await asyncio.sleep(0)
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                    "permissionDecisionReason": "no"}}
+
+
+def mark(event: dict[str, Any]) -> None:
+    """Write the command it saw to the file ``$HOOKGATE_TEST_MARK`` (a background handler's trace)."""
+    import os
+
+    CALLS.append("mark")
+    with open(os.environ["HOOKGATE_TEST_MARK"], "w", encoding="utf-8") as fh:
+        fh.write(event["tool_input"]["command"])

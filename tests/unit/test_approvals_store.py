@@ -113,3 +113,12 @@ def test_racing_answers_from_processes_take_exactly_one(where: str, store: Store
     winners = [who for who, won in outcomes if won]
     assert len(winners) == 1
     assert store.approval_get(request.id).decided_by == winners[0]  # type: ignore[union-attr]
+
+
+def test_request_key_binds_the_input() -> None:
+    from gateway.approvals.record import fingerprint, request_key
+
+    a, b = fingerprint("s", "Bash", {"command": "a"}), fingerprint("s", "Bash", {"command": "b"})
+    assert request_key("s", "toolu_1", a) != request_key("s", "toolu_1", b)
+    assert request_key("s", "toolu_1", a) == request_key("s", "toolu_1", a)
+    assert request_key("s", None, a) == f"input:{a}"

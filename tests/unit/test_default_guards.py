@@ -200,7 +200,7 @@ ALLOWED = [
     "git push -o ci.skip origin main", "git push --dry-run --force", "git reset --soft HEAD~1", "git clean -n",
     "git clean -fn", "git -C sub status", "git -c core.pager=cat log", "git checkout -b x",
     "npm test", "npm run build -- --force", "ls -la | grep x", "git log --oneline | head -5", "grep -rn TODO src",
-    "find . -name '*.pyc' -delete", "find . -name '*.o' -exec rm {} \\;", "find src -type f -delete", "find \"$d\" -name x -delete",
+    "find . -name '*.pyc' -delete", "find . -name '*.o' -exec rm {} \\;",
     "cp .env.example .env.example.bak", "cp x .env.sample", "cp .env.example .env.local.example", "cat .env",
     "sed -n '1,5p' .env", "cat .env > /tmp/x", "cp .env /tmp/backup.txt", "source .env", "touch .env.example", "cp -r src dst", "mv build dist/",
     "curl https://x -o install.sh", "curl -sS localhost:8080/health", "curl -X POST -d @body.json http://x",
@@ -217,8 +217,8 @@ ALLOWED = [
     "./scrip?.sh", "[ -f x ] && echo y", "echo $IFS", "git -c alias.st=status st", "git -c alias.l='log -1' l",
     "git -c alias.s='!git status' s", "git -c core.pager=cat log", "git clean --dry-run --force",
     "git clean --dr -f", "git push --force-with-lease", "git push --dr -f", "git reset --soft HEAD~1",
-    "find . -name '*.pyc' -delete", "find . -type d -empty -delete", "find . -newer x -delete",
-    "find . -mtime +7 -exec rm {} +", "$(echo ls) -la", "$(which python3) -V", "`echo ls`", "echo > *.log",
+    "find . -name '*.pyc' -delete", "find . -type d -empty -delete",
+    "$(echo ls) -la", "$(which python3) -V", "`echo ls`", "echo > *.log",
     # cannot be tokenized, but nothing dangerous in it: not denied outright
     "echo \"it's", "echo '", "git commit -m \"it's",
 ]
@@ -493,3 +493,45 @@ def test_default_config_end_to_end() -> None:
     rm = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/srv/app",
                                 "tool_input": {"command": "rm -rf /srv/app/victim"}})
     assert rm.returncode == 2 and "recursive delete" in rm.stderr
+
+
+@pytest.mark.parametrize("path", ["/tmp/proj/.claude/./settings.json", "/root/.claude//settings.json",
+                                  ".claude/x/../settings.json", ".gemini//settings.json", ".codex//hooks.json",
+                                  "./.env", ".ssh//id_rsa", "a/../.kiro/agents/x.json"])
+@pytest.mark.parametrize("tool", ["Write", "Edit"])
+def test_file_tools_match_protected_paths_after_normalising(tool: str, path: str) -> None:
+    event = {"tool_name": tool, "tool_input": {"file_path": path, "content": "x"}, "cwd": "/tmp/proj"}
+    assert secrets_guard.check_event(event) is not None
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("mcp__fs__copy_file", {"src": "x", "dst": "/root/.ssh/authorized_keys"}),
+    ("mcp__fs__rename", {"from": "x", "to": ".env"}),
+    ("mcp__fs__move_file", {"source": "x", "new_path": ".claude/settings.json"}),
+])
+def test_mcp_destination_keys_are_checked(tool: str, tool_input: dict[str, str]) -> None:
+    assert secrets_guard.check_event({"tool_name": tool, "tool_input": tool_input}) is not None
+
+
+def test_normalising_keeps_ordinary_paths_writable() -> None:
+    assert secrets_guard.check_event({"tool_name": "Write", "tool_input": {"file_path": "./src/../src/app.py"}}) is None
+    assert secrets_guard.check_event({"tool_name": "mcp__fs__rename", "tool_input": {"from": ".env", "to": "x"}}) is None
+    assert secrets_guard.normal(".claude//x/../settings.json") == ".claude/settings.json"
+    assert secrets_guard.normal(".claude/./") == ".claude/"
+
+
+@pytest.mark.parametrize("command", [
+    "find . -name '*' -delete", "find . -type f -delete", "find . -delete -name node_modules", "find src -type f -delete",
+    'find "$d" -name x -delete', "find . -newer x -delete", "find . -mtime +7 -exec rm {} +",
+    "find . -name x -o -name node_modules -delete", "find . -type f -exec rm {} +", "find . ! -name '*.pyc' -delete",
+])
+def test_find_deletes_not_restricted_to_build_folders_are_denied(command: str) -> None:
+    assert check_command(command, "/home/dev/webshop")
+
+
+@pytest.mark.parametrize("command", ["rm -rf /tmp/web*", "rm -rf /tmp/?ebshop", "rm -rf /tmp/w[e]bshop",
+                                     "rm -rf /tmp/*/"])
+def test_temp_globs_that_could_name_the_project_are_denied(command: str) -> None:
+    assert check_command(command, "/tmp/webshop")
+    assert check_command(command.replace("/tmp/", "/tmp/x/"), "/tmp/webshop") is None  # cannot name it
+    assert check_command("rm -rf /var/tmp/*", "/tmp/webshop") is None

@@ -229,3 +229,42 @@ def test_stop_guard_counts_blocks_and_skips_judgment_checks_past_the_limit(tmp_p
     assert third.results[0].status == "skipped" and third.results[0].judgment
     assert "stopBlockLimit" in (third.system_message or "")
     assert ctx.state.counter_get("stop-guard", "s9") == 0  # the stop went through: counting starts afresh
+
+
+# ---------------------------------------------------------------------------- async: true
+
+def test_an_async_handler_runs_in_the_background_through_the_same_attempt(tmp_path: Path) -> None:
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("mark", **{"async": True}), handler("deny")]}]})
+
+    import asyncio
+
+    async def in_loop() -> Any:
+        ctx = RunContext(cfg, mode="api")
+        decision = await Dispatcher(cfg).dispatch(bash("make"), ctx)
+        await ctx.drain(5)
+        return decision
+
+    mark = tmp_path / "mark"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOOKGATE_TEST_MARK", str(mark))
+        decision = asyncio.run(in_loop())
+    assert [(r.id, r.status) for r in decision.results] == [("mark", "skipped"), ("deny", "ok")]
+    assert decision.results[0].message == "started in the background (async: cannot decide)"
+    assert decision.permission == "deny" and mark.read_text() == "make"
+
+
+def test_under_hookgate_run_an_async_handler_runs_in_a_detached_process(tmp_path: Path) -> None:
+    import time
+
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("mark", **{"async": True})]}]})
+    mark = tmp_path / "mark"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOOKGATE_TEST_MARK", str(mark))
+        mp.chdir(ROOT)  # the detached process imports tests.unit.dispatch_callables from here
+        decision = Dispatcher(cfg).decide(bash("make"), RunContext(cfg, mode="run"))
+        assert decision.results[0].status == "skipped"
+        assert dispatch_callables.CALLS == []  # not in this process
+        deadline = time.monotonic() + 30
+        while not (mark.exists() and mark.read_text() == "make") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert mark.read_text() == "make"

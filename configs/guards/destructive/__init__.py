@@ -1,11 +1,12 @@
 """hookgate's default shell guard, as a package: why a shell command must not run (or must be confirmed first).
 
-Layout (each module one job): ``lexer`` tokenizes Bash (why hookgate has a second Bash parser: see its
-docstring), ``expand`` turns tokens into the simple commands bash runs (braces, ``$IFS``, wrappers, positional
-parameters), ``rules`` dispatches each command to ``delete``, ``git``, ``writes``, ``programs`` (shells,
-interpreters through ``interp``, schedulers), ``rawtext`` handles text that cannot be tokenized, ``settings``
-holds the rule list and the user's tuning, ``context`` one check's state, ``protected`` reaches the sibling
-``secrets_guard`` (what counts as a secrets file or hook configuration). Standard library only.
+Layout (each module one job): ``lexer`` tokenizes Bash (why hookgate has a second Bash parser: see its docstring),
+``expand`` turns tokens into the simple commands bash runs (braces, ``$IFS``, wrappers, positional parameters;
+``runners``: uv run, npm exec, nix develop -c...), ``rules`` dispatches each command to ``delete``, ``git``,
+``writes``, ``programs`` (shells, interpreters through ``interp``, schedulers), ``rawtext`` handles text that
+cannot be tokenized, ``settings`` holds the rule list and the user's tuning, ``context`` one check's state,
+``protected`` reaches the sibling ``secrets_guard`` (what counts as a secrets file or hook configuration). Standard
+library only.
 
 ``analyse(command, cwd=None, settings=None) -> Finding | None`` gives the rule, its decision (deny/ask), the
 reason and the part of the command that triggered it; ``check_command`` is the deny reason alone.

@@ -88,12 +88,26 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
                     continue
                 if _holds(path, home) or (project and _holds(path, project)):
                     return None
+                if word.globs() and any(_glob_holds(path, p) for p in (home, project) if p):
+                    return None  # rm -rf /tmp/pr* from /tmp/proj
                 return "a temp directory"
     if word.globs() and any(c in word.text.rsplit("/", 1)[-1] for c in "*?[") and not _build_part(path, ctx, True):
         return None
     if _build_part(path, ctx, False):
         return "a build or cache folder"
     return None
+
+
+def _glob_holds(pattern: str, other: str) -> bool:
+    """Whether glob ``pattern`` (an absolute path) could name ``other`` or a parent of it."""
+    import fnmatch
+
+    parts, others = pattern.strip("/").split("/"), other.strip("/").split("/")
+    return len(parts) <= len(others) and all(fnmatch.fnmatchcase(o, p) for p, o in zip(parts, others, strict=False))
+
+
+# file names a find -delete may remove anywhere in the project: compiled and editor leftovers
+CACHE_FILES = frozenset({"*.pyc", "*.pyo", "*.o", "*.class", ".DS_Store", "*~", "*.swp"})
 
 
 def _build_part(path: str, ctx: Ctx, parent_only: bool) -> bool:
@@ -184,8 +198,7 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
         i += 1
     expr = args[i:]
     found = _found(roots or [Word(".")], expr, ctx)
-    deletes = False
-    tests = False
+    deletes = tests = restricted = unrestricted = negated = False  # restricted: a build-folder -name seen so far
     j = 0
     while j < len(expr):
         text = expr[j].text
@@ -201,11 +214,20 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
             core = unwrap(run).words
             if core and core[0].text.rsplit("/", 1)[-1] in DELETERS:
                 deletes = True
+                unrestricted = unrestricted or not restricted
             j = end  # what -exec runs is its own command line: `-exec echo -delete ;` deletes nothing
         elif text == "-delete":
             deletes = True
+            unrestricted = unrestricted or not restricted
         elif text in _FIND_FILTERS or text.startswith("-newer"):
             tests = True
+            if text in ("-name", "-iname") and j + 1 < len(expr):
+                name = expr[j + 1].text
+                restricted = restricted or name in ctx.settings.build_dirs or name in CACHE_FILES
+                j += 1
+            restricted = restricted or text == "-empty"  # only empty files and folders: nothing is lost
+        elif text in ("-o", "-or", "!", "-not", ","):
+            negated = True
         j += 1
     if not deletes:
         return None
@@ -221,6 +243,12 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
         return ctx.hit("find.delete", shown, f"`{shown}` has no test (such as -name or -type), so it deletes "
                        f"everything under {where}, .git included, with no undo; {POLICY} blocks it. Add a test that "
                        "selects the files, or ask the user.")
+    if unrestricted or negated:
+        where = " ".join(w.text for w in roots) or "."
+        return ctx.hit("find.delete", shown, f"`{shown}` deletes files under {where} that its -name tests do not "
+                       "restrict to the build and cache folders (node_modules, __pycache__, *.pyc...; the tests must "
+                       f"come before -delete), with no undo; {POLICY} blocks it. Delete the specific files, or ask "
+                       "the user.")
     return None
 
 

@@ -14,6 +14,7 @@ import re
 import shlex
 
 from .lexer import Op, Redir, Token, Unanalysable, Word, ansi_decode
+from .runners import RUNNERS, run_by, string_runs
 
 
 class Cmd:
@@ -271,6 +272,16 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
     "expect": ("cfD", _F(), "", 0),
     "npx": ("pc", _F({"--package", "--call"}), "", 0),
     "bunx": ("p", _F({"--package"}), "", 0),
+    "pnpx": ("p", _F({"--package"}), "", 0),
+    "uvx": ("p", _F({"--from", "--with", "--python", "--with-requirements", "--index", "--index-url",
+                     "--extra-index-url", "--directory", "--project", "--env-file", "--cache-dir"}), "", 0),
+    "xvfb-run": ("nsefpw", _F({"--server-num", "--server-args", "--error-file", "--auth-file", "--xauth-protocol",
+                               "--wait"}), "", 0),
+    "valgrind": ("", _F(), "", 0),
+    "ltrace": ("aeEnopsuADS", _F({"--output", "--align"}), "", 0),
+    "torsocks": ("uapPi", _F({"--user", "--pass", "--address", "--port"}), "", 0),
+    "dbus-launch": ("", _F({"--config-file"}), "", 0),
+    "dotenv": ("ecvp", _F(), "", 0),
 }
 _STRING_OPTIONS = {"env": ("-S", "--split-string")}
 # wrappers that take the command to run as a shell string under -c (anywhere among their options)
@@ -335,6 +346,15 @@ def unwrap(words: list[Word]) -> Unwrapped:
     while words:
         name = base(words[0].text)
         spec = WRAPPERS.get(name) if words[0].literal else None
+        if spec is None and words[0].literal and name in RUNNERS:
+            runner = run_by(name, words[1:])
+            if runner is None:
+                break
+            strings += runner[1]
+            words = strip_prefix(runner[0])
+            continue
+        if spec is None and words[0].literal and name in ("nix-shell", "gdb"):
+            return Unwrapped([], strings + string_runs(name, [w.text for w in words[1:]]), feeder, replace)
         if spec is None:
             break
         short_arg, long_arg, optional, skip = spec

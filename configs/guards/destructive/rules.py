@@ -114,6 +114,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return programs.check_source(name, args, cmd, ctx)
     if name in ("at", "batch", "crontab"):
         return programs.check_scheduler(name, args, cmd, ctx)
+    if name == "hookgate":
+        return _check_hookgate(texts, shown, ctx)
     reason = writes.check_writes(name, texts, shown, ctx)
     if reason:
         return reason
@@ -121,6 +123,32 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if m:
         return programs.check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
     return None
+
+
+_HOOKGATE_COMMANDS = frozenset({"run", "validate", "explain", "demo", "serve", "mode", "audit", "install", "uninstall",
+                                "store", "approvals"})
+
+
+def _check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """hookgate's own commands that change the agent's hook configuration or policy state: ``install``,
+    ``uninstall``, ``mode ... off``, ``approvals approve|reject`` (the agent must not approve its own requests or
+    switch its own guard rails off). Reading commands (validate, explain, approvals list/show, audit...) pass."""
+    words = [a for a in args if not a.startswith("-")]
+    sub = next((w for w in words if w in _HOOKGATE_COMMANDS), None)
+    if sub is None:
+        return None
+    rest = words[words.index(sub) + 1:]
+    if sub in ("install", "uninstall"):
+        what = f"{sub}s hookgate's hooks in an agent's hook configuration"
+    elif sub == "mode" and "off" in rest:
+        what = "switches a hookgate policy mode off"
+    elif sub == "approvals" and rest[:1] and rest[0] in ("approve", "reject"):
+        what = f"{rest[0]}s an approval request"
+    else:
+        return None
+    return ctx.hit("hookgate.self-change", shown, (
+        f"`{shown}` {what}; {POLICY} blocks the agent from changing its own guard rails or answering its own "
+        "approval requests: ask the user to run it."))
 
 
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})

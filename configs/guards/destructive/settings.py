@@ -21,7 +21,7 @@ DECISIONS = ("deny", "ask", "off")
 # rule id: (default decision, what it stops)
 RULES: dict[str, tuple[str, str]] = {
     "rm.recursive": ("deny", "recursive deletes outside the build folders, temp roots and allowPaths"),
-    "find.delete": ("deny", "find -delete / -exec rm outside the project, or with no test"),
+    "find.delete": ("deny", "find -delete / -exec rm outside the project, or not restricted to build and cache names"),
     "git.push-force": ("deny", "git push -f / --force / +ref"),
     "git.push-mirror": ("deny", "git push --mirror"),
     "git.push-delete": ("deny", "git push --delete / -d / :ref"),
@@ -45,6 +45,8 @@ RULES: dict[str, tuple[str, str]] = {
     "exec.unseen": ("deny", "program text a shell reads from a pipe or file hookgate cannot see"),
     "write.secrets": ("deny", "shell writes to secrets files"),
     "write.hook-config": ("deny", "shell writes, deletes and moves of the agent's hook configuration"),
+    "hookgate.self-change": ("deny", "hookgate install/uninstall, mode ... off, approvals approve/reject run by "
+                             "the agent"),
     "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
 }
 

@@ -1,0 +1,74 @@
+"""Project runners that run their arguments as a command after a subcommand (``uv run``, ``npm exec --``,
+``nix develop -c``...), and tools that run a shell string (``nix-shell --run``, ``gdb -ex 'shell ...'``):
+``expand.unwrap`` asks this module what they run."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .lexer import Word
+
+_F = frozenset
+# tool: (subcommands that run the rest as a command, short options with a value, long options with a value,
+# operands between the subcommand and the command): ``uv run rm -rf ~``, ``npm exec -- rimraf ~``
+RUNNERS: dict[str, tuple[frozenset[str], str, frozenset[str], int]] = {
+    "uv": (_F({"run"}), "p", _F({"--with", "--python", "--directory", "--project", "--env-file", "--extra", "--group",
+                                 "--package", "--index", "--index-url", "--with-requirements", "--with-editable",
+                                 "--cache-dir", "--script"}), 0),
+    "poetry": (_F({"run"}), "CP", _F({"--directory", "--project"}), 0),
+    "pipenv": (_F({"run"}), "", _F(), 0),
+    "pdm": (_F({"run"}), "pg", _F({"--project", "--venv"}), 0),
+    "hatch": (_F({"run"}), "e", _F({"--env"}), 0),
+    "conda": (_F({"run"}), "np", _F({"--name", "--prefix", "--cwd"}), 0),
+    "mamba": (_F({"run"}), "np", _F({"--name", "--prefix", "--cwd"}), 0),
+    "micromamba": (_F({"run"}), "np", _F({"--name", "--prefix", "--cwd"}), 0),
+    "npm": (_F({"exec", "x"}), "pw", _F({"--package", "--workspace", "--prefix"}), 0),
+    "pnpm": (_F({"exec", "dlx"}), "C", _F({"--package", "--dir", "--filter"}), 0),
+    "yarn": (_F({"exec", "dlx"}), "p", _F({"--package", "--cwd"}), 0),
+    "bun": (_F({"x"}), "p", _F({"--package"}), 0),
+    "bundle": (_F({"exec"}), "", _F({"--gemfile"}), 0),
+    "mise": (_F({"exec", "x"}), "C", _F({"--cd"}), 0),
+    "asdf": (_F({"exec"}), "", _F(), 0),
+    "devbox": (_F({"run"}), "c", _F({"--config", "--environment"}), 0),
+    "direnv": (_F({"exec"}), "", _F(), 1),
+    "nix": (_F({"develop", "shell"}), "", _F({"--command", "--profile", "--override-input", "--expr", "--file",
+                                              "--keep", "--unset", "--arg", "--argstr"}), 0),
+}
+
+
+def run_by(name: str, rest: list[Word]) -> tuple[list[Word], list[str]] | None:
+    """What ``uv run ...`` / ``npm exec -- ...`` / ``nix develop -c ...`` runs: (the command's words, shell
+    strings), or None when the subcommand runs nothing hookgate judges (``npm install``)."""
+    from .expand import getopt
+
+    subs, short_arg, long_arg, skip = RUNNERS[name]
+    texts = [w.text for w in rest]
+    _, opts, stop = getopt(texts, short_arg, long_arg, permute=False)  # global options before the subcommand
+    if stop >= len(rest) or rest[stop].text not in subs:
+        return None
+    args = texts[stop + 1:]
+    _, opts, sub_stop = getopt(args, short_arg + "c", long_arg | {"--call", "--command", "--run"}, permute=False)
+    strings = [v for o, v in opts if (o in ("-c", "--call") and name in ("npm", "pnpm", "yarn")) or o == "--run"]
+    words = rest[stop + 1 + sub_stop:]
+    if name == "nix":  # nix develop [installable] -c|--command CMD ARGS...: the command words follow -c
+        at = next((k for k, a in enumerate(args) if a in ("-c", "--command")), None)
+        return (rest[stop + 2 + at:] if at is not None else []), strings
+    if name == "mise" and "--" in args:  # mise exec TOOL@VERSION... -- CMD
+        return rest[stop + 2 + args.index("--"):], strings
+    return words[skip:], strings
+
+
+def string_runs(name: str, args: list[str]) -> list[str]:
+    """The shell programs ``nix-shell --run|--command 'CMD'`` and ``gdb -ex 'shell CMD'`` (``!CMD``) run."""
+    import re
+
+    out = []
+    for k, a in enumerate(args[:-1]):
+        value = args[k + 1]
+        if name == "nix-shell" and a in ("--run", "--command"):
+            out.append(value)
+        elif name == "gdb" and a in ("-ex", "--ex", "-eval-command", "--eval-command", "-iex"):
+            m = re.match(r"\s*(?:shell\s+|!)(.*)", value, re.DOTALL)
+            if m:
+                out.append(m.group(1))
+    return out
