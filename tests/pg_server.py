@@ -105,12 +105,12 @@ class PgServer:
         self.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", db)
         self.psql("SELECT pg_stat_statements_reset()", db)
 
-    def statements(self, db: str, *, touching: str | None = None, excluding: str | None = None) -> int:
+    def statements(self, db: str, *, touching: str | None = None, excluding: tuple[str, ...] = ()) -> int:
         """Statements the server ran in ``db`` since ``statements_reset`` (each is one client round trip
         for hookgate's autocommit connections), not counting these bookkeeping queries; ``touching`` /
-        ``excluding``: only statements whose text names (or does not name) that table."""
+        ``excluding``: only statements whose text names that table (or names none of those)."""
         extra = f" AND s.query ILIKE '%{touching}%'" if touching else ""
-        extra += f" AND s.query NOT ILIKE '%{excluding}%'" if excluding else ""
+        extra += "".join(f" AND s.query NOT ILIKE '%{name}%'" for name in excluding)
         out = self.psql("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d "
                         f"ON d.oid = s.dbid WHERE d.datname = '{db}' AND s.query NOT ILIKE '%pg_stat_statements%' "
                         f"AND s.query NOT ILIKE 'CREATE EXTENSION%'{extra}", db)

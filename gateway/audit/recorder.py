@@ -16,8 +16,10 @@ before any sink sees it, and hands the canonical text to the configured sinks:
   is in the environment: a span per dispatch and one per handler, from the redacted record.
 
 Retention (``keepDays``, ``maxMB``) runs after each drain of the spool and every ten minutes in the
-writer thread. Recording never fails a hook: an error becomes one line on stderr (``hookgate run``) or
-in the log (``hookgate.audit``), and the event's answer is unchanged.
+writer thread. A batch the store cannot take (a shared database that is down) goes to the spool, and
+the next drain after the store answers again moves it in: nothing is lost. Recording never fails a
+hook: an error becomes one line on stderr (``hookgate run``) or in the log (``hookgate.audit``), and
+the event's answer is unchanged.
 """
 
 from __future__ import annotations
@@ -153,10 +155,20 @@ class Recorder:
             if size >= DRAIN_BYTES:
                 self.drain()
             return
+        from gateway.errors import StoreError
         from gateway.store.audit_types import AuditEntry
 
         entries = [AuditEntry.from_record(record_id, body, record) for record_id, record, body, _, _ in items]
-        self.store().audit_append(self.chain, entries)
+        try:
+            self.store().audit_append(self.chain, entries)
+        except StoreError as exc:
+            # the store cannot take them now (a shared database restarting, unreachable): the records
+            # wait in this machine's spool, which this thread moves into the store once it answers
+            from gateway.audit.spool import append
+
+            for record_id, _, body, _, _ in items:
+                append(self.state_dir, record_id, body)
+            self._report(exc, kept=True)
 
     # ------------------------------------------------------------------ store upkeep
 
@@ -255,12 +267,17 @@ class Recorder:
         """True when this recorder was made for ``audit`` and ``config_hash`` (else a reload changed them)."""
         return self.config_hash == config_hash and self.audit == (audit or {})
 
-    def _report(self, exc: BaseException) -> None:
+    def _report(self, exc: BaseException, *, kept: bool = False) -> None:
+        """One line, at most once a minute; ``kept``: the records wait in the spool instead."""
         now = time.monotonic()
         if now - self._last_error < 60:
             return
         self._last_error = now
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if kept:
+            say(self.background, f"audit: the store cannot take records now ({text}); they wait in the spool "
+                                 f"under {self.state_dir} until it does")
+            return
         say(self.background, f"audit: cannot record: {text}")
 
 

@@ -24,7 +24,6 @@ PostgreSQL store is configured (never on the ``hookgate run`` path of an SQLite 
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -275,7 +274,3 @@ class AsyncDB:
             pool, self._pool = self._pool, None
             await pool.close(timeout=2.0)
 
-
-def now() -> float:
-    """Client time in seconds (only for what the client measures itself; rows use the server's clock)."""
-    return time.time()

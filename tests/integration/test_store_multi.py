@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -39,8 +40,9 @@ def post(url: str, body: Any) -> dict[str, Any]:
 class Cluster:
     """Three replicas of one config on one database; ``url(i)`` is replica ``i % 3``."""
 
-    def __init__(self, servers: list[ServeProcess], db_url: str, pg: Any) -> None:
+    def __init__(self, servers: list[ServeProcess], db_url: str, pg: Any, config: Path) -> None:
         self.servers = servers
+        self.config = config
         self.db_url = db_url
         self.pg = pg
         self.db = db_url.rsplit("/", 1)[1]
@@ -75,12 +77,12 @@ def receiver() -> Iterator[Receiver]:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: FakeAnthropic,
             receiver: Receiver) -> Iterator[Cluster]:
-    """One database, three replicas, one config for every test of this module (tests use their own
-    session ids, so they do not see each other's counts)."""
+    """One database, three replicas, one policy for every test of this module (tests use their own
+    session ids, so they do not see each other's counts). Each replica's config differs only in its
+    audit chain name, as three machines' host names would."""
     tmp_path = tmp_path_factory.mktemp("cluster")
     pg_url = pg_server.url(pg_server.new_database())
-    config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({
+    policy = {
         "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done? $ARGUMENTS", "id": "judge"}]}],
                   "PreToolUse": [{"matcher": "Bash", "hooks": [
                       {"type": "builtin", "name": "rateLimit", "limit": 5, "window": 3600, "per": ["session"],
@@ -90,19 +92,20 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: Fa
         "channels": {"hook": {"type": "webhook", "url": receiver.url, "signingSecretEnv": "APPROVAL_HOOK_SECRET",
                               "callbackUrl": "https://lb.example.test"}},
         "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
-        "settings": {"stopBlockLimit": 3},
-        # this module counts the statements rate limits and the Stop guard cost; the audit trail's own
-        # batched writes (a transaction per batch) are tested with the audit (tests/unit/test_audit_chain.py)
-        "audit": {"record": "off"}}))
-    migrated = run_hookgate(["store", "migrate", "--config", str(config)], env={"HOOKGATE_STORE_URL": pg_url})
+        "settings": {"stopBlockLimit": 3}}
+    configs = []
+    for i in range(REPLICAS):
+        configs.append(tmp_path / f"machine{i}.json")
+        configs[i].write_text(json.dumps({**policy, "audit": {"chain": f"machine{i}"}}))
+    migrated = run_hookgate(["store", "migrate", "--config", str(configs[0])], env={"HOOKGATE_STORE_URL": pg_url})
     assert migrated.returncode == 0, migrated.stderr
     with ExitStack() as stack:
         servers = []
         for i in range(REPLICAS):
             env = {**isolated_env(tmp_path / f"machine{i}"), "HOOKGATE_STORE_URL": pg_url,
                    "ANTHROPIC_API_KEY": "sk-test", "APPROVAL_HOOK_SECRET": SECRET}
-            servers.append(stack.enter_context(ServeProcess(config, env=env, args=["--reload-interval", "0"])))
-        cluster = Cluster(servers, pg_url, pg_server)
+            servers.append(stack.enter_context(ServeProcess(configs[i], env=env, args=["--reload-interval", "0"])))
+        cluster = Cluster(servers, pg_url, pg_server, configs[0])
         yield cluster
     assert all(PASSWORD not in line for line in cluster.logs())
 
@@ -142,8 +145,10 @@ def test_rate_limit_holds_exactly_across_replicas(cluster: Cluster) -> None:
     assert decisions.count(None) == 5 and decisions.count("deny") == 15
     reasons = [a["hookSpecificOutput"]["permissionDecisionReason"] for a in answers if permission(a) == "deny"]
     assert all("5 calls per 3600 s reached for session=rate-a" in r for r in reasons)
-    # (the replicas' approval sweepers also run now and then: their statements are not these events')
-    statements = cluster.pg.statements(cluster.db, excluding="approvals")
+    # (the replicas' approval sweepers and audit writer threads, whose batches are transactions, also
+    # run now and then, off the request path: their statements are not these events'; the events' own
+    # statements are single autocommit statements, no BEGIN/COMMIT)
+    statements = cluster.pg.statements(cluster.db, excluding=("approvals", "audit_", "BEGIN", "COMMIT"))
     assert statements <= 2 * 20, statements  # at most two round trips per event
     assert cluster.pg.statements(cluster.db, touching="counters") == 20 + 1  # one capped increment each, plus
     # the window's first call's cleanup of the previous window
@@ -192,3 +197,29 @@ def test_an_approval_asked_on_one_replica_is_answered_through_another(cluster: C
         assert record.consumed_at is not None  # delivered once, to the call on replica 0
     finally:
         store.close()
+
+
+def test_audit_verify_passes_over_the_records_of_all_three_replicas(cluster: Cluster) -> None:
+    """Every replica appended its records (batched by its writer thread) to its own chain in the one
+    database, concurrently with the others; `hookgate audit verify` walks every chain and passes."""
+    with ThreadPoolExecutor(9) as pool:  # a little more concurrent traffic on every replica
+        list(pool.map(lambda i: post(cluster.url(i), bash(f"audit-{i % 3}", i)), range(27)))
+    from gateway.store.postgres import PostgresStore
+
+    store = PostgresStore(cluster.db_url)
+    try:
+        deadline = time.monotonic() + 20
+        while True:  # the writer threads append at least every 0.25 s
+            heads = {h.chain: h.seq for h in store.audit_heads()}
+            if all(heads.get(f"machine{i}", 0) >= 9 for i in range(REPLICAS)):
+                break
+            assert time.monotonic() < deadline, heads
+            time.sleep(0.2)
+    finally:
+        store.close()
+    verified = run_hookgate(["audit", "verify", "--config", str(cluster.config)],
+                            env={"HOOKGATE_STORE_URL": cluster.db_url})
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    for i in range(REPLICAS):
+        assert f"machine{i}" in verified.stdout
+    assert PASSWORD not in verified.stdout + verified.stderr

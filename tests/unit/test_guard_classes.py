@@ -402,3 +402,38 @@ def test_runners_and_tracers_are_unwrapped(command: str) -> None:
 @pytest.mark.parametrize("command", RUNNER_ORDINARY)
 def test_what_runners_run_ordinarily_passes(command: str) -> None:
     assert rule_of(command) is None
+
+
+GENERATED = Settings(allow_commands=["rm -rf ./generated/*", "git clean -fdx"])
+
+
+@pytest.mark.parametrize("command", ["rm -rf ./generated/*", "rm -rf ./generated/a", "rm -rf ./generated/a.b",
+                                     "git clean -fdx"])
+def test_allow_commands_pass_what_they_spell(command: str) -> None:
+    assert rule_of(command, settings=GENERATED) is None
+
+
+@pytest.mark.parametrize("command", ["rm -rf ./generated/* ~", "rm -rf ./generated/../../", "rm -rf ./generated/..",
+                                     "rm -rf ./generated/x ./src", "rm -rf ./generated/a/../../src",
+                                     "git clean -fdx && rm -rf ~"])
+def test_allow_command_globs_do_not_span_words_or_climb(command: str) -> None:
+    assert rule_of(command, settings=GENERATED) == RM
+
+
+EVERYDAY = ["rm -rf node_modules package-lock.json && npm install", "rm -rf build && mkdir build && cd build && cmake ..",
+            "(cd docs && make html) && rm -rf dist", "rm -rf coverage .nyc_output",
+            "rm -rf .parcel-cache .svelte-kit .angular .cache", "rm -rf node_modules yarn.lock pnpm-lock.yaml",
+            "echo $(cd x && pwd) && rm -rf dist", "rm -rf dist build && cd x"]
+EVERYDAY_NEAR_MISSES = ["cd .. && rm -rf build", "cd src; rm -rf dist", "(cd docs) ; cd .. && rm -rf dist",
+                        "rm -rf src package-lock.json", "rm -rf ~/.cache", "rm -rf ../package-lock.json",
+                        "rm -rf build; cd x; rm -rf build", "rm -rf package-lock*"]
+
+
+@pytest.mark.parametrize("command", EVERYDAY)
+def test_everyday_cleanups_pass(command: str) -> None:
+    assert rule_of(command) is None
+
+
+@pytest.mark.parametrize("command", EVERYDAY_NEAR_MISSES)
+def test_everyday_near_misses_stay_denied(command: str) -> None:
+    assert rule_of(command) == RM

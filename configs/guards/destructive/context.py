@@ -28,8 +28,8 @@ POLICY = "hookgate's default policy"
 class State:
     """What one ``check_command`` call shares across nesting levels."""
 
-    __slots__ = ("_areas", "_cd", "_home", "_tmpdir", "argv_checker", "asks", "command", "denied", "raw_scan",
-                 "settings", "token_checker")
+    __slots__ = ("_areas", "_cd", "_home", "_tmpdir", "argv_checker", "asks", "command", "denied", "part",
+                 "raw_scan", "settings", "token_checker")
 
     def __init__(self, command: str, settings: Settings, token_checker: Callable[[list[Token], Ctx], str | None],
                  argv_checker: Callable[[list[Word], Cmd | None, Ctx], str | None],
@@ -42,6 +42,7 @@ class State:
         self.asks: list[Finding] = []
         self.denied: Finding | None = None
         self._cd: bool | None = None
+        self.part: str | None = None  # the simple command being judged, when a rule needs where it stands
         self._tmpdir: str | None = None
         self._home: str | None = None
         self._areas: tuple[list[str], list[str]] | None = None
@@ -64,8 +65,23 @@ class State:
     def changes_directory(self) -> bool:
         """Whether the command may ``cd``/``pushd`` somewhere first (relative paths then mean something else)."""
         if self._cd is None:
-            self._cd = re.search(r"(?:^|[;&|({`\s])(?:cd|pushd|popd)(?:[\s;&|)]|$)", self.command) is not None
+            self._cd = _CD.search(self.command) is not None
         return self._cd
+
+    def changes_directory_before(self, part: str | None) -> bool:
+        """Whether a ``cd``/``pushd`` outside a subshell comes before ``part`` (the simple command as written):
+        ``rm -rf build && mkdir build && cd build`` and ``(cd docs && make) && rm -rf dist`` do not count. When
+        ``part`` cannot be found in the command text, any ``cd`` counts."""
+        if not self.changes_directory():
+            return False
+        text = self.command
+        while True:  # a cd inside ( ... ) or $( ... ) leaves the outer directory alone
+            folded = _SUBSHELL.sub(lambda m: "" if _CD.search(m.group(0)) else m.group(0).replace("(", "\x00"), text)
+            if folded == text:
+                break
+            text = folded
+        at = text.rfind(part) if part else -1  # the last time it appears: the most cds before it
+        return _CD.search(text[:at] if at >= 0 else text) is not None
 
     def cd_targets(self) -> list[str]:
         """The literal directories a ``cd``/``pushd`` in the command may move to (``cd ~/.ssh && rm id_rsa``)."""
@@ -86,6 +102,10 @@ class State:
             assigned = re.search(r"(?<![$\w{])TMPDIR\b", self.command) is not None
             self._tmpdir = "" if assigned else os.environ.get("TMPDIR", "")
         return self._tmpdir
+
+
+_CD = re.compile(r"(?:^|[;&|({`\s])(?:cd|pushd|popd)(?:[\s;&|)]|$)")
+_SUBSHELL = re.compile(r"\([^()'\"`]*\)")
 
 
 class Ctx:

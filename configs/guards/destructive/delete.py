@@ -50,7 +50,7 @@ def resolve(word: Word, ctx: Ctx) -> str | None:
     if not text:
         return None
     if not text.startswith("/"):
-        if ctx.state.changes_directory():
+        if ctx.state.changes_directory_before(ctx.state.part):
             return None  # `cd .. && rm -rf build`: relative to a directory hookgate does not follow
         if ctx.cwd is None:
             path = os.path.normpath(text)
@@ -95,7 +95,15 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
         return None
     if _build_part(path, ctx, False):
         return "a build or cache folder"
+    if path.rsplit("/", 1)[-1] in BUILD_FILES and (ctx.cwd is None or _inside(path, ctx.cwd)) and not word.globs():
+        return "a generated file"  # rm -rf node_modules package-lock.json
     return None
+
+
+# generated files a recursive delete may name next to the build folders (lock files and coverage data)
+BUILD_FILES = frozenset({"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "npm-shrinkwrap.json",
+                         "poetry.lock", "Pipfile.lock", "Cargo.lock", "composer.lock", "Gemfile.lock", ".coverage",
+                         "coverage.xml", ".eslintcache", "tsconfig.tsbuildinfo"})
 
 
 def _glob_holds(pattern: str, other: str) -> bool:
@@ -155,6 +163,7 @@ def check_rm(args: list[Word], shown: str, ctx: Ctx) -> str | None:
         elif a.startswith("-") and ("r" in a or "R" in a):
             recursive = True
     if recursive:
+        ctx.state.part = shown
         targets = _operand_words(args)
         for word in targets:
             if allowed_area(word, ctx) is None:

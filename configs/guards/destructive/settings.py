@@ -51,7 +51,9 @@ RULES: dict[str, tuple[str, str]] = {
 }
 
 BUILD_DIRS = ("node_modules", "dist", "build", "target", "out", ".next", ".nuxt", ".venv", "venv", "__pycache__",
-              ".pytest_cache", ".mypy_cache", ".ruff_cache", "coverage", ".tox", ".gradle", ".turbo")
+              ".pytest_cache", ".mypy_cache", ".ruff_cache", "coverage", ".tox", ".gradle", ".turbo",
+              ".nyc_output", ".parcel-cache", ".svelte-kit", ".angular", ".cache", ".expo", ".docusaurus",
+              ".vite", "htmlcov", ".eggs", ".nox", ".hypothesis", "storybook-static")
 TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp", "$TMPDIR")
 
 
@@ -102,12 +104,29 @@ class Settings:
         return RULES[rule][0] if rule in RULES else "deny"
 
     def allows_command(self, part: str) -> bool:
-        """Whether simple command ``part`` matches one of ``allow_commands`` (shell patterns, ``*`` any text)."""
+        """Whether simple command ``part`` matches one of ``allow_commands``, word by word: the same number of
+        words, each matching its shell pattern (``*``, ``?``, ``[...]``), so a ``*`` never spans a space
+        (``rm -rf ./generated/* ~`` is not ``rm -rf ./generated/*``) nor lets in a ``..`` path segment the
+        pattern word does not spell (``./generated/../../``)."""
         if not self.allow_commands:
             return False
         import fnmatch
+        import shlex
 
-        return any(fnmatch.fnmatchcase(part, pattern) for pattern in self.allow_commands)
+        try:
+            words = shlex.split(part)
+        except ValueError:
+            return False
+        for pattern in self.allow_commands:
+            try:
+                wanted = shlex.split(pattern)
+            except ValueError:
+                wanted = pattern.split()
+            if len(wanted) == len(words) and all(
+                    fnmatch.fnmatchcase(w, p) and (".." not in w.split("/") or ".." in p.split("/"))
+                    for w, p in zip(words, wanted, strict=True)):
+                return True
+        return False
 
     def resolved_allow_paths(self) -> list[str]:
         return [os.path.normpath(os.path.expanduser(p)) for p in self.allow_paths]
