@@ -13,9 +13,10 @@ stdin, ``Content-Type: application/json``, ``Accept: application/vnd.hookgate.re
 (percent-encoded UTF-8) when that is set to an absolute path, so ``command`` handlers see the caller's
 project folder, not the server's. ``200`` answers with headers ``hookgate-exit-code`` and
 ``hookgate-stdout-length`` (bytes) and a body of stdout then stderr (UTF-8), printed and returned as
-they are (the compact form of the JSON envelope, so the client needs no JSON decoder). ``400`` and
-``413`` (a malformed or oversized event, ``{"error": ...}``) become ``hookgate: <error>`` on stderr with
-exit 1, as an in-process run would.
+they are (the compact form of the JSON envelope, so the client needs no JSON decoder). ``400`` (a
+malformed event, ``{"error": ...}``; ``413`` from an older server) becomes ``hookgate: <error>`` on
+stderr with exit 1, as an in-process run would. An event over the size limit is never forwarded cut
+short: ``hookgate run`` judges it in-process (a deny), the standalone script denies it (exit 2).
 
 When no valid answer comes back, ``forward`` raises ``ServerUnavailable``:
 
@@ -358,9 +359,20 @@ def on_server_down(server: str, exc: ServerUnavailable, event: bytes, *, dialect
     return None
 
 
-def read_event() -> bytes:
-    """Stdin, at most ``MAX_EVENT_BYTES + 1`` bytes (the server reports an oversized event)."""
-    return sys.stdin.buffer.read(MAX_EVENT_BYTES + 1)
+def event_limit(explicit: int | None = None) -> int:
+    """The event size limit in bytes: ``explicit`` (serve's ``--max-body``), else
+    ``HOOKGATE_MAX_EVENT_BYTES`` (a positive integer; anything else is ignored), else ``MAX_EVENT_BYTES``."""
+    if explicit is not None:
+        return explicit
+    value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
+    return int(value) if value.isdigit() and int(value) > 0 else MAX_EVENT_BYTES
+
+
+def read_event(limit: int | None = None) -> bytes:
+    """Stdin, at most ``limit + 1`` bytes (default ``event_limit()``), read into one buffer (``read(n)``
+    fills a single bytes object): more than ``limit`` means the event is over the limit, and the rest of
+    stdin is still unread (``gateway.oversize`` drains it)."""
+    return sys.stdin.buffer.read((event_limit() if limit is None else limit) + 1)
 
 
 def emit(code: int, out: str, err: str) -> int:
@@ -401,7 +413,11 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     server = args[0] if args else os.environ.get("HOOKGATE_SERVER", "")
     dialect = args[1] if len(args) > 1 else "auto"
-    event = read_event()
+    limit = event_limit()
+    event = read_event(limit)
+    if len(event) > limit:  # no package here to judge it: deny, never a silent pass
+        return emit(2, "", f"hookgate: event is over the limit of {limit} bytes (HOOKGATE_MAX_EVENT_BYTES): "
+                           "it cannot be checked, so it is not let through\n")
     try:
         return emit(*forward(server, event, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"),
                              project_dir=os.environ.get("CLAUDE_PROJECT_DIR")))

@@ -184,9 +184,13 @@ class Dispatcher:
         skipped: list[HandlerResult] = []
         if guard is not None:
             selected, skipped = await guard.skip(selected)
-        results = await self.executor_for(selected).run(self, event, selected, ctx) if selected else []
-        if guard is not None:
-            skipped += await guard.record(results)
+        try:
+            results = await self.executor_for(selected).run(self, event, selected, ctx) if selected else []
+            if guard is not None:
+                skipped += await guard.record(results)
+        finally:
+            if guard is not None:
+                await guard.done()  # its reserved checks are over, also when they were cancelled
         decision = merge(event.name, results + skipped, tool_input=event.tool_input, blocks=event.spec.blocks)
         if record:
             self.record(event, decision, ctx, started_ns)

@@ -245,18 +245,17 @@ def dumps(value: Any) -> str:
     return text
 
 
-def decode_event_bytes(data: bytes) -> dict[str, Any]:
-    """Decode one event body: UTF-8 JSON object, at most ``MAX_EVENT_BYTES``.
+def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:
+    """Decode one event body: a UTF-8 JSON object (``bytes`` or ``bytearray``; the readers apply the
+    size limit, see ``gateway.oversize``).
 
-    Raises EventError with a one-line reason (too large, not UTF-8, not JSON, not an object).
+    Raises EventError with a one-line reason (not UTF-8, not JSON, not an object).
     """
-    if len(data) > MAX_EVENT_BYTES:
-        raise EventError(f"event is {len(data)} bytes; the limit is {MAX_EVENT_BYTES} bytes")
     try:
         text = data.decode("utf-8-sig")  # a leading byte-order mark is tolerated
     except UnicodeDecodeError as exc:
         raise EventError(f"event is not valid UTF-8 (byte {exc.start})") from None
-    if not text.strip():
+    if not text or text.isspace():  # (not text.strip(): that would copy a large event once more)
         raise EventError("event is empty (expected one JSON object)")
     try:
         value = json.loads(text)

@@ -16,8 +16,21 @@ count as it is; so does the guard's skip when a deterministic handler blocks (th
 Deterministic handlers (command, http, mcp_tool) are never skipped and never counted.
 ``stopBlockLimit: 0`` turns the guard off. Events without a ``session_id`` are not guarded.
 
-The dispatcher calls ``StopGuard.for_event`` before running handlers and ``record`` after; the
-merge itself stays a pure function of the results.
+Parallel Stops of one session (several hook processes, or concurrent requests to ``hookgate serve``)
+cannot all block: before the judgment handlers run, ``skip`` *reserves* a block atomically in the state
+store (``Store.counter_add_capped``: +1 only while below the limit), so at most ``stopBlockLimit``
+events get to run their LLM checks; the others are skipped at once. ``record`` then keeps the
+reservation when a judgment check blocked, resets the count when one answered ok, and gives the
+reservation back when they failed. The reset that a skipped stop makes (the stop went through) waits
+until no reserved check of that session is still running (an in-flight counter in the store, kept in
+ten-minute buckets so a process killed mid-call cannot hold it for ever); else the stops of one burst
+would reset the count for each other.
+
+When the state store cannot be reached the checks run as usual (the guard only ever lets a stop
+through; Claude Code's own cap still ends a loop) and a system message says so.
+
+The dispatcher calls ``StopGuard.for_event`` and ``skip`` before running handlers, ``record`` after,
+and ``done`` in any case; the merge itself stays a pure function of the results.
 """
 from __future__ import annotations
 
@@ -44,7 +57,15 @@ class Chosen(Protocol):
 S = TypeVar("S", bound=Chosen)
 
 SCOPE = "stop-guard"
+INFLIGHT_SCOPE = "stop-guard-inflight"
+INFLIGHT_BUCKET_S = 600
 DEFAULT_LIMIT = 3
+
+
+def _bucket(offset: int = 0) -> int:
+    import time
+
+    return int(time.time() // INFLIGHT_BUCKET_S) - offset
 
 
 def guard_key(event: HookEvent) -> str | None:
@@ -67,6 +88,8 @@ class StopGuard:
         self.event_name = event_name
         self.judgment_ids = judgment_ids
         self.unavailable: str | None = None  # the store's error, when it could not be used
+        self.reserved = False
+        self.inflight_key: str | None = None
 
     @classmethod
     def for_event(cls, event: HookEvent, ctx: RunContext, selected: list[S],
@@ -86,17 +109,22 @@ class StopGuard:
         return self.ctx.state.counter_get(SCOPE, self.key)
 
     async def skip(self, selected: list[S]) -> tuple[list[S], list[HandlerResult]]:
-        """Split ``selected`` into handlers to run and skipped results, when the limit is reached.
-        When the state store cannot be reached the checks run as usual (the guard only ever lets a
-        stop through; Claude Code's own cap still ends a loop) and the first result says so."""
+        """Reserve this stop's block, or, when the limit is reached, split ``selected`` into handlers to
+        run and skipped results. When the state store cannot be reached the checks run as usual and
+        ``record`` says so."""
         from gateway.errors import StoreError
 
         try:
-            count = await self.ctx.state.acounter_get(SCOPE, self.key)
+            state = self.ctx.state  # opening the store may fail too
+            self.reserved = await state.acounter_add_capped(SCOPE, self.key, self.limit) is not None
+            if self.reserved:
+                inflight_key = f"{self.key}@{_bucket()}"
+                await state.acounter_add(INFLIGHT_SCOPE, inflight_key)
+                self.inflight_key = inflight_key
+                return selected, []
+            count = await state.acounter_get(SCOPE, self.key)
         except StoreError as exc:
             self.unavailable = str(exc)
-            return selected, []
-        if count < self.limit:
             return selected, []
         run = [s for s in selected if s.spec.id not in self.judgment_ids]
         skipped = [s for s in selected if s.spec.id in self.judgment_ids]
@@ -111,19 +139,26 @@ class StopGuard:
         return run, results
 
     async def record(self, results: list[HandlerResult]) -> list[HandlerResult]:
-        """Update the count after the handlers ran (``results``: the ones that ran, not the skipped ones):
-        +1 when a judgment handler blocked this stop; back to 0 when no judgment handler blocked and one
-        said ok or nothing blocked the stop at all (see module docstring); else unchanged. Returns a
-        skipped result carrying a system message when the store could not be used, else nothing."""
+        """Settle the count after the handlers ran (``results``: the ones that ran, not the skipped ones):
+        a reserved block stays when a judgment handler blocked this stop; the count goes back to 0 when no
+        judgment handler blocked and one said ok, or when nothing held the stop back at all (see module
+        docstring); a reservation whose checks all failed is given back. Returns a skipped result
+        carrying a system message when the store could not be used, else nothing."""
         from gateway.errors import StoreError
 
         answered = [r for r in results if r.id in self.judgment_ids and r.status in ("ok", "cached")]
+        blocked = any(r.verdict is not None and r.verdict.block for r in answered)
+        goes_through = not any(_holds_back(r) for r in results)
         try:
-            if self.unavailable is None:
-                if any(r.verdict is not None and r.verdict.block for r in answered):
-                    await self.ctx.state.acounter_add(SCOPE, self.key)
-                elif answered or not any(_holds_back(r) for r in results):
-                    await self.ctx.state.acounter_reset(SCOPE, self.key)
+            state = self.ctx.state
+            if self.unavailable is None and self.reserved and not blocked:
+                if answered or goes_through:
+                    await state.acounter_reset(SCOPE, self.key)
+                else:
+                    await state.acounter_add(SCOPE, self.key, -1)
+            elif self.unavailable is None and not self.reserved and goes_through and \
+                    not await self._others_running():
+                await state.acounter_reset(SCOPE, self.key)
         except StoreError as exc:
             self.unavailable = str(exc)
         if self.unavailable is None:
@@ -132,6 +167,24 @@ class StopGuard:
                    f"session's stops: {self.unavailable}")
         return [HandlerResult(id="stop-guard", type="builtin", status="skipped", message=self.unavailable,
                               order=len(results) + 1000, verdict=Verdict(system_message=message))]
+
+    async def done(self) -> None:
+        """This event's reserved checks are over (called in any case, also when they were cancelled)."""
+        import contextlib
+
+        from gateway.errors import StoreError
+
+        key, self.inflight_key = self.inflight_key, None
+        if key is not None:
+            with contextlib.suppress(StoreError):  # else the bucket expires on its own
+                await self.ctx.state.acounter_add(INFLIGHT_SCOPE, key, -1)
+
+    async def _others_running(self) -> bool:
+        state = self.ctx.state
+        for offset in (0, 1):
+            if await state.acounter_get(INFLIGHT_SCOPE, f"{self.key}@{_bucket(offset)}") > 0:
+                return True
+        return False
 
 
 def _holds_back(result: HandlerResult) -> bool:

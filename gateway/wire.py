@@ -13,10 +13,10 @@ EXIT_ERROR = 1
 EXIT_BLOCK = 2
 """Deny/block: the reason on stderr (and the JSON answer on stdout)."""
 
-MAX_EVENT_BYTES = 8 * 1024 * 1024
-"""Largest event accepted or forwarded (bytes)."""
-MAX_BODY = 10 * 1024 * 1024
-"""Default request body limit of ``hookgate serve`` (bytes); larger bodies get 413."""
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+"""Default size limit of an event (bytes); ``HOOKGATE_MAX_EVENT_BYTES`` overrides it (``gateway.client.
+event_limit``), and so does ``hookgate serve --max-body``. An event over the limit is denied, never let
+through (``gateway.oversize``)."""
 
 RENDERED = "application/vnd.hookgate.rendered"
 """``Accept`` value (and answer media type) of the compact answer the thin client reads."""

@@ -98,6 +98,19 @@ class Handler(ABC):
         return []
 
     @classmethod
+    def advice(cls, spec: HandlerSpec) -> list[str]:
+        """Load-time warnings beyond the schema (the handler runs, but probably not as meant): one line each."""
+        return []
+
+    @classmethod
+    def environment(cls, spec: HandlerSpec) -> list[str]:
+        """What this handler needs from the environment and does not find (an unset secret variable):
+        one line per problem, by the same rule the handler applies when it runs. ``hookgate validate``
+        reports them as errors for a ``failClosed`` handler (it would deny every call) and as warnings
+        otherwise (it would fail open)."""
+        return []
+
+    @classmethod
     def implied_event(cls, entry: dict[str, Any]) -> str | None:
         """The event a config entry of this type belongs to when it does not say (``agents:`` entries;
         class hooks and built-ins know theirs). None: the entry must name its event. Raises ConfigError

@@ -111,12 +111,19 @@ class CommandHandler(Handler):
         return f"{options.get('shell') or 'sh'} -c {options['command']!r}"
 
     def argv(self, values: dict[str, str]) -> list[str]:
-        """Exec form: placeholders become their values (no shell reads them). Shell form: the command
-        text is left as written and the values are exported, so the shell expands ``${NAME}`` itself:
-        a value (e.g. an event's ``cwd`` holding ``$(...)``) is never parsed as shell code."""
+        """Exec form: placeholders become their values, except inside an argument the program parses as
+        code (a shell's ``-c`` script: ``handlers.inline_code``), where they are spelled as that shell's
+        reference to the exported variable. Shell form: the command text is left as written and the values
+        are exported, so the shell expands ``${NAME}`` itself. Either way a value (e.g. an event's ``cwd``
+        holding ``$(...)``) is never parsed as shell code."""
         options = self.spec.options
         if options.get("args") is not None:
-            return [substitute(options["command"], values), *(substitute(a, values) for a in options["args"])]
+            from handlers.inline_code import code_arguments, is_shell, shell_reference
+
+            raw = [options["command"], *options["args"]]
+            code = code_arguments(raw)
+            return [shell_reference(word, code[i]) if i in code and is_shell(code[i]) else
+                    word if i in code else substitute(word, values) for i, word in enumerate(raw)]
         command = options["command"]
         shell = options.get("shell")
         if shell == "powershell":
@@ -150,7 +157,87 @@ class CommandHandler(Handler):
 
     @classmethod
     def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
-        return check_command(spec, base_dir)
+        return inline_code_problems(spec) or check_command(spec, base_dir)
+
+    @classmethod
+    def advice(cls, spec: HandlerSpec) -> list[str]:
+        return inline_code_advice(spec) + _nested_hookgate_advice(spec)
+
+
+EVENT_DERIVED = ("CLAUDE_PROJECT_DIR",)
+"""Placeholders whose value may come from the event or the request (the event's ``cwd`` when
+``CLAUDE_PROJECT_DIR`` is unset; ``X-Hookgate-Project-Dir`` under ``hookgate serve``)."""
+
+
+def _code_args(spec: HandlerSpec) -> list[tuple[int, str, str]]:
+    """``(args index, language, text)`` of the exec-form arguments that are code."""
+    from handlers.inline_code import code_arguments
+
+    args = spec.options.get("args")
+    if args is None:
+        return []
+    raw = [spec.options["command"], *args]
+    return [(i - 1, language, raw[i]) for i, language in code_arguments(raw).items()]
+
+
+def inline_code_problems(spec: HandlerSpec) -> list[str]:
+    """A placeholder that may hold event data inside the inline code of a non-shell interpreter
+    (``python -c``, ``node -e``, ...): pasting it would run that data as code, and such languages have
+    no placeholder spelling that reads the environment, so the handler is refused."""
+    from handlers.inline_code import is_shell, placeholders_in
+
+    problems = []
+    for index, language, text in _code_args(spec):
+        if is_shell(language):
+            continue
+        for name in placeholders_in(text, EVENT_DERIVED):
+            problems.append(f"args[{index}]: ${{{name}}} inside {language} code would paste a value that can "
+                            f"come from the event (its cwd) into the code; read the environment variable "
+                            f"instead (hookgate exports {name}), or pass it as an argument")
+    return problems
+
+
+def _nested_hookgate_advice(spec: HandlerSpec) -> list[str]:
+    """A command hook that runs ``hookgate run`` itself (a copy of an installed settings file used as
+    the policy): it starts hookgate again on every event and, reading the same policy, again, until
+    ``HOOKGATE_DEPTH`` stops it and every call is denied."""
+    options = spec.options
+    words = [options["command"], *options["args"]] if options.get("args") is not None else None
+    if words is None:
+        try:
+            words = shlex.split(options["command"])
+        except ValueError:
+            return []
+    while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
+        words = words[1:]  # VAR=value prefixes
+    if words and os.path.basename(words[0]) == "hookgate":
+        rest = words[1:]
+    elif len(words) >= 3 and words[1:3] == ["-m", "gateway"]:
+        rest = words[3:]
+    else:
+        return []
+    if "run" not in rest:
+        return []
+    return ["command: runs `hookgate run` itself: as part of a policy that hook starts hookgate again on every "
+            "event, in a loop if it reads this policy (every call then denied as nested too deep); give it its "
+            "own --config, or remove it (a host settings file is not a policy file)"]
+
+
+def inline_code_advice(spec: HandlerSpec) -> list[str]:
+    """Warnings for placeholders inside a shell's ``-c`` script (exec form): hookgate spells them as the
+    shell's reference to the exported variable, so they are safe, but unquoted they are word-split."""
+    from handlers.inline_code import is_shell, placeholders_in
+
+    notes = []
+    for index, language, text in _code_args(spec):
+        if not is_shell(language):
+            continue
+        for name in dict.fromkeys(placeholders_in(text, PLACEHOLDERS)):
+            notes.append(f"args[{index}]: ${{{name}}} sits inside the {language} -c script: hookgate never pastes "
+                         f"it there (its value can come from the event); the shell expands the exported "
+                         f"${name} instead. Quote it (\"${{{name}}}\"), or pass it as an argument: "
+                         f"args: [\"-c\", 'cd \"$1\" && ...', \"hook\", \"${{{name}}}\"]")
+    return notes
 
 
 def interpret(event: HookEvent, code: int, stdout: str, stderr: str, *, handler_id: str) -> Verdict:
@@ -307,6 +394,10 @@ def check_command(spec: HandlerSpec, base_dir: str) -> list[str]:
         return [f"command: executable {exe!r} is not on PATH"]
     base = os.path.basename(exe)
     if base.rstrip("0123456789.") in INTERPRETERS:
+        from handlers.inline_code import code_arguments
+
+        if code_arguments(words):  # `sh -ec 'script'`, `python -Ic 'code'`: inline code, no script file
+            return []
         return _check_script(words[1:], project_dir)
     return []
 

@@ -86,8 +86,9 @@ def variables(text: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _VAR.finditer(text)]
 
 
-def url_problem(url: str) -> str | None:
-    """What is wrong with an (interpolated) webhook URL, or None."""
+def url_problem(url: str, *, allow_private: bool = False) -> str | None:
+    """What is wrong with an (interpolated) webhook URL, or None: the one check ``hookgate validate``
+    and the handler at delivery time both apply (``handlers.netguard.host_problem`` for the host)."""
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018  (raises ValueError for a bad port)
@@ -99,6 +100,22 @@ def url_problem(url: str) -> str | None:
         return "has no host"
     if parts.username is not None or parts.password is not None:
         return "must not carry credentials (user:password@); send them in headers"
+    from handlers.netguard import host_problem
+
+    return host_problem(parts.hostname, allow_private=allow_private)
+
+
+def secret_problem(name: str | None) -> str | None:
+    """What is wrong with the signing secret in ``$name`` (unset, malformed), or None (also for no name)."""
+    if not name:
+        return None
+    value = os.environ.get(name)
+    if not value:
+        return f"signingSecretEnv names ${name}, which is not set"
+    try:
+        decode_secret(value)
+    except ValueError as exc:
+        return f"the signing secret in ${name} {exc}"
     return None
 
 
@@ -202,25 +219,32 @@ class HttpHandler(Handler):
         if any(name not in os.environ for name in variables(template)):
             return []  # checked at delivery time, when the variables are set
         url = interpolate(template, allowed)
-        problem = url_problem(url)
+        problem = url_problem(url, allow_private=bool(options.get("allow_private_networks")))
         if problem:
             return [f"url: {url!r} {problem}"]
-        from handlers.netguard import address_problem, parse_ip
-
-        ip = parse_ip(urlsplit(url).hostname or "")
-        if ip is not None and not ip.is_loopback and not options.get("allow_private_networks"):
-            reason = address_problem(ip)
-            if reason:
-                return [f"url: {reason}; the SSRF guard would refuse it (set allowPrivateNetworks: true "
-                        "to allow private networks)"]
         return []
+
+    @classmethod
+    def environment(cls, spec: HandlerSpec) -> list[str]:
+        options = spec.options
+        problems = []
+        secret = secret_problem(options.get("signing_secret_env"))
+        if secret:
+            problems.append(f"signingSecretEnv: {secret}: every delivery would fail")
+        allowed = options.get("allowed_env_vars") or []
+        texts = [options["url"], *(options.get("headers") or {}).values()]
+        names = dict.fromkeys(v for t in texts for v in variables(t))
+        unset = [n for n in names if n in allowed and n not in os.environ]
+        problems.extend(f"allowedEnvVars: ${name} is not set, so it would become an empty string in the request"
+                        for name in unset)
+        return problems
 
     async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
         started = time.monotonic()
         options = self.spec.options
         allowed = options.get("allowed_env_vars") or []
         url = interpolate(options["url"], allowed)
-        problem = url_problem(url)
+        problem = url_problem(url, allow_private=bool(options.get("allow_private_networks")))
         if problem:
             raise HandlerError(f"url {options['url']!r} {problem} after interpolation")
         headers = {name: interpolate(value, allowed) for name, value in (options.get("headers") or {}).items()}
@@ -257,13 +281,10 @@ class HttpHandler(Handler):
         name = self.spec.options.get("signing_secret_env")
         if not name:
             return None
-        value = os.environ.get(name)
-        if not value:
-            raise HandlerError(f"signingSecretEnv names ${name}, which is not set")
-        try:
-            return decode_secret(value)
-        except ValueError as exc:
-            raise HandlerError(f"the signing secret in ${name} {exc}") from None
+        problem = secret_problem(name)
+        if problem:
+            raise HandlerError(problem)
+        return decode_secret(os.environ[name])
 
     async def _deliver(self, ctx: RunContext, url: str, headers: dict[str, str], body: bytes, msg_id: str,
                        secret: bytes | None, started: float, meta: dict[str, Any]) -> tuple[int, str]:

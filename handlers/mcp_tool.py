@@ -82,18 +82,29 @@ def result_text(result: CallToolResult) -> str:
     return "\n".join(str(getattr(b, "text", "")) for b in result.content if getattr(b, "type", None) == "text")
 
 
+MAX_ERROR_TEXT = 2000
+"""Characters of a tool's own error text kept in the handler's message (and so in a failClosed deny)."""
+
+
+def error_text(text: str) -> str:
+    """A tool's error text on one line: every line kept (joined with `` / ``), capped at ``MAX_ERROR_TEXT``
+    characters, so the tool's own reason reaches the deny reason whole."""
+    joined = " / ".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+    return joined if len(joined) <= MAX_ERROR_TEXT else joined[:MAX_ERROR_TEXT - 3] + "..."
+
+
 def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str, Any], *,
                         label: str) -> Verdict:
     """Read a ``CallToolResult`` as a hook answer (see module docstring); notes ``meta["answer"]``.
 
     Raises HandlerError for ``is_error`` and for output that fails the hook output schema.
     """
-    from gateway.answers import first_line, parse_text, verdict_from_json
+    from gateway.answers import parse_text, verdict_from_json
 
     text = result_text(result)
     if result.is_error:
         meta["is_error"] = True
-        raise HandlerError(f"tool {label} returned an error (isError): {first_line(text) or 'no detail'}", meta)
+        raise HandlerError(f"tool {label} returned an error (isError): {error_text(text) or 'no detail'}", meta)
     structured = result.structured_content
     if isinstance(structured, dict) and len(structured) == 1 and "result" in structured:
         structured = structured["result"]  # the SDK wraps non-object return values as {"result": value}

@@ -79,6 +79,39 @@ def parse_ip(host: str) -> IPAddress | None:
         return None
 
 
+def legacy_ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a host spelled in a legacy numeric form stands for (``2130706433``, ``127.1``,
+    ``0``, ``0x7f.0.0.1``, ``0177.0.0.1``: what ``inet_aton`` and so ``getaddrinfo`` read), or None for
+    a name or a standard dotted quad."""
+    name = host.rstrip(".").lower()
+    if not name or any(c not in "0123456789abcdefx." for c in name) or not name[0].isdigit():
+        return None
+    try:
+        ip = ipaddress.IPv4Address(socket.inet_aton(name))
+    except (OSError, ValueError):
+        return None
+    return None if str(ip) == name else ip
+
+
+def host_problem(host: str, *, allow_private: bool = False) -> str | None:
+    """The one rule, for ``hookgate validate`` and for the handler at delivery time alike, on a URL's
+    literal host: a legacy numeric IPv4 spelling is refused (write the dotted quad: the SSRF guard
+    judges names by what they resolve to, so ``http://2130706433/`` would be refused at delivery);
+    a literal address that is not loopback must be public unless ``allow_private``. None: fine (a name
+    is vetted when it is resolved, see ``vet``)."""
+    legacy = legacy_ipv4(host)
+    if legacy is not None:
+        return (f"host {host!r} is the IPv4 address {legacy} in a non-standard numeric form; write it as "
+                f"{legacy}")
+    ip = parse_ip(host)
+    if ip is None or ip.is_loopback or allow_private:
+        return None
+    reason = address_problem(ip)
+    if reason:
+        return f"{reason}; the SSRF guard refuses it (set allowPrivateNetworks: true to allow private networks)"
+    return None
+
+
 def is_loopback_host(host: str) -> bool:
     """True for a loopback literal, ``localhost`` and ``*.localhost`` (RFC 6761)."""
     ip = parse_ip(host)

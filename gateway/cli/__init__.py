@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gateway.client import emit, read_event
+from gateway.client import emit, event_limit, read_event
 from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
 RUN_COMMAND = "gateway.cli.run"
@@ -39,6 +39,8 @@ def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int
     from gateway.errors import ServerUnavailable
 
     data = read_event()
+    if len(data) > event_limit():
+        return EXIT_OK, data  # over the limit: judged in-process (a deny), never forwarded cut short
     try:
         return emit(*forward(server, data, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"),
                              project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))), None

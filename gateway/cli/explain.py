@@ -1,5 +1,7 @@
 """``hookgate explain``: run one event and print a readable trace (selection, results, decision, the
-rendered answer)."""
+rendered answer). It really runs the handlers that fit (commands, webhooks, MCP tools, LLM checks, with
+their side effects) and says so; ``--dry-run`` only shows which handlers fit and would run, and runs
+nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +13,10 @@ from gateway.wire import EXIT_ERROR, EXIT_OK
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+
+    from gateway.config import RuntimeConfig
+    from gateway.dispatcher import Trace
+    from gateway.events import HookEvent
 
 
 def _read_event_arg(path: str | None) -> bytes:
@@ -51,6 +57,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if not groups:
             print(f"no hooks configured for {event.name}")
         trace = Trace()
+        if getattr(args, "dry_run", False):
+            return _dry_run(config, event, trace)
+        print("explain runs the handlers that fit, for real (commands, webhooks, MCP tools, LLM checks); "
+              "use --dry-run to only see what would run")
         decision = decide(config, event, trace, record=False)
     except HookgateError as exc:
         _err(str(exc))
@@ -78,4 +88,21 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"  stdout: {out.rstrip()}")
     if err:
         print(f"  stderr: {err.rstrip()}")
+    return EXIT_OK
+
+
+def _dry_run(config: RuntimeConfig, event: HookEvent, trace: Trace) -> int:
+    """``explain --dry-run``: which groups and handlers fit ``event`` and would run; nothing runs."""
+    from gateway.dispatcher import Dispatcher
+
+    dispatcher = Dispatcher(config)
+    selected = dispatcher.select(event, trace)
+    for line in trace.lines:
+        print(line.replace("): runs", "): would run", 1))
+    if not selected:
+        print("dry run: no handler would run")
+        return EXIT_OK
+    print(f"dry run: {len(selected)} handler(s) would run, in merge order (nothing was run):")
+    for item in selected:
+        print(f"  {item.spec.id}: {dispatcher.handler(item.spec).describe()}")
     return EXIT_OK

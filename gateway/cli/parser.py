@@ -53,8 +53,17 @@ def build_parser() -> argparse.ArgumentParser:
                           help="also connect to each MCP server and check every mcp_tool's tool and input")
     validate.set_defaults(func="gateway.cli.validate:cmd_validate")
 
-    explain = with_config(sub.add_parser("explain", help="run one event and print a readable trace"))
+    explain = with_config(sub.add_parser("explain", help="run one event through the handlers that fit (it runs "
+                                                         "them, for real) and print a readable trace; --dry-run "
+                                                         "runs nothing",
+                                         description="Runs one event through every handler that fits, for "
+                                                     "real (commands, webhooks, MCP tools, LLM checks, with "
+                                                     "their side effects), and prints why each fit, its result, "
+                                                     "the merged decision and the rendered answer. With "
+                                                     "--dry-run it only shows what would run, and runs nothing."))
     explain.add_argument("event", nargs="?", help="event JSON file (default: stdin)")
+    explain.add_argument("--dry-run", action="store_true",
+                         help="show which groups and handlers fit and would run; run nothing")
     explain.add_argument("--dialect", choices=DIALECT_CHOICES, default="auto")
     explain.set_defaults(func="gateway.cli.explain:cmd_explain")
 
@@ -69,8 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                      "the thin client)"))
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     serve.add_argument("--port", type=cli_types.port, default=8787, help="port (default: 8787; 0: any free port)")
-    serve.add_argument("--max-body", type=cli_types.positive_int, default=10 * 1024 * 1024, metavar="BYTES",
-                       help="largest request body accepted (default: 10 MiB; larger: 413)")
+    serve.add_argument("--max-body", type=cli_types.positive_int, default=None, metavar="BYTES",
+                       help="event size limit (default: $HOOKGATE_MAX_EVENT_BYTES or 64 MiB); a larger event is "
+                            "denied (HTTP 200 with a deny/block), never let through")
     serve.add_argument("--reload-interval", type=cli_types.non_negative_seconds, default=1.0, metavar="SECONDS",
                        help="how often to check the config files for changes (default: 1; 0: SIGHUP only)")
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from gateway.cli import _err, _run_via_server
-from gateway.client import emit, read_event
+from gateway.client import emit, event_limit, read_event
 from gateway.wire import EXIT_BLOCK, EXIT_ERROR
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import on the hook path
@@ -64,8 +64,11 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
         code, data = _run_via_server(server, args.dialect, args.on_server_down)
         if data is None:
             return code
+    limit = event_limit()
     if data is None:
-        data = read_event()
+        data = read_event(limit)
+    if len(data) > limit:
+        return _oversized(data, limit, args.dialect)
     from gateway.dialects import parse_event
     from gateway.events import PassedThrough, decode_event_bytes
 
@@ -104,6 +107,25 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
             _record_failure(config, event, failed)
         return emit(*render(failed, event.dialect)) if failed is not None else EXIT_ERROR
     return emit(*render(decision, event.dialect))
+
+
+def _oversized(data: bytes, limit: int, dialect: str) -> int:
+    """An event over the size limit: a deny/block in the host's dialect where a block holds an action
+    back (exit 2), else one line and exit 1 (see ``gateway.oversize``)."""
+    import sys
+
+    from gateway.oversize import Oversized, oversize_decision
+
+    over = Oversized(data, limit)
+    del data
+    over.drain(sys.stdin.buffer.read)
+    from gateway.dialects import render
+
+    dialect, decision = oversize_decision(over, dialect)
+    if decision is None:
+        _err(over.message)
+        return EXIT_ERROR
+    return emit(*render(decision, dialect))
 
 
 MAX_NESTING = 3

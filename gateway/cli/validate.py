@@ -26,21 +26,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"error: {issue}")
         print(f"{len(exc.issues)} error(s) in {', '.join(paths)}")
         return EXIT_ERROR
+    from gateway.approvals.checks import approval_warnings
     from handlers.llm.base import key_problems
 
-    # handlers that cannot run, and missing API keys: environment-dependent, so not config errors at run time
-    errors = config.broken + key_problems(config)
+    # handlers that cannot run, missing API keys and secrets: environment-dependent, so not config errors at
+    # run time (there the handler fails: closed when it is failClosed)
+    env_errors, env_warnings = environment_problems(config)
+    errors = config.broken + key_problems(config) + env_errors
+    for warning in config.warnings + env_warnings + approval_warnings(config):
+        print(f"warning: {warning}")
     if errors:
-        for warning in config.warnings:
-            print(f"warning: {warning}")
         for problem in errors:
             print(f"error: {problem}")
         print(f"{len(errors)} error(s) in {', '.join(paths)}")
         return EXIT_ERROR
-    from gateway.approvals.checks import approval_warnings
-
-    for warning in config.warnings + approval_warnings(config):
-        print(f"warning: {warning}")
     groups = sum(len(g) for g in config.hooks.values())
     print(f"ok: {config.handler_count()} handler(s) in {groups} group(s) on {len(config.hooks)} event(s) "
           f"from {', '.join(paths)}")
@@ -52,6 +51,28 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if getattr(args, "check_servers", False):
         return _check_servers(config)
     return EXIT_OK
+
+
+def environment_problems(config: RuntimeConfig) -> tuple[list[str], list[str]]:
+    """``(errors, warnings)``: what each handler needs from the environment and does not find
+    (``Handler.environment``): an error for a ``failClosed`` handler, which would deny every call, a
+    warning for the others, which would fail open."""
+    from handlers.base import handler_class
+
+    errors: list[str] = []
+    warnings: list[str] = []
+    for groups in config.hooks.values():
+        for group in groups:
+            for spec in group.handlers:
+                try:
+                    problems = handler_class(spec.type).environment(spec)
+                except Exception:  # a type registered in another process: nothing to check here
+                    continue
+                where = errors if spec.fail_closed else warnings
+                suffix = ("; it is failClosed, so every call it checks would be denied" if spec.fail_closed
+                          else "; it would fail open")
+                where.extend(f"{spec.where}: {p}{suffix}" for p in problems)
+    return errors, warnings
 
 
 def _check_servers(config: RuntimeConfig) -> int:

@@ -27,6 +27,7 @@ from gateway.config.gemini import GEMINI_ALL_EVENTS, GEMINI_TO_CLAUDE, is_gemini
 from gateway.config.schema import (
     COMMON_KEYS,
     KIRO_EVENTS,
+    MS_LIKE_TIMEOUT,
     CommonFields,
     Compilation,
     Group,
@@ -39,6 +40,9 @@ from gateway.errors import ConfigError
 from gateway.events import EVENTS
 from gateway.matching import IfRule, matcher_problem
 from handlers.base import handler_class
+
+JUDGMENT_REFUSED = frozenset({"SessionStart", "Setup", "SubagentStart"})
+"""Events where Claude Code refuses prompt/agent hooks with a config error (elsewhere it ignores them)."""
 
 
 def _short_label(type_name: str, options: dict[str, Any]) -> str:
@@ -62,15 +66,31 @@ class Compiler(Compilation):
     # ---- files
     def add_file(self, path: str) -> None:
         doc = read_document(path)
-        if doc is None:
-            doc = {}
+        if doc is None or doc == {}:  # an empty file, `null`, only comments, `{}`: a file caught half-written
+            self.issues.append(f"{path}: the config is empty: a policy file that says nothing is taken for a "
+                               "broken one (write `hooks: {}` to configure no hooks on purpose)")
+            return
         if not isinstance(doc, dict):
             self.issues.append(f"{path}: the config must be an object (mapping), got {type(doc).__name__}")
             return
         base_dir = os.path.dirname(path)
+        if "hooks" in doc and doc["hooks"] is None:
+            self.issues.append(f"{path}: hooks: empty (null): write `hooks: {{}}` to configure no hooks on purpose, "
+                               "or list events under it")
+            return
         hooks = doc.get("hooks") if "hooks" in doc else None
         if hooks is None and any(k in EVENTS or k in KIRO_EVENTS or k in GEMINI_ALL_EVENTS for k in doc):
             hooks, doc = doc, {"hooks": doc}  # a bare hooks block
+        if hooks is None:
+            from gateway.config.sections import known_top_level_keys
+
+            known = known_top_level_keys()
+            if not any(k in known for k in doc):
+                hints = "; ".join(f"{k!r}{suggest(str(k), known)}" for k in list(doc)[:5])
+                self.issues.append(f"{path}: no recognised top-level key (got {hints}): expected hooks (and "
+                                   f"optionally {', '.join(k for k in known if k != 'hooks')}), or a bare hooks "
+                                   "block keyed by event name")
+                return
         if hooks is not None and not isinstance(hooks, dict):
             self.issues.append(f"{path}: hooks: expected an object keyed by event name, got {type(hooks).__name__}")
             return
@@ -111,7 +131,10 @@ class Compiler(Compilation):
     def add_group(self, event: str, where: str, base_dir: str, raw: Any, dialect: str) -> None:
         """Validate one matcher group of ``event`` (from a ``dialect`` config) and add it."""
         group = self.validated(Group, raw, where, unknown="group field", known=["matcher", "hooks", "sequential"])
-        if group is None:
+        if group is None:  # still look at its handlers: every problem and warning is reported at once
+            entries = raw.get("hooks") if isinstance(raw, dict) else None
+            for hi, entry in enumerate(entries if isinstance(entries, list) else []):
+                self._handler(event, f"{where}.hooks[{hi}]", base_dir, entry, dialect)
             return
         spec = EVENTS[event]
         if group.matcher not in (None, "", "*"):
@@ -149,25 +172,21 @@ class Compiler(Compilation):
             return None
         before = len(self.issues)
         common = self.validated(CommonFields, entry, where, unknown=None)  # extra keys are the type's own
-        if common is None:
-            return None
         options: dict[str, Any] = {}
         model = cls.options_model()
-        if model is not None:
+        if model is not None:  # validated even when the common fields failed: its warnings still count
             known = sorted(COMMON_KEYS | {f.alias or n for n, f in model.model_fields.items()})
             parsed = self.validated(model, {k: entry[k] for k in set(entry) - COMMON_KEYS}, where,
                                     unknown=f"field for a {type_name} handler", known=known)
             if parsed is None:
                 return None
             options = parsed.model_dump(mode="json", exclude=set(parsed.model_extra or {}))
+        if common is None:
+            return None
         spec = EVENTS[event]
         judgment = cls.judgment  # the handler class is the one source of truth
-        if common.if_ is not None:
-            if not spec.tool:
-                self.issues.append(f"{where}.if: 'if' only applies to tool events (PreToolUse, PostToolUse, "
-                                   f"PostToolUseFailure, PermissionRequest, PermissionDenied); on {event} "
-                                   "the handler would never run")
-            else:
+        ignored = self._ignored_as_claude_code_does(event, where, type_name, common, options, judgment)
+        if common.if_ is not None and spec.tool:
                 rules = [common.if_] if isinstance(common.if_, str) else common.if_
                 if not rules:
                     self.issues.append(f"{where}.if: empty list (expected one or more permission rules)")
@@ -176,17 +195,17 @@ class Compiler(Compilation):
                         IfRule.parse(rule)
                     except ConfigError as exc:
                         self.issues.append(f"{where}.if{'' if isinstance(common.if_, str) else f'[{i}]'}: {exc}")
-        if judgment and not spec.judgment:
+        if judgment and not spec.judgment and event in JUDGMENT_REFUSED:
             self.issues.append(f"{where}.type: {type_name} handlers are not accepted on {event} (Claude Code "
-                               "accepts prompt/agent only on events whose answer they can change)")
+                               "refuses prompt/agent hooks there with a config error)")
         if judgment and common.fail_closed:
             self.issues.append(f"{where}.failClosed: not allowed on {type_name} handlers: an LLM check is a soft "
                                "check whose failure must never block; put hard invariants in a command, "
                                "http or mcp_tool handler")
-        if common.async_ and judgment:
-            self.issues.append(f"{where}.async: {type_name} handlers cannot run in the background")
         if common.once is not None:
             self.warnings.append(f"{where}.once: honoured only in skill frontmatter by Claude Code; ignored")
+        if ignored:
+            return None  # Claude Code accepts it and never runs it: so does hookgate (with the warning)
         default_timeout = cls.default_timeout
         if spec.default_timeout is not None and not judgment:
             default_timeout = min(default_timeout, spec.default_timeout)
@@ -196,17 +215,49 @@ class Compiler(Compilation):
         handler = HandlerSpec(
             type=type_name, id=label if count == 1 else f"{label}#{count}", where=where,
             timeout=common.timeout or default_timeout, fail_closed=common.fail_closed or cls.fails_closed,
-            priority=common.priority, if_rule=common.if_, async_=common.async_ or common.async_rewake,
+            priority=common.priority, if_rule=common.if_,
+            async_=(common.async_ or common.async_rewake) and not judgment,
             cache_ttl=common.cache_ttl, status_message=common.status_message, dialect=dialect,
             base_dir=base_dir, options=options,
         )
         if len(self.issues) == before:
+            self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
             problems = cls.check(handler, base_dir)
             if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
                 handler.problem = "; ".join(problems)
                 self.broken.extend(f"{where}: {p}" for p in problems)
             self.issues.extend(f"{where}: {p}" for p in cls.event_problems(handler, event))
         return {name: getattr(handler, name) for name in handler.__slots__}
+
+    def _ignored_as_claude_code_does(self, event: str, where: str, type_name: str, common: Any,
+                                     options: dict[str, Any], judgment: bool) -> bool:
+        """Warn about what Claude Code accepts and ignores; True when it never runs the handler at all.
+
+        A pasted Claude Code config must never turn into "deny everything": where Claude Code loads a
+        setting and quietly ignores it, hookgate runs the rest the same way and ``validate`` warns.
+        """
+        spec = EVENTS[event]
+        never = False
+        if common.if_ is not None and not spec.tool:
+            self.warnings.append(f"{where}.if: 'if' only applies to tool events (PreToolUse, PostToolUse, "
+                                 f"PostToolUseFailure, PermissionRequest, PermissionDenied); on {event} this handler "
+                                 "never runs (as in Claude Code); the rest of the config runs")
+            never = True
+        if judgment and not spec.judgment and event not in JUDGMENT_REFUSED:
+            self.warnings.append(f"{where}.type: Claude Code does not run {type_name} handlers on {event} (the "
+                                 "answer cannot change anything there); this handler never runs")
+            never = True
+        if judgment and (common.async_ or common.async_rewake):
+            key = "async" if common.async_ else "asyncRewake"
+            self.warnings.append(f"{where}.{key}: only command handlers run in the background; this {type_name} "
+                                 "handler runs in the foreground (as in Claude Code)")
+        if common.timeout is not None and common.timeout >= MS_LIKE_TIMEOUT:
+            self.warnings.append(f"{where}.timeout: in seconds: {common.timeout:g} s is "
+                                 f"{common.timeout / 60:.0f} minutes (did you mean {common.timeout / 1000:g}?); "
+                                 "used as written, as Claude Code does")
+        if type_name == "command" and options.get("args") is not None and options.get("shell"):
+            self.warnings.append(f"{where}.shell: ignored with args (the exec form runs no shell), as in Claude Code")
+        return never
 
     # ---- Kiro 2.x agent config
     def _add_kiro(self, path: str, base_dir: str, hooks: dict[str, Any]) -> None:

@@ -42,13 +42,6 @@ class CommonFields(_Model):
     async_rewake: bool = Field(False, alias="asyncRewake")
     cache_ttl: float | None = Field(None, alias="cacheTtl", ge=0)
 
-    @field_validator("timeout")
-    @classmethod
-    def _seconds(cls, value: float | None) -> float | None:
-        if value is not None and value >= MS_LIKE_TIMEOUT:
-            raise ValueError(f"timeout is in seconds: {value:g} s is {value / 60:.0f} minutes; "
-                             f"did you mean {value / 1000:g}?")
-        return value
 
 
 class Group(_Model):
@@ -98,7 +91,7 @@ def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
     """One ``prefix.path.inside: what was expected`` line per pydantic error."""
     issues = []
     for err in exc.errors():
-        loc = [p for p in err["loc"] if p not in ("function-after[_seconds(), union[float,none]]",)]
+        loc = list(err["loc"])
         path = _loc((prefix, *loc)) if prefix else _loc(tuple(loc))
         got = err.get("input")
         kind = type(got).__name__ if got is not None else "nothing"
@@ -130,10 +123,28 @@ def read_document(path: str) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}{where}: invalid YAML: {problem}") from None
+        raise ConfigError(yaml_error(path, exc)) from None
+
+
+def yaml_error(path: str, exc: Exception) -> str:
+    """One line for a PyYAML error, at the place PyYAML names: ``file:LINE:COL: invalid YAML: ...``.
+
+    PyYAML gives a ``problem_mark`` (where it gave up) and often a ``context_mark`` (where the construct
+    it was reading starts: the unclosed quote, the mapping). The place shown first is the problem mark,
+    except when PyYAML only found the end of the file (an unclosed quote or bracket): then it is where
+    the unclosed construct starts, with the problem's line and column kept in the message."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    pmark = getattr(exc, "problem_mark", None)
+    cmark = getattr(exc, "context_mark", None)
+    if pmark is None:
+        return f"{path}: invalid YAML: {problem}"
+    at = f"line {pmark.line + 1}, column {pmark.column + 1}"
+    if cmark is not None and context and cmark.line < pmark.line and "end of stream" in problem:
+        return (f"{path}:{cmark.line + 1}:{cmark.column + 1}: invalid YAML: {context} (line {cmark.line + 1}, "
+                f"column {cmark.column + 1}): {problem} at {at}")
+    lead = f"{context}: " if context else ""
+    return f"{path}:{pmark.line + 1}:{pmark.column + 1}: invalid YAML: {lead}{problem} ({at})"
 
 
 def suggest(name: str, choices: list[str]) -> str:

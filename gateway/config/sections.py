@@ -28,7 +28,7 @@ KIRO_AGENT_KEYS = {"name", "description", "prompt", "tools", "allowedTools", "to
 
 def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[str, Any]) -> None:
     """Validate the non-hook sections of one config document into ``compiler``."""
-    from gateway.config.schema import GATEWAY_SECTIONS, Settings, pydantic_issues
+    from gateway.config.schema import GATEWAY_SECTIONS, Settings, pydantic_issues, suggest
 
     if "settings" in doc:
         try:
@@ -64,7 +64,18 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
         return
     for key in doc:
         if key not in known:
-            compiler.warnings.append(f"{path}: {key}: unknown top-level key, ignored")
+            compiler.warnings.append(f"{path}: {key}: unknown top-level key, ignored"
+                                     f"{suggest(str(key), sorted(known))}")
+
+
+def known_top_level_keys() -> list[str]:
+    """Every top-level key a config may hold: hookgate's own sections and the ones sections register."""
+    from gateway.config.schema import GATEWAY_SECTIONS
+
+    known = list(GATEWAY_SECTIONS)
+    for section in config_sections():
+        known.extend(k for k in section.keys if k not in known)
+    return known
 
 
 def _aliased(settings: dict[str, Any]) -> dict[str, Any]:

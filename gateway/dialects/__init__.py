@@ -59,9 +59,30 @@ def detect(data: dict[str, Any]) -> str:
 
 def parse_event(data: dict[str, Any], dialect: str = "auto") -> HookEvent | PassedThrough:
     """Parse a decoded event with ``dialect`` (``auto`` detects): the ``HookEvent``, or ``PassedThrough``
-    for a host event hookgate leaves alone. Raises EventError for a malformed or unknown event."""
-    event: HookEvent | PassedThrough = get_dialect(detect(data) if dialect == "auto" else dialect).parse(data)
+    for a host event hookgate leaves alone. Raises EventError for a malformed or unknown event, also for
+    one whose fields have shapes no dialect expects: malformed input is always a one-line EventError,
+    never another exception."""
+    if not isinstance(data, dict):
+        raise EventError(f"event must be a JSON object, got {type(data).__name__}")
+    name = data.get("hook_event_name")
+    if not isinstance(name, str) or not name:
+        got = "nothing" if name is None else f"{type(name).__name__} {_short(name)}"
+        raise EventError(f"event has no hook_event_name (expected a string such as \"PreToolUse\", got {got})")
+    module = get_dialect(detect(data) if dialect == "auto" else dialect)
+    try:
+        event: HookEvent | PassedThrough = module.parse(data)
+    except EventError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+        raise EventError(f"malformed {name[:60]!r} event for the {module.NAME} dialect: "
+                         f"{type(exc).__name__}: {_short(exc)}") from None
     return event
+
+
+def _short(value: object) -> str:
+    """``value`` in at most 80 characters on one line (for messages)."""
+    text = " ".join((str(value) if isinstance(value, BaseException) else repr(value)).split())
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def render(decision: Decision, dialect: str) -> tuple[int, str, str]:

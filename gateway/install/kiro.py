@@ -29,8 +29,8 @@ def target_file(opts: Options) -> str:
 
 
 def _agent(folder: str, opts: Options) -> str:
-    if opts.agent:
-        return check_agent_name(opts.agent)
+    if opts.agent:  # `--agent foo.json` names the agent foo (its file is foo.json), not foo.json.json
+        return check_agent_name(opts.agent.removesuffix(".json") or opts.agent)
     try:
         names = sorted(n[:-5] for n in os.listdir(folder) if n.endswith(".json"))
     except OSError:

@@ -6,14 +6,21 @@ from __future__ import annotations
 import os
 import sys
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import gateway.install.claude as claude
 import gateway.install.codex as codex
 import gateway.install.gemini as gemini
 import gateway.install.kiro as kiro
 from gateway.install.files import FileChange, Plan, apply, dump, load_json, read, tidy
-from gateway.install.options import InstallError, Options, check_agent_name, hook_command, hookgate_argv
+from gateway.install.options import (
+    InstallError,
+    Options,
+    check_agent_name,
+    hook_command,
+    hookgate_argv,
+    is_hookgate_command,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -72,6 +79,15 @@ def plan(opts: Options) -> Plan:
     after = dump(doc, before)
     if before is not None and load_json(path, before) == doc:
         after = before  # semantically unchanged: keep the file byte for byte
+    elif before is not None and before.strip():
+        from gateway.install.jsonedit import edit_text
+
+        edited = edit_text(before, doc)  # only hookgate's entries change; the user's text stays as written
+        if edited is not None:
+            after = edited
+        else:
+            result.notes.append(f"{path} is rewritten as JSON with a uniform indentation: its content, other hooks "
+                                "and their order are kept, only whitespace and line breaks change (see the backup)")
     result.changes.insert(0, FileChange(path, before, after))
     return result
 
@@ -98,6 +114,48 @@ def _check_configs(paths: list[str]) -> list[str]:
     return pinned
 
 
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _refuse_loops(configs: list[str], target: str, host: str, *, entries: bool = True) -> None:
+    """Refuse a ``--config`` that would make every hook call hookgate in a loop: the very file being
+    installed into, or a file holding hookgate's own ``hookgate run`` entries. Raises InstallError
+    before anything is written."""
+    from gateway.config import BUILTIN_DEFAULT, load_config
+
+    for path in configs:
+        if path == BUILTIN_DEFAULT:
+            continue
+        if _same_file(path, target):
+            raise InstallError(
+                f"--config {path} is the file being installed into: the hooks would read their own "
+                "`hookgate run` entries as the policy and start hookgate again on every event (denied as "
+                "'nested too deep'). Keep the policy in a file of its own, e.g. move your hooks to "
+                f"hookgate.yaml and run `hookgate install {host} ... --config hookgate.yaml`; nothing was written")
+        if not entries:
+            continue
+        ours = [spec.where for groups in load_config([path], use_cache=False).hooks.values() for g in groups
+                for spec in g.handlers if spec.type == "command" and is_hookgate_command(_command_line(spec))]
+        if ours:
+            raise InstallError(
+                f"--config {path} holds hookgate's own `hookgate run` hooks ({ours[0]}"
+                f"{f' and {len(ours) - 1} more' if len(ours) > 1 else ''}): as the policy, each event would start "
+                "hookgate again, in a loop. Point --config at your own policy file, or remove those entries "
+                "from it first (`hookgate uninstall` on the host it came from); nothing was written")
+
+
+def _command_line(spec: Any) -> str:
+    import shlex
+
+    args = spec.options.get("args")
+    command = str(spec.options.get("command", ""))
+    return shlex.join([command, *map(str, args)]) if args is not None else command
+
+
 def run_install(args: argparse.Namespace) -> int:
     """``hookgate install|uninstall HOST``: exit 0 done / nothing to do, 1 error."""
     try:
@@ -113,9 +171,14 @@ def run_install(args: argparse.Namespace) -> int:
                 raise InstallError(f"--server {args.server[:200]!r}: expected an http:// or https:// URL "
                                    "(no spaces or control characters)")
             opts.executable = hookgate_argv(args.hookgate)
+            if args.config:  # before validating: the host's own file is not a policy, whatever it holds
+                _refuse_loops([os.path.abspath(os.path.expanduser(c)) for c in args.config], target_file(opts),
+                              args.host, entries=False)
             opts.config = _check_configs(args.config) if args.config else None
             opts.server = args.server
             opts.events = select_events(args.host, args.events)
+            if opts.config:
+                _refuse_loops(opts.config, target_file(opts), args.host)
         return apply(plan(opts), dry_run=args.dry_run)
     except InstallError as exc:
         sys.stderr.write(f"hookgate: {exc}\n")

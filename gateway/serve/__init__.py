@@ -51,16 +51,20 @@ from a browser (CSRF) and DNS rebinding:
 use instead of the server's own ``CLAUDE_PROJECT_DIR``. It is honoured only when ``HOOKGATE_TOKEN`` is
 set (and the caller's token matched): without a token any local user could point command handlers at
 a folder of their choosing, so the header is then ignored (one warning in the log) and handlers use the
-server's ``CLAUDE_PROJECT_DIR``. A value that is not an absolute path is a 400 (with a token set).
+server's ``CLAUDE_PROJECT_DIR``. A value that is not the absolute path of an existing directory is a
+400 (with a token set). Commands get it only as the ``CLAUDE_PROJECT_DIR`` variable: never parsed as
+shell code (``handlers.inline_code``).
 
 Errors are JSON ``{"error": "<one line>"}``: 400 malformed event (bad JSON, not an object, unknown
-event), 401 missing/wrong bearer token (when ``HOOKGATE_TOKEN`` is set, on every request), 403 a
-request with an ``Origin``, 404 unknown dialect or path, 405 wrong method for the path, 413 body
-over ``max_body`` bytes (default 10 MiB) or an event over 8 MiB, 415 a POST that is not JSON, 421 a
+or non-string event name, a field of the wrong type: on every route, for every dialect), 401
+missing/wrong bearer token (when ``HOOKGATE_TOKEN`` is set, on every request), 403 a request with an
+``Origin``, 404 unknown dialect or path, 405 wrong method for the path, 415 a POST that is not JSON, 421 a
 Host that is not this server's, 500 an internal error while dispatching (logged with its traceback;
 the server goes on), unless a handler for that event is ``failClosed``: then the answer is the
 deny/block ``hookgate run`` gives in that case. Handler failures are not HTTP errors: they are inside
-the decision, exactly as with ``hookgate run``.
+the decision, exactly as with ``hookgate run``. An event over ``max_body`` bytes (default 64 MiB,
+``HOOKGATE_MAX_EVENT_BYTES``) is not an error either: 200 with the deny/block ``hookgate run`` gives
+for it (``gateway.oversize``), since Claude Code's ``http`` hook reads any non-2xx as "go ahead".
 
 Warm state: one ``Gateway`` (mode ``serve``): loaded config, handler instances, the shared HTTP pool,
 MCP sessions and SDK clients live across events. Reload on SIGHUP and when a config file changes

@@ -14,11 +14,11 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
+from gateway.client import event_limit
 from gateway.serve.guard import RequestGuard, is_loopback_name
 from gateway.serve.metrics import Metrics
 from gateway.serve.reload import Generations
 from gateway.serve.routes import Routes, _json
-from gateway.wire import MAX_BODY
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -42,19 +42,20 @@ class HookServer(Routes):
     paths: config files (as resolved by ``find_config_paths``). token: bearer token required on every
     request (None: no auth). host: the address the server is bound to (decides the ``Host`` check, see
     ``allowed_hosts``). allow_hosts: more names the ``Host`` header may carry (e.g. a local reverse
-    proxy's). max_body: request body limit in bytes. reload_interval: seconds between config file checks
+    proxy's). max_body: event size limit in bytes (default ``event_limit()``: ``HOOKGATE_MAX_EVENT_BYTES`` or
+    64 MiB; an event over it is denied, see ``gateway.oversize``). reload_interval: seconds between config file checks
     (0: only SIGHUP reloads). Raises ConfigError when the initial config is invalid.
     """
 
     def __init__(self, paths: list[str], *, token: str | None = None, host: str = DEFAULT_HOST,
-                 allow_hosts: list[str] | tuple[str, ...] = (), max_body: int = MAX_BODY,
+                 allow_hosts: list[str] | tuple[str, ...] = (), max_body: int | None = None,
                  reload_interval: float = 1.0) -> None:
         self.paths = list(paths)
         self.token = token or None
         self.host = host
         self.allow_hosts = tuple(allow_hosts)
         self._warned_project_dir = False
-        self.max_body = max_body
+        self.max_body = event_limit(max_body)
         self.reload_interval = reload_interval
         self.metrics = Metrics()
         self.generations = Generations(self.paths, self.metrics)
@@ -100,6 +101,7 @@ class HookServer(Routes):
         while True:
             await asyncio.sleep(self.reload_interval)
             if self.generations.changed_on_disk():
+                await self.generations.settled()  # an editor may still be writing it
                 await self.reload("config file changed")
 
     @contextlib.asynccontextmanager
@@ -195,7 +197,7 @@ def _configure_logging(level: str) -> None:
     logger.propagate = False
 
 
-def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, max_body: int = MAX_BODY,
+def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, max_body: int | None = None,
           reload_interval: float = 1.0, log_level: str = "info", allow_hosts: list[str] | None = None) -> int:
     """Run ``hookgate serve`` until SIGTERM/SIGINT. Returns the exit code. Raises ConfigError, OSError,
     StoreError (the shared store's schema is older than this hookgate: ``hookgate store migrate``).

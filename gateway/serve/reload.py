@@ -1,9 +1,13 @@
 """Config generations of ``hookgate serve``: the gateway each loaded config runs on, and reloading.
 
 A reload compiles the config files off the event loop and swaps the new generation in atomically; a bad
-config is rejected (one log line) and the old one keeps serving. Events already running finish on the
-generation they started on. When only ``hooks`` changed, warm resources (the ``RunContext``) carry over;
-otherwise the old generation is closed once its last event finishes.
+config is rejected (one log line) and the old one keeps serving. So is a config that holds nothing (an
+empty, ``null`` or comment-only file, only ``hooks:``, no recognised key: ``gateway.config.compiler``
+makes those errors), so a file caught half-written never drops the policy; zero handlers take an
+explicit ``hooks: {}``. The file watcher also waits until the files stopped changing (``settled``).
+Events already running finish on the generation they started on. When only ``hooks`` changed, warm
+resources (the ``RunContext``) carry over; otherwise the old generation is closed once its last event
+finishes.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ if TYPE_CHECKING:
     from gateway.serve.metrics import Metrics
 
 log = logging.getLogger("hookgate.server")
+SETTLE_SECONDS = 1.0
+"""The file watcher reloads a changed config only after it has stayed unchanged this long (seconds)."""
 
 
 @dataclass
@@ -68,6 +74,17 @@ class Generations:
 
     def changed_on_disk(self) -> bool:
         return file_stamp(self.paths) != self.stamp
+
+    async def settled(self, quiet: float = SETTLE_SECONDS) -> None:
+        """Return once the config files have not changed for ``quiet`` seconds (an editor that writes a
+        file in several steps is done), so the watcher never reads a half-written file."""
+        loop = asyncio.get_running_loop()
+        last, since = file_stamp(self.paths), loop.time()
+        while loop.time() - since < quiet:
+            await asyncio.sleep(min(0.1, quiet / 5))
+            now = file_stamp(self.paths)
+            if now != last:
+                last, since = now, loop.time()
 
     async def dispatch(self, event: HookEvent) -> Decision:
         """Dispatch on the current generation (which stays alive until this event finishes)."""

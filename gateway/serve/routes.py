@@ -13,10 +13,10 @@ from gateway.dialects import DIALECTS, claude, detect, parse_event, render
 from gateway.dispatcher import internal_failure
 from gateway.errors import EventError
 from gateway.events import HookEvent, PassedThrough, decode_event_bytes, dumps
+from gateway.oversize import DRAIN_LIMIT, HEAD_BYTES, Oversized, oversize_decision
 from gateway.serve.reload import one_line
 from gateway.wire import (
     EXIT_CODE_HEADER,
-    MAX_EVENT_BYTES,
     PROJECT_DIR_HEADER,
     RENDERED,
     STDOUT_LENGTH_HEADER,
@@ -80,37 +80,52 @@ class Routes:
         from urllib.parse import unquote
 
         path = unquote(value.strip(), errors="surrogateescape")
-        if not os.path.isabs(path) or "\0" in path:
+        if not os.path.isabs(path) or "\0" in path or not os.path.isdir(path):
             self.metrics.rejected.labels("malformed").inc()
-            return _json(400, {"error": "X-Hookgate-Project-Dir must be an absolute path"})
+            return _json(400, {"error": "X-Hookgate-Project-Dir must be the absolute path of an existing directory"})
         return path
 
-    async def _read_event(self, request: Request, dialect: str) -> HookEvent | PassedThrough | Response:
+    async def _read_event(self, request: Request,
+                          dialect: str) -> HookEvent | PassedThrough | tuple[HookEvent, Decision] | Response:
         media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
         if media_type not in JSON_TYPES and not media_type.startswith(VENDOR_TYPE_PREFIX):
             self.metrics.rejected.labels("unsupported_media_type").inc()
             got = f"got {media_type!r}" if media_type else "none was given"
             return _json(415, {"error": f"Content-Type must be application/json ({got})"})
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body:
-            self.metrics.rejected.labels("too_large").inc()
-            return _json(413, {"error": f"request body is {declared} bytes; the limit is {self.max_body} bytes"})
-        chunks: list[bytes] = []
-        size = 0
+        body = bytearray()
+        over: Oversized | None = None
         async for chunk in request.stream():
-            size += len(chunk)
-            if size > self.max_body:
-                self.metrics.rejected.labels("too_large").inc()
-                return _json(413, {"error": f"request body exceeds the limit of {self.max_body} bytes"})
-            chunks.append(chunk)
-        body = b"".join(chunks)
+            if over is not None:
+                over.feed(chunk)
+                if over.size > DRAIN_LIMIT:
+                    break
+            elif len(body) + len(chunk) > self.max_body:
+                room = max(0, HEAD_BYTES - len(body))  # the head (where the event's name is) spans chunks
+                over = Oversized(body + chunk[:room], self.max_body)
+                over.feed(chunk[room:])
+                body = bytearray()
+            else:
+                body += chunk
+        if over is not None:
+            self.metrics.rejected.labels("too_large").inc()
+            return self._oversized(over, dialect)
         try:
             data = decode_event_bytes(body)
+            del body
             return parse_event(data, detect(data) if dialect == "auto" else dialect)
         except EventError as exc:
-            too_large = len(body) > MAX_EVENT_BYTES
-            self.metrics.rejected.labels("too_large" if too_large else "malformed").inc()
-            return _json(413 if too_large else 400, {"error": one_line(exc)})
+            self.metrics.rejected.labels("malformed").inc()
+            return _json(400, {"error": one_line(exc)})
+
+    def _oversized(self, over: Oversized, dialect: str) -> tuple[HookEvent, Decision] | PassedThrough:
+        """An event over ``max_body``: its deny/block (HTTP 200, never a non-2xx, which Claude Code's
+        ``http`` hook reads as "go ahead"), or, where a block holds nothing back, the exit-1 answer
+        ``hookgate run`` gives (see ``gateway.oversize``)."""
+        dialect, decision = oversize_decision(over, dialect)
+        name = over.event_name() or ""
+        if decision is None:
+            return PassedThrough(name, dialect, over.message, (1, "", f"hookgate: {over.message}\n"))
+        return HookEvent({"hook_event_name": decision.event}, dialect=dialect), decision
 
     async def _decide(self, request: Request,
                       dialect: str) -> tuple[HookEvent, Decision] | PassedThrough | Response:
@@ -118,6 +133,8 @@ class Routes:
         if not (project_dir is None or isinstance(project_dir, str)):
             return project_dir  # an error response
         event = await self._read_event(request, dialect)
+        if isinstance(event, tuple):
+            return event  # over the size limit: already decided
         if isinstance(event, PassedThrough):
             self.metrics.events.labels(event.name, "passthrough").inc()
             return event

@@ -366,7 +366,11 @@ async def get_provider(ctx: RunContext, name: str | None) -> Provider:
     if path is None:
         raise HandlerError(f"LLM provider {settings.name!r} has unknown type {settings.type!r}")
     module_name, _, attr = path.partition(":")
-    module = sys.modules.get(module_name) or await asyncio.to_thread(importlib.import_module, module_name)
+    module = sys.modules.get(module_name)
+    if module is None or not hasattr(module, attr):
+        # not imported yet, or still being imported by a concurrent event (sys.modules holds a partially
+        # initialized module meanwhile): import_module waits for that import to finish
+        module = await asyncio.to_thread(importlib.import_module, module_name)
     cls: type[Provider] = getattr(module, attr)
 
     async def close(provider: Provider) -> None:

@@ -6,7 +6,11 @@ session transcript from the event's ``transcript_path``, the one file outside ``
 
 Confinement: a path is relative to ``cwd`` or absolute inside it; a path with a ``..`` part is
 refused, and so is any path whose real location (symlinks resolved) is outside ``cwd``; directory
-walks never follow symlinks and skip files that resolve outside. A refusal or a bad argument is a
+walks never follow symlinks and skip files that resolve outside. A regular file with more than one
+hard link (``st_nlink > 1``) is refused too, and skipped by walks: a hard link inside ``cwd`` may be
+the same file as one outside it, and nothing in the directory tree tells which. Files are opened with
+``O_NOFOLLOW`` and checked again on the open descriptor (regular file, one link), so a path swapped
+between the check and the read is refused as well. A refusal or a bad argument is a
 ``ToolFailure``, reported to the model as a tool error (the model may try again), never a crash.
 
 Limits keep every answer small: ``MAX_OUTPUT`` characters per answer, ``MAX_FILE_BYTES`` read per
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from typing import Any
 
@@ -121,6 +126,42 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(out + r"\Z")
 
 
+HARD_LINK_REFUSAL = ("refused: {path!r} has {links} hard links; a hard-linked file may be a file outside the "
+                     "project, so the agent's tools do not read it")
+
+
+def _hard_linked(path: str) -> int:
+    """The link count of ``path`` when it is a regular file with more than one hard link, else 0."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0
+    return st.st_nlink if stat.S_ISREG(st.st_mode) and st.st_nlink > 1 else 0
+
+
+def read_confined(path: str, shown: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file ``path``, refusing a symlink at the last step, a file
+    that is not regular and a file with several hard links (checked on the open descriptor).
+    ``shown`` names the file in messages. Raises ToolFailure."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise ToolFailure(f"cannot read {shown!r}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolFailure(f"{shown!r} is not a regular file")
+        if st.st_nlink > 1:
+            raise ToolFailure(HARD_LINK_REFUSAL.format(path=shown, links=st.st_nlink))
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(limit)
+    except OSError as exc:
+        raise ToolFailure(f"cannot read {shown!r}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
 class Sandbox:
     """Read-only access to one directory tree (``root``) plus one transcript file."""
 
@@ -156,6 +197,9 @@ class Sandbox:
         real = os.path.realpath(candidate)
         if not self._inside(real):
             raise ToolFailure(f"refused: {path!r} resolves outside the project directory (symlink)")
+        links = _hard_linked(real)
+        if links:
+            raise ToolFailure(HARD_LINK_REFUSAL.format(path=path, links=links))
         return real
 
     def _relative(self, real: str) -> str:
@@ -164,7 +208,8 @@ class Sandbox:
         return "." if rel == "." else rel.replace(os.sep, "/")
 
     def _walk(self, top: str) -> Iterator[str]:
-        """Real paths of regular files under ``top`` (no symlinked directories, nothing outside)."""
+        """Real paths of regular files under ``top`` (no symlinked directories, nothing outside, no file
+        with several hard links)."""
         if os.path.isfile(top):
             yield top
             return
@@ -174,7 +219,7 @@ class Sandbox:
             for name in sorted(files):
                 path = os.path.join(directory, name)
                 real = os.path.realpath(path) if os.path.islink(path) else path
-                if not self._inside(real) or not os.path.isfile(real):
+                if not self._inside(real) or not os.path.isfile(real) or _hard_linked(real):
                     continue
                 count += 1
                 if count > MAX_WALK:
@@ -190,11 +235,7 @@ class Sandbox:
             raise ToolFailure(f"{args['path']!r} is a directory; use Glob to list files")
         if not os.path.isfile(real):
             raise ToolFailure(f"{args['path']!r} does not exist")
-        try:
-            with open(real, "rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-        except OSError as exc:
-            raise ToolFailure(f"cannot read {args['path']!r}: {exc.strerror or exc}") from None
+        data = read_confined(real, args["path"], MAX_FILE_BYTES + 1)
         if b"\0" in data[:8192]:
             raise ToolFailure(f"{args['path']!r} is a binary file")
         lines = data[:MAX_FILE_BYTES].decode("utf-8", "replace").splitlines()
@@ -224,9 +265,8 @@ class Sandbox:
             if name_filter is not None and not name_filter.match(rel):
                 continue
             try:
-                with open(path, "rb") as fh:
-                    data = fh.read(MAX_FILE_BYTES)
-            except OSError:
+                data = read_confined(path, rel, MAX_FILE_BYTES)
+            except ToolFailure:
                 continue
             if b"\0" in data[:8192]:
                 continue

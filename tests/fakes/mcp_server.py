@@ -92,6 +92,13 @@ def build_server() -> MCPServer:
         raise ValueError("the fake validator failed on purpose")
 
     @server.tool()
+    def refuse(reason: str = "Denied by the fake policy:\n  /etc/passwd is outside the project") -> str:
+        """Fails on purpose with its own text (a ToolError: the SDK passes the text on, isError: true)."""
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        raise ToolError(reason)
+
+    @server.tool()
     async def hang() -> str:
         """Never answers."""
         await anyio.sleep(3600)

@@ -292,7 +292,8 @@ async def test_tls_uses_the_name_for_sni_and_the_certificate_check(tmp_path: Pat
 async def test_literal_private_ip_is_refused_at_delivery_without_a_connection(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The variable is set only after the config loaded, so the load-time check could not see the address:
-    # the client must refuse it (aiohttp never asks a resolver about a literal IP).
+    # the handler refuses it by the very rule validate applies (handlers.netguard.host_problem), before
+    # any connection is tried.
     for address in ("10.1.2.3", "169.254.169.254", "[::ffff:10.0.0.1]"):
         monkeypatch.delenv("HOOK_HOST", raising=False)
         gw = gateway_for(tmp_path, {"type": "http", "url": "http://${HOOK_HOST}:9/hook",
@@ -300,8 +301,8 @@ async def test_literal_private_ip_is_refused_at_delivery_without_a_connection(
         monkeypatch.setenv("HOOK_HOST", address)
         async with gw:
             [result] = (await gw.dispatch(EVENT)).results
-        assert result.status == "error" and "refusing to connect" in (result.message or ""), result.message
-        assert result.meta["attempts"] == 1 and result.duration_ms < 2000
+        assert result.status == "error" and "SSRF guard refuses it" in (result.message or ""), result.message
+        assert "attempts" not in result.meta and result.duration_ms < 2000  # nothing was sent
 
 
 async def test_literal_loopback_is_allowed_without_opt_in(tmp_path: Path, receiver: Receiver) -> None:

@@ -12,6 +12,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
+from urllib.parse import quote
 
 import httpx2
 import pytest
@@ -153,13 +154,17 @@ def test_healthz_and_metrics(guards: ServeProcess) -> None:
     assert "# TYPE hookgate_handler_errors_total counter" in text
 
 
-def test_large_body_gets_413(tmp_path: Path) -> None:
+def test_an_event_over_the_limit_is_denied_not_refused(tmp_path: Path) -> None:
     with ServeProcess(GUARDS, args=["--max-body", "2000"]) as server:
         big = {**SAFE, "tool_input": {"command": "x" * 5000}}
-        assert post(f"{server.url}/hooks", big).status_code == 413
+        answer = post(f"{server.url}/hooks", big)
+        assert answer.status_code == 200  # a 413 would be "go ahead" to Claude Code's http hook
+        assert answer.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
         chunked = post(f"{server.url}/hooks", iter([json.dumps(big).encode()]))  # no content-length
-        assert chunked.status_code == 413 and "limit" in chunked.json()["error"]
+        assert chunked.status_code == 200 and "limit" in chunked.json()["hookSpecificOutput"][
+            "permissionDecisionReason"]
         assert post(f"{server.url}/hooks", SAFE).status_code == 200
+        assert 'hookgate_requests_rejected_total{reason="too_large"} 2.0' in httpx2.get(f"{server.url}/metrics").text
 
 
 def test_bearer_token_is_required_on_every_request() -> None:
@@ -477,20 +482,25 @@ def _reason(response: httpx2.Response) -> str:
 
 
 async def test_project_dir_header_reaches_the_event(app_client: Callable[..., httpx2.AsyncClient],
-                                                    reports_project_dir: Path) -> None:
+                                                    reports_project_dir: Path, tmp_path: Path) -> None:
     client = app_client(token="t", config=reports_project_dir)
     header, auth = "X-Hookgate-Project-Dir", {"authorization": "Bearer t"}
     assert _reason(await _reported(client, auth)) == "project_dir=None"
-    assert _reason(await _reported(client, {**auth, header: "/work/my%20proj/%C3%A9t%C3%A9"})) == \
-        "project_dir=/work/my proj/été"
-    bad = await _reported(client, {**auth, header: "relative/dir"})
-    assert bad.status_code == 400 and bad.json()["error"] == "X-Hookgate-Project-Dir must be an absolute path"
+    (tmp_path / "my proj" / "été").mkdir(parents=True)
+    assert _reason(await _reported(client, {**auth, header: quote(f"{tmp_path}/my proj/été")})) == \
+        f"project_dir={tmp_path}/my proj/été"
+    for value in ("relative/dir", "/no/such/dir", quote(str(reports_project_dir))):  # the last one: a file
+        bad = await _reported(client, {**auth, header: value})
+        assert bad.status_code == 400
+        assert bad.json()["error"] == "X-Hookgate-Project-Dir must be the absolute path of an existing directory"
 
 
 async def test_project_dir_header_only_with_a_token(app_client: Callable[..., httpx2.AsyncClient],
-                                                    reports_project_dir: Path,
+                                                    reports_project_dir: Path, tmp_path: Path,
                                                     caplog: pytest.LogCaptureFixture) -> None:
-    header = {"X-Hookgate-Project-Dir": "/elsewhere"}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    header = {"X-Hookgate-Project-Dir": str(elsewhere)}
     # no token: ignored, from loopback too (another local user could send it), with one warning
     local = app_client(config=reports_project_dir)
     with caplog.at_level("WARNING", logger="hookgate.server"):
@@ -502,5 +512,5 @@ async def test_project_dir_header_only_with_a_token(app_client: Callable[..., ht
     remote = app_client(host="0.0.0.0", peer="10.1.2.3", config=reports_project_dir)
     assert _reason(await _reported(remote, header)) == "project_dir=None"
     with_token = app_client(host="0.0.0.0", peer="10.1.2.3", token="t", config=reports_project_dir)
-    assert _reason(await _reported(with_token, {**header, "authorization": "Bearer t"})) == "project_dir=/elsewhere"
+    assert _reason(await _reported(with_token, {**header, "authorization": "Bearer t"})) == f"project_dir={elsewhere}"
     assert (await _reported(with_token, header)).status_code == 401

@@ -87,9 +87,12 @@ def test_permission_rule_in_matcher(tmp_path: Path) -> None:
     assert any("hooks.PreToolUse[0].matcher" in i and "permission rule" in i for i in issues)
 
 
-def test_if_on_a_non_tool_event(tmp_path: Path) -> None:
-    issues = _issues(tmp_path, {"Stop": [{"hooks": [_cmd(**{"if": "Bash(rm *)"})]}]})
-    assert any("hooks.Stop[0].hooks[0].if" in i and "never run" in i for i in issues)
+def test_if_on_a_non_tool_event_is_a_warning_and_that_handler_never_runs(tmp_path: Path) -> None:
+    config = load_config([_write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(**{"if": "Bash(rm *)"}), _cmd()]}]}})],
+                         use_cache=False)
+    assert any("hooks.Stop[0].hooks[0].if" in w and "never runs" in w for w in config.warnings)
+    assert [h.where for g in config.hooks["Stop"] for h in g.handlers] == [f"{tmp_path / 'hookgate.json'}: "
+                                                                           "hooks.Stop[0].hooks[1]"]
 
 
 def test_prompt_on_session_start(tmp_path: Path) -> None:
@@ -102,9 +105,10 @@ def test_unknown_event_with_suggestion(tmp_path: Path) -> None:
     assert any("unknown event 'PreToolUSe'" in i and "'PreToolUse'" in i for i in issues)
 
 
-def test_millisecond_timeout(tmp_path: Path) -> None:
-    issues = _issues(tmp_path, {"Stop": [{"hooks": [_cmd(timeout=5000)]}]})
-    assert any("hooks.Stop[0].hooks[0].timeout" in i and "did you mean 5" in i for i in issues)
+def test_millisecond_timeout_is_a_warning_and_used_as_written(tmp_path: Path) -> None:
+    config = load_config([_write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(timeout=5000)]}]}})], use_cache=False)
+    assert any("hooks.Stop[0].hooks[0].timeout" in w and "did you mean 5" in w for w in config.warnings)
+    assert config.hooks["Stop"][0].handlers[0].timeout == 5000
 
 
 def test_missing_executable_and_script(tmp_path: Path) -> None:
@@ -165,7 +169,7 @@ def test_matcher_on_an_event_without_matchers_is_a_warning(tmp_path: Path) -> No
 
 
 def test_every_error_is_reported(tmp_path: Path) -> None:
-    issues = _issues(tmp_path, {"Nope": [], "Stop": [{"hooks": [_cmd(timeout=9000), _cmd(command="/no/such")]}]})
+    issues = _issues(tmp_path, {"Nope": [], "Stop": [{"hooks": [_cmd(timeout="9"), _cmd(command="/no/such")]}]})
     assert len(issues) == 3
 
 

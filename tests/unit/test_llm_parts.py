@@ -275,28 +275,35 @@ def test_guard_keys() -> None:
     assert guard_key(_event("PreToolUse", session_id="s")) is None
 
 
+async def _one_stop(ctx: RunContext, limit: int, *results: HandlerResult) -> StopGuard:
+    """One Stop event through the guard as the dispatcher drives it: reserve, record, done."""
+    guard = StopGuard(ctx, "s", limit, "Stop", {"llm", "llm2"})
+    await guard.skip([])
+    await guard.record(list(results))
+    await guard.done()
+    return guard
+
+
 async def test_guard_counts_only_judgment_blocks(tmp_path: Path) -> None:
     config = RuntimeConfig(hooks={}, sources=[], settings={"stop_block_limit": 2, "state_dir": str(tmp_path)})
     ctx = RunContext(config)
-    guard = StopGuard(ctx, "s", 2, "Stop", {"llm"})
-    await guard.record([HandlerResult(id="cmd", type="command", verdict=Verdict(block=True))])
-    await guard.record([HandlerResult(id="llm", type="prompt", status="error")])
+    await _one_stop(ctx, 2, HandlerResult(id="cmd", type="command", verdict=Verdict(block=True)))
+    guard = await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", status="error"))
     assert guard.blocks_so_far() == 0
-    await guard.record([HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True)),
-                  HandlerResult(id="llm2", type="prompt", verdict=Verdict(block=True))])
-    await guard.record([HandlerResult(id="llm", type="prompt", status="cached", verdict=Verdict(block=True))])
+    await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True)),
+              HandlerResult(id="llm2", type="prompt", verdict=Verdict(block=True)))
+    guard = await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", status="cached", verdict=Verdict(block=True)))
     assert guard.blocks_so_far() == 2
     assert os.path.exists(tmp_path / "state.sqlite3")
 
 
 async def test_guard_counts_consecutive_blocks(tmp_path: Path) -> None:
     config = RuntimeConfig(hooks={}, sources=[], settings={"stop_block_limit": 3, "state_dir": str(tmp_path)})
-    guard = StopGuard(RunContext(config), "s", 3, "Stop", {"llm"})
+    ctx = RunContext(config)
     block, ok = Verdict(block=True), Verdict()
 
     async def after(*results: HandlerResult) -> int:
-        await guard.record(list(results))
-        return guard.blocks_so_far()
+        return (await _one_stop(ctx, 3, *results)).blocks_so_far()
 
     assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
     assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 2
@@ -312,5 +319,27 @@ async def test_guard_counts_consecutive_blocks(tmp_path: Path) -> None:
     # the LLM check failed and nothing else blocked: the stop goes through, back to 0
     assert await after(HandlerResult(id="llm", type="prompt", status="timeout")) == 0
     assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
-    # the guard skipped every judgment check and nothing blocked: back to 0
+    # no check ran and nothing blocked: back to 0
     assert await after() == 0
+
+
+async def test_guard_reserves_blocks_atomically_and_a_burst_does_not_reset_itself(tmp_path: Path) -> None:
+    config = RuntimeConfig(hooks={}, sources=[], settings={"stop_block_limit": 2, "state_dir": str(tmp_path)})
+    ctx = RunContext(config)
+    guards = [StopGuard(ctx, "s", 2, "Stop", {"llm"}) for _ in range(5)]
+    for guard in guards:
+        await guard.skip([])
+    assert [g.reserved for g in guards] == [True, True, False, False, False]
+    for guard in guards[2:]:  # the skipped ones let their stop through while two checks still run
+        await guard.record([])
+        await guard.done()
+    assert guards[0].blocks_so_far() == 2  # not reset: reserved checks are still in flight
+    for guard in guards[:2]:
+        await guard.record([HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True))])
+        await guard.done()
+    assert guards[0].blocks_so_far() == 2
+    late = StopGuard(ctx, "s", 2, "Stop", {"llm"})
+    await late.skip([])
+    await late.record([])
+    await late.done()
+    assert not late.reserved and late.blocks_so_far() == 0  # the next turn's stop is checked again

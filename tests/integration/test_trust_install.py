@@ -1,0 +1,82 @@
+"""Issue 10, class 8: ``hookgate install`` never wires a loop, names Kiro agents right, and keeps the
+user's formatting. Every test runs ``hookgate install`` (and ``hookgate run``) as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.conftest import run_hookgate
+
+HG = str(Path(sys.executable).with_name("hookgate"))  # the installed console script (what install pins)
+RM_RF = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}, "cwd": "/tmp"}
+USER_SETTINGS = """{
+    "permissions": {"allow": ["Bash(ls)", "Read"], "deny": []},
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "./my-stop-check.sh"}]}]
+    },
+    "model": "sonnet"
+}
+"""
+
+
+def test_install_refuses_the_settings_file_it_writes_as_its_config(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(USER_SETTINGS)
+    proc = run_hookgate(["install", "claude", "--project", str(tmp_path), "--config", str(settings)])
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "the file being installed into" in proc.stderr and "--config" in proc.stderr
+    assert "hookgate.yaml" in proc.stderr  # says what to do instead
+    assert settings.read_text() == USER_SETTINGS
+    assert not list(settings.parent.glob("settings.json.hookgate-backup-*"))
+    relative = run_hookgate(["install", "claude", "--project", ".", "--config", ".claude/settings.json"],
+                            cwd=tmp_path)
+    assert relative.returncode == 1 and settings.read_text() == USER_SETTINGS
+    settings.write_text('{"permissions": {}}\n')  # no hooks at all: still the file being installed into
+    bare = run_hookgate(["install", "claude", "--project", str(tmp_path), "--config", str(settings)])
+    assert bare.returncode == 1 and "the file being installed into" in bare.stderr
+
+
+def test_install_refuses_a_config_holding_hookgates_own_entries(tmp_path: Path) -> None:
+    first = run_hookgate(["install", "claude", "--project", str(tmp_path), "--hookgate", HG])
+    assert first.returncode == 0, first.stderr
+    settings = tmp_path / ".claude" / "settings.json"
+    copy = tmp_path / "policy.json"
+    copy.write_text(settings.read_text())  # a copy of a wired settings file, used as the policy
+    before = settings.read_text()
+    proc = run_hookgate(["install", "gemini", "--project", str(tmp_path), "--config", str(copy)])
+    assert proc.returncode == 1 and "hookgate run" in proc.stderr and "loop" in proc.stderr, proc.stderr
+    assert not (tmp_path / ".gemini" / "settings.json").exists()
+    assert settings.read_text() == before
+    # what would have happened: every tool call denied, nested hookgate processes
+    validate = run_hookgate(["validate", str(copy)])
+    assert "hookgate run" in validate.stdout and "loop" in validate.stdout, validate.stdout
+
+
+def test_kiro_agent_given_as_a_file_name_is_not_doubled(tmp_path: Path) -> None:
+    proc = run_hookgate(["install", "kiro", "--project", str(tmp_path), "--agent", "foo.json",
+                         "--hookgate", HG])
+    assert proc.returncode == 0, proc.stderr
+    agents = sorted(p.name for p in (tmp_path / ".kiro" / "agents").iterdir())
+    assert agents == ["foo.json"]
+    assert json.loads((tmp_path / ".kiro" / "agents" / "foo.json").read_text())["name"] == "foo"
+
+
+def test_install_keeps_the_users_formatting(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(USER_SETTINGS)
+    proc = run_hookgate(["install", "claude", "--project", str(tmp_path), "--hookgate", HG])
+    assert proc.returncode == 0, proc.stderr
+    after = settings.read_text()
+    # the user's own lines are untouched, byte for byte
+    assert '    "permissions": {"allow": ["Bash(ls)", "Read"], "deny": []},\n' in after
+    assert '        "Stop": [{"hooks": [{"type": "command", "command": "./my-stop-check.sh"}]}' in after
+    assert after.endswith('    "model": "sonnet"\n}\n')
+    doc = json.loads(after)
+    assert doc["permissions"] == {"allow": ["Bash(ls)", "Read"], "deny": []}
+    assert "hookgate run" in json.dumps(doc["hooks"]["PreToolUse"])
+    removed = run_hookgate(["uninstall", "claude", "--project", str(tmp_path)])
+    assert removed.returncode == 0 and settings.read_text() == USER_SETTINGS
