@@ -91,17 +91,11 @@ def test_the_finder_sees_a_circle_through_type_checking_and_function_imports(tmp
     assert circles(graph) == [["pkg.a", "pkg.b"]]
 
 
-GUARD_PACKAGE = "configs.guards.destructive"
-"""Its submodules import siblings as ``from . import x`` (an import of the package itself), owned by the
-guard package work (issue 16 item 5); until that changes its circle is the only one allowed, and only
-among its own modules."""
-
-
 def test_no_import_circle() -> None:
     known = modules()
     graph = {name: imports(name, path, known) for name, path in known.items()}
     found = circles(graph)
-    assert [c for c in found if not all(m == GUARD_PACKAGE or m.startswith(GUARD_PACKAGE + ".") for m in c)] == []
+    assert found == []
 
 
 def test_no_module_over_600_lines() -> None:

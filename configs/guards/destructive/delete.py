@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 
 from .context import POLICY, Ctx
-from .expand import getopt, unwrap
+from .expand import unwrap
+from .getopt import getopt
 from .lexer import Word
 from .protected import rule_for, write_reason
 

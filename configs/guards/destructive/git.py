@@ -16,7 +16,8 @@ import re
 import shlex
 
 from .context import POLICY, Ctx
-from .expand import getopt, long_opt, names
+from .expand import long_opt, names
+from .getopt import getopt
 
 _GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
                                 "--config-env", "--list-cmds"})

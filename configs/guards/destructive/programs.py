@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from .context import POLICY, Ctx
-from .expand import Cmd, Unwrapped, base, bind_positionals, commands, getopt, names, printed, show, unwrap
+from .expand import Cmd, Unwrapped, base, bind_positionals, commands, names, printed, show, unwrap
+from .getopt import getopt
 from .interp import check_code
 from .lexer import Word
 

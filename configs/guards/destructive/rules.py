@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import shlex
 
-from . import delete, git, programs, writes
 from .context import POLICY, Ctx
-from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, evaluated, fork_bomb, getopt, literal_output, show, unwrap
+from .delete import check_find, check_removals, check_rm
+from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, evaluated, fork_bomb, literal_output, show, unwrap
+from .getopt import getopt
+from .git import check_git
 from .interp import check_code
 from .lexer import Redir, Token, Word
+from .programs import INTERPRETER, SHELLS, check_interpreter, check_scheduler, check_shell, check_source, fetch_in_subs
+from .writes import check_writes, write_reason
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _FORK_BOMB = f"This is a fork bomb: it starts processes until the machine stops responding. {POLICY} blocks it."
@@ -23,7 +27,7 @@ _FORK_BOMB = f"This is a fork bomb: it starts processes until the machine stops 
 _GLOB_CANDIDATES = (
     "rm", "unlink", "shred", "rmdir", "find", "git", "dd", "mkfs", "mke2fs", "eval", "source", "tee", "cp", "mv", "ln",
     "install", "rsync", "sed", "perl", "truncate", "curl", "wget", "python", "python3", "node", "ruby", "php", "lua",
-    "at", "batch", "crontab", "trap", *sorted(programs.SHELLS), *sorted(WRAPPERS))
+    "at", "batch", "crontab", "trap", *sorted(SHELLS), *sorted(WRAPPERS))
 
 
 def check_tokens(toks: list[Token], ctx: Ctx) -> str | None:
@@ -49,7 +53,7 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
             target = r.target.text
             if r.op == ">&" and (target.isdigit() or target == "-"):
                 continue
-            reason = writes.write_reason(target, show(cmd.words, cmd.redirs), ctx)
+            reason = write_reason(target, show(cmd.words, cmd.redirs), ctx)
             if reason:
                 return reason
     return check_argv(cmd.words, cmd, ctx)
@@ -84,44 +88,44 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name.lower() in ("git", "git.exe"):
         name = "git"
     args = core[1:]
-    if u.feeder and name not in programs.SHELLS:  # xargs rm -r: the arguments it reads are known only at run time
+    if u.feeder and name not in SHELLS:  # xargs rm -r: the arguments it reads are known only at run time
         args = _fed(args, u)
     texts = [w.text for w in args]
     shown = show(core)
     if name == "rm":
-        return delete.check_rm(args, shown, ctx)
+        return check_rm(args, shown, ctx)
     if name == "rimraf":  # npx rimraf dist: rm -rf in node's clothes
-        return delete.check_rm([Word("-r"), *args], shown, ctx)
+        return check_rm([Word("-r"), *args], shown, ctx)
     if name in _AWKS:
         return _check_awk(texts, shown, ctx)
     if name in ("unlink", "shred", "rmdir"):
-        return delete.check_removals(getopt(texts, "nsu" if name == "shred" else "")[0], shown, ctx)
+        return check_removals(getopt(texts, "nsu" if name == "shred" else "")[0], shown, ctx)
     if name == "find":
-        return delete.check_find(args, ctx, shown)
+        return check_find(args, ctx, shown)
     if name == "git":
-        return git.check_git(texts, shown, ctx)
+        return check_git(texts, shown, ctx)
     if name.startswith("mkfs") or name == "mke2fs":
         return ctx.hit("disk.mkfs", shown,
                        f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it.")
-    if name in programs.SHELLS:
-        return programs.check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
+    if name in SHELLS:
+        return check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
     if name == "eval":
-        return programs.fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"]:]))
+        return fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"]:]))
     if name == "trap":  # trap 'cmd' EXIT: the shell runs cmd
         texts = texts[texts[:1] == ["--"]:]
         return ctx.check_text(texts[0]) if texts and texts[0] not in ("-l", "-p", "-") else None
     if name in ("source", "."):
-        return programs.check_source(name, args, cmd, ctx)
+        return check_source(name, args, cmd, ctx)
     if name in ("at", "batch", "crontab"):
-        return programs.check_scheduler(name, args, cmd, ctx)
+        return check_scheduler(name, args, cmd, ctx)
     if name == "hookgate":
         return _check_hookgate(texts, shown, ctx)
-    reason = writes.check_writes(name, texts, shown, ctx)
+    reason = check_writes(name, texts, shown, ctx)
     if reason:
         return reason
-    m = programs.INTERPRETER.fullmatch(name)
+    m = INTERPRETER.fullmatch(name)
     if m:
-        return programs.check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
+        return check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
     return None
 
 

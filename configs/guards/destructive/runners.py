@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from .getopt import getopt
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .lexer import Word
@@ -39,8 +41,6 @@ RUNNERS: dict[str, tuple[frozenset[str], str, frozenset[str], int]] = {
 def run_by(name: str, rest: list[Word]) -> tuple[list[Word], list[str]] | None:
     """What ``uv run ...`` / ``npm exec -- ...`` / ``nix develop -c ...`` runs: (the command's words, shell
     strings), or None when the subcommand runs nothing hookgate judges (``npm install``)."""
-    from .expand import getopt
-
     subs, short_arg, long_arg, skip = RUNNERS[name]
     texts = [w.text for w in rest]
     _, opts, stop = getopt(texts, short_arg, long_arg, permute=False)  # global options before the subcommand

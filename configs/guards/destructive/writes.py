@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from .context import POLICY, Ctx
 from .delete import check_removals
-from .expand import base, getopt, names
+from .expand import base, names
+from .getopt import getopt
 from .protected import config_kind, glob_reason
 from .protected import write_reason as protected_write_reason
 
