@@ -17,3 +17,18 @@ plain types in ``gateway.store.audit_types`` and the SQLite tables in ``gateway.
 
 This package imports nothing at import time: ``hookgate run`` loads only what an event needs.
 """
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this package on every record
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gateway.config import RuntimeConfig
+
+
+def record_approval(config: RuntimeConfig, approval: dict[str, Any], transition: str) -> None:
+    """Write one audit record for an approval transition; see ``gateway.audit.approvals``."""
+    from gateway.audit.approvals import record_approval as record
+
+    record(config, approval, transition)

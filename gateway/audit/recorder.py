@@ -122,6 +122,18 @@ class Recorder:
         except Exception as exc:
             self._report(exc)
 
+    def submit_record(self, record: dict[str, Any]) -> None:
+        """Write an already built record (an approval transition: ``gateway.audit.record_approval``),
+        redacted like every other, to the same sinks and chain, in this thread. Never raises."""
+        from gateway.audit.spool import new_id
+
+        try:
+            clean = self.redactor.apply(record)
+            body = canonical(clean)
+            self._write_records([(new_id(), clean, body, None, None)])
+        except Exception as exc:  # recording must never undo what it records
+            self._report(exc)
+
     # ------------------------------------------------------------------ building
 
     def _prepare(self, event: HookEvent, decision: Decision, now: float,
@@ -136,14 +148,17 @@ class Recorder:
         return new_id(), record, body, started_ns, decision
 
     def _write(self, items: list[tuple[str, dict[str, Any], str, int | None, Decision]]) -> None:
+        self._write_records(items)
+        if self.telemetry is not None:
+            for _, record, _, started_ns, decision in items:
+                self.telemetry.emit(record, decision, started_ns)
+
+    def _write_records(self, items: list[Any]) -> None:
         for sink in self.sinks:
             if sink == "store":
                 self._to_store(items)
             elif sink.startswith("jsonl:"):
                 _append_lines(sink[len("jsonl:"):], [body for _, _, body, _, _ in items])
-        if self.telemetry is not None:
-            for _, record, _, started_ns, decision in items:
-                self.telemetry.emit(record, decision, started_ns)
 
     def _to_store(self, items: list[tuple[str, dict[str, Any], str, int | None, Decision]]) -> None:
         if not self.background:

@@ -180,3 +180,33 @@ def test_control_characters_in_the_input_are_escaped_for_the_approver(tmp_path: 
     assert "\\r\\x1b[2K" in request["message"]
     approvals(config, "reject", request["id"])
     assert waiting.finish()[0] == 2
+
+
+def test_every_transition_reaches_the_audit_trail(tmp_path: Path) -> None:
+    """created -> approved (by another process) -> consumed are audit records beside the tool call's own,
+    in the same hash chain (`hookgate audit verify` passes)."""
+    import subprocess
+    import sys
+
+    config = write_config(tmp_path, {"timeout": 60})
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    [request] = wait_for_pending(config)
+    assert approvals(config, "approve", request["id"], "--reason", "ok by me").returncode == 0
+    assert waiting.finish()[0] == 0
+
+    def audit(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "gateway", "audit", *args, "--config", str(config)],
+                              capture_output=True, text=True, timeout=60)
+
+    query = audit("query", "--json")
+    assert query.returncode == 0, query.stderr
+    records = json.loads(query.stdout)
+    transitions = [r["approval"]["transition"] for r in records if r["event"] == "ApprovalTransition"]
+    assert sorted(transitions) == ["approved", "consumed", "created"]
+    approved = next(r for r in records if r.get("approval", {}).get("transition") == "approved")
+    assert approved["decision"] == "allow" and approved["reason"] == "ok by me"
+    assert approved["approval"]["decided_by"].startswith("cli:") and approved["tool_name"] == "Bash"
+    tool_call = next(r for r in records if r["event"] == "PreToolUse")
+    assert tool_call["approval"]["id"] == request["id"] and tool_call["decision"] == "allow"
+    verified = audit("verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
