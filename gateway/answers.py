@@ -91,8 +91,18 @@ def _schema() -> Any:
     return TypeAdapter(HookOutput)
 
 
-_SPECIFIC_KNOWN = frozenset({"hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput",
-                             "additionalContext", "updatedToolOutput", "updatedMCPToolOutput", "decision"})
+_SPECIFIC_KNOWN = frozenset(
+    {
+        "hookEventName",
+        "permissionDecision",
+        "permissionDecisionReason",
+        "updatedInput",
+        "additionalContext",
+        "updatedToolOutput",
+        "updatedMCPToolOutput",
+        "decision",
+    }
+)
 
 
 def _validation_message(exc: Exception) -> str:
@@ -109,12 +119,22 @@ def _text(value: str | None) -> str | None:
 
 
 _STR, _BOOL, _DICT = (str, type(None)), (bool, type(None)), (dict, type(None))
-_PLAIN_TOP: dict[str, tuple[type, ...]] = {"continue": (bool,), "stopReason": _STR, "suppressOutput": _BOOL,
-                                          "systemMessage": _STR, "reason": _STR, "decision": _STR,
-                                          "hookSpecificOutput": _DICT}
-_PLAIN_SPECIFIC: dict[str, tuple[type, ...]] = {"hookEventName": (str,), "permissionDecision": _STR,
-                                               "permissionDecisionReason": _STR, "updatedInput": _DICT,
-                                               "additionalContext": _STR}
+_PLAIN_TOP: dict[str, tuple[type, ...]] = {
+    "continue": (bool,),
+    "stopReason": _STR,
+    "suppressOutput": _BOOL,
+    "systemMessage": _STR,
+    "reason": _STR,
+    "decision": _STR,
+    "hookSpecificOutput": _DICT,
+}
+_PLAIN_SPECIFIC: dict[str, tuple[type, ...]] = {
+    "hookEventName": (str,),
+    "permissionDecision": _STR,
+    "permissionDecisionReason": _STR,
+    "updatedInput": _DICT,
+    "additionalContext": _STR,
+}
 _DECISIONS = frozenset({"block", "approve", "allow", "deny", None})
 _PERMISSIONS = frozenset({"allow", "deny", "ask", "defer", None})
 
@@ -122,8 +142,7 @@ _PERMISSIONS = frozenset({"allow", "deny", "ask", "defer", None})
 class _PlainSpecific:
     """``hookSpecificOutput`` read without pydantic (see ``_plain``): the attributes the model has."""
 
-    __slots__ = ("additionalContext", "hookEventName", "permissionDecision", "permissionDecisionReason",
-                 "updatedInput")
+    __slots__ = ("additionalContext", "hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput")
     updatedToolOutput = updatedMCPToolOutput = decision = model_extra = None
 
     def __init__(self, obj: dict[str, Any]) -> None:
@@ -167,8 +186,11 @@ def _plain(obj: dict[Any, Any]) -> _PlainOutput | None:
     specific = obj.get("hookSpecificOutput")
     if specific is None:
         return _PlainOutput(obj, None)
-    if "hookEventName" not in specific or not _fits(specific, _PLAIN_SPECIFIC) \
-            or specific.get("permissionDecision") not in _PERMISSIONS:
+    if (
+        "hookEventName" not in specific
+        or not _fits(specific, _PLAIN_SPECIFIC)
+        or specific.get("permissionDecision") not in _PERMISSIONS
+    ):
         return None
     updated = specific.get("updatedInput")
     if updated is not None and not all(type(key) is str for key in updated):
@@ -197,8 +219,9 @@ def verdict_from_json(obj: Any, event: HookEvent) -> Verdict:
 
 def _normalize(out: Any, event: HookEvent) -> Verdict:
     """The ``Verdict`` of a validated hook output (the model, or ``_plain``'s view of it)."""
-    verdict = Verdict(continue_=out.continue_, stop_reason=_text(out.stopReason),
-                      system_message=_text(out.systemMessage))
+    verdict = Verdict(
+        continue_=out.continue_, stop_reason=_text(out.stopReason), system_message=_text(out.systemMessage)
+    )
     if out.side_effects:
         verdict.side_effects = [truncate(item, MAX_SIDE_EFFECT) for item in out.side_effects[:MAX_SIDE_EFFECTS]]
     tool_event = event.spec.tool
@@ -212,8 +235,9 @@ def _normalize(out: Any, event: HookEvent) -> Verdict:
     specific = out.hookSpecificOutput
     if specific is not None:
         if specific.hookEventName != event.name:
-            raise HandlerError(f"hookSpecificOutput.hookEventName is {specific.hookEventName!r} "
-                               f"but the event is {event.name!r}")
+            raise HandlerError(
+                f"hookSpecificOutput.hookEventName is {specific.hookEventName!r} but the event is {event.name!r}"
+            )
         if specific.permissionDecision is not None:
             verdict.permission = specific.permissionDecision
             verdict.permission_reason = _text(specific.permissionDecisionReason)
@@ -221,8 +245,7 @@ def _normalize(out: Any, event: HookEvent) -> Verdict:
             verdict.updated_input = specific.updatedInput
         if specific.additionalContext:
             verdict.additional_context = _text(specific.additionalContext)
-        output = specific.updatedToolOutput if specific.updatedToolOutput is not None \
-            else specific.updatedMCPToolOutput
+        output = specific.updatedToolOutput if specific.updatedToolOutput is not None else specific.updatedMCPToolOutput
         if output is not None:
             verdict.updated_output = output
         if specific.decision is not None:
@@ -251,8 +274,9 @@ def parse_text(text: str, event: HookEvent) -> Verdict:
         try:
             obj = json.loads(stripped)
         except json.JSONDecodeError as exc:
-            raise HandlerError(f"hook output starts with '{{' but is not valid JSON: {exc.msg} "
-                               f"(line {exc.lineno} column {exc.colno})") from None
+            raise HandlerError(
+                f"hook output starts with '{{' but is not valid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})"
+            ) from None
         return verdict_from_json(obj, event)
     if stripped and event.spec.plain_context:
         return Verdict(additional_context=truncate(stripped))

@@ -41,8 +41,9 @@ class Gateway(AgentHost):
 
     def __init__(self, config: RuntimeConfig, *, mode: Mode = "api", strict: bool | None = None) -> None:
         if (mode == "api" if strict is None else strict) and config.broken:
-            raise ConfigError(f"{len(config.broken)} hook(s) cannot be built; first: {config.broken[0]}",
-                              list(config.broken))
+            raise ConfigError(
+                f"{len(config.broken)} hook(s) cannot be built; first: {config.broken[0]}", list(config.broken)
+            )
         self.config = config
         self.dispatcher = Dispatcher(config)
         self.context = RunContext(config, mode=mode)
@@ -65,11 +66,18 @@ class Gateway(AgentHost):
         where = f"register_hook({name})"
         hook = check_hook(hook, where)
         cls = type(hook)
-        spec = HandlerSpec(type="python", id=f"hook:{hook.hook_name}", timeout=10.0, where=where,
-                           fail_closed=hook.fail_closed, priority=-hook.priority,
-                           options={"hook": f"{cls.__module__}:{cls.__qualname__}", "instance": hook})
+        spec = HandlerSpec(
+            type="python",
+            id=f"hook:{hook.hook_name}",
+            timeout=10.0,
+            where=where,
+            fail_closed=hook.fail_closed,
+            priority=-hook.priority,
+            options={"hook": f"{cls.__module__}:{cls.__qualname__}", "instance": hook},
+        )
         self.config.hooks.setdefault(hook.hook_point, []).append(
-            GroupSpec(matcher=matcher, handlers=[spec], where=where, agent=agent))
+            GroupSpec(matcher=matcher, handlers=[spec], where=where, agent=agent)
+        )
         return spec
 
     def parse(self, event: dict[str, Any] | HookEvent, dialect: str = "auto") -> HookEvent | PassedThrough:
@@ -77,8 +85,9 @@ class Gateway(AgentHost):
         alone, such as Gemini's BeforeModel). Raises EventError."""
         return event if isinstance(event, HookEvent) else parse_event(event, dialect)
 
-    async def dispatch(self, event: dict[str, Any] | HookEvent, *, dialect: str = "auto",
-                       trace: Trace | None = None) -> Decision:
+    async def dispatch(
+        self, event: dict[str, Any] | HookEvent, *, dialect: str = "auto", trace: Trace | None = None
+    ) -> Decision:
         """Run every configured handler that fits ``event``; return the merged Decision (an empty one,
         nothing to tell the host, for an event hookgate passes through).
 

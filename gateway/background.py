@@ -33,8 +33,9 @@ def _main() -> int:
 
     async def go() -> None:
         try:
-            await Dispatcher(config).attempt(event, Selected(spec=spec, order=0, group=0), ctx, ASYNCIO.call,
-                                             in_background=True)
+            await Dispatcher(config).attempt(
+                event, Selected(spec=spec, order=0, group=0), ctx, ASYNCIO.call, in_background=True
+            )
         finally:
             await ctx.aclose()
 

@@ -62,6 +62,7 @@ except ImportError:  # a standalone script (python -I -S client.py): the two imp
         RENDERED,
         STDOUT_LENGTH_HEADER,
     )
+
     del sys.path[0]
 
 CONNECT_TIMEOUT = 2.0
@@ -86,14 +87,39 @@ status -> (reason phrase, hint shown when the server's answer carries no ``error
 # Kiro's and Gemini's own. A copy of ``closed_blocks`` over gateway.events.EVENTS (not CONTINUE_EVENTS
 # alone: SessionStart, Notification... hold nothing back either) and the dialect tables;
 # tests/integration/test_thin_client.py checks that the two agree.
-_CLOSED_PASSES = frozenset({
-    "SessionStart", "Setup", "InstructionsLoaded", "MessageDisplay", "PermissionDenied", "PostToolUse",
-    "PostToolUseFailure", "PostToolBatch", "Notification", "SubagentStart", "SubagentStop", "TaskCompleted",
-    "Stop", "StopFailure", "TeammateIdle", "CwdChanged", "DirectoryAdded", "FileChanged", "WorktreeRemove",
-    "PostCompact", "SessionEnd",
-    "agentSpawn", "postToolUse", "stop",  # Kiro
-    "AfterTool", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection",  # Gemini
-})
+_CLOSED_PASSES = frozenset(
+    {
+        "SessionStart",
+        "Setup",
+        "InstructionsLoaded",
+        "MessageDisplay",
+        "PermissionDenied",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "Notification",
+        "SubagentStart",
+        "SubagentStop",
+        "TaskCompleted",
+        "Stop",
+        "StopFailure",
+        "TeammateIdle",
+        "CwdChanged",
+        "DirectoryAdded",
+        "FileChanged",
+        "WorktreeRemove",
+        "PostCompact",
+        "SessionEnd",
+        "agentSpawn",
+        "postToolUse",
+        "stop",  # Kiro
+        "AfterTool",
+        "AfterAgent",
+        "BeforeModel",
+        "AfterModel",
+        "BeforeToolSelection",  # Gemini
+    }
+)
 
 
 def _split_url(url: str) -> tuple[str, str, int, str]:
@@ -214,7 +240,7 @@ def _dechunk(data: bytes) -> bytes:
         if size == 0:
             return bytes(out)
         out += data[:size]
-        data = data[size + 2:]
+        data = data[size + 2 :]
 
 
 def header_value(text: str) -> str:
@@ -223,12 +249,23 @@ def header_value(text: str) -> str:
     reverses it; an undecodable byte from the environment (a surrogate escape) goes through as itself."""
     if text.isascii() and text.isprintable() and "%" not in text:
         return text
-    return "".join(c if c.isascii() and c.isprintable() and c != "%"
-                   else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogateescape")) for c in text)
+    return "".join(
+        c
+        if c.isascii() and c.isprintable() and c != "%"
+        else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogateescape"))
+        for c in text
+    )
 
 
-def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | None = None,
-            timeout: float | None = None, project_dir: str | None = None) -> tuple[int, str, str]:
+def forward(
+    server: str,
+    event: bytes,
+    *,
+    dialect: str = "auto",
+    token: str | None = None,
+    timeout: float | None = None,
+    project_dir: str | None = None,
+) -> tuple[int, str, str]:
     """POST ``event`` to ``{server}/hooks/{dialect}``; return ``(exit_code, stdout, stderr)`` to print.
 
     project_dir: the caller's ``CLAUDE_PROJECT_DIR``, sent when it is an absolute path. Raises
@@ -242,9 +279,11 @@ def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | No
             timeout = DEFAULT_TIMEOUT
     scheme, host, port, base = _split_url(server)
     authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    head = (f"POST {base}/hooks/{dialect} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: hookgate-client\r\n"
-            f"Content-Type: application/json\r\nAccept: {RENDERED}\r\nContent-Length: {len(event)}\r\n"
-            "Connection: close\r\n")
+    head = (
+        f"POST {base}/hooks/{dialect} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: hookgate-client\r\n"
+        f"Content-Type: application/json\r\nAccept: {RENDERED}\r\nContent-Length: {len(event)}\r\n"
+        "Connection: close\r\n"
+    )
     if token:
         head += f"Authorization: Bearer {token}\r\n"
     if project_dir and os.path.isabs(project_dir):
@@ -252,8 +291,7 @@ def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | No
     try:
         request = head.encode("latin-1") + b"\r\n" + event
     except UnicodeEncodeError:  # a token or host that is not Latin-1 can't go in a header
-        raise ServerMisconfigured("HOOKGATE_TOKEN or the server URL holds characters a header cannot carry") \
-            from None
+        raise ServerMisconfigured("HOOKGATE_TOKEN or the server URL holds characters a header cannot carry") from None
     status, headers, body = _parse_response(_exchange(scheme, host, port, request, timeout))
     if status != 200:
         error = _error_of(body)
@@ -263,8 +301,11 @@ def forward(server: str, event: bytes, *, dialect: str = "auto", token: str | No
             phrase, hint = _MISCONFIGURED[status]
             if status == 401:
                 error = None
-                hint = ("check HOOKGATE_TOKEN: it does not match the server's" if token else
-                        "check HOOKGATE_TOKEN: the server wants one and none is set here")
+                hint = (
+                    "check HOOKGATE_TOKEN: it does not match the server's"
+                    if token
+                    else "check HOOKGATE_TOKEN: the server wants one and none is set here"
+                )
             if status in (404, 405) and error:  # the server names the path; the hint says what to fix
                 error = f"{error}; {hint}"
             raise ServerMisconfigured(f"{status} {phrase}" + (f": {error}" if error else f" ({hint})" if hint else ""))
@@ -338,8 +379,9 @@ def _closed_answer(event: bytes, dialect: str) -> tuple[int, str, str | None]:
     return (2 if closed_blocks(parsed.name) else 1), "", host_name if isinstance(host_name, str) else parsed.name
 
 
-def on_server_down(server: str, exc: ServerUnavailable, event: bytes, *, dialect: str = "auto",
-                   policy: str = "fallback") -> tuple[int, str, str] | None:
+def on_server_down(
+    server: str, exc: ServerUnavailable, event: bytes, *, dialect: str = "auto", policy: str = "fallback"
+) -> tuple[int, str, str] | None:
     """What to do when ``forward`` raised ``exc``: ``(exit_code, stdout, stderr)`` to emit, or None to
     decide in-process (``policy`` ``fallback``, whose one-line reason this writes to stderr itself,
     except when the server is simply not running). See the module docstring for ``open``/``closed``."""
@@ -352,8 +394,7 @@ def on_server_down(server: str, exc: ServerUnavailable, event: bytes, *, dialect
         if code == 2:
             return 2, "", why + "failing closed\n"
         what = name or "this event"
-        return code, "", why + f"failing closed, but not blocking {what} (a block there holds no action back)\n" \
-            + extra
+        return code, "", why + f"failing closed, but not blocking {what} (a block there holds no action back)\n" + extra
     if not isinstance(exc, ServerNotRunning):
         sys.stderr.write(why + "deciding in-process\n")
     return None
@@ -416,11 +457,22 @@ def main(argv: list[str] | None = None) -> int:
     limit = event_limit()
     event = read_event(limit)
     if len(event) > limit:  # no package here to judge it: deny, never a silent pass
-        return emit(2, "", f"hookgate: event is over the limit of {limit} bytes (HOOKGATE_MAX_EVENT_BYTES): "
-                           "it cannot be checked, so it is not let through\n")
+        return emit(
+            2,
+            "",
+            f"hookgate: event is over the limit of {limit} bytes (HOOKGATE_MAX_EVENT_BYTES): "
+            "it cannot be checked, so it is not let through\n",
+        )
     try:
-        return emit(*forward(server, event, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"),
-                             project_dir=os.environ.get("CLAUDE_PROJECT_DIR")))
+        return emit(
+            *forward(
+                server,
+                event,
+                dialect=dialect,
+                token=os.environ.get("HOOKGATE_TOKEN"),
+                project_dir=os.environ.get("CLAUDE_PROJECT_DIR"),
+            )
+        )
     except ServerUnavailable as exc:
         policy = "closed" if os.environ.get("HOOKGATE_ON_SERVER_DOWN") == "closed" else "open"
         answer = on_server_down(server, exc, event, dialect=dialect, policy=policy)

@@ -38,8 +38,9 @@ class RunContext:
     def project_dir(self) -> str:
         return os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
 
-    def get_resource(self, name: str, factory: Callable[[], Any],
-                     closer: Callable[[Any], Awaitable[None]] | None = None) -> Any:
+    def get_resource(
+        self, name: str, factory: Callable[[], Any], closer: Callable[[Any], Awaitable[None]] | None = None
+    ) -> Any:
         """Return the shared resource ``name``, creating it with ``factory()`` on first use."""
         if name not in self._resources:
             value = factory()
@@ -74,8 +75,14 @@ class RunContext:
             current.close()
         state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
         try:
-            recorder = Recorder(config.audit, state_dir=state_dir, store_factory=lambda: open_store(config),
-                                config_hash=config.config_hash, version=__version__, background=self.mode != "run")
+            recorder = Recorder(
+                config.audit,
+                state_dir=state_dir,
+                store_factory=lambda: open_store(config),
+                config_hash=config.config_hash,
+                version=__version__,
+                background=self.mode != "run",
+            )
         except Exception as exc:
             holder.pop("recorder", None)
             say(self.mode != "run", f"audit: cannot record: {exc}")

@@ -47,14 +47,35 @@ class Verdict(Record):
     """
 
     __slots__ = (  # noqa: RUF023  (in field order: repr and to_dict follow it)
-        "permission", "permission_reason", "block", "reason", "updated_input", "updated_output",
-        "additional_context", "system_message", "continue_", "stop_reason", "extra", "side_effects")
+        "permission",
+        "permission_reason",
+        "block",
+        "reason",
+        "updated_input",
+        "updated_output",
+        "additional_context",
+        "system_message",
+        "continue_",
+        "stop_reason",
+        "extra",
+        "side_effects",
+    )
 
-    def __init__(self, permission: Permission | None = None, permission_reason: str | None = None,
-                 block: bool = False, reason: str | None = None, updated_input: dict[str, Any] | None = None,
-                 updated_output: Any = None, additional_context: str | None = None,
-                 system_message: str | None = None, continue_: bool = True, stop_reason: str | None = None,
-                 extra: dict[str, Any] | None = None, side_effects: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        permission: Permission | None = None,
+        permission_reason: str | None = None,
+        block: bool = False,
+        reason: str | None = None,
+        updated_input: dict[str, Any] | None = None,
+        updated_output: Any = None,
+        additional_context: str | None = None,
+        system_message: str | None = None,
+        continue_: bool = True,
+        stop_reason: str | None = None,
+        extra: dict[str, Any] | None = None,
+        side_effects: list[str] | None = None,
+    ) -> None:
         self.permission = permission
         self.permission_reason = permission_reason
         self.block = block
@@ -100,13 +121,33 @@ class HandlerResult(Record):
     """
 
     __slots__ = (  # noqa: RUF023  (in field order: repr and to_dict follow it)
-        "id", "type", "status", "duration_ms", "verdict", "message", "fail_closed", "order", "meta",
-        "judgment", "side_effects")
+        "id",
+        "type",
+        "status",
+        "duration_ms",
+        "verdict",
+        "message",
+        "fail_closed",
+        "order",
+        "meta",
+        "judgment",
+        "side_effects",
+    )
 
-    def __init__(self, id: str, type: str, status: Status = "ok", duration_ms: float = 0.0,
-                 verdict: Verdict | None = None, message: str | None = None, fail_closed: bool = False,
-                 order: int = 0, meta: dict[str, Any] | None = None, judgment: bool = False,
-                 side_effects: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        id: str,
+        type: str,
+        status: Status = "ok",
+        duration_ms: float = 0.0,
+        verdict: Verdict | None = None,
+        message: str | None = None,
+        fail_closed: bool = False,
+        order: int = 0,
+        meta: dict[str, Any] | None = None,
+        judgment: bool = False,
+        side_effects: list[str] | None = None,
+    ) -> None:
         self.id = id
         self.type = type
         self.status: Status = status
@@ -124,8 +165,12 @@ class HandlerResult(Record):
         return self.status in ("error", "timeout")
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status,
-                               "duration_ms": round(self.duration_ms, 1)}
+        out: dict[str, Any] = {
+            "id": self.id,
+            "type": self.type,
+            "status": self.status,
+            "duration_ms": round(self.duration_ms, 1),
+        }
         if self.verdict is not None and not self.verdict.is_empty():
             out["verdict"] = self.verdict.to_dict()
         if self.message:
@@ -141,14 +186,37 @@ class Decision(Record):
     """The one answer for an event, merged from every handler's result (see module docstring)."""
 
     __slots__ = (  # noqa: RUF023  (in field order: repr and to_dict follow it)
-        "event", "permission", "permission_reason", "block", "reason", "updated_input", "updated_output",
-        "additional_context", "system_message", "continue_", "stop_reason", "extra", "results")
+        "event",
+        "permission",
+        "permission_reason",
+        "block",
+        "reason",
+        "updated_input",
+        "updated_output",
+        "additional_context",
+        "system_message",
+        "continue_",
+        "stop_reason",
+        "extra",
+        "results",
+    )
 
-    def __init__(self, event: str, permission: Permission | None = None, permission_reason: str | None = None,
-                 block: bool = False, reason: str | None = None, updated_input: dict[str, Any] | None = None,
-                 updated_output: Any = None, additional_context: list[str] | None = None,
-                 system_message: str | None = None, continue_: bool = True, stop_reason: str | None = None,
-                 extra: dict[str, Any] | None = None, results: list[HandlerResult] | None = None) -> None:
+    def __init__(
+        self,
+        event: str,
+        permission: Permission | None = None,
+        permission_reason: str | None = None,
+        block: bool = False,
+        reason: str | None = None,
+        updated_input: dict[str, Any] | None = None,
+        updated_output: Any = None,
+        additional_context: list[str] | None = None,
+        system_message: str | None = None,
+        continue_: bool = True,
+        stop_reason: str | None = None,
+        extra: dict[str, Any] | None = None,
+        results: list[HandlerResult] | None = None,
+    ) -> None:
         self.event = event
         self.permission = permission
         self.permission_reason = permission_reason
@@ -170,14 +238,28 @@ class Decision(Record):
     @property
     def is_empty(self) -> bool:
         """True when there is nothing to tell the host (no decision, no context, no message)."""
-        return (self.permission is None and not self.block and self.updated_input is None
-                and self.updated_output is None and not self.additional_context
-                and self.system_message is None and self.continue_ and not self.extra)
+        return (
+            self.permission is None
+            and not self.block
+            and self.updated_input is None
+            and self.updated_output is None
+            and not self.additional_context
+            and self.system_message is None
+            and self.continue_
+            and not self.extra
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"event": self.event}
-        for name in ("permission", "permission_reason", "reason", "updated_input", "updated_output",
-                     "system_message", "stop_reason"):
+        for name in (
+            "permission",
+            "permission_reason",
+            "reason",
+            "updated_input",
+            "updated_output",
+            "system_message",
+            "stop_reason",
+        ):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -198,8 +280,11 @@ def failure_verdict(result: HandlerResult, *, tool_event: bool, blocks: bool) ->
     decision (``tool_event``: PreToolUse, PermissionRequest), block on events that can block, else a
     system message."""
     detail = result.message or "no detail"
-    why = (f"hookgate: handler {result.id!r} {detail}" if detail.startswith("cannot run")
-           else f"hookgate: handler {result.id!r} failed ({result.status}: {detail}) and is failClosed")
+    why = (
+        f"hookgate: handler {result.id!r} {detail}"
+        if detail.startswith("cannot run")
+        else f"hookgate: handler {result.id!r} failed ({result.status}: {detail}) and is failClosed"
+    )
     if tool_event:
         return Verdict(permission="deny", permission_reason=why)
     if blocks:
@@ -211,9 +296,11 @@ def _effective(result: HandlerResult, *, tool_event: bool, blocks: bool) -> Verd
     """The verdict that takes part in the merge, after the fail-closed and soft-check rules."""
     if result.failed:
         if result.judgment:
-            return Verdict(system_message=f"hookgate: check {result.id!r} could not run "
-                                          f"({result.status}: {result.message or 'no detail'}); "
-                                          "it neither blocked nor allowed")
+            return Verdict(
+                system_message=f"hookgate: check {result.id!r} could not run "
+                f"({result.status}: {result.message or 'no detail'}); "
+                "it neither blocked nor allowed"
+            )
         if result.fail_closed:
             return failure_verdict(result, tool_event=tool_event, blocks=blocks)
         # fail open; a check that could not reach the state store says so (gateway.dispatcher._fail)
@@ -223,9 +310,11 @@ def _effective(result: HandlerResult, *, tool_event: bool, blocks: bool) -> Verd
         return verdict
     if result.judgment and (verdict.permission == "allow" or verdict.updated_input is not None):
         # An LLM may tighten a decision, never loosen one (nor rewrite what runs).
-        verdict = verdict.replace(permission=None if verdict.permission == "allow" else verdict.permission,
-                          permission_reason=None if verdict.permission == "allow" else verdict.permission_reason,
-                          updated_input=None)
+        verdict = verdict.replace(
+            permission=None if verdict.permission == "allow" else verdict.permission,
+            permission_reason=None if verdict.permission == "allow" else verdict.permission_reason,
+            updated_input=None,
+        )
     return verdict
 
 
@@ -234,8 +323,9 @@ def _join(parts: list[str]) -> str | None:
     return "\n".join(parts) if parts else None
 
 
-def merge(event: str, results: list[HandlerResult], *, tool_input: dict[str, Any] | None = None,
-          blocks: bool = False) -> Decision:
+def merge(
+    event: str, results: list[HandlerResult], *, tool_input: dict[str, Any] | None = None, blocks: bool = False
+) -> Decision:
     """Merge handler results into one ``Decision`` (pure; results are sorted by ``order`` first).
 
     tool_input: the event's original ``tool_input`` (rewrites are merged over it). blocks: whether the

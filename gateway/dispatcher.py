@@ -21,7 +21,6 @@ each under its own deadline, and with no loop running it starts one for this eve
 opened on it before it ends).
 """
 
-
 from __future__ import annotations
 
 import json
@@ -52,7 +51,6 @@ if TYPE_CHECKING:
     """How an executor calls one handler: ``call(handler, event, ctx, timeout_s)`` -> its answer."""
 
 
-
 class Selected(Record):
     """A handler chosen for an event, with its merge ``order`` and group."""
 
@@ -79,8 +77,11 @@ def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:
         return False, f"agents.{group.agent} runs only for agent_id {group.agent!r} (got {event.get('agent_id')!r})"
     value = event.matcher_value()
     if value is None or group.matcher in (None, "", "*"):
-        return True, "no matcher (matches every event)" if group.matcher in (None, "", "*") \
-            else f"{event.name} ignores matchers"
+        return True, "no matcher (matches every event)" if group.matcher in (
+            None,
+            "",
+            "*",
+        ) else f"{event.name} ignores matchers"
     if group.dialect == "kiro":
         name = event.host_tool_name if event.dialect == "kiro" and event.host_tool_name else to_host("kiro", value)
         ok = kiro_matcher(group.matcher)(name)
@@ -152,8 +153,10 @@ class Dispatcher:
                 if fits and spec.problem:
                     why = f"{why + '; ' if why else ''}but it cannot run ({spec.problem}): fails closed"
                 if trace is not None:
-                    trace.lines.append(f"  handler {spec.id} ({self.handler(spec).describe()}): "
-                                       f"{'runs' if fits else 'skipped'}{': ' + why if why else ''}")
+                    trace.lines.append(
+                        f"  handler {spec.id} ({self.handler(spec).describe()}): "
+                        f"{'runs' if fits else 'skipped'}{': ' + why if why else ''}"
+                    )
                 if fits:
                     seen.add(key)
                     chosen.append(Selected(spec=spec, order=index, group=gi))
@@ -172,8 +175,9 @@ class Dispatcher:
             self._handlers[id(spec)] = handler
         return handler
 
-    async def dispatch(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None, *,
-                       record: bool = True) -> Decision:
+    async def dispatch(
+        self, event: HookEvent, ctx: RunContext, trace: Trace | None = None, *, record: bool = True
+    ) -> Decision:
         """Run every fitting handler for ``event``, merge their results into one ``Decision`` and, with
         ``record`` (``explain`` and ``demo`` pass False), hand it to the audit record step.
 
@@ -208,8 +212,7 @@ class Dispatcher:
         if recorder is not None:
             recorder.submit(event, decision, started_ns)
 
-    def decide(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None, *,
-               record: bool = True) -> Decision:
+    def decide(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None, *, record: bool = True) -> Decision:
         """``dispatch`` from synchronous code with no event loop running (``hookgate run``, ``explain``,
         ``demo``): the same coroutine, driven here; the asyncio executor starts a loop if it needs one."""
         return run_inline(self.dispatch(event, ctx, trace, record=record))
@@ -217,8 +220,9 @@ class Dispatcher:
     def executor_for(self, selected: list[Selected]) -> Executor:
         """``InlineExecutor`` when no loop is running and every handler answers synchronously (or cannot
         run at all), else ``AsyncioExecutor``."""
-        if not loop_running() and all(s.spec.problem is not None or self.handler(s.spec).can_run_sync()
-                                      for s in selected):
+        if not loop_running() and all(
+            s.spec.problem is not None or self.handler(s.spec).can_run_sync() for s in selected
+        ):
             return INLINE
         return ASYNCIO
 
@@ -229,8 +233,9 @@ class Dispatcher:
 
         return StopGuard.for_event(event, ctx, selected, lambda s: self.handler(s.spec).judgment)
 
-    async def attempt(self, event: HookEvent, item: Selected, ctx: RunContext, call: Call, *,
-                      in_background: bool = False) -> HandlerResult:
+    async def attempt(
+        self, event: HookEvent, item: Selected, ctx: RunContext, call: Call, *, in_background: bool = False
+    ) -> HandlerResult:
         """Run one handler through ``call`` (the executor's way to call it): its ``HandlerResult``, with
         status ok, cached, skipped (``async``: started in the background), error or timeout.
 
@@ -239,8 +244,9 @@ class Dispatcher:
         as a task of the running loop; either way through this same function, its outcome unused."""
         spec = item.spec
         handler = self.handler(spec)
-        result = HandlerResult(id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed,
-                               judgment=handler.judgment)
+        result = HandlerResult(
+            id=spec.id, type=spec.type, order=item.order, fail_closed=spec.fail_closed, judgment=handler.judgment
+        )
         if _unrunnable(result, spec):
             return result
         if spec.async_ and not in_background:
@@ -268,8 +274,9 @@ class Dispatcher:
             await _cache_put(ctx, cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
         return result
 
-    async def attempt_sequence(self, event: HookEvent, items: list[Selected], ctx: RunContext,
-                               call: Call) -> list[HandlerResult]:
+    async def attempt_sequence(
+        self, event: HookEvent, items: list[Selected], ctx: RunContext, call: Call
+    ) -> list[HandlerResult]:
         """Run ``items`` one after another (a ``sequential`` group, or the event's chained handlers),
         through a ``Chain``: each sees the rewrites before it; a deny, block or fail-closed failure skips
         the rest."""
@@ -277,9 +284,17 @@ class Dispatcher:
         chain = Chain(event)
         for item in items:
             if chain.stopped_at is not None:
-                results.append(chain.skip(HandlerResult(id=item.spec.id, type=item.spec.type, order=item.order,
-                                                        fail_closed=item.spec.fail_closed,
-                                                        judgment=self.handler(item.spec).judgment)))
+                results.append(
+                    chain.skip(
+                        HandlerResult(
+                            id=item.spec.id,
+                            type=item.spec.type,
+                            order=item.order,
+                            fail_closed=item.spec.fail_closed,
+                            judgment=self.handler(item.spec).judgment,
+                        )
+                    )
+                )
                 continue
             result = await self.attempt(chain.event, item, ctx, call)
             results.append(result)
@@ -292,11 +307,22 @@ def _detach(spec: HandlerSpec, event: HookEvent, ctx: RunContext) -> None:
     its stdin: the spec, the event and the config files to load."""
     import subprocess
 
-    job = {"spec": spec.to_dict(), "payload": event.payload, "raw": event.raw, "dialect": event.dialect,
-           "host_tool_name": event.host_tool_name, "sources": ctx.config.sources}
-    proc = subprocess.Popen([sys.executable, "-m", "gateway.background"], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                            close_fds=True)
+    job = {
+        "spec": spec.to_dict(),
+        "payload": event.payload,
+        "raw": event.raw,
+        "dialect": event.dialect,
+        "host_tool_name": event.host_tool_name,
+        "sources": ctx.config.sources,
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway.background"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(job).encode())
     proc.stdin.close()
@@ -316,8 +342,9 @@ class Executor(ABC):
     """How the selected handlers' jobs are run: ``call`` one handler, ``gather`` the jobs (one per
     handler, one per ``sequential`` group) into their results in job order."""
 
-    async def run(self, dispatcher: Dispatcher, event: HookEvent, selected: list[Selected],
-                  ctx: RunContext) -> list[HandlerResult]:
+    async def run(
+        self, dispatcher: Dispatcher, event: HookEvent, selected: list[Selected], ctx: RunContext
+    ) -> list[HandlerResult]:
         """The results of ``selected`` (in job order; ``merge`` sorts them by ``order``)."""
         groups = dispatcher.config.hooks[event.name]
         jobs: list[Coroutine[Any, Any, HandlerResult | list[HandlerResult]]] = []
@@ -360,8 +387,9 @@ class AsyncioExecutor(Executor):
     running (``hookgate run``), ``run`` starts one for this event and closes the context's resources
     before it ends (they belong to that loop)."""
 
-    async def run(self, dispatcher: Dispatcher, event: HookEvent, selected: list[Selected],
-                  ctx: RunContext) -> list[HandlerResult]:
+    async def run(
+        self, dispatcher: Dispatcher, event: HookEvent, selected: list[Selected], ctx: RunContext
+    ) -> list[HandlerResult]:
         if loop_running():
             return await super().run(dispatcher, event, selected, ctx)
         import asyncio
@@ -435,7 +463,8 @@ class Chain:
     def step(self, result: HandlerResult, spec: HandlerSpec) -> None:
         verdict = result.verdict
         if (result.failed and result.fail_closed) or (
-                verdict is not None and (verdict.permission == "deny" or verdict.block)):
+            verdict is not None and (verdict.permission == "deny" or verdict.block)
+        ):
             self.stopped_at = spec.id
             return
         if verdict is None or result.failed:
@@ -514,8 +543,9 @@ def _fail(result: HandlerResult, exc: Exception) -> None:
         # a decision that needs state and could not have it: without failClosed the call goes on, and
         # says so (``merge`` keeps this message for a failed handler that is not failClosed)
         result.meta["store_error"] = True
-        result.verdict = Verdict(system_message=f"hookgate: check {result.id!r} let this through without "
-                                                f"its state: {result.message}")
+        result.verdict = Verdict(
+            system_message=f"hookgate: check {result.id!r} let this through without its state: {result.message}"
+        )
 
 
 def _verdict_fields(verdict: Verdict) -> dict[str, Any]:

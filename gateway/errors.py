@@ -133,8 +133,17 @@ class ActionDenied(HookgateError):
     withheld).
     """
 
-    def __init__(self, reason: str, *, point: str, permission: str = "deny", source: str = "hookgate",
-                 decision: object = None, record: object = None, after: bool = False) -> None:
+    def __init__(
+        self,
+        reason: str,
+        *,
+        point: str,
+        permission: str = "deny",
+        source: str = "hookgate",
+        decision: object = None,
+        record: object = None,
+        after: bool = False,
+    ) -> None:
         self.reason = reason
         self.point = point
         self.permission = permission

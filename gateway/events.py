@@ -49,12 +49,29 @@ class EventSpec:
     exact_chars: the character set that keeps a matcher on the exact-name path.
     """
 
-    __slots__ = ("blocks", "default_timeout", "exact_chars", "judgment", "matcher_field", "name", "plain_context",
-                 "tool")
+    __slots__ = (
+        "blocks",
+        "default_timeout",
+        "exact_chars",
+        "judgment",
+        "matcher_field",
+        "name",
+        "plain_context",
+        "tool",
+    )
 
-    def __init__(self, name: str, matcher_field: str | None = None, *, judgment: bool = False, tool: bool = False,
-                 blocks: bool = False, plain_context: bool = False, default_timeout: float | None = None,
-                 exact_chars: str = "A-Za-z0-9_\\- ,|") -> None:
+    def __init__(
+        self,
+        name: str,
+        matcher_field: str | None = None,
+        *,
+        judgment: bool = False,
+        tool: bool = False,
+        blocks: bool = False,
+        plain_context: bool = False,
+        default_timeout: float | None = None,
+        exact_chars: str = "A-Za-z0-9_\\- ,|",
+    ) -> None:
         self.name = name
         self.matcher_field = matcher_field
         self.judgment = judgment
@@ -108,8 +125,9 @@ EVENTS: dict[str, EventSpec] = _specs(
 
 TOOL_EVENTS = frozenset(n for n, s in EVENTS.items() if s.tool)
 STOP_EVENTS = frozenset({"Stop", "SubagentStop"})
-CONTINUE_EVENTS = frozenset({"Stop", "SubagentStop", "TeammateIdle", "TaskCompleted", "PostToolUse",
-                             "PostToolUseFailure", "PostToolBatch"})
+CONTINUE_EVENTS = frozenset(
+    {"Stop", "SubagentStop", "TeammateIdle", "TaskCompleted", "PostToolUse", "PostToolUseFailure", "PostToolBatch"}
+)
 """Events where a block does not hold an action back but makes the agent keep working."""
 PERMISSION_EVENTS = frozenset({"PreToolUse", "PermissionRequest"})
 """Events whose answer is a permission decision (deny/ask/allow) rather than a block."""
@@ -154,7 +172,7 @@ class HookEvent:
     ) -> None:
         name = payload.get("hook_event_name")
         if not isinstance(name, str) or not name:
-            raise EventError("event has no hook_event_name (expected a string such as \"PreToolUse\")")
+            raise EventError('event has no hook_event_name (expected a string such as "PreToolUse")')
         if name not in EVENTS:
             raise EventError(f"unknown event {name!r} in hook_event_name")
         for field, (types, what) in _FIELD_TYPES.items():

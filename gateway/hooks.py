@@ -130,8 +130,11 @@ class ClassHook(ABC):
 
     def applies(self, ctx: HookContext) -> bool:
         """``tool_filter`` and ``should_trigger`` together."""
-        if self.tool_filter is not None and ctx.tool_name is not None \
-                and not fnmatch.fnmatchcase(ctx.tool_name, self.tool_filter):
+        if (
+            self.tool_filter is not None
+            and ctx.tool_name is not None
+            and not fnmatch.fnmatchcase(ctx.tool_name, self.tool_filter)
+        ):
             return False
         return bool(self.should_trigger(ctx))
 
@@ -159,8 +162,9 @@ def check_hook(hook: Any, where: str) -> ClassHook:
     if isinstance(hook, type):
         raise ConfigError(f"{where}: {hook.__name__} is a class; pass an instance (e.g. {hook.__name__}())")
     if not isinstance(hook, ClassHook):
-        raise ConfigError(f"{where}: {type(hook).__name__} is not a PreToolUseHook, PostToolUseHook or "
-                          "SessionStartHook")
+        raise ConfigError(
+            f"{where}: {type(hook).__name__} is not a PreToolUseHook, PostToolUseHook or SessionStartHook"
+        )
     if getattr(type(hook), "hook_point", None) not in HOOK_POINTS:
         raise ConfigError(f"{where}: subclass PreToolUseHook, PostToolUseHook or SessionStartHook, not ClassHook")
     if not isinstance(hook.priority, int) or isinstance(hook.priority, bool):
@@ -203,14 +207,22 @@ def context_for(event: HookEvent) -> HookContext:
     payload = event.payload
     tool_args = payload.get("tool_input")
     return HookContext(
-        hook_point=event.name, tool_name=event.tool_name,
+        hook_point=event.name,
+        tool_name=event.tool_name,
         tool_args=copy.deepcopy(tool_args) if isinstance(tool_args, dict) else {},
         tool_result=copy.deepcopy(payload.get("tool_response")),
-        agent_id=_text(payload.get("agent_id")), user_id=_text(payload.get("user_id")),
+        agent_id=_text(payload.get("agent_id")),
+        user_id=_text(payload.get("user_id")),
         conversation_id=event.session_id,
-        metadata={"session_id": event.session_id, "cwd": event.cwd, "tool_use_id": payload.get("tool_use_id"),
-                  "dialect": event.dialect, "host_tool_name": event.host_tool_name,
-                  "event": copy.deepcopy(payload)})
+        metadata={
+            "session_id": event.session_id,
+            "cwd": event.cwd,
+            "tool_use_id": payload.get("tool_use_id"),
+            "dialect": event.dialect,
+            "host_tool_name": event.host_tool_name,
+            "event": copy.deepcopy(payload),
+        },
+    )
 
 
 def verdict_for(hook: ClassHook, result: Any, event_name: str) -> Verdict:
@@ -230,8 +242,9 @@ def verdict_for(hook: ClassHook, result: Any, event_name: str) -> Verdict:
             verdict.permission, verdict.permission_reason = "deny", reason
         elif result.modified_args is not None:
             if not isinstance(result.modified_args, dict):
-                raise TypeError(f"hook {hook.hook_name!r}: modified_args must be a dict, "
-                                f"got {type(result.modified_args).__name__}")
+                raise TypeError(
+                    f"hook {hook.hook_name!r}: modified_args must be a dict, got {type(result.modified_args).__name__}"
+                )
             verdict.updated_input = dict(result.modified_args)
     elif event_name in ("PostToolUse", "PostToolUseFailure"):
         if result.modified_result is not None:

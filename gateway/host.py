@@ -83,8 +83,11 @@ def _denial(decision: Decision) -> tuple[str, str] | None:
     if decision.block:
         return decision.reason or "blocked by hookgate", "deny"
     if decision.permission in ("deny", "ask", "defer"):
-        default = {"deny": "denied by hookgate", "ask": "needs a person's approval (ask)",
-                   "defer": "deferred (no one to decide)"}[decision.permission]
+        default = {
+            "deny": "denied by hookgate",
+            "ask": "needs a person's approval (ask)",
+            "defer": "deferred (no one to decide)",
+        }[decision.permission]
         return decision.permission_reason or default, decision.permission
     return None
 
@@ -97,8 +100,17 @@ class ToolCall:
     for the model (PreToolUse and PostToolUse). pre / post: the merged ``Decision`` of each event.
     """
 
-    def __init__(self, host: AgentHost, tool_name: str, args: dict[str, Any], *, session_id: str | None,
-                 user_id: str | None, agent_id: str | None, tool_use_id: str | None) -> None:
+    def __init__(
+        self,
+        host: AgentHost,
+        tool_name: str,
+        args: dict[str, Any],
+        *,
+        session_id: str | None,
+        user_id: str | None,
+        agent_id: str | None,
+        tool_use_id: str | None,
+    ) -> None:
         self.host = host
         self.tool_name = tool_name
         self.args: dict[str, Any] = dict(args)
@@ -126,15 +138,27 @@ class ToolCall:
         self._result, self._has_result, self.is_error = error, True, True
 
     def _payload(self, event: str, **fields: Any) -> dict[str, Any]:
-        return self.host._payload(event, session_id=self.session_id, user_id=self.user_id,
-                                  agent_id=self.agent_id, tool_name=self.tool_name, tool_use_id=self.tool_use_id,
-                                  **fields)
+        return self.host._payload(
+            event,
+            session_id=self.session_id,
+            user_id=self.user_id,
+            agent_id=self.agent_id,
+            tool_name=self.tool_name,
+            tool_use_id=self.tool_use_id,
+            **fields,
+        )
 
     async def __aenter__(self) -> ToolCall:
         seam = self.host._seam
         if seam is not None:
-            ctx = await seam.emit(self.session_id or DEFAULT_SESSION, self.agent_id, "pre_tool_call",
-                                  call_id=self.tool_use_id, name=self.tool_name, args=dict(self.args))
+            ctx = await seam.emit(
+                self.session_id or DEFAULT_SESSION,
+                self.agent_id,
+                "pre_tool_call",
+                call_id=self.tool_use_id,
+                name=self.tool_name,
+                args=dict(self.args),
+            )
             self.args = dict(ctx["tool_call"]["args"])
         decision = self.pre = await self.host.dispatch(self._payload("PreToolUse", tool_input=dict(self.args)))
         stop = _denial(decision)
@@ -145,8 +169,9 @@ class ToolCall:
         self.context.extend(decision.additional_context)
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool:
         if exc is not None:
             if isinstance(exc, Exception) and not isinstance(exc, ActionDenied):
                 self.fail(f"{type(exc).__name__}: {exc}")
@@ -159,23 +184,37 @@ class ToolCall:
     async def _after(self) -> None:
         if self.is_error:
             error = self._result if isinstance(self._result, str) else repr(self._result)
-            decision = await self.host.dispatch(self._payload("PostToolUseFailure", tool_input=dict(self.args),
-                                                              error=error))
+            decision = await self.host.dispatch(
+                self._payload("PostToolUseFailure", tool_input=dict(self.args), error=error)
+            )
         else:
-            decision = await self.host.dispatch(self._payload("PostToolUse", tool_input=dict(self.args),
-                                                              tool_response=self._result))
+            decision = await self.host.dispatch(
+                self._payload("PostToolUse", tool_input=dict(self.args), tool_response=self._result)
+            )
             if decision.updated_output is not None:
                 self._result = decision.updated_output
         self.post = decision
         self.context.extend(decision.additional_context)
         if decision.block:
-            raise ToolCallDenied(decision.reason or "tool result blocked by hookgate", point=decision.event,
-                                 permission="deny", decision=decision, after=True)
+            raise ToolCallDenied(
+                decision.reason or "tool result blocked by hookgate",
+                point=decision.event,
+                permission="deny",
+                decision=decision,
+                after=True,
+            )
         seam = self.host._seam
         if seam is not None:
-            ctx = await seam.emit(self.session_id or DEFAULT_SESSION, self.agent_id, "post_tool_call",
-                                  call_id=self.tool_use_id, name=self.tool_name, args=dict(self.args),
-                                  value=self._result, is_error=self.is_error)
+            ctx = await seam.emit(
+                self.session_id or DEFAULT_SESSION,
+                self.agent_id,
+                "post_tool_call",
+                call_id=self.tool_use_id,
+                name=self.tool_name,
+                args=dict(self.args),
+                value=self._result,
+                is_error=self.is_error,
+            )
             self._result = ctx["tool_result"]["value"]
 
 
@@ -187,8 +226,15 @@ class ModelCall:
     response as ``post_model_call`` left it.
     """
 
-    def __init__(self, host: AgentHost, messages: list[dict[str, Any]], *, model_id: str,
-                 session_id: str | None, agent_id: str | None) -> None:
+    def __init__(
+        self,
+        host: AgentHost,
+        messages: list[dict[str, Any]],
+        *,
+        model_id: str,
+        session_id: str | None,
+        agent_id: str | None,
+    ) -> None:
         self.host = host
         self.messages = messages
         self.model_id = model_id
@@ -199,19 +245,27 @@ class ModelCall:
     async def __aenter__(self) -> ModelCall:
         seam = self.host._seam
         if seam is not None:
-            ctx = await seam.emit(self.session_id, self.agent_id, "pre_model_call", model_id=self.model_id,
-                                  messages=list(self.messages))
+            ctx = await seam.emit(
+                self.session_id, self.agent_id, "pre_model_call", model_id=self.model_id, messages=list(self.messages)
+            )
             self.messages = ctx["messages"]
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> bool:
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool:
         seam = self.host._seam
         if exc is None and seam is not None and self.response is not None:
             response = self.response
-            ctx = await seam.emit(self.session_id, self.agent_id, "post_model_call", model_id=self.model_id,
-                                  content=response.get("content"), tool_calls=list(response.get("tool_calls") or []),
-                                  finish_reason=response.get("finish_reason", "stop"))
+            ctx = await seam.emit(
+                self.session_id,
+                self.agent_id,
+                "post_model_call",
+                model_id=self.model_id,
+                content=response.get("content"),
+                tool_calls=list(response.get("tool_calls") or []),
+                finish_reason=response.get("finish_reason", "stop"),
+            )
             self.response = dict(ctx["response"])
         return False
 
@@ -222,12 +276,14 @@ class AgentHost:
     _seam: InterceptorSeam | None = None
     cwd: str | None = None
 
-    async def dispatch(self, event: dict[str, Any] | HookEvent, *, dialect: str = "auto",
-                       trace: Any = None) -> Decision:
+    async def dispatch(
+        self, event: dict[str, Any] | HookEvent, *, dialect: str = "auto", trace: Any = None
+    ) -> Decision:
         raise NotImplementedError
 
-    def _payload(self, event: str, *, session_id: str | None, user_id: str | None, agent_id: str | None,
-                 **fields: Any) -> dict[str, Any]:
+    def _payload(
+        self, event: str, *, session_id: str | None, user_id: str | None, agent_id: str | None, **fields: Any
+    ) -> dict[str, Any]:
         payload: dict[str, Any] = {"hook_event_name": event, "cwd": self.cwd or os.getcwd()}
         if session_id:
             payload["session_id"] = session_id
@@ -254,47 +310,81 @@ class AgentHost:
         self._seam = InterceptorSeam.from_declaration(document, registry)
 
     # ---- host calls
-    async def session_start(self, *, session_id: str | None = None, user_id: str | None = None,
-                            agent_id: str | None = None, source: str = "startup",
-                            tools: list[str] | None = None) -> str:
+    async def session_start(
+        self,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        source: str = "startup",
+        tools: list[str] | None = None,
+    ) -> str:
         """Start a session: the context to inject into the model's first turn (may be "").
 
         Raises ActionDenied when a hook stops the session (``continue: false``) or an interceptor
         denies ``agent_startup``.
         """
         if self._seam is not None:
-            await self._seam.emit(session_id or DEFAULT_SESSION, agent_id, "agent_startup",
-                                  tools_registered=sorted(tools or []))
-        decision = await self.dispatch(self._payload("SessionStart", session_id=session_id, user_id=user_id,
-                                                     agent_id=agent_id, source=source))
+            await self._seam.emit(
+                session_id or DEFAULT_SESSION, agent_id, "agent_startup", tools_registered=sorted(tools or [])
+            )
+        decision = await self.dispatch(
+            self._payload("SessionStart", session_id=session_id, user_id=user_id, agent_id=agent_id, source=source)
+        )
         if not decision.continue_:
-            raise ActionDenied(decision.stop_reason or "session stopped by hookgate", point="SessionStart",
-                               decision=decision)
+            raise ActionDenied(
+                decision.stop_reason or "session stopped by hookgate", point="SessionStart", decision=decision
+            )
         return _joined(decision.additional_context)
 
-    async def user_input(self, content: Any, *, session_id: str | None = None, user_id: str | None = None,
-                         agent_id: str | None = None, role: str = "user") -> InputAnswer:
+    async def user_input(
+        self,
+        content: Any,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        role: str = "user",
+    ) -> InputAnswer:
         """A user's prompt: the content to use and context to add. Raises ActionDenied when blocked."""
         if self._seam is not None:
             ctx = await self._seam.emit(session_id or DEFAULT_SESSION, agent_id, "input", content=content, role=role)
             content = ctx["input"]["content"]
         prompt = content if isinstance(content, str) else str(content)
-        decision = await self.dispatch(self._payload("UserPromptSubmit", session_id=session_id, user_id=user_id,
-                                                     agent_id=agent_id, prompt=prompt))
+        decision = await self.dispatch(
+            self._payload("UserPromptSubmit", session_id=session_id, user_id=user_id, agent_id=agent_id, prompt=prompt)
+        )
         if decision.block or not decision.continue_:
-            raise ActionDenied(decision.reason or decision.stop_reason or "prompt blocked by hookgate",
-                               point="UserPromptSubmit", decision=decision)
+            raise ActionDenied(
+                decision.reason or decision.stop_reason or "prompt blocked by hookgate",
+                point="UserPromptSubmit",
+                decision=decision,
+            )
         return InputAnswer(content, _joined(decision.additional_context))
 
-    def tool_call(self, tool_name: str, args: dict[str, Any], *, session_id: str | None = None,
-                  user_id: str | None = None, agent_id: str | None = None,
-                  tool_use_id: str | None = None) -> ToolCall:
+    def tool_call(
+        self,
+        tool_name: str,
+        args: dict[str, Any],
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        tool_use_id: str | None = None,
+    ) -> ToolCall:
         """A guarded tool call (``async with``); raises ToolCallDenied on entry when denied."""
-        return ToolCall(self, tool_name, args, session_id=session_id, user_id=user_id, agent_id=agent_id,
-                        tool_use_id=tool_use_id)
+        return ToolCall(
+            self, tool_name, args, session_id=session_id, user_id=user_id, agent_id=agent_id, tool_use_id=tool_use_id
+        )
 
-    def model_call(self, messages: list[dict[str, Any]], *, model_id: str, session_id: str | None = None,
-                   agent_id: str | None = None) -> ModelCall:
+    def model_call(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        model_id: str,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> ModelCall:
         """A guarded model call (``async with``); only interceptors see model calls."""
         return ModelCall(self, messages, model_id=model_id, session_id=session_id, agent_id=agent_id)
 
@@ -305,24 +395,45 @@ class AgentHost:
         ctx = await self._seam.emit(session_id or DEFAULT_SESSION, agent_id, "output", content=content)
         return ctx["output"]["content"]
 
-    async def stop(self, *, session_id: str | None = None, user_id: str | None = None, agent_id: str | None = None,
-                   last_assistant_message: str | None = None, stop_hook_active: bool = False) -> StopAnswer:
+    async def stop(
+        self,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        last_assistant_message: str | None = None,
+        stop_hook_active: bool = False,
+    ) -> StopAnswer:
         """The agent wants to stop: true (``StopAnswer.go_on``) when a Stop hook says it must go on;
         ``reason`` is what to tell the model. Pass ``stop_hook_active=True`` when this stop follows one
         that was held back (Claude Code's loop flag). The Stop-loop guard (``settings.stopBlockLimit``)
         applies per session."""
-        decision = await self.dispatch(self._payload("Stop", session_id=session_id, user_id=user_id,
-                                                     agent_id=agent_id, stop_hook_active=stop_hook_active,
-                                                     last_assistant_message=last_assistant_message))
+        decision = await self.dispatch(
+            self._payload(
+                "Stop",
+                session_id=session_id,
+                user_id=user_id,
+                agent_id=agent_id,
+                stop_hook_active=stop_hook_active,
+                last_assistant_message=last_assistant_message,
+            )
+        )
         go_on = decision.block and decision.continue_
         return StopAnswer(go_on, decision.reason if go_on else decision.stop_reason, decision)
 
-    async def session_end(self, *, session_id: str | None = None, user_id: str | None = None,
-                          agent_id: str | None = None, reason: str = "completed") -> list[Any]:
+    async def session_end(
+        self,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        reason: str = "completed",
+    ) -> list[Any]:
         """End a session (SessionEnd; ``agent_shutdown`` for interceptors). Returns the session's
         AGENT-HOOKS ``InterceptionRecord`` objects ([] without interceptors)."""
-        await self.dispatch(self._payload("SessionEnd", session_id=session_id, user_id=user_id,
-                                          agent_id=agent_id, reason=reason))
+        await self.dispatch(
+            self._payload("SessionEnd", session_id=session_id, user_id=user_id, agent_id=agent_id, reason=reason)
+        )
         if self._seam is None:
             return []
         return await self._seam.shutdown(session_id or DEFAULT_SESSION, agent_id, reason)

@@ -44,10 +44,17 @@ class InterceptorSeam:
         self._sessions: dict[str, _Session] = {}
 
     @classmethod
-    def from_interceptors(cls, interceptors: list[Any], *, mode: str = "enforce", composition: Any = None,
-                          resolver: Any = None, identity_provider: Any = "jcs-sha256",
-                          redactor: Callable[[Any], Any] | None = None,
-                          timeout: float | None = 5.0) -> InterceptorSeam:
+    def from_interceptors(
+        cls,
+        interceptors: list[Any],
+        *,
+        mode: str = "enforce",
+        composition: Any = None,
+        resolver: Any = None,
+        identity_provider: Any = "jcs-sha256",
+        redactor: Callable[[Any], Any] | None = None,
+        timeout: float | None = 5.0,
+    ) -> InterceptorSeam:
         """A seam whose emitters run ``interceptors`` in registration order.
 
         mode: ``enforce`` or ``evaluate_only``. composition: an ``agent_hooks.CompositionConfig`` or its
@@ -66,8 +73,13 @@ class InterceptorSeam:
             raise ConfigError(f"interceptors: {exc}") from None
 
         def build() -> Any:
-            emitter = InterceptionEmitter(mode=enforcement, resolver=resolver, timeout=timeout,
-                                          composition=profile, identity_provider=identity_provider)
+            emitter = InterceptionEmitter(
+                mode=enforcement,
+                resolver=resolver,
+                timeout=timeout,
+                composition=profile,
+                identity_provider=identity_provider,
+            )
             if redactor is not None:
                 emitter.set_approval_redactor(redactor)
             for interceptor in interceptors:
@@ -96,8 +108,9 @@ class InterceptorSeam:
             from agent_hooks import AgentContextBuilder
 
             emitter, self._first = (self._first, None) if self._first is not None else (self._factory(), None)
-            found = _Session(AgentContextBuilder(agent_id=agent_id or "agent", framework=FRAMEWORK,
-                                                 session_id=session_id), emitter)
+            found = _Session(
+                AgentContextBuilder(agent_id=agent_id or "agent", framework=FRAMEWORK, session_id=session_id), emitter
+            )
             self._sessions[session_id] = found
         return found
 
@@ -133,4 +146,3 @@ class InterceptorSeam:
         """The session's ``InterceptionRecord`` objects so far (``record.to_wire()`` gives §10.3 JSON)."""
         state = self._sessions.get(session_id)
         return list(state.emitter.results) if state is not None else []
-

@@ -71,9 +71,11 @@ def claude_matcher(pattern: str | None, exact_chars: str = "A-Za-z0-9_\\- ,|") -
 def matcher_problem(pattern: str, exact_chars: str = "A-Za-z0-9_\\- ,|") -> str | None:
     """A one-line description of what is wrong with a matcher, or None (used by ``validate``)."""
     if _PERMISSION_RULE.match(pattern):
-        return (f"{pattern!r} is a permission rule, not a matcher: as a regex it is tested against the "
-                f"tool name and never fires; use matcher {pattern.split('(', 1)[0]!r} with "
-                f"\"if\": {pattern!r}")
+        return (
+            f"{pattern!r} is a permission rule, not a matcher: as a regex it is tested against the "
+            f"tool name and never fires; use matcher {pattern.split('(', 1)[0]!r} with "
+            f'"if": {pattern!r}'
+        )
     try:
         claude_matcher(pattern, exact_chars)
     except ConfigError as exc:
@@ -101,9 +103,12 @@ def kiro_matcher(pattern: str | None) -> Predicate:
 FILE_EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 FILE_READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS"})
 SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
-_RULE_TOOLS: dict[str, frozenset[str]] = {"Edit": FILE_EDIT_TOOLS, "Read": FILE_READ_TOOLS,
-                                         "Agent": frozenset({"Agent", "Task"}),
-                                         "Task": frozenset({"Agent", "Task"})}
+_RULE_TOOLS: dict[str, frozenset[str]] = {
+    "Edit": FILE_EDIT_TOOLS,
+    "Read": FILE_READ_TOOLS,
+    "Agent": frozenset({"Agent", "Task"}),
+    "Task": frozenset({"Agent", "Task"}),
+}
 _PATH_FIELDS = ("file_path", "notebook_path", "path", "dir_path")  # dir_path: Gemini's glob/grep/ls
 
 
@@ -134,8 +139,10 @@ class IfRule:
         """Parse ``Tool`` or ``Tool(content)``. Raises ConfigError with what was expected."""
         m = re.fullmatch(r"\s*([A-Za-z_][\w\-*]*)\s*(?:\((.*)\))?\s*", text, re.S)
         if not m:
-            raise ConfigError(f"if rule {text!r} is not a permission rule (expected Tool or Tool(pattern), "
-                              "e.g. \"Bash(rm *)\" or \"Edit(src/**)\")")
+            raise ConfigError(
+                f"if rule {text!r} is not a permission rule (expected Tool or Tool(pattern), "
+                'e.g. "Bash(rm *)" or "Edit(src/**)")'
+            )
         content = m.group(2)
         if content is not None and content.strip() in ("", "*"):
             content = None
@@ -182,7 +189,7 @@ class IfRule:
         if tool_name == "WebFetch" and self.content.startswith("domain:"):
             url = str(tool_input.get("url", ""))
             host = re.sub(r"^[a-z]+://", "", url).split("/", 1)[0].split(":", 1)[0]
-            domain = self.content[len("domain:"):]
+            domain = self.content[len("domain:") :]
             return fnmatch.fnmatchcase(host, domain) or host.endswith("." + domain)
         return _wildcard_matches(self.content, _primary_value(tool_input))
 

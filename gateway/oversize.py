@@ -55,8 +55,10 @@ class Oversized:
 
     @property
     def message(self) -> str:
-        return (f"event is {self.size} bytes, over the limit of {self.limit} bytes (HOOKGATE_MAX_EVENT_BYTES): "
-                "it cannot be checked, so it is not let through")
+        return (
+            f"event is {self.size} bytes, over the limit of {self.limit} bytes (HOOKGATE_MAX_EVENT_BYTES): "
+            "it cannot be checked, so it is not let through"
+        )
 
     def event_name(self) -> str | None:
         """The event's ``hook_event_name`` as found in the head or the tail, or None."""
@@ -94,7 +96,10 @@ def oversize_decision(over: Oversized, dialect: str) -> tuple[str, Decision | No
     if canonical in CONTINUE_EVENTS or not (spec.blocks or spec.tool):
         return dialect, None
     reason = f"hookgate: {over.message}"
-    verdict = (Verdict(permission="deny", permission_reason=reason) if canonical in PERMISSION_EVENTS
-               else Verdict(block=True, reason=reason))
+    verdict = (
+        Verdict(permission="deny", permission_reason=reason)
+        if canonical in PERMISSION_EVENTS
+        else Verdict(block=True, reason=reason)
+    )
     result = HandlerResult(id="hookgate", type="internal", status="ok", verdict=verdict, message=over.message)
     return dialect, merge(canonical, [result], blocks=spec.blocks)

@@ -111,8 +111,7 @@ class Prefilter:
         if pruned is None:
             handlers = [h for key, ids in self.handlers_by_gates.items() if key <= closed for h in ids]
             gone = {g for keys, gis in self.groups_by_gates.items() if all(key <= closed for key in keys) for g in gis}
-            pruned = Pruned(tuple(g for g in range(self.count) if g not in gone) if gone else None,
-                            frozenset(handlers))
+            pruned = Pruned(tuple(g for g in range(self.count) if g not in gone) if gone else None, frozenset(handlers))
             if len(self._memo) < 64:
                 self._memo[closed] = pruned
         return pruned

@@ -32,6 +32,7 @@ through; Claude Code's own cap still ends a loop) and a system message says so.
 The dispatcher calls ``StopGuard.for_event`` and ``skip`` before running handlers, ``record`` after,
 and ``done`` in any case; the merge itself stays a pure function of the results.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -92,8 +93,9 @@ class StopGuard:
         self.inflight_key: str | None = None
 
     @classmethod
-    def for_event(cls, event: HookEvent, ctx: RunContext, selected: list[S],
-                  is_judgment: Callable[[S], bool]) -> StopGuard | None:
+    def for_event(
+        cls, event: HookEvent, ctx: RunContext, selected: list[S], is_judgment: Callable[[S], bool]
+    ) -> StopGuard | None:
         """A guard when ``event`` is a Stop/SubagentStop with a session and a judgment handler runs."""
         key = guard_key(event)
         judgment_ids = {s.spec.id for s in selected if is_judgment(s)} if key is not None else set()
@@ -129,13 +131,23 @@ class StopGuard:
         run = [s for s in selected if s.spec.id not in self.judgment_ids]
         skipped = [s for s in selected if s.spec.id in self.judgment_ids]
         names = ", ".join(repr(s.spec.id) for s in skipped)
-        message = (f"hookgate: {self.event_name} check(s) {names} skipped: LLM checks already blocked this "
-                   f"session's stop {count} time(s) (settings.stopBlockLimit = {self.limit}), so the stop "
-                   "goes through")
-        results = [HandlerResult(id=s.spec.id, type=s.spec.type, status="skipped", order=s.order, judgment=True,
-                                 message="stopBlockLimit reached for this session",
-                                 verdict=Verdict(system_message=message) if i == 0 else None)
-                   for i, s in enumerate(skipped)]
+        message = (
+            f"hookgate: {self.event_name} check(s) {names} skipped: LLM checks already blocked this "
+            f"session's stop {count} time(s) (settings.stopBlockLimit = {self.limit}), so the stop "
+            "goes through"
+        )
+        results = [
+            HandlerResult(
+                id=s.spec.id,
+                type=s.spec.type,
+                status="skipped",
+                order=s.order,
+                judgment=True,
+                message="stopBlockLimit reached for this session",
+                verdict=Verdict(system_message=message) if i == 0 else None,
+            )
+            for i, s in enumerate(skipped)
+        ]
         return run, results
 
     async def record(self, results: list[HandlerResult]) -> list[HandlerResult]:
@@ -156,17 +168,26 @@ class StopGuard:
                     await state.acounter_reset(SCOPE, self.key)
                 else:
                     await state.acounter_add(SCOPE, self.key, -1)
-            elif self.unavailable is None and not self.reserved and goes_through and \
-                    not await self._others_running():
+            elif self.unavailable is None and not self.reserved and goes_through and not await self._others_running():
                 await state.acounter_reset(SCOPE, self.key)
         except StoreError as exc:
             self.unavailable = str(exc)
         if self.unavailable is None:
             return []
-        message = (f"hookgate: the Stop-loop guard (settings.stopBlockLimit = {self.limit}) could not count this "
-                   f"session's stops: {self.unavailable}")
-        return [HandlerResult(id="stop-guard", type="builtin", status="skipped", message=self.unavailable,
-                              order=len(results) + 1000, verdict=Verdict(system_message=message))]
+        message = (
+            f"hookgate: the Stop-loop guard (settings.stopBlockLimit = {self.limit}) could not count this "
+            f"session's stops: {self.unavailable}"
+        )
+        return [
+            HandlerResult(
+                id="stop-guard",
+                type="builtin",
+                status="skipped",
+                message=self.unavailable,
+                order=len(results) + 1000,
+                verdict=Verdict(system_message=message),
+            )
+        ]
 
     async def done(self) -> None:
         """This event's reserved checks are over (called in any case, also when they were cancelled)."""

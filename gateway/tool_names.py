@@ -97,9 +97,9 @@ def to_canonical(host: str, name: str, *, mcp_server: str | None = None) -> str:
         server, tool = name[1:].split("/", 1)
         return f"mcp__{server}__{tool}"
     if host == "gemini" and name.startswith("mcp_") and not name.startswith("mcp__"):
-        rest = name[len("mcp_"):]
+        rest = name[len("mcp_") :]
         if mcp_server and rest.startswith(mcp_server + "_"):
-            return f"mcp__{mcp_server}__{rest[len(mcp_server) + 1:]}"
+            return f"mcp__{mcp_server}__{rest[len(mcp_server) + 1 :]}"
         server, sep, tool = rest.partition("_")
         if sep and server and tool:
             return f"mcp__{server}__{tool}"

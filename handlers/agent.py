@@ -86,15 +86,19 @@ class AgentHandler(Handler):
     @classmethod
     def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
         if spec.timeout > MAX_SECONDS:
-            return [f"timeout: an agent handler runs at most {MAX_SECONDS:g} s (got {spec.timeout:g}); "
-                    "lower it, or split the check"]
+            return [
+                f"timeout: an agent handler runs at most {MAX_SECONDS:g} s (got {spec.timeout:g}); "
+                "lower it, or split the check"
+            ]
         return []
 
     def describe(self) -> str:
         options = self.spec.options
         text = " ".join(str(options.get("prompt", "")).split())
-        return f"agent ({options.get('provider') or 'default provider'}, {options.get('max_turns', MAX_TURNS)} turns " \
-               f"/ {self.spec.timeout:g} s): {text[:60]!r}"
+        return (
+            f"agent ({options.get('provider') or 'default provider'}, {options.get('max_turns', MAX_TURNS)} turns "
+            f"/ {self.spec.timeout:g} s): {text[:60]!r}"
+        )
 
     def build_prompt(self, event: HookEvent, *, transcript: bool, max_turns: int) -> str:
         from handlers.prompt import describe_event, event_arguments, substitute_arguments
@@ -102,8 +106,10 @@ class AgentHandler(Handler):
         condition = substitute_arguments(str(self.spec.options["prompt"]), event_arguments(event, self.spec.dialect))
         where = f"The project directory is {event.cwd}." if event.cwd else "The event has no project directory."
         extra = " The Transcript tool reads the session so far." if transcript else ""
-        return (f"This is {describe_event(event)}. {where}{extra} You have at most {max_turns} turns.\n\n"
-                f"Condition to check:\n{condition}")
+        return (
+            f"This is {describe_event(event)}. {where}{extra} You have at most {max_turns} turns.\n\n"
+            f"Condition to check:\n{condition}"
+        )
 
     async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
         import asyncio
@@ -121,24 +127,28 @@ class AgentHandler(Handler):
             async with asyncio.timeout(cap):
                 verdict = await self._loop(event, ctx, usage, progress, max_turns, deadline)
         except (TimeoutError, HandlerTimeout):
-            raise HandlerError(f"agent stopped at its time cap ({self.spec.timeout:g} s) after {progress.turns} "
-                               "turn(s) without a verdict",
-                               {**usage.meta(), **self._meta(progress), "cap": "time"}) from None
+            raise HandlerError(
+                f"agent stopped at its time cap ({self.spec.timeout:g} s) after {progress.turns} "
+                "turn(s) without a verdict",
+                {**usage.meta(), **self._meta(progress), "cap": "time"},
+            ) from None
         except HandlerError as exc:
             exc.meta = {**usage.meta(), **self._meta(progress), **exc.meta}
             raise
         meta = {**usage.meta(), **self._meta(progress), "ok": verdict.ok}
         if verdict.reason:
             meta["reason"] = verdict.reason[:500]
-        return effects(event, verdict, check=self.spec.id, on_reject=options.get("on_reject", "deny"),
-                       continue_on_block=True), meta
+        return effects(
+            event, verdict, check=self.spec.id, on_reject=options.get("on_reject", "deny"), continue_on_block=True
+        ), meta
 
     @staticmethod
     def _meta(progress: _Progress) -> dict[str, Any]:
         return {"turns": progress.turns, "tool_calls": progress.tool_calls}
 
-    async def _loop(self, event: HookEvent, ctx: RunContext, usage: Usage, progress: _Progress, max_turns: int,
-                    deadline: float) -> LlmVerdict:
+    async def _loop(
+        self, event: HookEvent, ctx: RunContext, usage: Usage, progress: _Progress, max_turns: int, deadline: float
+    ) -> LlmVerdict:
         from handlers.llm.base import ToolDef, get_provider
         from handlers.llm.sandbox import TOOL_DEFS, Sandbox
         from handlers.llm.verdict import AGENT_VERDICT_SCHEMA, VERDICT_TOOL
@@ -150,26 +160,36 @@ class AgentHandler(Handler):
         usage.provider, usage.model = provider.settings.name, model
         transcript = transcript_for(event)
         sandbox = Sandbox(event.cwd, transcript)
-        tools = [ToolDef(d["name"], d["description"], d["parameters"]) for d in TOOL_DEFS
-                 if d["name"] != "Transcript" or transcript]
-        tools.append(ToolDef(VERDICT_TOOL, "Submit the verdict of the check and end the check.",
-                             AGENT_VERDICT_SCHEMA))
-        messages: list[Any] = [provider.user_message(
-            self.build_prompt(event, transcript=bool(transcript), max_turns=max_turns))]
+        tools = [
+            ToolDef(d["name"], d["description"], d["parameters"])
+            for d in TOOL_DEFS
+            if d["name"] != "Transcript" or transcript
+        ]
+        tools.append(ToolDef(VERDICT_TOOL, "Submit the verdict of the check and end the check.", AGENT_VERDICT_SCHEMA))
+        messages: list[Any] = [
+            provider.user_message(self.build_prompt(event, transcript=bool(transcript), max_turns=max_turns))
+        ]
         for number in range(1, max_turns + 1):
             progress.turns = number
             turn = await provider.complete(
-                deadline=deadline, usage=usage, model=model, system=SYSTEM_PROMPT, messages=messages, tools=tools,
-                tool_choice=VERDICT_TOOL if number == max_turns else None, max_tokens=options.get("max_tokens"))
+                deadline=deadline,
+                usage=usage,
+                model=model,
+                system=SYSTEM_PROMPT,
+                messages=messages,
+                tools=tools,
+                tool_choice=VERDICT_TOOL if number == max_turns else None,
+                max_tokens=options.get("max_tokens"),
+            )
             messages.append(provider.assistant_message(turn))
             verdict = await self._answer(provider, turn, messages, sandbox, progress)
             if verdict is not None:
                 return verdict
-        raise HandlerError(f"agent hit its turn cap ({max_turns} turns) without a verdict",
-                           {"cap": "turns"})
+        raise HandlerError(f"agent hit its turn cap ({max_turns} turns) without a verdict", {"cap": "turns"})
 
-    async def _answer(self, provider: Provider, turn: Any, messages: list[Any], sandbox: Sandbox,
-                      progress: _Progress) -> LlmVerdict | None:
+    async def _answer(
+        self, provider: Provider, turn: Any, messages: list[Any], sandbox: Sandbox, progress: _Progress
+    ) -> LlmVerdict | None:
         """Handle one model turn: a verdict ends the loop; tool calls run and their results are appended."""
         import asyncio
 

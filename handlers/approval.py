@@ -61,8 +61,9 @@ def desk_for(ctx: RunContext) -> Desk:
 
     config = ctx.config
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
-    desk: Desk = ctx.get_resource("approvals", lambda: Desk(ctx.state, config.channels, state_dir,
-                                                            trail=audit_trail(config)))
+    desk: Desk = ctx.get_resource(
+        "approvals", lambda: Desk(ctx.state, config.channels, state_dir, trail=audit_trail(config))
+    )
     if desk.channels_config is not config.channels:  # serve reloaded the config and kept its resources
         desk.reconfigure(config.channels, trail=audit_trail(config))
     return desk
@@ -85,8 +86,7 @@ def render_message(template: str | None, event: HookEvent) -> str:
 def printable(text: str) -> str:
     """``text`` with control characters (CR, ESC, ...; newline and tab kept) written as ``\\xNN`` escapes,
     so a tool input cannot redraw the approver's terminal or chat line (``\\r``, ANSI codes)."""
-    return "".join(c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape").decode("ascii")
-                   for c in text)
+    return "".join(c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 class ApprovalHandler(Handler):
@@ -110,8 +110,11 @@ class ApprovalHandler(Handler):
             done.append(f"created approval request {record.id}")
         if created and record.channel is not None:
             posted = await _bounded(desk.post, record, seconds=deadline - reserve - loop.time())
-            record = posted if posted is not None else await asyncio.to_thread(
-                desk.cancel, record, f"channel {record.channel!r} did not answer in time")
+            record = (
+                posted
+                if posted is not None
+                else await asyncio.to_thread(desk.cancel, record, f"channel {record.channel!r} did not answer in time")
+            )
             if record.ref:
                 done.append(f"posted it to channel {record.channel}")
         if record.status == "pending":
@@ -138,12 +141,23 @@ class ApprovalHandler(Handler):
         now = time.time()
         options = self.spec.options
         record = ApprovalRecord(
-            id=new_id(), key=key, fingerprint=print_, status="pending", created_at=now,
-            expires_at=now + max(budget, 0.0), session_id=event.session_id,
-            tool_use_id=tool_use_id, tool_name=event.tool_name, tool_input=event.tool_input, event=event.name,
-            message=render_message(options.get("message"), event), channel=options.get("channel"),
-            approvers=list(options.get("approvers") or []), on_timeout=options.get("on_timeout") or "deny",
-            cwd=event.cwd)
+            id=new_id(),
+            key=key,
+            fingerprint=print_,
+            status="pending",
+            created_at=now,
+            expires_at=now + max(budget, 0.0),
+            session_id=event.session_id,
+            tool_use_id=tool_use_id,
+            tool_name=event.tool_name,
+            tool_input=event.tool_input,
+            event=event.name,
+            message=render_message(options.get("message"), event),
+            channel=options.get("channel"),
+            approvers=list(options.get("approvers") or []),
+            on_timeout=options.get("on_timeout") or "deny",
+            cwd=event.cwd,
+        )
         return desk.create(record)
 
     async def _wait(self, desk: Desk, record: ApprovalRecord, deadline: float) -> ApprovalRecord:
@@ -173,14 +187,18 @@ class ApprovalHandler(Handler):
         why = f" ({record.reason})" if record.reason else ""
         if record.status == "approved":
             desk.consume(record)
-            return Verdict(permission="allow", permission_reason=f"hookgate: approved by {record.decided_by}{why} "
-                                                                 f"[approval {record.id}]"), meta
+            return Verdict(
+                permission="allow",
+                permission_reason=f"hookgate: approved by {record.decided_by}{why} [approval {record.id}]",
+            ), meta
         if record.status == "rejected":
             desk.consume(record)
             return self._no(event, f"rejected by {record.decided_by}{why} [approval {record.id}]", "deny"), meta
         if record.status == "pending":
-            text = (f"approval {record.id} is still pending (nobody answered in time); once it is approved, "
-                    "the same call will be allowed")
+            text = (
+                f"approval {record.id} is still pending (nobody answered in time); once it is approved, "
+                "the same call will be allowed"
+            )
         elif record.status == "expired":
             text = f"approval {record.id} expired with no answer"
         else:

@@ -170,8 +170,10 @@ def handler_class(type_name: str) -> type[Handler]:
             _registered[type_name] = cls
             return cls
     known = sorted(set(BUILTIN) | set(_registered))
-    raise ConfigError(f"unknown handler type {type_name!r} (expected one of: {', '.join(known)}, "
-                      f"or a type registered under the {ENTRY_POINT_GROUP!r} entry point)")
+    raise ConfigError(
+        f"unknown handler type {type_name!r} (expected one of: {', '.join(known)}, "
+        f"or a type registered under the {ENTRY_POINT_GROUP!r} entry point)"
+    )
 
 
 def is_persistent_type(type_name: str) -> bool:

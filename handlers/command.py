@@ -46,20 +46,87 @@ MAX_CAPTURE = 1024 * 1024
 """Bytes of stdout (and of stderr) kept from a hook; the rest is read and dropped."""
 PIPE_GRACE = 2.0
 """Seconds to wait for stdout/stderr to close after the hook exits (a grandchild may hold them)."""
-SHELL_WORDS = frozenset({
-    "!", "[", "[[", "{", "(", "if", "for", "while", "until", "case", "exec", "eval", "cd", "echo", "printf", "true",
-    "false", "test", "export", "set", "source", ".", "read", "exit", "return", ":", "command", "builtin",
-    "time", "env", "nohup", "nice", "timeout", "sudo", "cat", "trap", "ulimit", "umask", "wait"})
-INTERPRETERS = frozenset({"python", "python3", "bash", "sh", "zsh", "dash", "node", "ruby", "perl", "php",
-                          "deno", "bun", "tsx", "ts-node", "pwsh", "fish", "lua", "Rscript"})
-PLACEHOLDERS = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "HOOKGATE_CONFIG_DIR",
-                "HOOKGATE_PYTHON")
+SHELL_WORDS = frozenset(
+    {
+        "!",
+        "[",
+        "[[",
+        "{",
+        "(",
+        "if",
+        "for",
+        "while",
+        "until",
+        "case",
+        "exec",
+        "eval",
+        "cd",
+        "echo",
+        "printf",
+        "true",
+        "false",
+        "test",
+        "export",
+        "set",
+        "source",
+        ".",
+        "read",
+        "exit",
+        "return",
+        ":",
+        "command",
+        "builtin",
+        "time",
+        "env",
+        "nohup",
+        "nice",
+        "timeout",
+        "sudo",
+        "cat",
+        "trap",
+        "ulimit",
+        "umask",
+        "wait",
+    }
+)
+INTERPRETERS = frozenset(
+    {
+        "python",
+        "python3",
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "node",
+        "ruby",
+        "perl",
+        "php",
+        "deno",
+        "bun",
+        "tsx",
+        "ts-node",
+        "pwsh",
+        "fish",
+        "lua",
+        "Rscript",
+    }
+)
+PLACEHOLDERS = (
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_DATA",
+    "HOOKGATE_CONFIG_DIR",
+    "HOOKGATE_PYTHON",
+)
 
 
 def placeholder_values(spec: HandlerSpec, project_dir: str) -> dict[str, str]:
     """Values for the ``${...}`` placeholders a command may use (see module docstring)."""
-    values = {"CLAUDE_PROJECT_DIR": project_dir, "HOOKGATE_CONFIG_DIR": spec.base_dir,
-              "HOOKGATE_PYTHON": sys.executable}
+    values = {
+        "CLAUDE_PROJECT_DIR": project_dir,
+        "HOOKGATE_CONFIG_DIR": spec.base_dir,
+        "HOOKGATE_PYTHON": sys.executable,
+    }
     for name in ("CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
         if os.environ.get(name):
             values[name] = os.environ[name]
@@ -122,8 +189,14 @@ class CommandHandler(Handler):
 
             raw = [options["command"], *options["args"]]
             code = code_arguments(raw)
-            return [shell_reference(word, code[i]) if i in code and is_shell(code[i]) else
-                    word if i in code else substitute(word, values) for i, word in enumerate(raw)]
+            return [
+                shell_reference(word, code[i])
+                if i in code and is_shell(code[i])
+                else word
+                if i in code
+                else substitute(word, values)
+                for i, word in enumerate(raw)
+            ]
         command = options["command"]
         shell = options.get("shell")
         if shell == "powershell":
@@ -191,9 +264,11 @@ def inline_code_problems(spec: HandlerSpec) -> list[str]:
         if is_shell(language):
             continue
         for name in placeholders_in(text, EVENT_DERIVED):
-            problems.append(f"args[{index}]: ${{{name}}} inside {language} code would paste a value that can "
-                            f"come from the event (its cwd) into the code; read the environment variable "
-                            f"instead (hookgate exports {name}), or pass it as an argument")
+            problems.append(
+                f"args[{index}]: ${{{name}}} inside {language} code would paste a value that can "
+                f"come from the event (its cwd) into the code; read the environment variable "
+                f"instead (hookgate exports {name}), or pass it as an argument"
+            )
     return problems
 
 
@@ -218,9 +293,11 @@ def _nested_hookgate_advice(spec: HandlerSpec) -> list[str]:
         return []
     if "run" not in rest:
         return []
-    return ["command: runs `hookgate run` itself: as part of a policy that hook starts hookgate again on every "
-            "event, in a loop if it reads this policy (every call then denied as nested too deep); give it its "
-            "own --config, or remove it (a host settings file is not a policy file)"]
+    return [
+        "command: runs `hookgate run` itself: as part of a policy that hook starts hookgate again on every "
+        "event, in a loop if it reads this policy (every call then denied as nested too deep); give it its "
+        "own --config, or remove it (a host settings file is not a policy file)"
+    ]
 
 
 def inline_code_advice(spec: HandlerSpec) -> list[str]:
@@ -233,10 +310,12 @@ def inline_code_advice(spec: HandlerSpec) -> list[str]:
         if not is_shell(language):
             continue
         for name in dict.fromkeys(placeholders_in(text, PLACEHOLDERS)):
-            notes.append(f"args[{index}]: ${{{name}}} sits inside the {language} -c script: hookgate never pastes "
-                         f"it there (its value can come from the event); the shell expands the exported "
-                         f"${name} instead. Quote it (\"${{{name}}}\"), or pass it as an argument: "
-                         f"args: [\"-c\", 'cd \"$1\" && ...', \"hook\", \"${{{name}}}\"]")
+            notes.append(
+                f"args[{index}]: ${{{name}}} sits inside the {language} -c script: hookgate never pastes "
+                f"it there (its value can come from the event); the shell expands the exported "
+                f'${name} instead. Quote it ("${{{name}}}"), or pass it as an argument: '
+                f'args: ["-c", \'cd "$1" && ...\', "hook", "${{{name}}}"]'
+            )
     return notes
 
 
@@ -252,8 +331,12 @@ def interpret(event: HookEvent, code: int, stdout: str, stderr: str, *, handler_
             verdict = parse_text(stdout, event)
         except HandlerError:
             verdict = Verdict()
-        reason = verdict.reason or verdict.permission_reason or truncate(stderr.strip()) \
+        reason = (
+            verdict.reason
+            or verdict.permission_reason
+            or truncate(stderr.strip())
             or f"blocked by hook {handler_id} (exit code 2)"
+        )
         if event.name == "PreToolUse":
             verdict.permission, verdict.permission_reason = "deny", reason
         elif event.spec.blocks:
@@ -294,8 +377,9 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-async def run_process(argv: list[str], stdin: bytes, *, env: dict[str, str] | None = None,
-                      cwd: str | None = None) -> tuple[int, str, str]:
+async def run_process(
+    argv: list[str], stdin: bytes, *, env: dict[str, str] | None = None, cwd: str | None = None
+) -> tuple[int, str, str]:
     """Run ``argv`` in a new process group; return ``(exit_code, stdout, stderr)`` (decoded, replace).
 
     Cancellation (the dispatcher's deadline) kills the whole group. Raises HandlerError when the
@@ -303,8 +387,14 @@ async def run_process(argv: list[str], stdin: bytes, *, env: dict[str, str] | No
     """
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=env, cwd=cwd, start_new_session=True)
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
     except FileNotFoundError:
         raise HandlerError(f"executable not found: {argv[0]}", {"exit_code": 127}) from None
     except PermissionError:
@@ -353,6 +443,7 @@ async def _exit_code(proc: asyncio.subprocess.Process, readers: asyncio.Future[A
 
 # ------------------------------------------------------------------ load-time checks
 
+
 def _resolve(word: str, project_dir: str) -> str:
     word = os.path.expanduser(word)
     return word if os.path.isabs(word) else os.path.normpath(os.path.join(project_dir, word))
@@ -386,8 +477,10 @@ def check_command(spec: HandlerSpec, base_dir: str) -> list[str]:
     if "/" in exe:
         path = _resolve(exe, project_dir)
         if not os.path.exists(path):
-            return [f"command: {exe!r} does not exist (resolved to {path}); Claude Code would fail open "
-                    "with exit 127 and the policy would silently be off"]
+            return [
+                f"command: {exe!r} does not exist (resolved to {path}); Claude Code would fail open "
+                "with exit 127 and the policy would silently be off"
+            ]
         if not os.access(path, os.X_OK):
             return [f"command: {exe!r} is not executable (chmod +x {path})"]
     elif shutil.which(exe) is None:
@@ -420,8 +513,10 @@ def _check_script(args: list[str], project_dir: str) -> list[str]:
             return [f"command: script {arg!r} uses ${{{unset[0]}}}, which is not set"]
         path = _resolve(arg, project_dir)
         if not os.path.exists(path):
-            return [f"command: script file {arg!r} does not exist (resolved to {path}); the interpreter "
-                    "would exit 2 and Claude Code would block every call (#80697)"]
+            return [
+                f"command: script file {arg!r} does not exist (resolved to {path}); the interpreter "
+                "would exit 2 and Claude Code would block every call (#80697)"
+            ]
         return []
     return []
 

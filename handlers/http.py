@@ -66,8 +66,18 @@ CONNECT_TIMEOUT = 5.0
 USER_AGENT = "hookgate/0.1.0"
 _VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-_RESERVED_HEADERS = frozenset({"content-type", "content-length", "host", "webhook-id", "webhook-timestamp",
-                               "webhook-signature", "transfer-encoding", "accept-encoding"})
+_RESERVED_HEADERS = frozenset(
+    {
+        "content-type",
+        "content-length",
+        "host",
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+        "transfer-encoding",
+        "accept-encoding",
+    }
+)
 
 
 def interpolate(text: str, allowed: list[str] | tuple[str, ...], environ: Any = None) -> str:
@@ -205,15 +215,21 @@ class HttpHandler(Handler):
         options = spec.options
         template: str = options["url"]
         allowed = options.get("allowed_env_vars") or []
-        problems = [f"url: ${name} is not listed in allowedEnvVars, so it would become an empty string"
-                    for name in dict.fromkeys(variables(template)) if name not in allowed]
+        problems = [
+            f"url: ${name} is not listed in allowedEnvVars, so it would become an empty string"
+            for name in dict.fromkeys(variables(template))
+            if name not in allowed
+        ]
         for header, value in (options.get("headers") or {}).items():
             if not _HEADER_NAME.match(header):
                 problems.append(f"headers: {header!r} is not a valid header name")
             elif header.lower() in _RESERVED_HEADERS:
                 problems.append(f"headers.{header}: set by hookgate itself; remove it")
-            problems.extend(f"headers.{header}: ${name} is not listed in allowedEnvVars, so it would become "
-                            "an empty string" for name in dict.fromkeys(variables(value)) if name not in allowed)
+            problems.extend(
+                f"headers.{header}: ${name} is not listed in allowedEnvVars, so it would become an empty string"
+                for name in dict.fromkeys(variables(value))
+                if name not in allowed
+            )
         if problems:
             return problems
         if any(name not in os.environ for name in variables(template)):
@@ -235,8 +251,9 @@ class HttpHandler(Handler):
         texts = [options["url"], *(options.get("headers") or {}).values()]
         names = dict.fromkeys(v for t in texts for v in variables(t))
         unset = [n for n in names if n in allowed and n not in os.environ]
-        problems.extend(f"allowedEnvVars: ${name} is not set, so it would become an empty string in the request"
-                        for name in unset)
+        problems.extend(
+            f"allowedEnvVars: ${name} is not set, so it would become an empty string in the request" for name in unset
+        )
         return problems
 
     async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
@@ -260,8 +277,9 @@ class HttpHandler(Handler):
         status, answer = await self._deliver(ctx, url, headers, body, msg_id, secret, started, meta)
         meta["status"] = status
         if not 200 <= status < 300:
-            raise HandlerError(f"HTTP {status} from {options['url']}" + (f": {first_line(answer)}" if answer.strip()
-                                                                         else ""), meta)
+            raise HandlerError(
+                f"HTTP {status} from {options['url']}" + (f": {first_line(answer)}" if answer.strip() else ""), meta
+            )
         text = answer.strip()
         if not text:
             return Verdict(), meta
@@ -270,8 +288,9 @@ class HttpHandler(Handler):
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise HandlerError(f"HTTP {status} answer is not valid JSON: {exc.msg} (line {exc.lineno} column "
-                               f"{exc.colno})", meta) from None
+            raise HandlerError(
+                f"HTTP {status} answer is not valid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})", meta
+            ) from None
         try:
             return verdict_from_json(obj, event), meta
         except HandlerError as exc:
@@ -286,8 +305,17 @@ class HttpHandler(Handler):
             raise HandlerError(problem)
         return decode_secret(os.environ[name])
 
-    async def _deliver(self, ctx: RunContext, url: str, headers: dict[str, str], body: bytes, msg_id: str,
-                       secret: bytes | None, started: float, meta: dict[str, Any]) -> tuple[int, str]:
+    async def _deliver(
+        self,
+        ctx: RunContext,
+        url: str,
+        headers: dict[str, str],
+        body: bytes,
+        msg_id: str,
+        secret: bytes | None,
+        started: float,
+        meta: dict[str, Any],
+    ) -> tuple[int, str]:
         """POST with retries; return ``(status, body text)`` of the last answer. Raises HandlerError.
 
         The first attempt runs without any retry machinery (the common case: one answer); only when it
@@ -305,12 +333,18 @@ class HttpHandler(Handler):
             meta["attempts"] += 1
             left = max(deadline - time.monotonic(), 0.001)
             timestamp = int(time.time())
-            send = {**headers, "Content-Type": "application/json", "Accept-Encoding": "identity",
-                    "webhook-id": msg_id, "webhook-timestamp": str(timestamp)}
+            send = {
+                **headers,
+                "Content-Type": "application/json",
+                "Accept-Encoding": "identity",
+                "webhook-id": msg_id,
+                "webhook-timestamp": str(timestamp),
+            }
             if secret is not None:
                 send["webhook-signature"] = sign(secret, msg_id, timestamp, body)
-            answer = await client.post(url, body, send, timeout=left, connect_timeout=min(CONNECT_TIMEOUT, left),
-                                       allow_private=allow_private)
+            answer = await client.post(
+                url, body, send, timeout=left, connect_timeout=min(CONNECT_TIMEOUT, left), allow_private=allow_private
+            )
             if answer.status == 429 or 500 <= answer.status <= 599:
                 raise _RetryableStatus(answer.status, first_line(answer.text)[:200], _retry_after(answer.retry_after))
             return answer.status, answer.text
@@ -335,8 +369,9 @@ class HttpHandler(Handler):
             raise HandlerError(f"{where}: {exc} after {meta['attempts']} attempt(s)", meta) from None
 
 
-async def _retry(attempt: Callable[[], Awaitable[tuple[int, str]]], failure: Exception, retries: int,
-                 deadline: float) -> tuple[int, str]:
+async def _retry(
+    attempt: Callable[[], Awaitable[tuple[int, str]]], failure: Exception, retries: int, deadline: float
+) -> tuple[int, str]:
     """Retry ``attempt`` with tenacity after its first ``failure``: at most ``retries`` more attempts, waits
     of ``_retry_wait``, never past ``deadline`` (``stop_before_delay``). Reraises the last failure."""
     import tenacity
@@ -351,7 +386,10 @@ async def _retry(attempt: Callable[[], Awaitable[tuple[int, str]]], failure: Exc
     retrying = tenacity.AsyncRetrying(
         stop=tenacity.stop_after_attempt(retries + 1)
         | tenacity.stop_before_delay(max(deadline - time.monotonic() - 0.05, 0.0)),
-        wait=_retry_wait(), retry=tenacity.retry_if_exception(_retryable), reraise=True)
+        wait=_retry_wait(),
+        retry=tenacity.retry_if_exception(_retryable),
+        reraise=True,
+    )
     result: tuple[int, str] = await retrying(again)
     return result
 

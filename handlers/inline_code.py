@@ -20,15 +20,51 @@ import os
 import re
 
 POSIX_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"})
-INLINE_FLAGS = {"python": ("-c",), "pypy": ("-c",), "node": ("-e", "--eval", "-p", "--print"),
-                "deno": ("eval",), "bun": ("-e", "--eval"), "perl": ("-e", "-E"), "ruby": ("-e",),
-                "php": ("-r",), "lua": ("-e",), "Rscript": ("-e",), "osascript": ("-e",), "tclsh": ("-c",)}
-WRAPPERS = frozenset({"env", "sudo", "doas", "nice", "ionice", "nohup", "timeout", "exec", "command", "stdbuf",
-                      "setsid", "time", "chrt", "taskset", "flock", "busybox"})
-_TAKES_VALUE = {"sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}, "nice": {"-n"},
-                "ionice": {"-c", "-n", "-p"}, "timeout": {"-s", "-k", "--signal", "--kill-after"},
-                "env": {"-u", "-C", "-S", "--unset", "--chdir"}, "stdbuf": {"-i", "-o", "-e"},
-                "chrt": set(), "taskset": set(), "flock": {"-w", "-E"}}
+INLINE_FLAGS = {
+    "python": ("-c",),
+    "pypy": ("-c",),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "deno": ("eval",),
+    "bun": ("-e", "--eval"),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "Rscript": ("-e",),
+    "osascript": ("-e",),
+    "tclsh": ("-c",),
+}
+WRAPPERS = frozenset(
+    {
+        "env",
+        "sudo",
+        "doas",
+        "nice",
+        "ionice",
+        "nohup",
+        "timeout",
+        "exec",
+        "command",
+        "stdbuf",
+        "setsid",
+        "time",
+        "chrt",
+        "taskset",
+        "flock",
+        "busybox",
+    }
+)
+_TAKES_VALUE = {
+    "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"},
+    "nice": {"-n"},
+    "ionice": {"-c", "-n", "-p"},
+    "timeout": {"-s", "-k", "--signal", "--kill-after"},
+    "env": {"-u", "-C", "-S", "--unset", "--chdir"},
+    "stdbuf": {"-i", "-o", "-e"},
+    "chrt": set(),
+    "taskset": set(),
+    "flock": {"-w", "-E"},
+}
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -73,7 +109,7 @@ def code_arguments(argv: list[str]) -> dict[int, str]:
     if i >= len(argv):
         return {}
     program = _name(argv[i])
-    words = argv[i + 1:]
+    words = argv[i + 1 :]
     if program in POSIX_SHELLS or program == "fish":
         language = "fish" if program == "fish" else "sh"
         script_flag = False

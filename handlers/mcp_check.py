@@ -64,8 +64,13 @@ async def check_servers(config: RuntimeConfig) -> list[tuple[str, str]]:
 
                 close = difflib.get_close_matches(tool, list(by_name), n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
-                lines.append(("error", f"{spec.where}.tool: MCP server {name!r} has no tool {tool!r}{hint}; "
-                                       f"it has: {', '.join(sorted(by_name)) or 'no tools'}"))
+                lines.append(
+                    (
+                        "error",
+                        f"{spec.where}.tool: MCP server {name!r} has no tool {tool!r}{hint}; "
+                        f"it has: {', '.join(sorted(by_name)) or 'no tools'}",
+                    )
+                )
                 continue
             for problem in input_problems(spec.options.get("input") or {}, by_name[tool].input_schema):
                 lines.append(("error", f"{spec.where}.{problem}"))

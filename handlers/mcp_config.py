@@ -53,8 +53,10 @@ def _mcp_models() -> tuple[Any, Any]:
         @classmethod
         def _http_url(cls, value: str) -> str:
             if not value.startswith(("http://", "https://")) or len(value.split("://", 1)[1]) == 0:
-                raise ValueError(f"expected an http:// or https:// URL, got {value!r} (no ${{VAR}} "
-                                 "substitution in url, as for http hooks)")
+                raise ValueError(
+                    f"expected an http:// or https:// URL, got {value!r} (no ${{VAR}} "
+                    "substitution in url, as for http hooks)"
+                )
             return value
 
     return StdioServer, RemoteServer
@@ -63,8 +65,10 @@ def _mcp_models() -> tuple[Any, Any]:
 def _mcp_server(compiler: Compilation, where: str, base_dir: str, raw: Any) -> dict[str, Any] | None:
     """Validate one server entry; the normalized dict (snake_case) or None (issues recorded)."""
     if not isinstance(raw, dict):
-        compiler.issues.append(f"{where}: expected an object (command/args/env for a stdio server, "
-                               f"or type and url for http and sse), got {type(raw).__name__}")
+        compiler.issues.append(
+            f"{where}: expected an object (command/args/env for a stdio server, "
+            f"or type and url for http and sse), got {type(raw).__name__}"
+        )
         return None
     kind = raw.get("type")
     if kind is None:
@@ -74,8 +78,9 @@ def _mcp_server(compiler: Compilation, where: str, base_dir: str, raw: Any) -> d
             compiler.issues.append(f"{where}.type: required next to a url: 'http' (streamable HTTP) or 'sse'")
             return None
         else:
-            compiler.issues.append(f"{where}: expected 'command' (a stdio server) or 'type' and 'url' "
-                                   "(an http or sse server)")
+            compiler.issues.append(
+                f"{where}: expected 'command' (a stdio server) or 'type' and 'url' (an http or sse server)"
+            )
             return None
     norm = MCP_TYPES.get(kind) if isinstance(kind, str) else None
     if norm is None:
@@ -91,24 +96,35 @@ def _mcp_server(compiler: Compilation, where: str, base_dir: str, raw: Any) -> d
     known = sorted(f.alias or n for n, f in model.model_fields.items())
     for key in server.model_extra or {}:
         article = "a" if norm == "stdio" else "an"
-        compiler.warnings.append(f"{where}.{key}: unknown field for {article} {norm} MCP server, ignored"
-                                 f"{suggest(key, known)}")
+        compiler.warnings.append(
+            f"{where}.{key}: unknown field for {article} {norm} MCP server, ignored{suggest(key, known)}"
+        )
     from handlers.mcp_sessions import PLACEHOLDERS, env_refs  # (asyncio and the rest: only with servers)
 
     allowed = set(server.allowed_env_vars)
     if norm == "stdio":
-        texts = [("command", server.command, False), *((f"args[{i}]", a, False) for i, a in enumerate(server.args)),
-                 *((f"env.{k}", v, False) for k, v in server.env.items()), ("cwd", server.cwd or "", False)]
+        texts = [
+            ("command", server.command, False),
+            *((f"args[{i}]", a, False) for i, a in enumerate(server.args)),
+            *((f"env.{k}", v, False) for k, v in server.env.items()),
+            ("cwd", server.cwd or "", False),
+        ]
     else:
         texts = [(f"headers.{k}", v, True) for k, v in server.headers.items()]
     for field, text, plain in texts:
         for name in env_refs(text, plain=plain):
             if name not in allowed and name not in PLACEHOLDERS:
-                compiler.warnings.append(f"{where}.{field}: ${{{name}}} is not listed in allowedEnvVars, so it "
-                                         "becomes empty; list it to pass the environment variable")
-    entry: dict[str, Any] = {"type": norm, "where": where, "base_dir": base_dir,
-                             "allowed_env_vars": list(server.allowed_env_vars),
-                             "start_timeout": server.start_timeout}
+                compiler.warnings.append(
+                    f"{where}.{field}: ${{{name}}} is not listed in allowedEnvVars, so it "
+                    "becomes empty; list it to pass the environment variable"
+                )
+    entry: dict[str, Any] = {
+        "type": norm,
+        "where": where,
+        "base_dir": base_dir,
+        "allowed_env_vars": list(server.allowed_env_vars),
+        "start_timeout": server.start_timeout,
+    }
     if norm == "stdio":
         entry.update(command=server.command, args=list(server.args), env=dict(server.env), cwd=server.cwd)
     else:
@@ -127,8 +143,9 @@ class McpSection(ConfigSection):
         servers = doc.get("mcpServers")
         if servers is not None:
             if not isinstance(servers, dict):
-                compiler.issues.append(f"{path}: mcpServers: expected an object keyed by server name, "
-                                       f"got {type(servers).__name__}")
+                compiler.issues.append(
+                    f"{path}: mcpServers: expected an object keyed by server name, got {type(servers).__name__}"
+                )
             else:
                 for name, raw in servers.items():
                     entry = _mcp_server(compiler, f"{path}: mcpServers.{name}", base_dir, raw)
@@ -139,8 +156,10 @@ class McpSection(ConfigSection):
         refs = doc["mcpConfig"]
         refs = [refs] if isinstance(refs, str) else refs
         if not isinstance(refs, list) or not refs or not all(isinstance(r, str) and r for r in refs):
-            compiler.issues.append(f"{path}: mcpConfig: expected the path of a .mcp.json file (or a list of paths), "
-                                   f"got {doc['mcpConfig']!r}")
+            compiler.issues.append(
+                f"{path}: mcpConfig: expected the path of a .mcp.json file (or a list of paths), "
+                f"got {doc['mcpConfig']!r}"
+            )
             return
         explicit = set(servers) if isinstance(servers, dict) else set()
         for ref in refs:
@@ -177,8 +196,10 @@ class McpSection(ConfigSection):
                     if name not in servers:
                         configured = f"configured: {', '.join(sorted(servers))}" if servers else "none is configured"
                         hint = suggest(str(name), list(servers))
-                        compiler.issues.append(f"{handler['where']}.server: no MCP server named {name!r} in "
-                                               f"mcpServers or mcpConfig ({configured}){hint}")
+                        compiler.issues.append(
+                            f"{handler['where']}.server: no MCP server named {name!r} in "
+                            f"mcpServers or mcpConfig ({configured}){hint}"
+                        )
                         continue
                     server = servers[name]
                     if server["type"] != "stdio" or name in checked:
@@ -191,6 +212,8 @@ class McpSection(ConfigSection):
                         continue
                     found = os.path.exists(command) if "/" in command else shutil.which(command) is not None
                     if not found:
-                        compiler.issues.append(f"{server['where']}.command: {server['command']!r} not found "
-                                               f"(resolved to {command}); every mcp_tool handler using {name!r} "
-                                               "would fail")
+                        compiler.issues.append(
+                            f"{server['where']}.command: {server['command']!r} not found "
+                            f"(resolved to {command}); every mcp_tool handler using {name!r} "
+                            "would fail"
+                        )

@@ -58,8 +58,13 @@ STDERR_TAIL = 4096
 """Bytes of a stdio server's stderr read back to explain why it died."""
 ERRLOG_CAP = 1 << 20
 """A stdio server's stderr file is emptied when it grows past this many bytes."""
-PLACEHOLDERS = ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "HOOKGATE_CONFIG_DIR",
-                "HOOKGATE_PYTHON")
+PLACEHOLDERS = (
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_DATA",
+    "HOOKGATE_CONFIG_DIR",
+    "HOOKGATE_PYTHON",
+)
 """``${...}`` names always available in a stdio server's command, args, env and cwd (as for command hooks)."""
 
 _BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -67,6 +72,7 @@ _ANY = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 # ---------------------------------------------------------------------------- interpolation
+
 
 def env_refs(text: str, *, plain: bool = False) -> list[str]:
     """Names referenced as ``${NAME}`` in ``text`` (also ``$NAME`` when ``plain``, the header syntax)."""
@@ -91,8 +97,11 @@ def placeholder_values(base_dir: str) -> dict[str, str]:
     """Values of ``PLACEHOLDERS`` for a server defined in a config file in ``base_dir``."""
     from handlers.command import infer_project_dir
 
-    values = {"CLAUDE_PROJECT_DIR": infer_project_dir(base_dir), "HOOKGATE_CONFIG_DIR": base_dir,
-              "HOOKGATE_PYTHON": sys.executable}
+    values = {
+        "CLAUDE_PROJECT_DIR": infer_project_dir(base_dir),
+        "HOOKGATE_CONFIG_DIR": base_dir,
+        "HOOKGATE_PYTHON": sys.executable,
+    }
     for name in ("CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
         if os.environ.get(name):
             values[name] = os.environ[name]
@@ -120,6 +129,7 @@ def stdio_launch(server: dict[str, Any]) -> tuple[str, list[str], dict[str, str]
 
 
 # ---------------------------------------------------------------------------- one session
+
 
 class _StartFailed(HandlerError):
     """A server could not be started or connected (retried with backoff)."""
@@ -272,8 +282,11 @@ class _Slot:
                 await self.closing.wait()
         except asyncio.CancelledError:
             if not self.ready.done():
-                why = f"did not start within {self.server.get('start_timeout')} s (startTimeout)" \
-                    if self._timed_out else "start cancelled (shutting down)"
+                why = (
+                    f"did not start within {self.server.get('start_timeout')} s (startTimeout)"
+                    if self._timed_out
+                    else "start cancelled (shutting down)"
+                )
                 self.ready.set_exception(_StartFailed(f"MCP server {self.name!r} {why}{self.note()}"))
             if not self._timed_out:
                 raise
@@ -323,10 +336,12 @@ class _Slot:
                 from mcp.client.streamable_http import streamable_http_client
 
                 http = await stack.enter_async_context(
-                    httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)))
+                    httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+                )
                 transport = streamable_http_client(server["url"], http_client=http)
-        client = Client(_watched(transport, self._mark_lost),
-                        client_info=Implementation(name="hookgate", version=VERSION))
+        client = Client(
+            _watched(transport, self._mark_lost), client_info=Implementation(name="hookgate", version=VERSION)
+        )
         await stack.enter_async_context(client)
         return client
 
@@ -347,6 +362,7 @@ class _Slot:
 
 
 # ---------------------------------------------------------------------------- the manager
+
 
 class McpSessions:
     """Sessions to the configured MCP servers (``RuntimeConfig.mcp_servers``: name -> normalized entry).
@@ -391,8 +407,13 @@ class McpSessions:
         Raises HandlerError when the server cannot be started.
         """
         slot = self._slots.get(name)
-        if slot is not None and slot.usable and slot.ready.done() and not slot.ready.cancelled() \
-                and slot.ready.exception() is None:
+        if (
+            slot is not None
+            and slot.usable
+            and slot.ready.done()
+            and not slot.ready.cancelled()
+            and slot.ready.exception() is None
+        ):
             return slot.ready.result(), slot, "warm"  # the common case: no retry machinery
         from tenacity import (
             AsyncRetrying,
@@ -412,9 +433,11 @@ class McpSessions:
         client: Client | None = None
         try:
             async for attempt in AsyncRetrying(
-                    stop=stop_after_attempt(START_ATTEMPTS) | stop_before_delay(budget),
-                    wait=wait_exponential_jitter(multiplier=0.2, max=2.0, jitter=0.1),
-                    retry=retry_if_exception_type(_StartFailed), reraise=True):
+                stop=stop_after_attempt(START_ATTEMPTS) | stop_before_delay(budget),
+                wait=wait_exponential_jitter(multiplier=0.2, max=2.0, jitter=0.1),
+                retry=retry_if_exception_type(_StartFailed),
+                reraise=True,
+            ):
                 with attempt:
                     slot, how = self._slot(name)
                     first_how = first_how or how
@@ -427,8 +450,9 @@ class McpSessions:
         assert client is not None and slot is not None and first_how is not None
         return client, slot, first_how
 
-    async def call_tool(self, name: str, tool: str, arguments: dict[str, Any], *,
-                        deadline: float | None = None) -> tuple[CallToolResult, dict[str, Any]]:
+    async def call_tool(
+        self, name: str, tool: str, arguments: dict[str, Any], *, deadline: float | None = None
+    ) -> tuple[CallToolResult, dict[str, Any]]:
         """Call ``tool`` on server ``name``: ``(result, meta)``; meta has ``server`` and ``session``.
 
         An ``isError`` result is returned as is (the caller decides). Raises HandlerError for an MCP
@@ -444,18 +468,22 @@ class McpSessions:
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED or slot.lost:
                 slot.discard()
-                raise HandlerError(f"MCP server {name!r} closed the connection during the call to {tool!r} "
-                                   f"(it exited or crashed; it is restarted on the next call){slot.note()}",
-                                   {**meta, "mcp_error": exc.code}) from None
+                raise HandlerError(
+                    f"MCP server {name!r} closed the connection during the call to {tool!r} "
+                    f"(it exited or crashed; it is restarted on the next call){slot.note()}",
+                    {**meta, "mcp_error": exc.code},
+                ) from None
             if slot.server["type"] != "stdio" and exc.code not in (METHOD_NOT_FOUND, INVALID_PARAMS):
                 slot.discard()  # e.g. a restarted HTTP server no longer knows our session: reconnect next time
-            raise HandlerError(f"MCP error {exc.code} from {name}/{tool}: {exc.message}",
-                               {**meta, "mcp_error": exc.code}) from None
+            raise HandlerError(
+                f"MCP error {exc.code} from {name}/{tool}: {exc.message}", {**meta, "mcp_error": exc.code}
+            ) from None
         except Exception as exc:  # transport failures (anyio, httpx2, OSError), an invalid result (pydantic)
             slot.discard()
             detail = _leaf(exc)
-            raise HandlerError(f"MCP call {name}/{tool} failed: {type(detail).__name__}: {detail}"
-                               f"{slot.note()}", meta) from None
+            raise HandlerError(
+                f"MCP call {name}/{tool} failed: {type(detail).__name__}: {detail}{slot.note()}", meta
+            ) from None
         if slot.errlog is not None:
             slot.errlog.trim()
         return result, meta
@@ -498,6 +526,5 @@ def sessions_for(ctx: RunContext) -> McpSessions:
     async def close(manager: McpSessions) -> None:
         await manager.aclose()
 
-    manager: McpSessions = ctx.get_resource(
-        RESOURCE, lambda: McpSessions(ctx.config.mcp_servers, mode=ctx.mode), close)
+    manager: McpSessions = ctx.get_resource(RESOURCE, lambda: McpSessions(ctx.config.mcp_servers, mode=ctx.mode), close)
     return manager

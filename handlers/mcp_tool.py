@@ -77,6 +77,7 @@ class McpToolHandler(Handler):
 
 # ---------------------------------------------------------------------------- the answer
 
+
 def result_text(result: CallToolResult) -> str:
     """The text content blocks of a tool result, joined by newlines."""
     return "\n".join(str(getattr(b, "text", "")) for b in result.content if getattr(b, "type", None) == "text")
@@ -90,11 +91,10 @@ def error_text(text: str) -> str:
     """A tool's error text on one line: every line kept (joined with `` / ``), capped at ``MAX_ERROR_TEXT``
     characters, so the tool's own reason reaches the deny reason whole."""
     joined = " / ".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
-    return joined if len(joined) <= MAX_ERROR_TEXT else joined[:MAX_ERROR_TEXT - 3] + "..."
+    return joined if len(joined) <= MAX_ERROR_TEXT else joined[: MAX_ERROR_TEXT - 3] + "..."
 
 
-def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str, Any], *,
-                        label: str) -> Verdict:
+def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str, Any], *, label: str) -> Verdict:
     """Read a ``CallToolResult`` as a hook answer (see module docstring); notes ``meta["answer"]``.
 
     Raises HandlerError for ``is_error`` and for output that fails the hook output schema.
@@ -118,6 +118,7 @@ def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str
 
 
 # ---------------------------------------------------------------------------- ${path} substitution
+
 
 def _lookup(event: HookEvent, path: str) -> Any:
     payload = event.payload
@@ -161,8 +162,9 @@ def substitute(value: Any, event: HookEvent, where: str = "input") -> Any:
                 return _lookup(event, whole.group(1).strip())
             if "${" not in value:
                 return value
-            return _TOKEN.sub(lambda m: "${" if m.group(1) is None else _as_text(_lookup(event, m.group(1).strip())),
-                              value)
+            return _TOKEN.sub(
+                lambda m: "${" if m.group(1) is None else _as_text(_lookup(event, m.group(1).strip())), value
+            )
         except HandlerError as exc:
             raise HandlerError(f"{where}: {exc}") from None
     if isinstance(value, dict):
@@ -189,14 +191,17 @@ def placeholder_problems(value: Any, where: str = "input") -> list[str]:
         for match in _TOKEN.finditer(text):
             path = match.group(1)
             if path is not None and not _PATH.fullmatch(path.strip()):
-                problems.append(f"{at}: ${{{path}}} is not a path into the event (expected dotted names such "
-                                "as ${tool_input.file_path}, ${tool_name} or ${tool_input.edits.0.new_string})")
+                problems.append(
+                    f"{at}: ${{{path}}} is not a path into the event (expected dotted names such "
+                    "as ${tool_input.file_path}, ${tool_name} or ${tool_input.edits.0.new_string})"
+                )
         if "${" in _TOKEN.sub("", text):
             problems.append(f"{at}: unclosed or nested '${{' in {text!r} (write $${{ for a literal ${{)")
     return problems
 
 
 # ---------------------------------------------------------------------------- validate --check-servers
+
 
 def input_problems(value: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     """Check ``input`` against a tool's JSON Schema (jsonschema). Values that are only known when the
@@ -228,7 +233,7 @@ def input_problems(value: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         path = tuple(error.absolute_path)
         skip = False
         for dyn, whole in dynamic:
-            if path[:len(dyn)] == dyn and (whole or error.validator != "type"):
+            if path[: len(dyn)] == dyn and (whole or error.validator != "type"):
                 skip = True
         if skip:
             continue

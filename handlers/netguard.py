@@ -31,16 +31,30 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 """``await resolver(host, port) -> [ip, ...]``; raises OSError when the name does not resolve."""
 
 _BLOCKED: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...] = tuple(
-    (ipaddress.ip_network(net), label) for net, label in (
-        ("0.0.0.0/8", "unspecified"), ("10.0.0.0/8", "private"), ("100.64.0.0/10", "carrier-grade NAT"),
-        ("127.0.0.0/8", "loopback"), ("169.254.0.0/16", "link-local (cloud metadata)"),
-        ("172.16.0.0/12", "private"), ("192.0.0.0/24", "IETF protocol"), ("192.0.2.0/24", "documentation"),
-        ("192.168.0.0/16", "private"), ("198.18.0.0/15", "benchmarking"),
-        ("198.51.100.0/24", "documentation"), ("203.0.113.0/24", "documentation"),
-        ("224.0.0.0/4", "multicast"), ("240.0.0.0/4", "reserved"), ("::/128", "unspecified"),
-        ("::1/128", "loopback"), ("fc00::/7", "private (unique local)"), ("fe80::/10", "link-local"),
-        ("ff00::/8", "multicast"), ("2001:db8::/32", "documentation"),
-    ))
+    (ipaddress.ip_network(net), label)
+    for net, label in (
+        ("0.0.0.0/8", "unspecified"),
+        ("10.0.0.0/8", "private"),
+        ("100.64.0.0/10", "carrier-grade NAT"),
+        ("127.0.0.0/8", "loopback"),
+        ("169.254.0.0/16", "link-local (cloud metadata)"),
+        ("172.16.0.0/12", "private"),
+        ("192.0.0.0/24", "IETF protocol"),
+        ("192.0.2.0/24", "documentation"),
+        ("192.168.0.0/16", "private"),
+        ("198.18.0.0/15", "benchmarking"),
+        ("198.51.100.0/24", "documentation"),
+        ("203.0.113.0/24", "documentation"),
+        ("224.0.0.0/4", "multicast"),
+        ("240.0.0.0/4", "reserved"),
+        ("::/128", "unspecified"),
+        ("::1/128", "loopback"),
+        ("fc00::/7", "private (unique local)"),
+        ("fe80::/10", "link-local"),
+        ("ff00::/8", "multicast"),
+        ("2001:db8::/32", "documentation"),
+    )
+)
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
@@ -101,8 +115,7 @@ def host_problem(host: str, *, allow_private: bool = False) -> str | None:
     is vetted when it is resolved, see ``vet``)."""
     legacy = legacy_ipv4(host)
     if legacy is not None:
-        return (f"host {host!r} is the IPv4 address {legacy} in a non-standard numeric form; write it as "
-                f"{legacy}")
+        return f"host {host!r} is the IPv4 address {legacy} in a non-standard numeric form; write it as {legacy}"
     ip = parse_ip(host)
     if ip is None or ip.is_loopback or allow_private:
         return None
@@ -148,12 +161,16 @@ class StaticResolver:
 def literal_refusal(ip: IPAddress, *, allow_private: bool) -> str | None:
     """Why a URL whose host is the literal ``ip`` is refused (the ``AddressBlocked`` message), or None."""
     problem = None if allow_private or ip.is_loopback else address_problem(ip)
-    return f"refusing to connect to {problem}; set allowPrivateNetworks: true to allow private networks" \
-        if problem else None
+    return (
+        f"refusing to connect to {problem}; set allowPrivateNetworks: true to allow private networks"
+        if problem
+        else None
+    )
 
 
-async def vet(host: str, port: int, *, allow_private: bool, resolver: Resolver,
-              timeout: float | None = None) -> list[str]:
+async def vet(
+    host: str, port: int, *, allow_private: bool, resolver: Resolver, timeout: float | None = None
+) -> list[str]:
     """The addresses ``host`` may be reached at, resolved once. Raises AddressBlocked, ResolveError."""
     literal = parse_ip(host)
     if literal is not None:
@@ -174,12 +191,15 @@ async def vet(host: str, port: int, *, allow_private: bool, resolver: Resolver,
     if is_loopback_host(host):
         for ip in ips:
             if not ip.is_loopback:
-                raise AddressBlocked(f"refusing to connect to {host}: it resolved to {ip}, "
-                                     "which is not a loopback address")
+                raise AddressBlocked(
+                    f"refusing to connect to {host}: it resolved to {ip}, which is not a loopback address"
+                )
     elif not allow_private:
         for ip in ips:
             problem = address_problem(ip)
             if problem:
-                raise AddressBlocked(f"refusing to connect to {host}: it resolves to {problem}; set "
-                                     "allowPrivateNetworks: true to allow private networks")
+                raise AddressBlocked(
+                    f"refusing to connect to {host}: it resolves to {problem}; set "
+                    "allowPrivateNetworks: true to allow private networks"
+                )
     return [str(ip) for ip in ips]

@@ -96,8 +96,9 @@ def describe_event(event: HookEvent) -> str:
     return f"a {event.name} hook event{tool}"
 
 
-async def ask_verdict(provider: Provider, *, system: str, prompt: str, model: str, max_tokens: int | None,
-                      deadline: float, usage: Usage) -> LlmVerdict:
+async def ask_verdict(
+    provider: Provider, *, system: str, prompt: str, model: str, max_tokens: int | None, deadline: float, usage: Usage
+) -> LlmVerdict:
     """One structured verdict call (see ``handlers.llm.base.ProviderSettings.structured_output``).
 
     Raises HandlerError for API failures, refusals and answers that hold no verdict.
@@ -109,27 +110,44 @@ async def ask_verdict(provider: Provider, *, system: str, prompt: str, model: st
     messages = [provider.user_message(prompt)]
     if mode == "tool":
         tool = ToolDef(VERDICT_TOOL, "Submit the verdict of the check.", VERDICT_SCHEMA)
-        turn = await provider.complete(deadline=deadline, usage=usage, model=model, system=system + TOOL_MODE_NOTE,
-                                       messages=messages, tools=[tool], tool_choice=VERDICT_TOOL,
-                                       max_tokens=max_tokens)
-        answer: Any = next((c.arguments for c in turn.calls if c.name == VERDICT_TOOL and c.arguments is not None),
-                           turn.text)
+        turn = await provider.complete(
+            deadline=deadline,
+            usage=usage,
+            model=model,
+            system=system + TOOL_MODE_NOTE,
+            messages=messages,
+            tools=[tool],
+            tool_choice=VERDICT_TOOL,
+            max_tokens=max_tokens,
+        )
+        answer: Any = next(
+            (c.arguments for c in turn.calls if c.name == VERDICT_TOOL and c.arguments is not None), turn.text
+        )
     else:
         schema = None
         if mode == "json_schema":
             schema = STRICT_VERDICT_SCHEMA if provider.type == "openai" else VERDICT_SCHEMA
         elif mode == "json_object":
             schema = VERDICT_SCHEMA
-        turn = await provider.complete(deadline=deadline, usage=usage, model=model, system=system,
-                                       messages=messages, schema=schema, max_tokens=max_tokens)
+        turn = await provider.complete(
+            deadline=deadline,
+            usage=usage,
+            model=model,
+            system=system,
+            messages=messages,
+            schema=schema,
+            max_tokens=max_tokens,
+        )
         answer = turn.text
     try:
         return parse_verdict(answer)
     except HandlerError as exc:
         if turn.stop_reason == "max_tokens":
             limit = max_tokens or provider.settings.max_tokens
-            raise HandlerError(f"the model's answer was cut at max_tokens ({limit}) before a complete verdict; "
-                               "raise maxTokens", usage.meta()) from None
+            raise HandlerError(
+                f"the model's answer was cut at max_tokens ({limit}) before a complete verdict; raise maxTokens",
+                usage.meta(),
+            ) from None
         raise HandlerError(str(exc), usage.meta()) from None
 
 
@@ -177,15 +195,27 @@ class PromptHandler(Handler):
         provider = await get_provider(ctx, options.get("provider"))
         model = options.get("model") or provider.settings.model
         usage = Usage(provider.settings.name, model)
-        verdict = await ask_verdict(provider, system=SYSTEM_PROMPT, prompt=self.build_prompt(event), model=model,
-                                    max_tokens=options.get("max_tokens"), deadline=deadline, usage=usage)
+        verdict = await ask_verdict(
+            provider,
+            system=SYSTEM_PROMPT,
+            prompt=self.build_prompt(event),
+            model=model,
+            max_tokens=options.get("max_tokens"),
+            deadline=deadline,
+            usage=usage,
+        )
         meta = {**usage.meta(), "ok": verdict.ok}
         if verdict.impossible:
             meta["impossible"] = True
         if verdict.reason:
             meta["reason"] = verdict.reason[:500]
-        return effects(event, verdict, check=self.spec.id, on_reject=options.get("on_reject", "deny"),
-                       continue_on_block=bool(options.get("continue_on_block"))), meta
+        return effects(
+            event,
+            verdict,
+            check=self.spec.id,
+            on_reject=options.get("on_reject", "deny"),
+            continue_on_block=bool(options.get("continue_on_block")),
+        ), meta
 
 
 def _options_model() -> Any:

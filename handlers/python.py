@@ -198,9 +198,11 @@ def _options_model() -> Any:
         @model_validator(mode="after")
         def _one_of(self) -> PythonOptions:
             if (self.callable is None) == (self.hook is None):
-                raise ValueError("a python handler names either callable (a function) or hook "
-                                 "(a PreToolUseHook/PostToolUseHook/SessionStartHook class), not "
-                                 + ("both" if self.callable else "neither"))
+                raise ValueError(
+                    "a python handler names either callable (a function) or hook "
+                    "(a PreToolUseHook/PostToolUseHook/SessionStartHook class), not "
+                    + ("both" if self.callable else "neither")
+                )
             return self
 
     return PythonOptions

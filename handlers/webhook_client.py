@@ -71,14 +71,24 @@ class GuardedResolver(AbstractResolver):
         self.allow_private = allow_private
         self.resolver: Resolver = resolver or system_resolver
 
-    async def resolve(self, host: str, port: int = 0,
-                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
         try:
             addresses = await vet(host, port, allow_private=self.allow_private, resolver=self.resolver)
         except ResolveError as exc:  # aiohttp reports an OSError here as a connect (DNS) error
             raise OSError(str(exc)) from None
-        return [ResolveResult(hostname=host, host=ip, port=port, proto=0, flags=_NUMERIC,
-                              family=socket.AF_INET6 if ":" in ip else socket.AF_INET) for ip in addresses]
+        return [
+            ResolveResult(
+                hostname=host,
+                host=ip,
+                port=port,
+                proto=0,
+                flags=_NUMERIC,
+                family=socket.AF_INET6 if ":" in ip else socket.AF_INET,
+            )
+            for ip in addresses
+        ]
 
     async def close(self) -> None:
         return None
@@ -91,8 +101,13 @@ class WebhookClient:
     CAs); ``user_agent`` is sent on every request.
     """
 
-    def __init__(self, *, resolver: Resolver | None = None, ssl_context: ssl.SSLContext | None = None,
-                 user_agent: str = "hookgate") -> None:
+    def __init__(
+        self,
+        *,
+        resolver: Resolver | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        user_agent: str = "hookgate",
+    ) -> None:
         self.resolver = resolver
         self.ssl_context = ssl_context
         self.user_agent = user_agent
@@ -103,14 +118,26 @@ class WebhookClient:
         if session is None:
             connector = aiohttp.TCPConnector(
                 resolver=GuardedResolver(allow_private=allow_private, resolver=self.resolver),
-                limit=POOL_LIMIT, keepalive_timeout=KEEPALIVE, ttl_dns_cache=DNS_TTL)
-            session = aiohttp.ClientSession(connector=connector, trust_env=False, auto_decompress=False,
-                                            headers={"User-Agent": self.user_agent})
+                limit=POOL_LIMIT,
+                keepalive_timeout=KEEPALIVE,
+                ttl_dns_cache=DNS_TTL,
+            )
+            session = aiohttp.ClientSession(
+                connector=connector, trust_env=False, auto_decompress=False, headers={"User-Agent": self.user_agent}
+            )
             self._sessions[allow_private] = session
         return session
 
-    async def post(self, url: str, body: bytes, headers: dict[str, str], *, timeout: float,
-                   connect_timeout: float, allow_private: bool) -> Answer:
+    async def post(
+        self,
+        url: str,
+        body: bytes,
+        headers: dict[str, str],
+        *,
+        timeout: float,
+        connect_timeout: float,
+        allow_private: bool,
+    ) -> Answer:
         """POST ``body`` to ``url``. ``timeout``: seconds allowed between reads; ``connect_timeout``:
         seconds to resolve and connect. Raises DeliveryError, AddressBlocked."""
         refusal = _literal_refusal(urlsplit(url).hostname or "", allow_private)
@@ -118,10 +145,10 @@ class WebhookClient:
             raise AddressBlocked(refusal)
         limits = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_read=timeout)
         try:
-            async with self._session(allow_private).post(url, data=body, headers=headers, allow_redirects=False,
-                                                         timeout=limits, ssl=self.ssl_context or True) as response:
-                return Answer(response.status, await _read_capped(response),
-                              response.headers.get("Retry-After"))
+            async with self._session(allow_private).post(
+                url, data=body, headers=headers, allow_redirects=False, timeout=limits, ssl=self.ssl_context or True
+            ) as response:
+                return Answer(response.status, await _read_capped(response), response.headers.get("Retry-After"))
         except aiohttp.ClientSSLError as exc:  # a bad certificate does not get better with retries
             raise DeliveryError(f"TLS failed: {_detail(exc)}") from None
         except aiohttp.ClientConnectorError as exc:

@@ -29,18 +29,25 @@ def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     yield
 
 
-def run_hookgate(args: list[str], stdin: bytes | str | dict[str, Any] | None = None, *,
-                 env: dict[str, str] | None = None, cwd: str | Path | None = None,
-                 timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run_hookgate(
+    args: list[str],
+    stdin: bytes | str | dict[str, Any] | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
     """Run `python -m gateway ARGS` as a real subprocess and return its completed process (text)."""
     if isinstance(stdin, dict):
         stdin = json.dumps(stdin)
     data = stdin.encode() if isinstance(stdin, str) else stdin
     full_env = {**os.environ, **(env or {})}
-    proc = subprocess.run([*HOOKGATE, *args], input=data, capture_output=True, env=full_env,
-                          cwd=cwd, timeout=timeout, check=False)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"),
-                                       proc.stderr.decode("utf-8", "replace"))
+    proc = subprocess.run(
+        [*HOOKGATE, *args], input=data, capture_output=True, env=full_env, cwd=cwd, timeout=timeout, check=False
+    )
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+    )
 
 
 def load_case(*parts: str) -> dict[str, Any]:
@@ -49,6 +56,7 @@ def load_case(*parts: str) -> dict[str, Any]:
 
 
 # -- PostgreSQL (the shared store): a real server, see tests/pg_server.py -------------------------------
+
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[Any]:

@@ -33,8 +33,11 @@ def find_bin_dir() -> Path | None:
     env = os.environ.get("HOOKGATE_PG_BIN")
     if env:
         return Path(env) if (Path(env) / "pg_ctl").exists() else None
-    dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda d: int(Path(d).parent.name or 0)
-                  if Path(d).parent.name.isdigit() else 0, reverse=True)
+    dirs = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"),
+        key=lambda d: int(Path(d).parent.name or 0) if Path(d).parent.name.isdigit() else 0,
+        reverse=True,
+    )
     for d in dirs:
         if (Path(d) / "pg_ctl").exists() and (Path(d) / "initdb").exists():
             return Path(d)
@@ -68,11 +71,13 @@ class PgServer:
         return ["runuser", "-u", "postgres", "--", *args] if self.as_root else list(args)
 
     def _run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run(self._cmd(*args), capture_output=True, text=True, timeout=timeout, check=False,
-                              cwd=str(self.base))
+        proc = subprocess.run(
+            self._cmd(*args), capture_output=True, text=True, timeout=timeout, check=False, cwd=str(self.base)
+        )
         if proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(args[:2])} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}"
-                               f"\n{self.log_tail()}")
+            raise RuntimeError(
+                f"{' '.join(args[:2])} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}\n{self.log_tail()}"
+            )
         return proc
 
     def init(self) -> None:
@@ -81,14 +86,27 @@ class PgServer:
         if self.as_root:
             pw = pwd.getpwnam("postgres")
             os.chown(pwfile, pw.pw_uid, pw.pw_gid)
-        self._run(str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", ROLE, f"--pwfile={pwfile}",
-                  "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8",
-                  "--no-sync")
+        self._run(
+            str(self.bin_dir / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            ROLE,
+            f"--pwfile={pwfile}",
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+            "--no-sync",
+        )
         pwfile.unlink()
         conf = self.data / "postgresql.conf"
         with conf.open("a") as f:
-            f.write(f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
-                    f"unix_socket_directories = '{self.data}'\nmax_connections = 200\nshared_buffers = 32MB\n")
+            f.write(
+                f"\nlisten_addresses = '127.0.0.1'\nport = {self.port}\n"
+                f"unix_socket_directories = '{self.data}'\nmax_connections = 200\nshared_buffers = 32MB\n"
+            )
             if not self.durable:  # tests: speed over crash safety; benches keep PostgreSQL's defaults
                 f.write("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")
             if self.has_stat_statements:
@@ -111,27 +129,59 @@ class PgServer:
         ``excluding``: only statements whose text names that table (or names none of those)."""
         extra = f" AND s.query ILIKE '%{touching}%'" if touching else ""
         extra += "".join(f" AND s.query NOT ILIKE '%{name}%'" for name in excluding)
-        out = self.psql("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d "
-                        f"ON d.oid = s.dbid WHERE d.datname = '{db}' AND s.query NOT ILIKE '%pg_stat_statements%' "
-                        f"AND s.query NOT ILIKE 'CREATE EXTENSION%'{extra}", db)
+        out = self.psql(
+            "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d "
+            f"ON d.oid = s.dbid WHERE d.datname = '{db}' AND s.query NOT ILIKE '%pg_stat_statements%' "
+            f"AND s.query NOT ILIKE 'CREATE EXTENSION%'{extra}",
+            db,
+        )
         return int(out.strip() or 0)
 
     def start(self, timeout: float = 60) -> None:
-        self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",
-                  "-t", str(int(timeout)), "start", timeout=timeout + 10)
+        self._run(
+            str(self.bin_dir / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-w",
+            "-t",
+            str(int(timeout)),
+            "start",
+            timeout=timeout + 10,
+        )
 
     def stop(self, mode: str = "fast") -> None:
         self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
 
     def is_running(self) -> bool:
-        proc = subprocess.run(self._cmd(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "status"),
-                              capture_output=True, text=True, check=False, cwd=str(self.base))
+        proc = subprocess.run(
+            self._cmd(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "status"),
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=str(self.base),
+        )
         return proc.returncode == 0
 
     def psql(self, sql: str, db: str = "postgres") -> str:
         """Run ``sql`` through the Unix socket as the superuser role (trust auth); return stdout."""
-        proc = self._run(str(self.bin_dir / "psql"), "-h", str(self.data), "-p", str(self.port), "-U", ROLE,
-                         "-d", db, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql)
+        proc = self._run(
+            str(self.bin_dir / "psql"),
+            "-h",
+            str(self.data),
+            "-p",
+            str(self.port),
+            "-U",
+            ROLE,
+            "-d",
+            db,
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-qAt",
+            "-c",
+            sql,
+        )
         return proc.stdout
 
     def url(self, db: str, *, password: bool = True) -> str:
@@ -163,8 +213,10 @@ def start_server(retries: int = 3, *, durable: bool = False) -> PgServer:
     tests' faster settings."""
     bin_dir = find_bin_dir()
     if bin_dir is None:
-        raise FileNotFoundError("no PostgreSQL binaries under /usr/lib/postgresql/*/bin "
-                                "(install Debian's postgresql package, as .ci/run does)")
+        raise FileNotFoundError(
+            "no PostgreSQL binaries under /usr/lib/postgresql/*/bin "
+            "(install Debian's postgresql package, as .ci/run does)"
+        )
     last: Exception | None = None
     for _ in range(retries):
         server = PgServer(bin_dir, durable=durable)

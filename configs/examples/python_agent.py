@@ -54,13 +54,20 @@ class Transcript:
     denied: list[str] = field(default_factory=list)
 
 
-async def run_agent(gw: Gateway, model: Callable[[list[dict[str, Any]]], dict[str, Any]],
-                    tools: dict[str, Callable[..., Any]], prompt: str, *, session_id: str, user_id: str,
-                    agent_id: str, max_turns: int = 10) -> Transcript:
+async def run_agent(
+    gw: Gateway,
+    model: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    tools: dict[str, Callable[..., Any]],
+    prompt: str,
+    *,
+    session_id: str,
+    user_id: str,
+    agent_id: str,
+    max_turns: int = 10,
+) -> Transcript:
     """One session of the agent loop through the host API; returns its ``Transcript``."""
     out = Transcript()
-    context = await gw.session_start(session_id=session_id, user_id=user_id, agent_id=agent_id,
-                                     tools=sorted(tools))
+    context = await gw.session_start(session_id=session_id, user_id=user_id, agent_id=agent_id, tools=sorted(tools))
     ids = {"session_id": session_id, "user_id": user_id, "agent_id": agent_id}
     if context:
         out.messages.append({"role": "system", "content": context})
@@ -68,14 +75,14 @@ async def run_agent(gw: Gateway, model: Callable[[list[dict[str, Any]]], dict[st
     out.messages.append({"role": "user", "content": answer.content})
     held = False
     for _ in range(max_turns):
-        async with gw.model_call(out.messages, model_id="scripted", session_id=session_id,
-                                 agent_id=agent_id) as turn:
+        async with gw.model_call(out.messages, model_id="scripted", session_id=session_id, agent_id=agent_id) as turn:
             turn.response = model(turn.messages)
         reply = turn.response
         assert reply is not None
         if reply["tool_calls"]:
-            out.messages.append({"role": "assistant", "content": reply.get("content") or "",
-                                 "tool_calls": reply["tool_calls"]})
+            out.messages.append(
+                {"role": "assistant", "content": reply.get("content") or "", "tool_calls": reply["tool_calls"]}
+            )
             for request in reply["tool_calls"]:
                 out.messages.append(await _tool(gw, tools, request, ids, out))
             continue
@@ -90,8 +97,9 @@ async def run_agent(gw: Gateway, model: Callable[[list[dict[str, Any]]], dict[st
     return out
 
 
-async def _tool(gw: Gateway, tools: dict[str, Callable[..., Any]], request: dict[str, Any],
-                ids: dict[str, str], out: Transcript) -> dict[str, Any]:
+async def _tool(
+    gw: Gateway, tools: dict[str, Callable[..., Any]], request: dict[str, Any], ids: dict[str, str], out: Transcript
+) -> dict[str, Any]:
     """Run one requested tool call through ``gw.tool_call``; the tool message for the model."""
     name = request["name"]
     try:
@@ -120,19 +128,42 @@ def run_sql(sql: str) -> str:
 
 
 def demo_model() -> ScriptedModel:
-    return ScriptedModel([
-        {"content": None, "tool_calls": [{"id": "call-1", "name": "run_sql",
-                                          "args": {"sql": "SELECT name, email FROM people WHERE team = 'ops'"}}]},
-        {"content": None, "tool_calls": [{"id": "call-2", "name": "run_sql", "args": {"sql": "DROP TABLE people"}}]},
-        {"content": None, "tool_calls": [{"id": "call-3", "name": "run_sql", "args": {"sql": "SELECT * FROM people"}}]},
-        {"content": "The ops team has three people; I was not allowed to drop the table."},
-    ])
+    return ScriptedModel(
+        [
+            {
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call-1",
+                        "name": "run_sql",
+                        "args": {"sql": "SELECT name, email FROM people WHERE team = 'ops'"},
+                    }
+                ],
+            },
+            {
+                "content": None,
+                "tool_calls": [{"id": "call-2", "name": "run_sql", "args": {"sql": "DROP TABLE people"}}],
+            },
+            {
+                "content": None,
+                "tool_calls": [{"id": "call-3", "name": "run_sql", "args": {"sql": "SELECT * FROM people"}}],
+            },
+            {"content": "The ops team has three people; I was not allowed to drop the table."},
+        ]
+    )
 
 
 async def main_async(config: str) -> Transcript:
     async with Gateway.from_file(config) as gw:
-        return await run_agent(gw, demo_model(), {"run_sql": run_sql}, "Who is on the ops team?",
-                               session_id=f"demo-{uuid.uuid4().hex[:8]}", user_id="ana", agent_id="researcher")
+        return await run_agent(
+            gw,
+            demo_model(),
+            {"run_sql": run_sql},
+            "Who is on the ops team?",
+            session_id=f"demo-{uuid.uuid4().hex[:8]}",
+            user_id="ana",
+            agent_id="researcher",
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,8 +22,11 @@ class BlockDrop(PreToolUseHook):
 
     def execute(self, ctx: HookContext) -> HookResult:
         if "drop " in str(ctx.tool_args.get("sql", "")).lower():
-            return HookResult(allow=False, error="DROP statements are not allowed for this agent",
-                              side_effects=["refused a DROP statement"])
+            return HookResult(
+                allow=False,
+                error="DROP statements are not allowed for this agent",
+                side_effects=["refused a DROP statement"],
+            )
         return HookResult()
 
 
@@ -39,8 +42,9 @@ class CapRows(PreToolUseHook):
 
     async def execute(self, ctx: HookContext) -> HookResult:
         sql = str(ctx.tool_args["sql"]).rstrip("; ")
-        return HookResult(modified_args={**ctx.tool_args, "sql": f"{sql} LIMIT 100"},
-                          side_effects=["capped the query at 100 rows"])
+        return HookResult(
+            modified_args={**ctx.tool_args, "sql": f"{sql} LIMIT 100"}, side_effects=["capped the query at 100 rows"]
+        )
 
 
 class TagQuery(PreToolUseHook):
@@ -52,8 +56,10 @@ class TagQuery(PreToolUseHook):
 
     async def execute(self, ctx: HookContext) -> HookResult:
         sql = str(ctx.tool_args["sql"])
-        return HookResult(modified_args={**ctx.tool_args, "sql": f"{sql} /* user={ctx.user_id} */"},
-                          side_effects=[f"tagged the query for {ctx.user_id}"])
+        return HookResult(
+            modified_args={**ctx.tool_args, "sql": f"{sql} /* user={ctx.user_id} */"},
+            side_effects=[f"tagged the query for {ctx.user_id}"],
+        )
 
 
 class RedactEmails(PostToolUseHook):
@@ -66,8 +72,10 @@ class RedactEmails(PostToolUseHook):
         if not isinstance(ctx.tool_result, str) or not _EMAIL.search(ctx.tool_result):
             return HookResult()
         count = len(_EMAIL.findall(ctx.tool_result))
-        return HookResult(modified_result=_EMAIL.sub("[email]", ctx.tool_result),
-                          side_effects=[f"redacted {count} e-mail address(es)"])
+        return HookResult(
+            modified_result=_EMAIL.sub("[email]", ctx.tool_result),
+            side_effects=[f"redacted {count} e-mail address(es)"],
+        )
 
 
 class Briefing(SessionStartHook):
@@ -76,6 +84,7 @@ class Briefing(SessionStartHook):
     name = "briefing"
 
     async def execute(self, ctx: HookContext) -> HookResult:
-        return HookResult(additional_context=f"You are {ctx.agent_id}, working for {ctx.user_id}. "
-                                             "Queries are capped at 100 rows.",
-                          side_effects=["briefed the agent"])
+        return HookResult(
+            additional_context=f"You are {ctx.agent_id}, working for {ctx.user_id}. Queries are capped at 100 rows.",
+            side_effects=["briefed the agent"],
+        )

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # no typing import at run time (a command hook starts in mill
     from collections.abc import Callable
     from typing import Any
 
+
 class _Lazy:
     """A regular expression compiled on first use: importing the guard compiles nothing it may not need."""
 
@@ -70,8 +71,9 @@ class _Lazy:
         return self._get().findall(text)
 
 
-_TEMPLATE_WORDS = frozenset({"example", "examples", "sample", "samples", "template", "templates", "tmpl", "tpl",
-                             "dist", "default", "defaults"})
+_TEMPLATE_WORDS = frozenset(
+    {"example", "examples", "sample", "samples", "template", "templates", "tmpl", "tpl", "dist", "default", "defaults"}
+)
 _TEMPLATE_SUFFIX = _Lazy(r"\.(?:examples?|samples?|templates?|tmpl|tpl|dist|defaults?)$", re.IGNORECASE)
 
 # Directories whose every file is sensitive (a template name does not exempt these).
@@ -88,49 +90,149 @@ _SECRET_FILES = [
     (_Lazy(r"(?:^|/)\.envrc$", re.IGNORECASE), "a direnv file that holds secrets"),
     (_Lazy(r"\.(?:pem|key|p12|pfx|jks|keystore|ppk)$", re.IGNORECASE), "a private key or certificate store"),
     (_Lazy(r"(?:^|/)id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?$", re.IGNORECASE), "an SSH private key"),
-    (_Lazy(r"(?:^|/)(?:\.netrc|_netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc)$", re.IGNORECASE),
-     "a credentials file"),
+    (
+        _Lazy(r"(?:^|/)(?:\.netrc|_netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc)$", re.IGNORECASE),
+        "a credentials file",
+    ),
 ]
 
 # Agent hook configuration and hookgate's own files: the agent must not switch its own guard rails off.
 _CONFIG_FILES = [
     (_Lazy(r"(?:^|/)\.?hookgate\.(?:ya?ml|json)$", re.IGNORECASE), "a hookgate configuration"),
-    (_Lazy(r"(?:^|/)\.claude/(?:settings(?:\.local)?\.json$|hooks(?:/|$))", re.IGNORECASE),
-     "Claude Code's settings or hooks"),
+    (
+        _Lazy(r"(?:^|/)\.claude/(?:settings(?:\.local)?\.json$|hooks(?:/|$))", re.IGNORECASE),
+        "Claude Code's settings or hooks",
+    ),
     (_Lazy(r"(?:^|/)\.kiro/agents/(?:[^/]*\.json)?$", re.IGNORECASE), "a Kiro agent configuration"),
     (_Lazy(r"(?:^|/)\.gemini/settings\.json$", re.IGNORECASE), "Gemini CLI's settings"),
     (_Lazy(r"(?:^|/)\.codex/(?:hooks\.json|config\.toml)$", re.IGNORECASE), "Codex's hooks or configuration"),
     (_Lazy(r"^(?:~/\.codex|\$\{?CODEX_HOME\}?)(?:/|$)"), "Codex's configuration directory"),
-    (_Lazy(r"(?:^|/)\.cache/hookgate(?:/|$)|(?:^|/)\.local/state/hookgate(?:/|$)"
-                r"|^\$\{?(?:XDG_CACHE_HOME|XDG_STATE_HOME)\}?/hookgate(?:/|$)|^\$\{?HOOKGATE_CACHE_DIR\}?(?:/|$)"),
-     "hookgate's own cache or state"),
+    (
+        _Lazy(
+            r"(?:^|/)\.cache/hookgate(?:/|$)|(?:^|/)\.local/state/hookgate(?:/|$)"
+            r"|^\$\{?(?:XDG_CACHE_HOME|XDG_STATE_HOME)\}?/hookgate(?:/|$)|^\$\{?HOOKGATE_CACHE_DIR\}?(?:/|$)"
+        ),
+        "hookgate's own cache or state",
+    ),
 ]
 # Directories that hold those files: deleting or moving one away (``rm``, ``mv`` sources), or creating one whole
 # (``cp -r dir .claude``), also switches hooks off.
 _CONFIG_DIRS = _Lazy(r"(?:^|/)\.(?:claude|claude/hooks|kiro|kiro/agents|gemini|codex)/?$", re.IGNORECASE)
 # Concrete protected names, for matching a shell glob (``> .e?v``) against them (see ``glob_reason``).
 PROTECTED_EXAMPLES = (
-    ".env", ".env.local", ".env.production", ".envrc", "x.pem", "x.key", "x.p12", "x.pfx", "x.jks", "x.keystore",
-    "x.ppk", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", "_netrc", ".pgpass", ".git-credentials", ".npmrc",
-    ".pypirc", ".ssh/authorized_keys", ".ssh/config", ".ssh/id_rsa", ".gnupg/x", ".aws/credentials", ".aws/config",
-    ".docker/config.json", ".kube/config", "hookgate.yaml", "hookgate.yml", "hookgate.json", ".claude/settings.json",
-    ".claude/settings.local.json", ".claude/hooks/x", ".kiro/agents/x.json", ".gemini/settings.json",
-    ".codex/hooks.json", ".codex/config.toml", ".cache/hookgate/x", ".local/state/hookgate/x",
+    ".env",
+    ".env.local",
+    ".env.production",
+    ".envrc",
+    "x.pem",
+    "x.key",
+    "x.p12",
+    "x.pfx",
+    "x.jks",
+    "x.keystore",
+    "x.ppk",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".ssh/authorized_keys",
+    ".ssh/config",
+    ".ssh/id_rsa",
+    ".gnupg/x",
+    ".aws/credentials",
+    ".aws/config",
+    ".docker/config.json",
+    ".kube/config",
+    "hookgate.yaml",
+    "hookgate.yml",
+    "hookgate.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude/hooks/x",
+    ".kiro/agents/x.json",
+    ".gemini/settings.json",
+    ".codex/hooks.json",
+    ".codex/config.toml",
+    ".cache/hookgate/x",
+    ".local/state/hookgate/x",
 )
 
-_PATH_KEYS = frozenset({"file_path", "filepath", "filePath", "notebook_path", "path", "file", "filename", "fileName",
-                        "file_name", "destination", "dest", "dst", "to", "target", "target_path", "targetPath",
-                        "new_path", "newPath", "destination_path", "destinationPath", "absolute_path", "file_paths",
-                        "paths", "files"})
-_READ_ONLY_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite", "Task", "Agent",
-                              "fs_read", "read_file", "read_many_files", "glob", "grep", "grep_search",
-                              "search_file_content", "list_directory", "web_fetch", "web_search", "google_web_search"})
-_SHELL_TOOLS = frozenset({"Bash", "execute_bash", "execute_cmd", "run_shell_command", "exec_command", "shell",
-                          "shell_command", "local_shell"})
-_WRITE_WORD = _Lazy(r"(?:write|writes|writing|written|edit|edits|editing|create|creates|append|appends|move|moves"
-                         r"|copy|copies|rename|renames|put|puts|save|saves|upload|uploads|update|updates|upsert"
-                         r"|replace|replaces|insert|inserts|patch|patches|push|delete|deletes|remove|removes"
-                         r"|modify|modifies|overwrite|overwrites|set|mv|cp|rm|mkdir|touch|store)")
+_PATH_KEYS = frozenset(
+    {
+        "file_path",
+        "filepath",
+        "filePath",
+        "notebook_path",
+        "path",
+        "file",
+        "filename",
+        "fileName",
+        "file_name",
+        "destination",
+        "dest",
+        "dst",
+        "to",
+        "target",
+        "target_path",
+        "targetPath",
+        "new_path",
+        "newPath",
+        "destination_path",
+        "destinationPath",
+        "absolute_path",
+        "file_paths",
+        "paths",
+        "files",
+    }
+)
+_READ_ONLY_TOOLS = frozenset(
+    {
+        "Read",
+        "Glob",
+        "Grep",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "Task",
+        "Agent",
+        "fs_read",
+        "read_file",
+        "read_many_files",
+        "glob",
+        "grep",
+        "grep_search",
+        "search_file_content",
+        "list_directory",
+        "web_fetch",
+        "web_search",
+        "google_web_search",
+    }
+)
+_SHELL_TOOLS = frozenset(
+    {
+        "Bash",
+        "execute_bash",
+        "execute_cmd",
+        "run_shell_command",
+        "exec_command",
+        "shell",
+        "shell_command",
+        "local_shell",
+    }
+)
+_WRITE_WORD = _Lazy(
+    r"(?:write|writes|writing|written|edit|edits|editing|create|creates|append|appends|move|moves"
+    r"|copy|copies|rename|renames|put|puts|save|saves|upload|uploads|update|updates|upsert"
+    r"|replace|replaces|insert|inserts|patch|patches|push|delete|deletes|remove|removes"
+    r"|modify|modifies|overwrite|overwrites|set|mv|cp|rm|mkdir|touch|store)"
+)
 _PATCH_FILES = _Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): *(.+?) *$", re.MULTILINE)
 
 
@@ -180,10 +282,10 @@ def _home_form(path: str) -> str:
     for var in ("HOOKGATE_CACHE_DIR", "XDG_CACHE_HOME", "XDG_STATE_HOME", "CODEX_HOME"):
         value = _env(var)
         if value and (path == value or path.startswith(value + "/")):
-            return "$" + var + path[len(value):]
+            return "$" + var + path[len(value) :]
     for prefix in ("${HOME}", "$HOME", _env("HOME")):
         if prefix and prefix != "/" and (path == prefix or path.startswith(prefix + "/")):
-            return "~" + path[len(prefix):]
+            return "~" + path[len(prefix) :]
     return path
 
 
@@ -222,14 +324,18 @@ def write_reason(path: str, what: str | None = None, removal: bool = False, verb
     verb = verb or ("deletes or moves" if removal else "writes to")
     if kind is not None:
         head = f"{what} {verb} {path}" if what else f"Writing to {path}"
-        return (f"{head}, which is {kind}; hookgate's default policy blocks changes to the agent's own hook "
-                "configuration (the agent must not change its own guard rails): ask the user to make this change.")
+        return (
+            f"{head}, which is {kind}; hookgate's default policy blocks changes to the agent's own hook "
+            "configuration (the agent must not change its own guard rails): ask the user to make this change."
+        )
     kind = secret_kind(path)
     if kind is None:
         return None
     head = f"{what} {verb} {path}" if what else f"Writing to {path}"
-    return (f"{head}, which is {kind}; hookgate's default policy blocks writes to secrets files. Secrets must not "
-            "pass through the agent: ask the user to edit this file.")
+    return (
+        f"{head}, which is {kind}; hookgate's default policy blocks writes to secrets files. Secrets must not "
+        "pass through the agent: ask the user to edit this file."
+    )
 
 
 def _glob_match(pattern: str, name: str) -> bool:
@@ -247,11 +353,11 @@ def glob_reason(pattern: str, what: str | None = None) -> str | None:
     parts = normal(pattern).rstrip("/").split("/")
     for example in PROTECTED_EXAMPLES:
         ex = example.split("/")
-        if len(parts) < len(ex) or not all(_glob_match(p, e) for p, e in zip(parts[-len(ex):], ex, strict=True)):
+        if len(parts) < len(ex) or not all(_glob_match(p, e) for p, e in zip(parts[-len(ex) :], ex, strict=True)):
             continue
-        reason = write_reason("/".join(parts[:-len(ex)] + ex), what)
+        reason = write_reason("/".join(parts[: -len(ex)] + ex), what)
         if reason:
-            return reason.replace("/".join(parts[:-len(ex)] + ex), f"{pattern} (which can match {example})", 1)
+            return reason.replace("/".join(parts[: -len(ex)] + ex), f"{pattern} (which can match {example})", 1)
     return None
 
 
@@ -297,8 +403,13 @@ def answer(event: dict[str, Any], reason: str) -> dict[str, Any]:
     if name == "PermissionRequest":
         return {"hookSpecificOutput": {"hookEventName": name, "decision": {"behavior": "deny", "message": reason}}}
     if name in ("PreToolUse", "preToolUse", "BeforeTool"):
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                       "permissionDecisionReason": reason}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
     return {"decision": "block", "reason": reason}
 
 

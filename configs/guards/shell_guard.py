@@ -38,8 +38,21 @@ except ImportError:  # run as a script (``python -I -S shell_guard.py``): load t
 
 __all__ = ["analyse", "answer", "check_command", "check_event", "main"]
 
-_NOT_SHELL_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "fs_write", "fs_read",
-                              "write_file", "replace", "read_file", "apply_patch"})
+_NOT_SHELL_TOOLS = frozenset(
+    {
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        "Read",
+        "fs_write",
+        "fs_read",
+        "write_file",
+        "replace",
+        "read_file",
+        "apply_patch",
+    }
+)
 
 
 def answer(event: dict[str, Any], found: Finding) -> dict[str, Any] | None:
@@ -53,8 +66,14 @@ def answer(event: dict[str, Any], found: Finding) -> dict[str, Any] | None:
     meta = {"rule": found.rule, "decision": found.decision, "trigger": found.part}
     if found.decision == "ask":
         if name in ("PreToolUse", "preToolUse", "BeforeTool"):
-            return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
-                                           "permissionDecisionReason": reason}, "hookgate": meta}
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "ask",
+                    "permissionDecisionReason": reason,
+                },
+                "hookgate": meta,
+            }
         if name == "PermissionRequest":
             return None
     return {**protected.answer(event, reason), "hookgate": meta}
@@ -77,8 +96,14 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
         if not isinstance(command, str) or not command.strip():
             return None
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
-        workdir = next((tool_input[k] for k in ("workdir", "directory", "dir_path")
-                        if isinstance(tool_input.get(k), str) and tool_input[k]), None)
+        workdir = next(
+            (
+                tool_input[k]
+                for k in ("workdir", "directory", "dir_path")
+                if isinstance(tool_input.get(k), str) and tool_input[k]
+            ),
+            None,
+        )
         if workdir:
             cwd = os.path.normpath(os.path.join(cwd or "", workdir)) if cwd or os.path.isabs(workdir) else None
         found = analyse(command, cwd or None)

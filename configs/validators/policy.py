@@ -67,8 +67,13 @@ def answer(event: str, reason: str | None) -> HookAnswer:
     if reason is None:
         return {}
     if event == "PreToolUse":
-        return {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "deny",
-                                       "permissionDecisionReason": reason}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": event,
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
     if event == "PermissionRequest":
         return {"hookSpecificOutput": {"hookEventName": event, "decision": {"behavior": "deny", "message": reason}}}
     return {"decision": "block", "reason": reason}
@@ -176,9 +181,11 @@ def command_problem(command: str, cwd: str = "", project_dir: str = "") -> str |
         for target in _targets(simple):
             full = _outside(target, cwd, project_dir)
             if full:
-                return (f"`{' '.join(simple)[:200]}` writes to {full}, outside the project ({project_dir}). "
-                        "hookgate's policy validator lets the agent write only inside the project and the temp "
-                        "dir; ask the user to make this change.")
+                return (
+                    f"`{' '.join(simple)[:200]}` writes to {full}, outside the project ({project_dir}). "
+                    "hookgate's policy validator lets the agent write only inside the project and the temp "
+                    "dir; ask the user to make this change."
+                )
     return None
 
 
@@ -187,8 +194,10 @@ def command_problem(command: str, cwd: str = "", project_dir: str = "") -> str |
 SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("a private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
     ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
-    ("an AWS secret access key",
-     re.compile(r"(?i)aws_?secret_?access_?key\W{0,5}[:=]\s*['\"]?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])")),
+    (
+        "an AWS secret access key",
+        re.compile(r"(?i)aws_?secret_?access_?key\W{0,5}[:=]\s*['\"]?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+    ),
     ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{40,255})\b")),
     ("a GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}\b")),
     ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b")),
@@ -204,9 +213,12 @@ SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 ASSIGNMENT = re.compile(
     r"(?i)\b([a-z0-9_.-]*(?:api[_-]?key|secret|token|passw(?:or)?d|passwd|credential|private[_-]?key))"
-    r"[\"']?\s*(?::=|=>|[:=])\s*[\"']([^\"'\s]{12,})[\"']")
-PLACEHOLDER = re.compile(r"(?i)example|sample|dummy|placeholder|changeme|change[_-]me|your[_-]|redacted|"
-                         r"x{4,}|\*{3,}|<[^>]*>|\$\{|\{\{|%\(|test|fake|insert|replace|todo")
+    r"[\"']?\s*(?::=|=>|[:=])\s*[\"']([^\"'\s]{12,})[\"']"
+)
+PLACEHOLDER = re.compile(
+    r"(?i)example|sample|dummy|placeholder|changeme|change[_-]me|your[_-]|redacted|"
+    r"x{4,}|\*{3,}|<[^>]*>|\$\{|\{\{|%\(|test|fake|insert|replace|todo"
+)
 CONTENT_FIELDS = ("content", "new_string", "new_source")
 
 
@@ -246,38 +258,48 @@ def find_secret(text: str) -> tuple[str, str, int] | None:
 
 def secret_problem(tool_name: str, tool_input: dict[str, Any]) -> str | None:
     """Why writing ``tool_input`` (Write, Edit, MultiEdit, NotebookEdit) must not happen, or None."""
-    path = next((tool_input[k] for k in ("file_path", "notebook_path", "path") if isinstance(tool_input.get(k), str)),
-                "the file")
+    path = next(
+        (tool_input[k] for k in ("file_path", "notebook_path", "path") if isinstance(tool_input.get(k), str)),
+        "the file",
+    )
     for text in _texts(tool_input):
         found = find_secret(text)
         if found:
             kind, shown, line = found
-            return (f"The {tool_name or 'write'} to {path} puts {kind} ({shown}) on line {line} of the new text. "
-                    "Secrets must not be written into files by the agent: read it from an environment variable "
-                    "or a secrets manager instead, or ask the user to add it.")
+            return (
+                f"The {tool_name or 'write'} to {path} puts {kind} ({shown}) on line {line} of the new text. "
+                "Secrets must not be written into files by the agent: read it from an environment variable "
+                "or a secrets manager instead, or ask the user to add it."
+            )
     return None
 
 
 # ---------------------------------------------------------------------------- the MCP server
 
+
 def build_server() -> Any:
     """The validator as an ``MCPServer`` (tools ``check_command`` and ``scan_secrets``)."""
     from mcp.server.mcpserver import MCPServer
 
-    server = MCPServer("hookgate-policy", instructions="Policy checks for coding-agent hook events. Each tool "
-                       "answers in Claude Code's hook output format: {} allows, a deny/block carries the reason.",
-                       log_level="WARNING")
+    server = MCPServer(
+        "hookgate-policy",
+        instructions="Policy checks for coding-agent hook events. Each tool "
+        "answers in Claude Code's hook output format: {} allows, a deny/block carries the reason.",
+        log_level="WARNING",
+    )
 
     @server.tool()
-    def check_command(command: str, cwd: str = "", project_dir: str = "",
-                      hook_event_name: str = "PreToolUse") -> HookAnswer:
+    def check_command(
+        command: str, cwd: str = "", project_dir: str = "", hook_event_name: str = "PreToolUse"
+    ) -> HookAnswer:
         """Deny a shell command that is destructive, pipes a download into a shell, or writes outside the
         project. cwd: where it runs; project_dir: the folder writes must stay in (default: cwd)."""
         return answer(hook_event_name, command_problem(command, cwd, project_dir))
 
     @server.tool()
-    def scan_secrets(tool_input: dict[str, Any], tool_name: str = "",
-                     hook_event_name: str = "PreToolUse") -> HookAnswer:
+    def scan_secrets(
+        tool_input: dict[str, Any], tool_name: str = "", hook_event_name: str = "PreToolUse"
+    ) -> HookAnswer:
         """Deny a Write/Edit/MultiEdit/NotebookEdit whose new text holds an API key, token, private key or
         password. tool_input: the tool call's input object, as the hook event carries it."""
         return answer(hook_event_name, secret_problem(tool_name, tool_input))

@@ -28,8 +28,11 @@ CLAUDE_EVENT_TIMEOUTS = {"UserPromptSubmit": 30.0}
 
 def _settings_files() -> list[str]:
     project = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    return [os.path.join(project, ".claude", "settings.json"), os.path.join(project, ".claude", "settings.local.json"),
-            os.path.join(os.path.expanduser("~"), ".claude", "settings.json")]
+    return [
+        os.path.join(project, ".claude", "settings.json"),
+        os.path.join(project, ".claude", "settings.local.json"),
+        os.path.join(os.path.expanduser("~"), ".claude", "settings.json"),
+    ]
 
 
 def host_timeouts(event: str) -> list[tuple[float, str]]:
@@ -50,8 +53,12 @@ def host_timeouts(event: str) -> list[tuple[float, str]]:
                     continue
                 timeout = hook.get("timeout")
                 seconds = float(timeout) if isinstance(timeout, int | float) and timeout > 0 else default
-                found.append((seconds, f"{path}: hooks.{event}[{gi}].hooks[{hi}]"
-                                       f"{'.timeout' if timeout else ' (Claude Code default)'}"))
+                found.append(
+                    (
+                        seconds,
+                        f"{path}: hooks.{event}[{gi}].hooks[{hi}]{'.timeout' if timeout else ' (Claude Code default)'}",
+                    )
+                )
     server = os.environ.get("HOOKGATE_SERVER_TIMEOUT")
     if server:
         with contextlib.suppress(ValueError):
@@ -81,12 +88,16 @@ def approval_warnings(config: RuntimeConfig) -> list[str]:
                     bounds = host_timeouts(event) or [(default, "Claude Code's default hook timeout")]
                 for seconds, where in bounds:
                     if spec.timeout > seconds - HEADROOM:
-                        lines.append(f"{spec.where}.timeout: {spec.timeout:g} s is not below the host's timeout of "
-                                     f"{seconds:g} s ({where}): the host would kill the hook mid-wait, and a killed "
-                                     f"hook lets the call through; use at most {max(seconds - HEADROOM, 1):g}")
+                        lines.append(
+                            f"{spec.where}.timeout: {spec.timeout:g} s is not below the host's timeout of "
+                            f"{seconds:g} s ({where}): the host would kill the hook mid-wait, and a killed "
+                            f"hook lets the call through; use at most {max(seconds - HEADROOM, 1):g}"
+                        )
     for name, spec in config.channels.items():
         for field_name in SECRET_FIELDS[spec["type"]]:
             if not os.environ.get(spec[field_name]):
-                lines.append(f"channels.{name}: environment variable {spec[field_name]} is not set here; "
-                             "the channel cannot post requests without it")
+                lines.append(
+                    f"channels.{name}: environment variable {spec[field_name]} is not set here; "
+                    "the channel cannot post requests without it"
+                )
     return lines

@@ -62,8 +62,11 @@ class WebhookChannel(_Channel):
 
 
 MODELS: dict[str, type[_Channel]] = {"slack": SlackChannel, "feishu": FeishuChannel, "webhook": WebhookChannel}
-SECRET_FIELDS = {"slack": ("token_env", "signing_secret_env"), "feishu": ("app_id_env", "app_secret_env"),
-                 "webhook": ("signing_secret_env",)}
+SECRET_FIELDS = {
+    "slack": ("token_env", "signing_secret_env"),
+    "feishu": ("app_id_env", "app_secret_env"),
+    "webhook": ("signing_secret_env",),
+}
 """The ``...Env`` fields a channel cannot work without (``hookgate validate`` warns when one is unset)."""
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -98,5 +101,7 @@ def finish_section(compiler: Any) -> None:
                 name = handler["options"].get("channel") if handler["type"] == "approval" else None
                 if name is not None and name not in compiler.channels:
                     known = ", ".join(sorted(compiler.channels)) or "none are defined"
-                    compiler.issues.append(f"{handler['where']}.channel: no channel {name!r} under channels: "
-                                           f"({known}; omit channel for the built-in inbox only)")
+                    compiler.issues.append(
+                        f"{handler['where']}.channel: no channel {name!r} under channels: "
+                        f"({known}; omit channel for the built-in inbox only)"
+                    )

@@ -44,8 +44,7 @@ class Desk:
     ``transition`` is created | approved | rejected | expired | cancelled | consumed).
     """
 
-    def __init__(self, store: Store, channels: dict[str, dict[str, Any]], state_dir: str,
-                 trail: Any = None) -> None:
+    def __init__(self, store: Store, channels: dict[str, dict[str, Any]], state_dir: str, trail: Any = None) -> None:
         self.store = store
         self.channels_config = channels
         self.waker = Waker(wake_dir(state_dir))
@@ -110,8 +109,16 @@ class Desk:
         record.ref = ref
         return record
 
-    def decide(self, approval_id: str, approve: bool, by: str, reason: str | None = None, *,
-               identities: list[str] | None = None, update_channel: bool = True) -> Outcome:
+    def decide(
+        self,
+        approval_id: str,
+        approve: bool,
+        by: str,
+        reason: str | None = None,
+        *,
+        identities: list[str] | None = None,
+        update_channel: bool = True,
+    ) -> Outcome:
         """Answer a pending request. ``identities`` (a channel answer): who answered, checked against the
         request's ``approvers``; None (CLI, console, webhook): not checked. Expired requests past their
         time are expired first, so a late answer is refused rather than taken."""
@@ -119,8 +126,12 @@ class Desk:
         record = self.store.approval_get(approval_id)
         if record is None:
             return Outcome(None, f"no approval request {approval_id!r}")
-        if record.status == "pending" and identities is not None and record.approvers \
-                and not set(identities) & set(record.approvers):
+        if (
+            record.status == "pending"
+            and identities is not None
+            and record.approvers
+            and not set(identities) & set(record.approvers)
+        ):
             return Outcome(record, f"{by} is not one of this request's approvers")
         status = "approved" if approve else "rejected"
         decided = self._transition(approval_id, status, by, reason)
@@ -138,11 +149,18 @@ class Desk:
 
     def answer(self, answer: Answer, *, update_channel: bool = True) -> Outcome:
         """``decide`` for a channel ``Answer``."""
-        return self.decide(answer.approval_id, answer.approve, answer.by, answer.reason,
-                           identities=answer.identities, update_channel=update_channel)
+        return self.decide(
+            answer.approval_id,
+            answer.approve,
+            answer.by,
+            answer.reason,
+            identities=answer.identities,
+            update_channel=update_channel,
+        )
 
-    def expire(self, record: ApprovalRecord, by: str = "hookgate:timeout", *,
-               update_channel: bool = True) -> ApprovalRecord:
+    def expire(
+        self, record: ApprovalRecord, by: str = "hookgate:timeout", *, update_channel: bool = True
+    ) -> ApprovalRecord:
         """Mark ``record`` expired (when still pending) and return it as it now is."""
         expired = self._transition(record.id, "expired", by, "no answer before it expired")
         if expired is not None:
@@ -184,7 +202,11 @@ class Desk:
         self._note(record, transition)
 
     def _note(self, record: ApprovalRecord, transition: str) -> None:
-        log.info("approval %s %s%s", record.id, transition, f" by {record.decided_by}"
-                 if transition not in ("created", "consumed") and record.decided_by else "")
+        log.info(
+            "approval %s %s%s",
+            record.id,
+            transition,
+            f" by {record.decided_by}" if transition not in ("created", "consumed") and record.decided_by else "",
+        )
         if self._trail is not None:
             self._trail(record, transition)

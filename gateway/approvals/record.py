@@ -29,8 +29,13 @@ def new_id() -> str:
 
 def fingerprint(session_id: str | None, tool_name: str | None, tool_input: Any) -> str:
     """sha256 hex of the canonical JSON of (session, tool, input)."""
-    blob = json.dumps([session_id or "", tool_name or "", tool_input], sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False, default=str)
+    blob = json.dumps(
+        [session_id or "", tool_name or "", tool_input],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -98,10 +103,27 @@ class ApprovalRecord:
         data = dict(row)
         payload = json.loads(data.pop("payload") or "{}")
         ref = data.pop("ref", None)
-        return cls(**data, **{k: v for k, v in payload.items() if k in cls.PAYLOAD_FIELDS},
-                   ref=json.loads(ref) if ref else {})
+        return cls(
+            **data, **{k: v for k, v in payload.items() if k in cls.PAYLOAD_FIELDS}, ref=json.loads(ref) if ref else {}
+        )
 
 
-COLUMNS = ("id", "key", "fingerprint", "status", "created_at", "expires_at", "session_id", "tool_use_id",
-           "tool_name", "channel", "decided_at", "decided_by", "reason", "consumed_at", "payload", "ref")
+COLUMNS = (
+    "id",
+    "key",
+    "fingerprint",
+    "status",
+    "created_at",
+    "expires_at",
+    "session_id",
+    "tool_use_id",
+    "tool_name",
+    "channel",
+    "decided_at",
+    "decided_by",
+    "reason",
+    "consumed_at",
+    "payload",
+    "ref",
+)
 """The store's ``approvals`` columns, in table order."""

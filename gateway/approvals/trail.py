@@ -35,7 +35,8 @@ def audit_trail(config: RuntimeConfig) -> Callable[[ApprovalRecord, str], None] 
         try:
             record_approval(config, record.to_dict(), transition)
         except Exception as exc:  # the audit trail never undoes a transition
-            log.warning("approval %s: could not write the %s transition to the audit trail: %s",
-                        record.id, transition, exc)
+            log.warning(
+                "approval %s: could not write the %s transition to the audit trail: %s", record.id, transition, exc
+            )
 
     return trail

@@ -33,24 +33,42 @@ def record_approval(config: RuntimeConfig, approval: dict[str, Any], transition:
     if audit.get("record", "handled") == "off":
         return
     status = str(approval.get("status") or "")
-    decision = _OUTCOME.get(status) or (str(approval.get("on_timeout") or "deny")
-                                        if status in ("expired", "cancelled") else "none")
+    decision = _OUTCOME.get(status) or (
+        str(approval.get("on_timeout") or "deny") if status in ("expired", "cancelled") else "none"
+    )
     if transition in ("created", "consumed"):
         decision = "none"
     record: dict[str, Any] = {
-        "time": iso_time(time.time()), "host": "hookgate", "event": "ApprovalTransition",
-        "session_id": approval.get("session_id"), "tool_use_id": approval.get("tool_use_id"), "prompt_id": None,
-        "tool_name": approval.get("tool_name"), "tool_input": approval.get("tool_input"), "updated_input": None,
-        "handlers": [], "decision": decision, "reason": approval.get("reason"),
-        "approval": {"id": approval.get("id"), "decided_by": approval.get("decided_by"), "status": status,
-                     "transition": transition},
-        "version": VERSION, "config_hash": config.config_hash,
+        "time": iso_time(time.time()),
+        "host": "hookgate",
+        "event": "ApprovalTransition",
+        "session_id": approval.get("session_id"),
+        "tool_use_id": approval.get("tool_use_id"),
+        "prompt_id": None,
+        "tool_name": approval.get("tool_name"),
+        "tool_input": approval.get("tool_input"),
+        "updated_input": None,
+        "handlers": [],
+        "decision": decision,
+        "reason": approval.get("reason"),
+        "approval": {
+            "id": approval.get("id"),
+            "decided_by": approval.get("decided_by"),
+            "status": status,
+            "transition": transition,
+        },
+        "version": VERSION,
+        "config_hash": config.config_hash,
     }
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
-    recorder = Recorder(audit, state_dir=state_dir, store_factory=lambda: open_store(config),
-                        config_hash=config.config_hash, version=VERSION)
+    recorder = Recorder(
+        audit,
+        state_dir=state_dir,
+        store_factory=lambda: open_store(config),
+        config_hash=config.config_hash,
+        version=VERSION,
+    )
     try:
         recorder.submit_record(record)
     finally:
         recorder.close()
-

@@ -85,22 +85,37 @@ def _columns_match(row: AuditRow) -> str | None:
 def verify_chain(head: ChainHead, rows: Iterable[AuditRow]) -> ChainReport:
     """Walk ``rows`` (one chain, ``seq`` ascending) from the head's base; stop at the first problem."""
     if head.seq < 0:
-        return ChainReport(head.chain, 0, head.seq, head.hash, head.base_seq,
-                           Problem(head.chain, 0, None, "the chain has records but no head (its head row was deleted)"))
+        return ChainReport(
+            head.chain,
+            0,
+            head.seq,
+            head.hash,
+            head.base_seq,
+            Problem(head.chain, 0, None, "the chain has records but no head (its head row was deleted)"),
+        )
     expected_seq, expected_prev = head.base_seq + 1, head.base_hash
     checked = 0
     last_hash = head.base_hash
     for row in rows:
         problem = None
         if row.seq < expected_seq:
-            problem = Problem(head.chain, row.seq, row.id, f"seq {row.seq} appears again or out of order "
-                                                            f"(expected {expected_seq})")
+            problem = Problem(
+                head.chain, row.seq, row.id, f"seq {row.seq} appears again or out of order (expected {expected_seq})"
+            )
         elif row.seq > expected_seq:
-            problem = Problem(head.chain, expected_seq, None,
-                              f"missing (deleted?): the chain jumps from seq {expected_seq - 1} to {row.seq}")
+            problem = Problem(
+                head.chain,
+                expected_seq,
+                None,
+                f"missing (deleted?): the chain jumps from seq {expected_seq - 1} to {row.seq}",
+            )
         elif row.prev_hash != expected_prev:
-            problem = Problem(head.chain, row.seq, row.id,
-                              "does not follow the record before it (reordered, or the one before was changed)")
+            problem = Problem(
+                head.chain,
+                row.seq,
+                row.id,
+                "does not follow the record before it (reordered, or the one before was changed)",
+            )
         elif link_hash(row.prev_hash, row.chain, row.seq, row.body) != row.hash:
             problem = Problem(head.chain, row.seq, row.id, "hash mismatch: the record was edited")
         else:
@@ -113,8 +128,12 @@ def verify_chain(head: ChainHead, rows: Iterable[AuditRow]) -> ChainReport:
         expected_seq, expected_prev, last_hash = row.seq + 1, row.hash, row.hash
     problem = None
     if expected_seq - 1 != head.seq:
-        problem = Problem(head.chain, expected_seq, None,
-                          f"missing (deleted?): the chain ends at seq {expected_seq - 1} but its head says {head.seq}")
+        problem = Problem(
+            head.chain,
+            expected_seq,
+            None,
+            f"missing (deleted?): the chain ends at seq {expected_seq - 1} but its head says {head.seq}",
+        )
     elif last_hash != head.hash:
         problem = Problem(head.chain, head.seq, None, "the head's hash does not match the last record")
     return ChainReport(head.chain, checked, head.seq, head.hash, head.base_seq, problem)

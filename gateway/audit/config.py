@@ -30,8 +30,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 def defaults() -> dict[str, Any]:
     """The normalized section when a config has no ``audit`` key (a fresh dict)."""
-    return {"record": "handled", "sinks": ["store"], "redact": [], "keep_days": 30.0, "max_mb": 200.0,
-            "max_value": 4096, "chain": None, "otel": None}
+    return {
+        "record": "handled",
+        "sinks": ["store"],
+        "redact": [],
+        "keep_days": 30.0,
+        "max_mb": 200.0,
+        "max_value": 4096,
+        "chain": None,
+        "otel": None,
+    }
 
 
 class OtelSection(BaseModel):
@@ -80,23 +88,41 @@ def normalize(section: AuditSection, base_dir: str) -> dict[str, Any]:
     sinks = []
     for item in [section.sink] if isinstance(section.sink, str) else section.sink:
         if item.startswith("jsonl:"):
-            path = os.path.expanduser(item[len("jsonl:"):])
+            path = os.path.expanduser(item[len("jsonl:") :])
             item = "jsonl:" + os.path.normpath(os.path.join(base_dir, path))
         if item not in sinks:
             sinks.append(item)
     otel: dict[str, Any] | None = None
     if isinstance(section.otel, OtelSection):
-        otel = {"endpoint": section.otel.endpoint, "headers": dict(section.otel.headers),
-                "service_name": section.otel.service_name}
+        otel = {
+            "endpoint": section.otel.endpoint,
+            "headers": dict(section.otel.headers),
+            "service_name": section.otel.service_name,
+        }
     elif section.otel is True:
         otel = {"endpoint": None, "headers": {}, "service_name": "hookgate"}
-    return {"record": section.record, "sinks": sinks, "redact": list(section.redact),
-            "keep_days": section.keep_days, "max_mb": section.max_mb, "max_value": section.max_value,
-            "chain": section.chain, "otel": otel}
+    return {
+        "record": section.record,
+        "sinks": sinks,
+        "redact": list(section.redact),
+        "keep_days": section.keep_days,
+        "max_mb": section.max_mb,
+        "max_value": section.max_value,
+        "chain": section.chain,
+        "otel": otel,
+    }
 
 
-_NORMALIZED = {"record": "record", "sink": "sinks", "redact": "redact", "keep_days": "keep_days",
-               "max_mb": "max_mb", "max_value": "max_value", "chain": "chain", "otel": "otel"}
+_NORMALIZED = {
+    "record": "record",
+    "sink": "sinks",
+    "redact": "redact",
+    "keep_days": "keep_days",
+    "max_mb": "max_mb",
+    "max_value": "max_value",
+    "chain": "chain",
+    "otel": "otel",
+}
 
 
 def compile_audit(compiler: Any, path: str, base_dir: str, raw: Any) -> None:
@@ -111,8 +137,10 @@ def compile_audit(compiler: Any, path: str, base_dir: str, raw: Any) -> None:
         return
     normalized = normalize(section, base_dir)
     if normalized["otel"] is not None and not _otel_installed():
-        compiler.warnings.append(f"{path}: audit.otel: the OpenTelemetry SDK is not installed, so no spans are "
-                                 "sent (pip install 'hookgate[otel]')")
+        compiler.warnings.append(
+            f"{path}: audit.otel: the OpenTelemetry SDK is not installed, so no spans are "
+            "sent (pip install 'hookgate[otel]')"
+        )
     for name in section.model_fields_set:
         key = _NORMALIZED.get(name)
         if key is not None:
@@ -123,7 +151,9 @@ def _otel_installed() -> bool:
     import importlib.util
 
     try:
-        return importlib.util.find_spec("opentelemetry.sdk") is not None and \
-            importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is not None
+        return (
+            importlib.util.find_spec("opentelemetry.sdk") is not None
+            and importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is not None
+        )
     except ModuleNotFoundError:
         return False

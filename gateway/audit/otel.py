@@ -58,16 +58,18 @@ class Telemetry:
         except ImportError as exc:
             from gateway.errors import ConfigError
 
-            raise ConfigError(f"audit.otel: the OpenTelemetry SDK is not installed ({exc}); "
-                              "pip install 'hookgate[otel]'") from None
+            raise ConfigError(
+                f"audit.otel: the OpenTelemetry SDK is not installed ({exc}); pip install 'hookgate[otel]'"
+            ) from None
         timeout = None
-        if not batch and not (os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT")
-                              or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")):
+        if not batch and not (
+            os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
+        ):
             timeout = RUN_TIMEOUT
-        exporter = OTLPSpanExporter(endpoint=traces_endpoint(otel.get("endpoint")),
-                                    headers=otel.get("headers") or None, timeout=timeout)
-        resource = Resource.create({"service.name": otel.get("service_name") or "hookgate",
-                                    "service.version": version})
+        exporter = OTLPSpanExporter(
+            endpoint=traces_endpoint(otel.get("endpoint")), headers=otel.get("headers") or None, timeout=timeout
+        )
+        resource = Resource.create({"service.name": otel.get("service_name") or "hookgate", "service.version": version})
         self.provider = TracerProvider(resource=resource)
         # One processor either way: in run mode the batch is flushed (one request) at close.
         self.provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=1000 if batch else 60_000))
@@ -85,8 +87,12 @@ class Telemetry:
             started_ns = end_ns - int(longest * 1e6)
         tool = record.get("tool_name")
         tool_event = tool is not None
-        attrs: dict[str, Any] = {"hookgate.event": record.get("event"), "hookgate.host": record.get("host"),
-                                 "hookgate.decision": record.get("decision"), "hookgate.reason": record.get("reason")}
+        attrs: dict[str, Any] = {
+            "hookgate.event": record.get("event"),
+            "hookgate.host": record.get("host"),
+            "hookgate.decision": record.get("decision"),
+            "hookgate.reason": record.get("reason"),
+        }
         if tool_event:
             attrs["gen_ai.operation.name"] = "execute_tool"
             attrs["gen_ai.tool.name"] = tool
@@ -98,14 +104,23 @@ class Telemetry:
         context = trace.set_span_in_context(parent)
         for handler in handlers:
             status = handler.get("status")
-            h_attrs = {"hookgate.handler.id": handler.get("id"), "hookgate.handler.type": handler.get("type"),
-                       "hookgate.handler.status": status, "hookgate.handler.verdict": handler.get("verdict"),
-                       "hookgate.reason": handler.get("reason"), "gen_ai.tool.name": tool}
+            h_attrs = {
+                "hookgate.handler.id": handler.get("id"),
+                "hookgate.handler.type": handler.get("type"),
+                "hookgate.handler.status": status,
+                "hookgate.handler.verdict": handler.get("verdict"),
+                "hookgate.reason": handler.get("reason"),
+                "gen_ai.tool.name": tool,
+            }
             if status in ("error", "timeout"):
                 h_attrs["error.type"] = status
             duration_ns = int(float(handler.get("duration_ms") or 0) * 1e6)
-            child = self.tracer.start_span(f"hookgate.handler {handler.get('id')}", context=context,
-                                           attributes=_clean(h_attrs), start_time=started_ns)
+            child = self.tracer.start_span(
+                f"hookgate.handler {handler.get('id')}",
+                context=context,
+                attributes=_clean(h_attrs),
+                start_time=started_ns,
+            )
             if status in ("error", "timeout"):
                 failed = True
                 child.set_status(Status(StatusCode.ERROR, str(handler.get("reason") or status)))

@@ -34,8 +34,23 @@ if TYPE_CHECKING:
     from gateway.decision import Decision, HandlerResult, Verdict
     from gateway.events import HookEvent
 
-FIELDS = ("time", "host", "event", "session_id", "tool_use_id", "prompt_id", "tool_name", "tool_input",
-          "updated_input", "handlers", "decision", "reason", "approval", "version", "config_hash")
+FIELDS = (
+    "time",
+    "host",
+    "event",
+    "session_id",
+    "tool_use_id",
+    "prompt_id",
+    "tool_name",
+    "tool_input",
+    "updated_input",
+    "handlers",
+    "decision",
+    "reason",
+    "approval",
+    "version",
+    "config_hash",
+)
 """Top-level record keys, in documented order."""
 HANDLER_FIELDS = ("id", "type", "status", "verdict", "reason", "duration_ms", "side_effects")
 DECISIONS = ("allow", "deny", "ask", "defer", "block", "stop", "none")
@@ -94,8 +109,15 @@ def handler_entry(result: HandlerResult) -> dict[str, Any]:
         reason = verdict.permission_reason or verdict.reason or verdict.stop_reason
     if reason is None and (result.failed or result.status == "skipped"):
         reason = result.message
-    return {"id": result.id, "type": result.type, "status": result.status, "verdict": verdict_label(verdict),
-            "reason": reason, "duration_ms": round(result.duration_ms, 3), "side_effects": side_effects(result)}
+    return {
+        "id": result.id,
+        "type": result.type,
+        "status": result.status,
+        "verdict": verdict_label(verdict),
+        "reason": reason,
+        "duration_ms": round(result.duration_ms, 3),
+        "side_effects": side_effects(result),
+    }
 
 
 def approval_of(results: list[HandlerResult]) -> dict[str, Any] | None:
@@ -107,8 +129,9 @@ def approval_of(results: list[HandlerResult]) -> dict[str, Any] | None:
     return None
 
 
-def build_record(event: HookEvent, decision: Decision, *, config_hash: str | None, version: str,
-                 now: float | None = None) -> dict[str, Any]:
+def build_record(
+    event: HookEvent, decision: Decision, *, config_hash: str | None, version: str, now: float | None = None
+) -> dict[str, Any]:
     """The (unredacted) record for ``event`` answered with ``decision`` (see module docstring)."""
     payload = event.payload
     reason = decision.permission_reason if decision.permission is not None else None
@@ -142,8 +165,9 @@ def ordered(record: dict[str, Any]) -> dict[str, Any]:
     out.update((k, v) for k, v in record.items() if k not in out)
     handlers = out.get("handlers")
     if isinstance(handlers, list):
-        out["handlers"] = [{**{n: h[n] for n in HANDLER_FIELDS if n in h}, **h} if isinstance(h, dict) else h
-                           for h in handlers]
+        out["handlers"] = [
+            {**{n: h[n] for n in HANDLER_FIELDS if n in h}, **h} if isinstance(h, dict) else h for h in handlers
+        ]
     return out
 
 

@@ -75,8 +75,16 @@ class Recorder:
     spans are wanted but the OpenTelemetry SDK is missing, one line says so and records still go out.
     """
 
-    def __init__(self, audit: dict[str, Any], *, state_dir: str, store_factory: Callable[[], Any],
-                 config_hash: str | None, version: str, background: bool = False) -> None:
+    def __init__(
+        self,
+        audit: dict[str, Any],
+        *,
+        state_dir: str,
+        store_factory: Callable[[], Any],
+        config_hash: str | None,
+        version: str,
+        background: bool = False,
+    ) -> None:
         self.audit = audit or {}
         audit = self.audit
         self.state_dir = state_dir
@@ -136,8 +144,9 @@ class Recorder:
 
     # ------------------------------------------------------------------ building
 
-    def _prepare(self, event: HookEvent, decision: Decision, now: float,
-                 started_ns: int | None) -> tuple[str, dict[str, Any], str, int | None, Decision]:
+    def _prepare(
+        self, event: HookEvent, decision: Decision, now: float, started_ns: int | None
+    ) -> tuple[str, dict[str, Any], str, int | None, Decision]:
         from gateway.audit.spool import new_id
 
         record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
@@ -158,7 +167,7 @@ class Recorder:
             if sink == "store":
                 self._to_store(items)
             elif sink.startswith("jsonl:"):
-                _append_lines(sink[len("jsonl:"):], [body for _, _, body, _, _ in items])
+                _append_lines(sink[len("jsonl:") :], [body for _, _, body, _, _ in items])
 
     def _to_store(self, items: list[tuple[str, dict[str, Any], str, int | None, Decision]]) -> None:
         if not self.background:
@@ -290,8 +299,11 @@ class Recorder:
         self._last_error = now
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if kept:
-            say(self.background, f"audit: the store cannot take records now ({text}); they wait in the spool "
-                                 f"under {self.state_dir} until it does")
+            say(
+                self.background,
+                f"audit: the store cannot take records now ({text}); they wait in the spool "
+                f"under {self.state_dir} until it does",
+            )
             return
         say(self.background, f"audit: cannot record: {text}")
 

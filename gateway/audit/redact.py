@@ -34,27 +34,71 @@ from typing import Any
 
 REDACTED = "[REDACTED:{kind}]"
 
-_NAME = (r"[A-Za-z0-9_.\-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
-         r"[A-Za-z0-9_.\-]*")
+_NAME = (
+    r"[A-Za-z0-9_.\-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
+    r"[A-Za-z0-9_.\-]*"
+)
 DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     # (kind, hints: lower-case substrings one of which any match contains, re flags, pattern)
-    ("private_key", ("private key",), re.IGNORECASE | re.DOTALL,
-     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)"),
-    ("authorization", ("authorization",), re.IGNORECASE,
-     r"(?P<name>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)(?:(?:bearer|basic|token|digest|negotiate)\s+)?"
-     r"[^\s\"',;]+"),
-    ("api_key", ("sk-", "sk_live_", "rk_live_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia",
-                 "asia", "aiza", "glpat-", "eyj"), 0,
-     r"\b(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
-     r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9\-]{10,}"
-     r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}|(?:sk|rk)_live_[A-Za-z0-9]{16,}"
-     r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"),
-    ("url_credentials", ("://",), re.IGNORECASE,
-     r"(?P<name>\b[a-z][a-z0-9+.\-]*://[^/\s:@\"']+:)[^/\s@\"']+(?=@)"),
-    ("assignment", ("secret", "token", "passw", "passphrase", "apikey", "api_key", "api-key", "accesskey", "access_key",
-                    "privatekey", "private_key", "credential"), re.IGNORECASE,
-     r"(?P<name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"[\"']?\s*(?:=|:(?!//))\s*)"
-     r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)"),
+    (
+        "private_key",
+        ("private key",),
+        re.IGNORECASE | re.DOTALL,
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+    ),
+    (
+        "authorization",
+        ("authorization",),
+        re.IGNORECASE,
+        r"(?P<name>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)(?:(?:bearer|basic|token|digest|negotiate)\s+)?"
+        r"[^\s\"',;]+",
+    ),
+    (
+        "api_key",
+        (
+            "sk-",
+            "sk_live_",
+            "rk_live_",
+            "ghp_",
+            "gho_",
+            "ghu_",
+            "ghs_",
+            "ghr_",
+            "github_pat_",
+            "xox",
+            "akia",
+            "asia",
+            "aiza",
+            "glpat-",
+            "eyj",
+        ),
+        0,
+        r"\b(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+        r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9\-]{10,}"
+        r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}|(?:sk|rk)_live_[A-Za-z0-9]{16,}"
+        r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})",
+    ),
+    ("url_credentials", ("://",), re.IGNORECASE, r"(?P<name>\b[a-z][a-z0-9+.\-]*://[^/\s:@\"']+:)[^/\s@\"']+(?=@)"),
+    (
+        "assignment",
+        (
+            "secret",
+            "token",
+            "passw",
+            "passphrase",
+            "apikey",
+            "api_key",
+            "api-key",
+            "accesskey",
+            "access_key",
+            "privatekey",
+            "private_key",
+            "credential",
+        ),
+        re.IGNORECASE,
+        r"(?P<name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"[\"']?\s*(?:=|:(?!//))\s*)"
+        r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+    ),
 )
 """Applied in this order; a kind's pattern runs (and is compiled, once per process) only on strings
 that contain one of its hints, so a plain ``ls -la`` costs a few substring tests."""
@@ -63,11 +107,33 @@ ALL_HINTS = tuple({h for _, hints, _, _ in DEFAULT_PATTERNS for h in hints} | {"
 """Lower-case substrings without which no default pattern and no secret key name can match: a record
 whose text has none of them (and no string longer than ``max_value``) is written as it is."""
 
-SECRET_KEYS = frozenset({
-    "authorization", "proxyauthorization", "cookie", "setcookie", "password", "passwd", "pwd", "passphrase",
-    "secret", "apikey", "xapikey", "privatekey", "clientsecret", "accesstoken", "refreshtoken", "idtoken",
-    "token", "bearer", "credentials", "sessiontoken", "secretkey", "accesskey", "signingsecret",
-})
+SECRET_KEYS = frozenset(
+    {
+        "authorization",
+        "proxyauthorization",
+        "cookie",
+        "setcookie",
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "secret",
+        "apikey",
+        "xapikey",
+        "privatekey",
+        "clientsecret",
+        "accesstoken",
+        "refreshtoken",
+        "idtoken",
+        "token",
+        "bearer",
+        "credentials",
+        "sessiontoken",
+        "secretkey",
+        "accesskey",
+        "signingsecret",
+    }
+)
 SECRET_KEY_SUFFIXES = ("password", "secret", "apikey", "accesskey", "privatekey", "token", "passwd")
 
 _compiled: dict[str, re.Pattern[str]] = {}
@@ -123,7 +189,7 @@ class Redactor:
 
         data = value.encode("utf-8", "surrogatepass")
         digest = hashlib.sha256(data).hexdigest()
-        return f"{value[:self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
+        return f"{value[: self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
 
     def clean(self, text: str) -> bool:
         """True when ``text`` (a whole record's JSON) can hold nothing to redact or truncate: no hint of

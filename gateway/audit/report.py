@@ -44,13 +44,20 @@ def parse_since(text: str, now: float | None = None) -> float:
 def line(row: AuditRow) -> str:
     """One row for ``tail``/``query``: time, event, tool, decision, handlers (id=verdict/status), reason."""
     record = row.record
-    handlers = " ".join(f"{h.get('id')}={h.get('verdict') if h.get('status') in ('ok', 'cached') else h.get('status')}"
-                        for h in record.get("handlers") or [])
+    handlers = " ".join(
+        f"{h.get('id')}={h.get('verdict') if h.get('status') in ('ok', 'cached') else h.get('status')}"
+        for h in record.get("handlers") or []
+    )
     reason = (record.get("reason") or "").replace("\n", " | ")
     if len(reason) > 120:
         reason = reason[:117] + "..."
-    parts = [record.get("time", ""), record.get("event", ""), record.get("tool_name") or "-",
-             record.get("decision", ""), handlers or "-"]
+    parts = [
+        record.get("time", ""),
+        record.get("event", ""),
+        record.get("tool_name") or "-",
+        record.get("decision", ""),
+        handlers or "-",
+    ]
     if reason:
         parts.append(reason)
     return "  ".join(str(p) for p in parts)
@@ -68,8 +75,13 @@ def csv_text(rows: list[AuditRow], *, header: bool = True) -> str:
         cells = []
         for name in FIELDS:
             value = record.get(name)
-            cells.append(json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else
-                         "" if value is None else value)
+            cells.append(
+                json.dumps(value, ensure_ascii=False)
+                if isinstance(value, (dict, list))
+                else ""
+                if value is None
+                else value
+            )
         writer.writerow([*cells, row.id, row.chain, row.seq, row.hash])
     return out.getvalue()
 
@@ -97,8 +109,19 @@ def stats(rows: list[AuditRow]) -> list[dict[str, Any]]:
     for row in reversed(rows):  # oldest first
         for handler in row.record.get("handlers") or []:
             hid = str(handler.get("id"))
-            entry = table.setdefault(hid, {"id": hid, "type": handler.get("type"), "calls": 0, "denies": 0,
-                                           "errors": 0, "timeouts": 0, "p50_ms": 0.0, "p95_ms": 0.0})
+            entry = table.setdefault(
+                hid,
+                {
+                    "id": hid,
+                    "type": handler.get("type"),
+                    "calls": 0,
+                    "denies": 0,
+                    "errors": 0,
+                    "timeouts": 0,
+                    "p50_ms": 0.0,
+                    "p95_ms": 0.0,
+                },
+            )
             entry["calls"] += 1
             status = handler.get("status")
             if handler.get("verdict") in ("deny", "block"):
@@ -118,11 +141,21 @@ def stats(rows: list[AuditRow]) -> list[dict[str, Any]]:
 
 def stats_table(entries: list[dict[str, Any]]) -> str:
     head = ["handler", "type", "calls", "denies", "errors", "timeouts", "p50_ms", "p95_ms"]
-    body = [[e["id"], e["type"] or "", e["calls"], e["denies"], e["errors"], e["timeouts"], f"{e['p50_ms']:.1f}",
-             f"{e['p95_ms']:.1f}"] for e in entries]
+    body = [
+        [
+            e["id"],
+            e["type"] or "",
+            e["calls"],
+            e["denies"],
+            e["errors"],
+            e["timeouts"],
+            f"{e['p50_ms']:.1f}",
+            f"{e['p95_ms']:.1f}",
+        ]
+        for e in entries
+    ]
     widths = [max(len(str(r[i])) for r in [head, *body]) for i in range(len(head))]
-    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-                     for r in [head, *body])
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *body])
 
 
 def walk(store: Any, chain: str, page: int = 1000) -> Iterator[AuditRow]:

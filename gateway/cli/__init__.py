@@ -42,8 +42,15 @@ def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int
     if len(data) > event_limit():
         return EXIT_OK, data  # over the limit: judged in-process (a deny), never forwarded cut short
     try:
-        return emit(*forward(server, data, dialect=dialect, token=os.environ.get("HOOKGATE_TOKEN"),
-                             project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))), None
+        return emit(
+            *forward(
+                server,
+                data,
+                dialect=dialect,
+                token=os.environ.get("HOOKGATE_TOKEN"),
+                project_dir=os.environ.get("CLAUDE_PROJECT_DIR"),
+            )
+        ), None
     except ServerUnavailable as exc:
         policy = on_down or os.environ.get("HOOKGATE_ON_SERVER_DOWN") or "fallback"
         answer = on_server_down(server, exc, data, dialect=dialect, policy=policy)  # None: fallback

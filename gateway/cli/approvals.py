@@ -32,8 +32,17 @@ if TYPE_CHECKING:
     from gateway.approvals.record import ApprovalRecord
 
 EXIT_REFUSED, EXIT_NOT_FOUND = 3, 4
-SUMMARY_FIELDS = ("id", "status", "session_id", "tool_use_id", "tool_name", "created_at", "expires_at",
-                  "decided_by", "reason")
+SUMMARY_FIELDS = (
+    "id",
+    "status",
+    "session_id",
+    "tool_use_id",
+    "tool_name",
+    "created_at",
+    "expires_at",
+    "decided_by",
+    "reason",
+)
 
 
 def _desk(args: argparse.Namespace) -> Desk:
@@ -59,8 +68,10 @@ def _line(record: ApprovalRecord) -> str:
     consumed = " (delivered)" if record.consumed_at else ""
     who = f" by {record.decided_by}" if record.decided_by else ""
     message = record.message if len(record.message) <= 60 else record.message[:59] + "…"
-    return (f"{record.id}  {record.status + consumed + who:<40}  {record.tool_name or '-':<12}  "
-            f"{_when(record.created_at)}  expires {_when(record.expires_at)}  {message}")
+    return (
+        f"{record.id}  {record.status + consumed + who:<40}  {record.tool_name or '-':<12}  "
+        f"{_when(record.created_at)}  expires {_when(record.expires_at)}  {message}"
+    )
 
 
 def cmd_approvals(args: argparse.Namespace) -> int:
@@ -109,16 +120,24 @@ def cmd_approvals(args: argparse.Namespace) -> int:
 def _show(record: ApprovalRecord) -> None:
     import json
 
-    rows = [("id", record.id), ("status", record.status), ("message", record.message),
-            ("tool", record.tool_name or "-"), ("input", json.dumps(record.tool_input, ensure_ascii=False)),
-            ("event", record.event), ("session", record.session_id or "-"),
-            ("tool_use_id", record.tool_use_id or "-"), ("folder", record.cwd or "-"),
-            ("channel", record.channel or "(inbox only)"),
-            ("approvers", ", ".join(record.approvers) or "(anyone who can reach it)"),
-            ("on timeout", record.on_timeout), ("created", _when(record.created_at) + " UTC"),
-            ("expires", _when(record.expires_at) + " UTC"),
-            ("decided", f"{_when(record.decided_at)} UTC by {record.decided_by}" if record.decided_at else "-"),
-            ("reason", record.reason or "-"),
-            ("delivered", _when(record.consumed_at) + " UTC" if record.consumed_at else "no")]
+    rows = [
+        ("id", record.id),
+        ("status", record.status),
+        ("message", record.message),
+        ("tool", record.tool_name or "-"),
+        ("input", json.dumps(record.tool_input, ensure_ascii=False)),
+        ("event", record.event),
+        ("session", record.session_id or "-"),
+        ("tool_use_id", record.tool_use_id or "-"),
+        ("folder", record.cwd or "-"),
+        ("channel", record.channel or "(inbox only)"),
+        ("approvers", ", ".join(record.approvers) or "(anyone who can reach it)"),
+        ("on timeout", record.on_timeout),
+        ("created", _when(record.created_at) + " UTC"),
+        ("expires", _when(record.expires_at) + " UTC"),
+        ("decided", f"{_when(record.decided_at)} UTC by {record.decided_by}" if record.decided_at else "-"),
+        ("reason", record.reason or "-"),
+        ("delivered", _when(record.consumed_at) + " UTC" if record.consumed_at else "no"),
+    ]
     for label, value in rows:
         print(f"{label + ':':<13}{value}")

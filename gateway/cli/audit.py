@@ -49,8 +49,9 @@ def audit_parser() -> argparse.ArgumentParser:
     actions = audit.add_subparsers(dest="action", required=True)
 
     def with_config(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument("--config", "-c", action="append", metavar="FILE",
-                       help="config file (repeatable; as for 'hookgate run')")
+        p.add_argument(
+            "--config", "-c", action="append", metavar="FILE", help="config file (repeatable; as for 'hookgate run')"
+        )
         return p
 
     def filters(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -100,8 +101,9 @@ def open_audit_store(config: RuntimeConfig) -> Store:
     store = open_store(config)
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
     audit = {**config.audit, "otel": None}  # reading the trail exports nothing
-    recorder = Recorder(audit, state_dir=state_dir, store_factory=lambda: store, config_hash=config.config_hash,
-                        version=__version__)
+    recorder = Recorder(
+        audit, state_dir=state_dir, store_factory=lambda: store, config_hash=config.config_hash, version=__version__
+    )
     recorder.drain()
     recorder.prune()
     return store
@@ -137,9 +139,15 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
 def _filter(args: argparse.Namespace, limit: int | None = None) -> AuditFilter:
     from gateway.store.audit_types import AuditFilter
 
-    return AuditFilter(since=getattr(args, "since", None), session=getattr(args, "session", None),
-                       tool=getattr(args, "tool", None), decision=getattr(args, "decision", None),
-                       handler=getattr(args, "handler", None), event=getattr(args, "event", None), limit=limit)
+    return AuditFilter(
+        since=getattr(args, "since", None),
+        session=getattr(args, "session", None),
+        tool=getattr(args, "tool", None),
+        decision=getattr(args, "decision", None),
+        handler=getattr(args, "handler", None),
+        event=getattr(args, "event", None),
+        limit=limit,
+    )
 
 
 def _print_rows(rows: list[AuditRow], as_json: bool) -> None:
@@ -206,8 +214,10 @@ def _verify(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> in
     for report in reports:
         if report.problem is None:
             pruned = f", records 1-{report.base_seq} pruned by retention" if report.base_seq else ""
-            print(f"chain {report.chain!r}: {report.checked} record(s) ok{pruned}; head seq {report.head_seq} "
-                  f"hash {report.head_hash}")
+            print(
+                f"chain {report.chain!r}: {report.checked} record(s) ok{pruned}; head seq {report.head_seq} "
+                f"hash {report.head_hash}"
+            )
     if not reports:
         print("no audit records")
     if bad:

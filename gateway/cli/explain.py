@@ -47,8 +47,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
             print(f"passed through: {event.reason}")
             return EXIT_OK
         print(f"config: {', '.join(config.sources)}")
-        print(f"event: {event.name} (dialect {event.dialect})"
-              + (f", tool {event.tool_name}" if event.tool_name else ""))
+        print(
+            f"event: {event.name} (dialect {event.dialect})" + (f", tool {event.tool_name}" if event.tool_name else "")
+        )
         if config.guards:
             from gateway.config.guards import describe
 
@@ -59,8 +60,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
         trace = Trace()
         if getattr(args, "dry_run", False):
             return _dry_run(config, event, trace)
-        print("explain runs the handlers that fit, for real (commands, webhooks, MCP tools, LLM checks); "
-              "use --dry-run to only see what would run")
+        print(
+            "explain runs the handlers that fit, for real (commands, webhooks, MCP tools, LLM checks); "
+            "use --dry-run to only see what would run"
+        )
         decision = decide(config, event, trace, record=False)
     except HookgateError as exc:
         _err(str(exc))
@@ -69,13 +72,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(line)
     print("results:")
     for result in decision.results:
-        print(f"  {result.id}: {result.status} in {result.duration_ms:.0f} ms"
-              + (f": {result.message}" if result.message else ""))
+        print(
+            f"  {result.id}: {result.status} in {result.duration_ms:.0f} ms"
+            + (f": {result.message}" if result.message else "")
+        )
         if result.verdict is not None and not result.verdict.is_empty():
             print(f"    verdict: {json.dumps(result.verdict.to_dict(), ensure_ascii=False)}")
         if result.meta.get("rule") and result.meta.get("trigger"):  # the default policy's guards
-            print(f"    rule: {result.meta['rule']} ({result.meta.get('decision', 'deny')}), triggered by: "
-                  f"`{result.meta['trigger']}`")
+            print(
+                f"    rule: {result.meta['rule']} ({result.meta.get('decision', 'deny')}), triggered by: "
+                f"`{result.meta['trigger']}`"
+            )
         if result.meta:
             print(f"    meta: {json.dumps(result.meta, ensure_ascii=False, default=str)}")
     if not decision.results:

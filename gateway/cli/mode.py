@@ -22,8 +22,12 @@ if TYPE_CHECKING:
 
 
 def _has_read_only_handler(config: RuntimeConfig) -> bool:
-    return any(h.type == "builtin" and h.options.get("name") == "readOnly"
-               for groups in config.hooks.values() for g in groups for h in g.handlers)
+    return any(
+        h.type == "builtin" and h.options.get("name") == "readOnly"
+        for groups in config.hooks.values()
+        for g in groups
+        for h in g.handlers
+    )
 
 
 def cmd_mode(args: argparse.Namespace) -> int:

@@ -81,8 +81,10 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
         return emit(*event.answer)
     depth = _nesting_depth()
     if depth > MAX_NESTING:
-        _err(f"hookgate run is nested {depth} levels deep: a hook in the config runs hookgate on the same "
-             "events again (give that hook its own --config, or remove it)")
+        _err(
+            f"hookgate run is nested {depth} levels deep: a hook in the config runs hookgate on the same "
+            "events again (give that hook its own --config, or remove it)"
+        )
         return config_error_exit(event)
     try:
         config = _load(args.config)

@@ -16,8 +16,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from gateway.serve import serve
 
     try:
-        return serve(find_config_paths(args.config), host=args.host, port=args.port, max_body=args.max_body,
-                     reload_interval=args.reload_interval, log_level=args.log_level, allow_hosts=args.allow_host)
+        return serve(
+            find_config_paths(args.config),
+            host=args.host,
+            port=args.port,
+            max_body=args.max_body,
+            reload_interval=args.reload_interval,
+            log_level=args.log_level,
+            allow_hosts=args.allow_host,
+        )
     except ConfigError as exc:
         more = f" (and {len(exc.issues) - 1} more; run 'hookgate validate')" if len(exc.issues) > 1 else ""
         _err(f"invalid config: {exc.issues[0]}{more}")

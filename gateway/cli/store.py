@@ -56,8 +56,10 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if applied:
-        print(f"store {store.display}: migrated to schema version {version} "
-              f"(applied {', '.join(str(v) for v in applied)})")
+        print(
+            f"store {store.display}: migrated to schema version {version} "
+            f"(applied {', '.join(str(v) for v in applied)})"
+        )
     else:
         print(f"store {store.display}: schema version {version} is current; nothing to apply")
     return EXIT_OK
@@ -79,8 +81,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         store.close()
     required = store.required_version
     if getattr(args, "json", False):
-        print(json.dumps({"store": store.display, "kind": store.kind, "version": version, "required": required,
-                          "tables": counts}))
+        print(
+            json.dumps(
+                {"store": store.display, "kind": store.kind, "version": version, "required": required, "tables": counts}
+            )
+        )
     else:
         print(f"store: {store.display} ({store.kind})")
         print(f"schema version: {version} (this hookgate needs {required})")
@@ -88,7 +93,6 @@ def cmd_status(args: argparse.Namespace) -> int:
         for name, count in counts.items():
             print(f"  {name.ljust(width)}  {count} row(s)")
     if version < required:
-        _err(f"store {store.display}: schema version {version} is older than {required}: "
-             "run 'hookgate store migrate'")
+        _err(f"store {store.display}: schema version {version} is older than {required}: run 'hookgate store migrate'")
         return EXIT_ERROR
     return EXIT_OK

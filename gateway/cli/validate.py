@@ -41,8 +41,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"{len(errors)} error(s) in {', '.join(paths)}")
         return EXIT_ERROR
     groups = sum(len(g) for g in config.hooks.values())
-    print(f"ok: {config.handler_count()} handler(s) in {groups} group(s) on {len(config.hooks)} event(s) "
-          f"from {', '.join(paths)}")
+    print(
+        f"ok: {config.handler_count()} handler(s) in {groups} group(s) on {len(config.hooks)} event(s) "
+        f"from {', '.join(paths)}"
+    )
     if config.guards:
         from gateway.config.guards import describe
 
@@ -69,8 +71,11 @@ def environment_problems(config: RuntimeConfig) -> tuple[list[str], list[str]]:
                 except Exception:  # a type registered in another process: nothing to check here
                     continue
                 where = errors if spec.fail_closed else warnings
-                suffix = ("; it is failClosed, so every call it checks would be denied" if spec.fail_closed
-                          else "; it would fail open")
+                suffix = (
+                    "; it is failClosed, so every call it checks would be denied"
+                    if spec.fail_closed
+                    else "; it would fail open"
+                )
                 where.extend(f"{spec.where}: {p}{suffix}" for p in problems)
     return errors, warnings
 

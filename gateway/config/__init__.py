@@ -13,5 +13,12 @@ from __future__ import annotations
 from gateway.config.loading import BUILTIN_DEFAULT, default_config_path, find_config_paths, load_config
 from gateway.config.specs import GroupSpec, HandlerSpec, RuntimeConfig
 
-__all__ = ["BUILTIN_DEFAULT", "GroupSpec", "HandlerSpec", "RuntimeConfig", "default_config_path",
-           "find_config_paths", "load_config"]
+__all__ = [
+    "BUILTIN_DEFAULT",
+    "GroupSpec",
+    "HandlerSpec",
+    "RuntimeConfig",
+    "default_config_path",
+    "find_config_paths",
+    "load_config",
+]

@@ -67,16 +67,20 @@ class Compiler(Compilation):
     def add_file(self, path: str) -> None:
         doc = read_document(path)
         if doc is None or doc == {}:  # an empty file, `null`, only comments, `{}`: a file caught half-written
-            self.issues.append(f"{path}: the config is empty: a policy file that says nothing is taken for a "
-                               "broken one (write `hooks: {}` to configure no hooks on purpose)")
+            self.issues.append(
+                f"{path}: the config is empty: a policy file that says nothing is taken for a "
+                "broken one (write `hooks: {}` to configure no hooks on purpose)"
+            )
             return
         if not isinstance(doc, dict):
             self.issues.append(f"{path}: the config must be an object (mapping), got {type(doc).__name__}")
             return
         base_dir = os.path.dirname(path)
         if "hooks" in doc and doc["hooks"] is None:
-            self.issues.append(f"{path}: hooks: empty (null): write `hooks: {{}}` to configure no hooks on purpose, "
-                               "or list events under it")
+            self.issues.append(
+                f"{path}: hooks: empty (null): write `hooks: {{}}` to configure no hooks on purpose, "
+                "or list events under it"
+            )
             return
         hooks = doc.get("hooks") if "hooks" in doc else None
         if hooks is None and any(k in EVENTS or k in KIRO_EVENTS or k in GEMINI_ALL_EVENTS for k in doc):
@@ -87,9 +91,11 @@ class Compiler(Compilation):
             known = known_top_level_keys()
             if not any(k in known for k in doc):
                 hints = "; ".join(f"{k!r}{suggest(str(k), known)}" for k in list(doc)[:5])
-                self.issues.append(f"{path}: no recognised top-level key (got {hints}): expected hooks (and "
-                                   f"optionally {', '.join(k for k in known if k != 'hooks')}), or a bare hooks "
-                                   "block keyed by event name")
+                self.issues.append(
+                    f"{path}: no recognised top-level key (got {hints}): expected hooks (and "
+                    f"optionally {', '.join(k for k in known if k != 'hooks')}), or a bare hooks "
+                    "block keyed by event name"
+                )
                 return
         if hooks is not None and not isinstance(hooks, dict):
             self.issues.append(f"{path}: hooks: expected an object keyed by event name, got {type(hooks).__name__}")
@@ -118,8 +124,10 @@ class Compiler(Compilation):
             if event not in EVENTS:
                 hint = suggest(str(event), list(EVENTS) + list(KIRO_EVENTS))
                 if event in GEMINI_ALL_EVENTS:
-                    hint = (" (a Gemini CLI event: one hooks block uses one host's event names; "
-                            f"Claude Code calls it {GEMINI_TO_CLAUDE.get(event, 'nothing')!r})")
+                    hint = (
+                        " (a Gemini CLI event: one hooks block uses one host's event names; "
+                        f"Claude Code calls it {GEMINI_TO_CLAUDE.get(event, 'nothing')!r})"
+                    )
                 self.issues.append(f"{where}: unknown event {event!r}{hint}")
                 continue
             if not isinstance(groups, list):
@@ -140,8 +148,10 @@ class Compiler(Compilation):
         if group.matcher not in (None, "", "*"):
             assert group.matcher is not None
             if spec.matcher_field is None:
-                self.warnings.append(f"{where}.matcher: {event} has no matcher field; the matcher is ignored "
-                                     "and the group runs on every event")
+                self.warnings.append(
+                    f"{where}.matcher: {event} has no matcher field; the matcher is ignored "
+                    "and the group runs on every event"
+                )
             elif dialect == "claude":
                 problem = matcher_problem(group.matcher, spec.exact_chars)
                 if problem:
@@ -154,8 +164,15 @@ class Compiler(Compilation):
         if not group.hooks:
             self.warnings.append(f"{where}.hooks: empty list; the group does nothing")
         matcher = group.matcher if spec.matcher_field is not None else None
-        self.hooks.setdefault(event, []).append({"matcher": matcher, "handlers": handlers, "where": where,
-                                                 "sequential": group.sequential, "dialect": dialect})
+        self.hooks.setdefault(event, []).append(
+            {
+                "matcher": matcher,
+                "handlers": handlers,
+                "where": where,
+                "sequential": group.sequential,
+                "dialect": dialect,
+            }
+        )
 
     def _handler(self, event: str, where: str, base_dir: str, entry: Any, dialect: str) -> dict[str, Any] | None:
         if not isinstance(entry, dict):
@@ -176,8 +193,13 @@ class Compiler(Compilation):
         model = cls.options_model()
         if model is not None:  # validated even when the common fields failed: its warnings still count
             known = sorted(COMMON_KEYS | {f.alias or n for n, f in model.model_fields.items()})
-            parsed = self.validated(model, {k: entry[k] for k in set(entry) - COMMON_KEYS}, where,
-                                    unknown=f"field for a {type_name} handler", known=known)
+            parsed = self.validated(
+                model,
+                {k: entry[k] for k in set(entry) - COMMON_KEYS},
+                where,
+                unknown=f"field for a {type_name} handler",
+                known=known,
+            )
             if parsed is None:
                 return None
             options = parsed.model_dump(mode="json", exclude=set(parsed.model_extra or {}))
@@ -187,21 +209,25 @@ class Compiler(Compilation):
         judgment = cls.judgment  # the handler class is the one source of truth
         ignored = self._ignored_as_claude_code_does(event, where, type_name, common, options, judgment)
         if common.if_ is not None and spec.tool:
-                rules = [common.if_] if isinstance(common.if_, str) else common.if_
-                if not rules:
-                    self.issues.append(f"{where}.if: empty list (expected one or more permission rules)")
-                for i, rule in enumerate(rules):
-                    try:
-                        IfRule.parse(rule)
-                    except ConfigError as exc:
-                        self.issues.append(f"{where}.if{'' if isinstance(common.if_, str) else f'[{i}]'}: {exc}")
+            rules = [common.if_] if isinstance(common.if_, str) else common.if_
+            if not rules:
+                self.issues.append(f"{where}.if: empty list (expected one or more permission rules)")
+            for i, rule in enumerate(rules):
+                try:
+                    IfRule.parse(rule)
+                except ConfigError as exc:
+                    self.issues.append(f"{where}.if{'' if isinstance(common.if_, str) else f'[{i}]'}: {exc}")
         if judgment and not spec.judgment and event in JUDGMENT_REFUSED:
-            self.issues.append(f"{where}.type: {type_name} handlers are not accepted on {event} (Claude Code "
-                               "refuses prompt/agent hooks there with a config error)")
+            self.issues.append(
+                f"{where}.type: {type_name} handlers are not accepted on {event} (Claude Code "
+                "refuses prompt/agent hooks there with a config error)"
+            )
         if judgment and common.fail_closed:
-            self.issues.append(f"{where}.failClosed: not allowed on {type_name} handlers: an LLM check is a soft "
-                               "check whose failure must never block; put hard invariants in a command, "
-                               "http or mcp_tool handler")
+            self.issues.append(
+                f"{where}.failClosed: not allowed on {type_name} handlers: an LLM check is a soft "
+                "check whose failure must never block; put hard invariants in a command, "
+                "http or mcp_tool handler"
+            )
         if common.once is not None:
             self.warnings.append(f"{where}.once: honoured only in skill frontmatter by Claude Code; ignored")
         if ignored:
@@ -213,12 +239,19 @@ class Compiler(Compilation):
         count = self.ids.get(label, 0) + 1
         self.ids[label] = count
         handler = HandlerSpec(
-            type=type_name, id=label if count == 1 else f"{label}#{count}", where=where,
-            timeout=common.timeout or default_timeout, fail_closed=common.fail_closed or cls.fails_closed,
-            priority=common.priority, if_rule=common.if_,
+            type=type_name,
+            id=label if count == 1 else f"{label}#{count}",
+            where=where,
+            timeout=common.timeout or default_timeout,
+            fail_closed=common.fail_closed or cls.fails_closed,
+            priority=common.priority,
+            if_rule=common.if_,
             async_=(common.async_ or common.async_rewake) and not judgment,
-            cache_ttl=common.cache_ttl, status_message=common.status_message, dialect=dialect,
-            base_dir=base_dir, options=options,
+            cache_ttl=common.cache_ttl,
+            status_message=common.status_message,
+            dialect=dialect,
+            base_dir=base_dir,
+            options=options,
         )
         if len(self.issues) == before:
             self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
@@ -229,8 +262,9 @@ class Compiler(Compilation):
             self.issues.extend(f"{where}: {p}" for p in cls.event_problems(handler, event))
         return {name: getattr(handler, name) for name in handler.__slots__}
 
-    def _ignored_as_claude_code_does(self, event: str, where: str, type_name: str, common: Any,
-                                     options: dict[str, Any], judgment: bool) -> bool:
+    def _ignored_as_claude_code_does(
+        self, event: str, where: str, type_name: str, common: Any, options: dict[str, Any], judgment: bool
+    ) -> bool:
         """Warn about what Claude Code accepts and ignores; True when it never runs the handler at all.
 
         A pasted Claude Code config must never turn into "deny everything": where Claude Code loads a
@@ -239,22 +273,30 @@ class Compiler(Compilation):
         spec = EVENTS[event]
         never = False
         if common.if_ is not None and not spec.tool:
-            self.warnings.append(f"{where}.if: 'if' only applies to tool events (PreToolUse, PostToolUse, "
-                                 f"PostToolUseFailure, PermissionRequest, PermissionDenied); on {event} this handler "
-                                 "never runs (as in Claude Code); the rest of the config runs")
+            self.warnings.append(
+                f"{where}.if: 'if' only applies to tool events (PreToolUse, PostToolUse, "
+                f"PostToolUseFailure, PermissionRequest, PermissionDenied); on {event} this handler "
+                "never runs (as in Claude Code); the rest of the config runs"
+            )
             never = True
         if judgment and not spec.judgment and event not in JUDGMENT_REFUSED:
-            self.warnings.append(f"{where}.type: Claude Code does not run {type_name} handlers on {event} (the "
-                                 "answer cannot change anything there); this handler never runs")
+            self.warnings.append(
+                f"{where}.type: Claude Code does not run {type_name} handlers on {event} (the "
+                "answer cannot change anything there); this handler never runs"
+            )
             never = True
         if judgment and (common.async_ or common.async_rewake):
             key = "async" if common.async_ else "asyncRewake"
-            self.warnings.append(f"{where}.{key}: only command handlers run in the background; this {type_name} "
-                                 "handler runs in the foreground (as in Claude Code)")
+            self.warnings.append(
+                f"{where}.{key}: only command handlers run in the background; this {type_name} "
+                "handler runs in the foreground (as in Claude Code)"
+            )
         if common.timeout is not None and common.timeout >= MS_LIKE_TIMEOUT:
-            self.warnings.append(f"{where}.timeout: in seconds: {common.timeout:g} s is "
-                                 f"{common.timeout / 60:.0f} minutes (did you mean {common.timeout / 1000:g}?); "
-                                 "used as written, as Claude Code does")
+            self.warnings.append(
+                f"{where}.timeout: in seconds: {common.timeout:g} s is "
+                f"{common.timeout / 60:.0f} minutes (did you mean {common.timeout / 1000:g}?); "
+                "used as written, as Claude Code does"
+            )
         if type_name == "command" and options.get("args") is not None and options.get("shell"):
             self.warnings.append(f"{where}.shell: ignored with args (the exec form runs no shell), as in Claude Code")
         return never
@@ -278,24 +320,36 @@ class Compiler(Compilation):
                 if hook.max_output_size:
                     handler["maxOutputSize"] = hook.max_output_size
                 matcher = hook.matcher if EVENTS[event].tool else None
-                self.add_group(event, f"{where}[{i}]", base_dir, {"matcher": matcher, "hooks": [handler]},
-                                "kiro")
+                self.add_group(event, f"{where}[{i}]", base_dir, {"matcher": matcher, "hooks": [handler]}, "kiro")
 
     def result(self, paths: list[str]) -> dict[str, Any]:
         from gateway.config.sections import finish_sections
 
         finish_sections(self)
         if self.issues:
-            error = ConfigError(f"{len(self.issues)} config error(s); first: {self.issues[0]}",
-                                self.issues + self.broken)
+            error = ConfigError(
+                f"{len(self.issues)} config error(s); first: {self.issues[0]}", self.issues + self.broken
+            )
             error.warnings = self.warnings
             raise error
         if not any(g["handlers"] for groups in self.hooks.values() for g in groups):
-            self.warnings.append(f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
-                                 "(the built-in default policy applies only when no config is found)")
-        result = {"hooks": self.hooks, "sources": paths, "mcp_servers": self.mcp_servers, "llm": self.llm,
-                  "settings": self.settings, "guards": self.guards, "channels": self.channels, "audit": self.audit,
-                  "warnings": self.warnings, "depends": self.depends, "broken": self.broken}
+            self.warnings.append(
+                f"{', '.join(paths)}: no hooks configured: every event passes unchecked "
+                "(the built-in default policy applies only when no config is found)"
+            )
+        result = {
+            "hooks": self.hooks,
+            "sources": paths,
+            "mcp_servers": self.mcp_servers,
+            "llm": self.llm,
+            "settings": self.settings,
+            "guards": self.guards,
+            "channels": self.channels,
+            "audit": self.audit,
+            "warnings": self.warnings,
+            "depends": self.depends,
+            "broken": self.broken,
+        }
         result["config_hash"] = config_hash(result)
         return result
 

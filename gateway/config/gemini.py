@@ -43,8 +43,11 @@ GEMINI_TO_CLAUDE = EVENT_NAMES
 DEFAULT_TIMEOUT_MS = 60_000
 MAX_TIMEOUT_S = 900.0
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_GEMINI_VARS = {"GEMINI_PROJECT_DIR": "$CLAUDE_PROJECT_DIR", "GEMINI_CWD": "$PWD",
-                "GEMINI_SESSION_ID": "${CLAUDE_CODE_SESSION_ID-}"}
+_GEMINI_VARS = {
+    "GEMINI_PROJECT_DIR": "$CLAUDE_PROJECT_DIR",
+    "GEMINI_CWD": "$PWD",
+    "GEMINI_SESSION_ID": "${CLAUDE_CODE_SESSION_ID-}",
+}
 
 
 def is_gemini_block(hooks: dict[str, Any], doc: dict[str, Any]) -> bool:
@@ -80,8 +83,7 @@ def _models() -> tuple[Any, Any]:
 def command_for(command: str, env: dict[str, str] | None) -> str:
     """The shell command hookgate runs for a Gemini hook: ``command``, preceded by exports of the
     ``GEMINI_*`` variables it uses (kept when Gemini already set them) and of its ``env``."""
-    exports = [f"{name}=\"${{{name}:-{fallback}}}\"" for name, fallback in _GEMINI_VARS.items()
-               if name in command]
+    exports = [f'{name}="${{{name}:-{fallback}}}"' for name, fallback in _GEMINI_VARS.items() if name in command]
     exports += [f"{name}={shlex.quote(value)}" for name, value in (env or {}).items()]
     return f"export {' '.join(exports)}; {command}" if exports else command
 
@@ -97,8 +99,9 @@ def add_gemini(compiler: Compilation, path: str, base_dir: str, hooks: dict[str,
             compiler.issues.append(f"{path}: hooksConfig: expected an object (enabled, disabled, notifications)")
             return
         if hooks_config.get("enabled", True) is False:
-            compiler.warnings.append(f"{path}: hooksConfig.enabled is false: Gemini runs none of these hooks, "
-                                     "and neither does hookgate")
+            compiler.warnings.append(
+                f"{path}: hooksConfig.enabled is false: Gemini runs none of these hooks, and neither does hookgate"
+            )
             return
         names = hooks_config.get("disabled") or []
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -109,8 +112,10 @@ def add_gemini(compiler: Compilation, path: str, base_dir: str, hooks: dict[str,
     for gemini_event, groups in hooks.items():
         where = f"{path}: hooks.{gemini_event}"
         if gemini_event in MODEL_EVENTS:
-            compiler.warnings.append(f"{where}: {gemini_event} is a model-level Gemini event; hookgate passes it "
-                                     "through untouched and does not run these hooks")
+            compiler.warnings.append(
+                f"{where}: {gemini_event} is a model-level Gemini event; hookgate passes it "
+                "through untouched and does not run these hooks"
+            )
             continue
         if gemini_event not in EVENT_NAMES:
             hint = suggest(str(gemini_event), sorted(ALL_EVENTS))
@@ -135,19 +140,32 @@ def add_gemini(compiler: Compilation, path: str, base_dir: str, hooks: dict[str,
             from gateway.events import EVENTS
 
             matcher = group.matcher if EVENTS[event].matcher_field is not None else None
-            compiler.add_group(event, group_where, base_dir,
-                                {"matcher": matcher, "hooks": handlers, "sequential": group.sequential}, "gemini")
+            compiler.add_group(
+                event,
+                group_where,
+                base_dir,
+                {"matcher": matcher, "hooks": handlers, "sequential": group.sequential},
+                "gemini",
+            )
 
 
-def _handler(compiler: Compilation, where: str, entry: Any, hook_model: Any,
-             disabled: set[str]) -> dict[str, Any] | None:
-    hook = compiler.validated(hook_model, entry, where, unknown="field for a Gemini hook",
-                              known=["type", "command", "name", "timeout", "description", "env"])
+def _handler(
+    compiler: Compilation, where: str, entry: Any, hook_model: Any, disabled: set[str]
+) -> dict[str, Any] | None:
+    hook = compiler.validated(
+        hook_model,
+        entry,
+        where,
+        unknown="field for a Gemini hook",
+        known=["type", "command", "name", "timeout", "description", "env"],
+    )
     if hook is None:
         return None
     if hook.type != "command":
-        compiler.issues.append(f"{where}.type: Gemini CLI hooks are type \"command\" only (got {hook.type!r}); "
-                               "write other handler types in a Claude Code-format hookgate config")
+        compiler.issues.append(
+            f'{where}.type: Gemini CLI hooks are type "command" only (got {hook.type!r}); '
+            "write other handler types in a Claude Code-format hookgate config"
+        )
         return None
     if hook.command is None:
         compiler.issues.append(f"{where}.command: required (the shell command Gemini runs with bash -c)")
@@ -161,11 +179,16 @@ def _handler(compiler: Compilation, where: str, entry: Any, hook_model: Any,
         return None
     seconds = (hook.timeout if hook.timeout is not None else DEFAULT_TIMEOUT_MS) / 1000
     if seconds > MAX_TIMEOUT_S:
-        compiler.warnings.append(f"{where}.timeout: {hook.timeout:g} ms is over {MAX_TIMEOUT_S:g} s; "
-                                 f"hookgate uses {MAX_TIMEOUT_S:g} s")
+        compiler.warnings.append(
+            f"{where}.timeout: {hook.timeout:g} ms is over {MAX_TIMEOUT_S:g} s; hookgate uses {MAX_TIMEOUT_S:g} s"
+        )
         seconds = MAX_TIMEOUT_S
-    handler: dict[str, Any] = {"type": "command", "command": command_for(hook.command, hook.env),
-                               "shell": "bash", "timeout": seconds}
+    handler: dict[str, Any] = {
+        "type": "command",
+        "command": command_for(hook.command, hook.env),
+        "shell": "bash",
+        "timeout": seconds,
+    }
     if hook.name is not None:
         handler["id"] = hook.name
     return handler

@@ -54,8 +54,10 @@ def _model() -> Any:
                 if not rule_names(name):
                     from gateway.config.schema import suggest
 
-                    raise ValueError(f"{name!r} is no rule of the default policy{suggest(name, list(RULES))} "
-                                     "(see README: The built-in default policy)")
+                    raise ValueError(
+                        f"{name!r} is no rule of the default policy{suggest(name, list(RULES))} "
+                        "(see README: The built-in default policy)"
+                    )
             return rules
 
     return Guards
@@ -64,8 +66,12 @@ def _model() -> Any:
 def compile_guards(compiler: Compilation, path: str, raw: Any) -> None:
     """Validate one file's ``guards`` section and merge it into ``compiler.guards``."""
     model = _model()
-    section = compiler.validated(model, raw if raw is not None else {}, f"{path}: guards",
-                                 known=["rules", "allowPaths", "allowCommands", "buildDirs", "tempRoots"])
+    section = compiler.validated(
+        model,
+        raw if raw is not None else {},
+        f"{path}: guards",
+        known=["rules", "allowPaths", "allowCommands", "buildDirs", "tempRoots"],
+    )
     if section is None:
         return
     merged = compiler.guards
@@ -91,16 +97,24 @@ def settings(guards: dict[str, Any]) -> Any:
     """The guard's ``Settings`` for a normalized section."""
     from configs.guards.destructive import Settings
 
-    return Settings(rules=guards.get("rules"), allow_paths=guards.get("allow_paths", ()),
-                    allow_commands=guards.get("allow_commands", ()), build_dirs=guards.get("build_dirs"),
-                    temp_roots=guards.get("temp_roots"))
+    return Settings(
+        rules=guards.get("rules"),
+        allow_paths=guards.get("allow_paths", ()),
+        allow_commands=guards.get("allow_commands", ()),
+        build_dirs=guards.get("build_dirs"),
+        temp_roots=guards.get("temp_roots"),
+    )
 
 
 def describe(guards: dict[str, Any]) -> list[str]:
     """One line per tuning, for ``validate`` and ``explain``."""
     lines = [f"rule {name}: {decision}" for name, decision in sorted(guards.get("rules", {}).items())]
-    for key, label in (("allow_paths", "allowPaths"), ("allow_commands", "allowCommands"),
-                       ("build_dirs", "buildDirs"), ("temp_roots", "tempRoots")):
+    for key, label in (
+        ("allow_paths", "allowPaths"),
+        ("allow_commands", "allowCommands"),
+        ("build_dirs", "buildDirs"),
+        ("temp_roots", "tempRoots"),
+    ):
         if guards.get(key) is not None and (guards.get(key) or key in ("build_dirs", "temp_roots")):
             lines.append(f"{label}: {', '.join(guards[key]) or '(none)'}")
     return lines

@@ -142,4 +142,3 @@ def _stamp(path: str) -> str:
     except OSError:
         return "missing"
     return f"{st.st_mtime_ns}:{st.st_size}"
-

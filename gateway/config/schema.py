@@ -13,8 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gateway.errors import ConfigError
 
-KIRO_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
-               "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
+KIRO_EVENTS = {
+    "agentSpawn": "SessionStart",
+    "userPromptSubmit": "UserPromptSubmit",
+    "preToolUse": "PreToolUse",
+    "postToolUse": "PostToolUse",
+    "stop": "Stop",
+}
 MS_LIKE_TIMEOUT = 1000.0
 GATEWAY_SECTIONS = ("hooks", "settings", "hooksConfig", "guards", "agents", "channels", "audit")
 """Top-level keys the config package reads itself; handler families add theirs (``ConfigSection.keys``)."""
@@ -41,7 +46,6 @@ class CommonFields(_Model):
     async_: bool = Field(False, alias="async")
     async_rewake: bool = Field(False, alias="asyncRewake")
     cache_ttl: float | None = Field(None, alias="cacheTtl", ge=0)
-
 
 
 class Group(_Model):
@@ -96,8 +100,18 @@ def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
         got = err.get("input")
         kind = type(got).__name__ if got is not None else "nothing"
         msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] in ("string_type", "bool_type", "int_type", "float_type", "list_type", "dict_type",
-                           "model_type", "int_parsing", "float_parsing", "bool_parsing"):
+        if err["type"] in (
+            "string_type",
+            "bool_type",
+            "int_type",
+            "float_type",
+            "list_type",
+            "dict_type",
+            "model_type",
+            "int_parsing",
+            "float_parsing",
+            "bool_parsing",
+        ):
             msg = f"{msg}, got {kind}"
         issues.append(f"{path}: {msg}")
     return issues
@@ -141,8 +155,10 @@ def yaml_error(path: str, exc: Exception) -> str:
         return f"{path}: invalid YAML: {problem}"
     at = f"line {pmark.line + 1}, column {pmark.column + 1}"
     if cmark is not None and context and cmark.line < pmark.line and "end of stream" in problem:
-        return (f"{path}:{cmark.line + 1}:{cmark.column + 1}: invalid YAML: {context} (line {cmark.line + 1}, "
-                f"column {cmark.column + 1}): {problem} at {at}")
+        return (
+            f"{path}:{cmark.line + 1}:{cmark.column + 1}: invalid YAML: {context} (line {cmark.line + 1}, "
+            f"column {cmark.column + 1}): {problem} at {at}"
+        )
     lead = f"{context}: " if context else ""
     return f"{path}:{pmark.line + 1}:{pmark.column + 1}: invalid YAML: {lead}{problem} ({at})"
 
@@ -175,8 +191,9 @@ class Compilation(ABC):
 
         self.audit: dict[str, Any] = audit_defaults()  # the audit section (gateway.audit.config)
 
-    def validated(self, model: Any, raw: Any, where: str, *, unknown: str | None = "field",
-                  known: list[str] | None = None) -> Any:
+    def validated(
+        self, model: Any, raw: Any, where: str, *, unknown: str | None = "field", known: list[str] | None = None
+    ) -> Any:
         """``model.model_validate(raw)``, or None after adding each problem to ``issues`` (prefixed with
         ``where``). Unknown keys become warnings, ``where.key: unknown <unknown>, ignored`` with a
         did-you-mean among ``known`` (default: the model's field names); ``unknown=None`` skips them."""

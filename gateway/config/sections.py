@@ -22,8 +22,21 @@ from handlers.base import config_sections
 if TYPE_CHECKING:
     from gateway.config.schema import Compilation
 
-KIRO_AGENT_KEYS = {"name", "description", "prompt", "tools", "allowedTools", "toolsSettings", "resources",
-                   "toolAliases", "useLegacyMcpJson", "model", "$schema", "welcomeMessage", "keyboardShortcut"}
+KIRO_AGENT_KEYS = {
+    "name",
+    "description",
+    "prompt",
+    "tools",
+    "allowedTools",
+    "toolsSettings",
+    "resources",
+    "toolAliases",
+    "useLegacyMcpJson",
+    "model",
+    "$schema",
+    "welcomeMessage",
+    "keyboardShortcut",
+}
 
 
 def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[str, Any]) -> None:
@@ -64,8 +77,7 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
         return
     for key in doc:
         if key not in known:
-            compiler.warnings.append(f"{path}: {key}: unknown top-level key, ignored"
-                                     f"{suggest(str(key), sorted(known))}")
+            compiler.warnings.append(f"{path}: {key}: unknown top-level key, ignored{suggest(str(key), sorted(known))}")
 
 
 def known_top_level_keys() -> list[str]:

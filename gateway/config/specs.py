@@ -30,13 +30,39 @@ class HandlerSpec(Record):
     """
 
     __slots__ = (  # noqa: RUF023  (in field order: the load cache and repr follow it)
-        "type", "id", "timeout", "where", "fail_closed", "priority", "if_rule", "async_", "cache_ttl",
-        "status_message", "dialect", "base_dir", "options", "problem")
+        "type",
+        "id",
+        "timeout",
+        "where",
+        "fail_closed",
+        "priority",
+        "if_rule",
+        "async_",
+        "cache_ttl",
+        "status_message",
+        "dialect",
+        "base_dir",
+        "options",
+        "problem",
+    )
 
-    def __init__(self, type: str, id: str, timeout: float, where: str, fail_closed: bool = False,
-                 priority: int = 0, if_rule: str | list[str] | None = None, async_: bool = False,
-                 cache_ttl: float | None = None, status_message: str | None = None, dialect: str = "claude",
-                 base_dir: str = ".", options: dict[str, Any] | None = None, problem: str | None = None) -> None:
+    def __init__(
+        self,
+        type: str,
+        id: str,
+        timeout: float,
+        where: str,
+        fail_closed: bool = False,
+        priority: int = 0,
+        if_rule: str | list[str] | None = None,
+        async_: bool = False,
+        cache_ttl: float | None = None,
+        status_message: str | None = None,
+        dialect: str = "claude",
+        base_dir: str = ".",
+        options: dict[str, Any] | None = None,
+        problem: str | None = None,
+    ) -> None:
         self.type = type
         self.id = id
         self.timeout = timeout
@@ -68,8 +94,15 @@ class GroupSpec(Record):
 
     __slots__ = ("matcher", "handlers", "where", "sequential", "dialect", "agent")  # noqa: RUF023  (field order)
 
-    def __init__(self, matcher: str | None, handlers: list[HandlerSpec], where: str, sequential: bool = False,
-                 dialect: str = "claude", agent: str | None = None) -> None:
+    def __init__(
+        self,
+        matcher: str | None,
+        handlers: list[HandlerSpec],
+        where: str,
+        sequential: bool = False,
+        dialect: str = "claude",
+        agent: str | None = None,
+    ) -> None:
         self.matcher = matcher
         self.handlers = handlers
         self.where = where
@@ -88,15 +121,33 @@ class RuntimeConfig(Record):
     """The loaded config: ``hooks`` by canonical event name, plus the gateway's own sections."""
 
     __slots__ = (  # noqa: RUF023  (in field order)
-        "hooks", "sources", "mcp_servers", "llm", "settings", "guards", "channels", "audit", "config_hash",
-        "warnings", "broken")
+        "hooks",
+        "sources",
+        "mcp_servers",
+        "llm",
+        "settings",
+        "guards",
+        "channels",
+        "audit",
+        "config_hash",
+        "warnings",
+        "broken",
+    )
 
-    def __init__(self, hooks: dict[str, list[GroupSpec]], sources: list[str],
-                 mcp_servers: dict[str, Any] | None = None, llm: dict[str, Any] | None = None,
-                 settings: dict[str, Any] | None = None, guards: dict[str, Any] | None = None,
-                 channels: dict[str, Any] | None = None, audit: dict[str, Any] | None = None,
-                 config_hash: str | None = None, warnings: list[str] | None = None,
-                 broken: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        hooks: dict[str, list[GroupSpec]],
+        sources: list[str],
+        mcp_servers: dict[str, Any] | None = None,
+        llm: dict[str, Any] | None = None,
+        settings: dict[str, Any] | None = None,
+        guards: dict[str, Any] | None = None,
+        channels: dict[str, Any] | None = None,
+        audit: dict[str, Any] | None = None,
+        config_hash: str | None = None,
+        warnings: list[str] | None = None,
+        broken: list[str] | None = None,
+    ) -> None:
         self.hooks = hooks
         self.sources = sources
         self.mcp_servers: dict[str, Any] = {} if mcp_servers is None else mcp_servers
@@ -114,11 +165,19 @@ class RuntimeConfig(Record):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:
         hooks = {event: [GroupSpec.from_dict(g) for g in groups] for event, groups in data["hooks"].items()}
-        return cls(hooks=hooks, sources=data["sources"], mcp_servers=data.get("mcp_servers", {}),
-                   llm=data.get("llm", {}), settings=data.get("settings", {}), guards=data.get("guards", {}),
-                   channels=data.get("channels", {}), audit=data.get("audit", {}),
-                   config_hash=data.get("config_hash"), warnings=data.get("warnings", []),
-                   broken=data.get("broken", []))
+        return cls(
+            hooks=hooks,
+            sources=data["sources"],
+            mcp_servers=data.get("mcp_servers", {}),
+            llm=data.get("llm", {}),
+            settings=data.get("settings", {}),
+            guards=data.get("guards", {}),
+            channels=data.get("channels", {}),
+            audit=data.get("audit", {}),
+            config_hash=data.get("config_hash"),
+            warnings=data.get("warnings", []),
+            broken=data.get("broken", []),
+        )
 
     def handler_count(self) -> int:
         return sum(len(g.handlers) for groups in self.hooks.values() for g in groups)

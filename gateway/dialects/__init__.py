@@ -26,8 +26,12 @@ if TYPE_CHECKING:
     from gateway.decision import Decision
     from gateway.events import HookEvent, PassedThrough
 
-DIALECTS = {"claude": "gateway.dialects.claude", "kiro": "gateway.dialects.kiro",
-            "gemini": "gateway.dialects.gemini", "codex": "gateway.dialects.codex"}
+DIALECTS = {
+    "claude": "gateway.dialects.claude",
+    "kiro": "gateway.dialects.kiro",
+    "gemini": "gateway.dialects.gemini",
+    "codex": "gateway.dialects.codex",
+}
 DETECT_ORDER = ("kiro", "gemini", "codex")
 
 
@@ -67,15 +71,16 @@ def parse_event(data: dict[str, Any], dialect: str = "auto") -> HookEvent | Pass
     name = data.get("hook_event_name")
     if not isinstance(name, str) or not name:
         got = "nothing" if name is None else f"{type(name).__name__} {_short(name)}"
-        raise EventError(f"event has no hook_event_name (expected a string such as \"PreToolUse\", got {got})")
+        raise EventError(f'event has no hook_event_name (expected a string such as "PreToolUse", got {got})')
     module = get_dialect(detect(data) if dialect == "auto" else dialect)
     try:
         event: HookEvent | PassedThrough = module.parse(data)
     except EventError:
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
-        raise EventError(f"malformed {name[:60]!r} event for the {module.NAME} dialect: "
-                         f"{type(exc).__name__}: {_short(exc)}") from None
+        raise EventError(
+            f"malformed {name[:60]!r} event for the {module.NAME} dialect: {type(exc).__name__}: {_short(exc)}"
+        ) from None
     return event
 
 
@@ -103,8 +108,7 @@ def host_payload(event: HookEvent, dialect: str) -> dict[str, Any]:
     return result
 
 
-def answer_to_claude(dialect: str, event: HookEvent, code: int, stdout: str,
-                     stderr: str) -> tuple[int, str, str]:
+def answer_to_claude(dialect: str, event: HookEvent, code: int, stdout: str, stderr: str) -> tuple[int, str, str]:
     """A hook's answer in ``dialect``'s format, restated as Claude Code would have read it (exit code,
     stdout, stderr). Dialects whose hooks answer as Claude Code does (or by exit code only) return it
     unchanged."""

@@ -38,8 +38,19 @@ if TYPE_CHECKING:
     from gateway.decision import Decision
 
 NAME = "codex"
-CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-                "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "Stop", "SessionEnd")
+CODEX_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "SessionEnd",
+)
 """The hook events Codex 0.171.0 knows that have a Claude Code counterpart (same names)."""
 PASS_THROUGH = frozenset({"Interrupt"})
 EVENT_NAMES = {name: name for name in CODEX_EVENTS}
@@ -115,11 +126,11 @@ def parse(data: dict[str, Any]) -> HookEvent | PassedThrough:
     """
     name = data.get("hook_event_name")
     if name in PASS_THROUGH:
-        return PassedThrough(str(name), NAME, f"Codex {name} has no hookgate counterpart; passed through "
-                             "untouched")
+        return PassedThrough(str(name), NAME, f"Codex {name} has no hookgate counterpart; passed through untouched")
     if not isinstance(name, str) or name not in EVENTS:
-        raise EventError(f"unknown Codex event {name!r} in hook_event_name "
-                         f"(expected one of: {', '.join(CODEX_EVENTS)})")
+        raise EventError(
+            f"unknown Codex event {name!r} in hook_event_name (expected one of: {', '.join(CODEX_EVENTS)})"
+        )
     payload = dict(data)
     host_tool = data.get("tool_name") if isinstance(data.get("tool_name"), str) else None
     if host_tool is not None:
@@ -173,8 +184,13 @@ def render(decision: Decision) -> tuple[int, str, str]:
     if name == "PreToolUse":
         if not denied and decision.permission in ("ask", "defer"):
             why = decision.permission_reason or "a hook asked for the user's confirmation"
-            denied, reason = True, ("hookgate: this call needs the user's confirmation, which a Codex hook "
-                                    f"cannot ask for, so it is refused: {why}")
+            denied, reason = (
+                True,
+                (
+                    "hookgate: this call needs the user's confirmation, which a Codex hook "
+                    f"cannot ask for, so it is refused: {why}"
+                ),
+            )
         if not denied and not decision.continue_:
             denied = True
             reason = f"hookgate stopped the agent: {decision.stop_reason or 'a hook said continue: false'}"

@@ -41,22 +41,37 @@ if TYPE_CHECKING:
     from gateway.decision import Decision
 
 NAME = "gemini"
-EVENT_NAMES = {"BeforeTool": "PreToolUse", "AfterTool": "PostToolUse", "BeforeAgent": "UserPromptSubmit",
-               "AfterAgent": "Stop", "SessionStart": "SessionStart", "SessionEnd": "SessionEnd",
-               "PreCompress": "PreCompact", "Notification": "Notification"}
+EVENT_NAMES = {
+    "BeforeTool": "PreToolUse",
+    "AfterTool": "PostToolUse",
+    "BeforeAgent": "UserPromptSubmit",
+    "AfterAgent": "Stop",
+    "SessionStart": "SessionStart",
+    "SessionEnd": "SessionEnd",
+    "PreCompress": "PreCompact",
+    "Notification": "Notification",
+}
 MODEL_EVENTS = frozenset({"BeforeModel", "AfterModel", "BeforeToolSelection"})
 ALL_EVENTS = frozenset(EVENT_NAMES) | MODEL_EVENTS
 GEMINI_ONLY = ALL_EVENTS - {"SessionStart", "SessionEnd", "Notification"}
-TO_GEMINI = {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "PostToolUseFailure": "AfterTool",
-             "UserPromptSubmit": "BeforeAgent", "Stop": "AfterAgent", "SubagentStop": "AfterAgent",
-             "PreCompact": "PreCompress", "SessionStart": "SessionStart", "SessionEnd": "SessionEnd",
-             "Notification": "Notification"}
+TO_GEMINI = {
+    "PreToolUse": "BeforeTool",
+    "PostToolUse": "AfterTool",
+    "PostToolUseFailure": "AfterTool",
+    "UserPromptSubmit": "BeforeAgent",
+    "Stop": "AfterAgent",
+    "SubagentStop": "AfterAgent",
+    "PreCompact": "PreCompress",
+    "SessionStart": "SessionStart",
+    "SessionEnd": "SessionEnd",
+    "Notification": "Notification",
+}
 """Canonical event -> the Gemini event a hook in Gemini's format is registered on."""
 
-_DENYING_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop",
-                             "SubagentStop"})
-_CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure",
-                             "PreToolUse"})
+_DENYING_EVENTS = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"}
+)
+_CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PreToolUse"})
 
 
 def detects(data: dict[str, Any]) -> bool:
@@ -86,11 +101,13 @@ def parse(data: dict[str, Any]) -> HookEvent | PassedThrough:
     """
     name = data.get("hook_event_name")
     if name in MODEL_EVENTS:
-        return PassedThrough(str(name), NAME, f"Gemini {name} is a model-level event; hookgate passes it "
-                             "through untouched")
+        return PassedThrough(
+            str(name), NAME, f"Gemini {name} is a model-level event; hookgate passes it through untouched"
+        )
     if name not in EVENT_NAMES:
-        raise EventError(f"unknown Gemini event {name!r} in hook_event_name "
-                         f"(expected one of: {', '.join(sorted(ALL_EVENTS))})")
+        raise EventError(
+            f"unknown Gemini event {name!r} in hook_event_name (expected one of: {', '.join(sorted(ALL_EVENTS))})"
+        )
     payload = dict(data)
     canonical = EVENT_NAMES[str(name)]
     host_tool = data.get("tool_name") if isinstance(data.get("tool_name"), str) else None
@@ -147,8 +164,13 @@ def to_json(decision: Decision) -> dict[str, Any]:
     reason = reason or decision.reason
     if name == "PreToolUse" and not denied and decision.permission in ("ask", "defer"):
         why = decision.permission_reason or "a hook asked for the user's confirmation"
-        denied, reason = True, ("hookgate: this call needs the user's confirmation, which a Gemini CLI hook "
-                                f"cannot ask for, so it is refused: {why}")
+        denied, reason = (
+            True,
+            (
+                "hookgate: this call needs the user's confirmation, which a Gemini CLI hook "
+                f"cannot ask for, so it is refused: {why}"
+            ),
+        )
     if denied and name in _DENYING_EVENTS:
         out["decision"] = "deny"
         out["reason"] = reason or "Blocked by hookgate"
@@ -181,6 +203,7 @@ def render(decision: Decision) -> tuple[int, str, str]:
 
 # ------------------------------------------------------------------ hooks written in Gemini's format
 
+
 def _claude_answer(obj: dict[str, Any], event: HookEvent) -> dict[str, Any]:
     """A Gemini hook's JSON answer restated in Claude Code's vocabulary for ``event``."""
     out: dict[str, Any] = {k: obj[k] for k in ("continue", "stopReason", "systemMessage") if k in obj}
@@ -192,8 +215,9 @@ def _claude_answer(obj: dict[str, Any], event: HookEvent) -> dict[str, Any]:
     if decision in ("deny", "block"):
         if tool_event:
             specific["permissionDecision"] = "deny"
-            specific["permissionDecisionReason"] = reason if isinstance(reason, str) and reason \
-                else "No reason provided"
+            specific["permissionDecisionReason"] = (
+                reason if isinstance(reason, str) and reason else "No reason provided"
+            )
         else:
             out["decision"] = "block"
             out["reason"] = reason if isinstance(reason, str) and reason else "No reason provided"
@@ -235,6 +259,7 @@ def answer_to_claude(event: HookEvent, code: int, stdout: str, stderr: str) -> t
 
 # ------------------------------------------------------------------ matchers from Gemini settings
 
+
 def matcher_accepts(pattern: str | None, event: HookEvent) -> tuple[bool, str]:
     """Gemini's matcher rule for a group from a Gemini settings file: ``(fits, value tested)``.
 
@@ -244,8 +269,11 @@ def matcher_accepts(pattern: str | None, event: HookEvent) -> tuple[bool, str]:
     """
     value = event.matcher_value() or ""
     if event.spec.tool:
-        value = event.host_tool_name if event.dialect == NAME and event.host_tool_name \
+        value = (
+            event.host_tool_name
+            if event.dialect == NAME and event.host_tool_name
             else to_host(NAME, event.tool_name or "")
+        )
     if pattern in (None, "", "*"):
         return True, value
     assert pattern is not None

@@ -20,8 +20,13 @@ if TYPE_CHECKING:
     from gateway.decision import Decision
 
 NAME = "kiro"
-EVENT_NAMES = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit",
-               "preToolUse": "PreToolUse", "postToolUse": "PostToolUse", "stop": "Stop"}
+EVENT_NAMES = {
+    "agentSpawn": "SessionStart",
+    "userPromptSubmit": "UserPromptSubmit",
+    "preToolUse": "PreToolUse",
+    "postToolUse": "PostToolUse",
+    "stop": "Stop",
+}
 _TO_KIRO = {canon: kiro for kiro, canon in EVENT_NAMES.items()}
 
 
@@ -29,8 +34,7 @@ def parse(data: dict[str, Any]) -> HookEvent:
     """Map a Kiro hook input to the canonical event. Raises EventError for a non-Kiro event name."""
     name = data.get("hook_event_name")
     if name not in EVENT_NAMES:
-        raise EventError(f"unknown Kiro event {name!r} in hook_event_name "
-                         f"(expected one of: {', '.join(EVENT_NAMES)})")
+        raise EventError(f"unknown Kiro event {name!r} in hook_event_name (expected one of: {', '.join(EVENT_NAMES)})")
     payload = dict(data)
     payload["hook_event_name"] = EVENT_NAMES[str(name)]
     host_tool = data.get("tool_name")

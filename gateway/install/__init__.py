@@ -45,6 +45,25 @@ from gateway.install.options import (
 )
 from gateway.install.plan import host_events, plan, run_install, select_events, target_file
 
-__all__ = ["HOOK_TIMEOUT_S", "Edit", "FileChange", "InstallError", "Options", "Plan", "apply", "check_agent_name",
-           "diff", "edit_flat", "edit_grouped", "hook_command", "hookgate_argv", "host_events",
-           "is_hookgate_command", "plan", "run_install", "select_events", "target_file", "write_change"]
+__all__ = [
+    "HOOK_TIMEOUT_S",
+    "Edit",
+    "FileChange",
+    "InstallError",
+    "Options",
+    "Plan",
+    "apply",
+    "check_agent_name",
+    "diff",
+    "edit_flat",
+    "edit_grouped",
+    "hook_command",
+    "hookgate_argv",
+    "host_events",
+    "is_hookgate_command",
+    "plan",
+    "run_install",
+    "select_events",
+    "target_file",
+    "write_change",
+]

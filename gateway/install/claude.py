@@ -30,8 +30,11 @@ def all_events() -> dict[str, str]:
 
 
 def target_file(opts: Options) -> str:
-    root = os.path.join(opts.project, ".claude") if opts.project else os.path.expanduser(
-        os.environ.get("CLAUDE_CONFIG_DIR") or _home(".claude"))
+    root = (
+        os.path.join(opts.project, ".claude")
+        if opts.project
+        else os.path.expanduser(os.environ.get("CLAUDE_CONFIG_DIR") or _home(".claude"))
+    )
     return os.path.join(root, "settings.json")
 
 
@@ -42,7 +45,8 @@ def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
     return entry
 
 
-def edit(opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any],
-         wanted: dict[str, dict[str, Any]]) -> None:
+def edit(
+    opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
+) -> None:
     """Make hookgate's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``."""
     edit_grouped(hooks_of(path, doc), wanted)

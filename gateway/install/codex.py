@@ -38,8 +38,9 @@ def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
     return {"type": "command", "command": command, "timeout": 3 if event == "SessionEnd" else HOOK_TIMEOUT_S}
 
 
-def edit(opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any],
-         wanted: dict[str, dict[str, Any]]) -> None:
+def edit(
+    opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
+) -> None:
     """Make hookgate's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``,
     and plan the matching trust entries."""
     _trust(opts, result, path, edit_grouped(hooks_of(path, doc), wanted))
@@ -73,6 +74,8 @@ def _trust(opts: Options, result: Plan, hooks_file: str, edit: Edit) -> None:
         raise InstallError(f"{config_path}: {exc}; add the trust entries by hand:{lines}") from None
     result.changes.append(FileChange(config_path, text, new_text))
     if opts.project and opts.action == "install" and not trust.project_trusted(new_text, os.path.abspath(opts.project)):
-        result.notes.append(f"Codex loads {hooks_file} only in a trusted project: trust {opts.project} in Codex "
-                            f"(or add [projects.\"{os.path.abspath(opts.project)}\"] trust_level = \"trusted\" to "
-                            f"{config_path})")
+        result.notes.append(
+            f"Codex loads {hooks_file} only in a trusted project: trust {opts.project} in Codex "
+            f'(or add [projects."{os.path.abspath(opts.project)}"] trust_level = "trusted" to '
+            f"{config_path})"
+        )

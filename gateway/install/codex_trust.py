@@ -50,8 +50,12 @@ def effective_timeout(event: str, handler: Mapping[str, Any]) -> int:
 
 def trust_hash(event: str, matcher: str | None, handler: Mapping[str, Any]) -> str:
     """``sha256:<hex>`` Codex expects as ``trusted_hash`` for one handler (see module docstring)."""
-    norm: dict[str, Any] = {"type": handler.get("type", "command"), "command": handler["command"],
-                            "timeout": effective_timeout(event, handler), "async": bool(handler.get("async", False))}
+    norm: dict[str, Any] = {
+        "type": handler.get("type", "command"),
+        "command": handler["command"],
+        "timeout": effective_timeout(event, handler),
+        "async": bool(handler.get("async", False)),
+    }
     if handler.get("statusMessage") is not None:
         norm["statusMessage"] = handler["statusMessage"]
     ident: dict[str, Any] = {"event_name": snake(event), "hooks": [norm]}
@@ -95,8 +99,11 @@ def _toml_value(value: Any) -> str:
 
 def _table(key: str, values: Mapping[str, Any]) -> str:
     lines = [f"[hooks.state.{json.dumps(key)}]"]
-    lines += [f"{name} = {_toml_value(value)}" for name, value in values.items()
-              if isinstance(value, str | bool | int | float)]
+    lines += [
+        f"{name} = {_toml_value(value)}"
+        for name, value in values.items()
+        if isinstance(value, str | bool | int | float)
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -136,11 +143,14 @@ def edit_state(text: str, remove: set[str], put: Mapping[str, Mapping[str, Any]]
         after = tomllib.loads(result)
     except tomllib.TOMLDecodeError as exc:
         raise TomlEditError(f"editing config.toml would make it invalid ({exc})") from None
-    if _without(after, drop) != _without(before, drop) or any(
-            state_entries(result).get(k) != dict(v) for k, v in put.items()) or any(
-            k in state_entries(result) for k in remove - set(put)):
-        raise TomlEditError("config.toml defines hooks.state in a form hookgate does not edit "
-                            "(inline tables or dotted keys)")
+    if (
+        _without(after, drop) != _without(before, drop)
+        or any(state_entries(result).get(k) != dict(v) for k, v in put.items())
+        or any(k in state_entries(result) for k in remove - set(put))
+    ):
+        raise TomlEditError(
+            "config.toml defines hooks.state in a form hookgate does not edit (inline tables or dotted keys)"
+        )
     return result
 
 

@@ -50,8 +50,10 @@ def load_json(path: str, text: str | None) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except ValueError as exc:
-        raise InstallError(f"{path}: not plain JSON ({exc}; comments?), so hookgate will not edit it; "
-                           "add the hooks by hand (see --dry-run on a copy without comments)") from None
+        raise InstallError(
+            f"{path}: not plain JSON ({exc}; comments?), so hookgate will not edit it; "
+            "add the hooks by hand (see --dry-run on a copy without comments)"
+        ) from None
     if not isinstance(doc, dict):
         raise InstallError(f"{path}: expected a JSON object, got {type(doc).__name__}")
     return doc
@@ -128,8 +130,9 @@ def diff(change: FileChange) -> str:
     import difflib
 
     old, new = (change.before or "").splitlines(keepends=True), change.after.splitlines(keepends=True)
-    lines = difflib.unified_diff(old, new, fromfile=change.path if change.before is not None else "/dev/null",
-                                 tofile=change.path)
+    lines = difflib.unified_diff(
+        old, new, fromfile=change.path if change.before is not None else "/dev/null", tofile=change.path
+    )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 

@@ -28,11 +28,17 @@ def target_file(opts: Options) -> str:
 
 
 def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
-    return {"name": "hookgate", "type": "command", "command": command, "timeout": HOOK_TIMEOUT_S * 1000,
-            "description": "hookgate: one hook policy for every agent"}
+    return {
+        "name": "hookgate",
+        "type": "command",
+        "command": command,
+        "timeout": HOOK_TIMEOUT_S * 1000,
+        "description": "hookgate: one hook policy for every agent",
+    }
 
 
-def edit(opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any],
-         wanted: dict[str, dict[str, Any]]) -> None:
+def edit(
+    opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
+) -> None:
     """Make hookgate's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``."""
     edit_grouped(hooks_of(path, doc), wanted)

@@ -129,7 +129,7 @@ class _Editor:
 
     def emit(self, node: _Node, new: Any, depth: int) -> str:
         if _same(node.value, new):
-            return self.text[node.start:node.end]
+            return self.text[node.start : node.end]
         if isinstance(node.value, dict) and isinstance(new, dict):
             return self.emit_object(node, new, depth)
         if isinstance(node.value, list) and isinstance(new, list):
@@ -150,15 +150,15 @@ class _Editor:
             inner = [f"{json.dumps(k, ensure_ascii=False)}: {dumps_like(new[k], self.unit, depth + 1)}" for k in added]
             return "{" + self._pad(depth + 1) + ("," + self._pad(depth + 1)).join(inner) + self._pad(depth) + "}"
         members = node.members
-        opening = self.text[node.start:members[0][1]]
-        closing = self.text[members[-1][2].end:node.end]
-        separators = [self.text[members[i][2].end:members[i + 1][1]] for i in range(len(members) - 1)]
+        opening = self.text[node.start : members[0][1]]
+        closing = self.text[members[-1][2].end : node.end]
+        separators = [self.text[members[i][2].end : members[i + 1][1]] for i in range(len(members) - 1)]
         default = separators[-1] if separators else "," + self._pad(depth + 1)
         out = opening
         for n, (index, (key, key_start, child)) in enumerate(kept):
             if n:
                 out += separators[index - 1]
-            out += self.text[key_start:child.start] + self.emit(child, new[key], depth + 1)
+            out += self.text[key_start : child.start] + self.emit(child, new[key], depth + 1)
         for n, key in enumerate(added):
             if n or kept:
                 out += default
@@ -174,9 +174,9 @@ class _Editor:
         grows = len(new) > len(old) and all(_same(o.value, n) for o, n in zip(old, new, strict=False))
         if not old or not new or not (len(new) == len(old) or grows):
             return dumps_like(new, self.unit, depth)
-        opening = self.text[node.start:old[0].start]
-        closing = self.text[old[-1].end:node.end]
-        separators = [self.text[old[i].end:old[i + 1].start] for i in range(len(old) - 1)]
+        opening = self.text[node.start : old[0].start]
+        closing = self.text[old[-1].end : node.end]
+        separators = [self.text[old[i].end : old[i + 1].start] for i in range(len(old) - 1)]
         default = separators[-1] if separators else "," + self._pad(depth + 1)
         out = opening
         for i, n in enumerate(new):
@@ -185,16 +185,15 @@ class _Editor:
             out += self.emit(old[i], n, depth + 1) if i < len(old) else dumps_like(n, self.unit, depth + 1)
         return out + closing
 
-
     def emit_removed(self, node: _Node, kept: list[int]) -> str:
         old = node.items
-        separators = [self.text[old[i].end:old[i + 1].start] for i in range(len(old) - 1)]
-        out = self.text[node.start:old[0].start]
+        separators = [self.text[old[i].end : old[i + 1].start] for i in range(len(old) - 1)]
+        out = self.text[node.start : old[0].start]
         for n, index in enumerate(kept):
             if n:
                 out += separators[index - 1]
-            out += self.text[old[index].start:old[index].end]
-        return out + self.text[old[-1].end:node.end]
+            out += self.text[old[index].start : old[index].end]
+        return out + self.text[old[-1].end : node.end]
 
 
 def _subsequence(old: list[_Node], new: list[Any]) -> list[int] | None:
@@ -222,7 +221,7 @@ def edit_text(text: str, new: Any, unit: str | None = None) -> str | None:
     if parser.ws(root.end) != len(text):
         return None
     editor = _Editor(text, unit if unit is not None else detect_indent(text))
-    out = text[:root.start] + editor.emit(root, new, 0) + text[root.end:]
+    out = text[: root.start] + editor.emit(root, new, 0) + text[root.end :]
     try:
         if json.loads(out) != new:
             return None

@@ -46,12 +46,19 @@ def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
     return {"command": command, "timeout_ms": HOOK_TIMEOUT_S * 1000}
 
 
-def edit(opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any],
-         wanted: dict[str, dict[str, Any]]) -> None:
+def edit(
+    opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
+) -> None:
     """Make hookgate's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``."""
     if before is None:  # a new agent file
-        doc.update({"name": os.path.basename(path)[:-5], "tools": ["*"],
-                    "description": "Kiro's tools, every hook event through hookgate"})
-        result.notes.append(f"created the Kiro agent {doc['name']!r} ({path}); use this agent in Kiro "
-                            "for the hooks to run")
+        doc.update(
+            {
+                "name": os.path.basename(path)[:-5],
+                "tools": ["*"],
+                "description": "Kiro's tools, every hook event through hookgate",
+            }
+        )
+        result.notes.append(
+            f"created the Kiro agent {doc['name']!r} ({path}); use this agent in Kiro for the hooks to run"
+        )
     edit_flat(hooks_of(path, doc), wanted)

@@ -38,8 +38,10 @@ def check_agent_name(name: str) -> str:
     import re
 
     if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}", name) or ".." in name:
-        raise InstallError(f"--agent {name[:100]!r}: expected a plain agent name (letters, digits, '-', '_', "
-                           "'.'; no '/' or '..'), e.g. --agent hookgate")
+        raise InstallError(
+            f"--agent {name[:100]!r}: expected a plain agent name (letters, digits, '-', '_', "
+            "'.'; no '/' or '..'), e.g. --agent hookgate"
+        )
     return name
 
 
@@ -66,8 +68,9 @@ def hookgate_argv(explicit: str | None = None) -> list[str]:
     return [os.path.abspath(sys.executable), "-m", "gateway"]
 
 
-def hook_command(host: str, *, executable: list[str], config: str | list[str] | None = None,
-                 server: str | None = None) -> str:
+def hook_command(
+    host: str, *, executable: list[str], config: str | list[str] | None = None, server: str | None = None
+) -> str:
     """The command line each hook runs (shell-quoted); ``config``: one path or several (all pinned)."""
     import shlex
 

@@ -70,8 +70,9 @@ def plan(opts: Options) -> Plan:
     before = read(path)
     doc = load_json(path, before)
     command = hook_command(opts.host, executable=opts.executable, config=opts.config, server=opts.server)
-    wanted = {event: host.handler_entry(opts, event, command) for event in opts.events} \
-        if opts.action == "install" else {}
+    wanted = (
+        {event: host.handler_entry(opts, event, command) for event in opts.events} if opts.action == "install" else {}
+    )
     if before is None and not wanted:
         return result
     host.edit(opts, result, path, before, doc, wanted)
@@ -86,8 +87,10 @@ def plan(opts: Options) -> Plan:
         if edited is not None:
             after = edited
         else:
-            result.notes.append(f"{path} is rewritten as JSON with a uniform indentation: its content, other hooks "
-                                "and their order are kept, only whitespace and line breaks change (see the backup)")
+            result.notes.append(
+                f"{path} is rewritten as JSON with a uniform indentation: its content, other hooks "
+                "and their order are kept, only whitespace and line breaks change (see the backup)"
+            )
     result.changes.insert(0, FileChange(path, before, after))
     return result
 
@@ -109,8 +112,9 @@ def _check_configs(paths: list[str]) -> list[str]:
     try:
         load_config(find_config_paths(pinned), use_cache=False)
     except ConfigError as exc:
-        raise InstallError(f"--config {' '.join(paths)} is invalid, so every hook would fail: "
-                           f"{exc.issues[0]}") from None
+        raise InstallError(
+            f"--config {' '.join(paths)} is invalid, so every hook would fail: {exc.issues[0]}"
+        ) from None
     return pinned
 
 
@@ -135,17 +139,24 @@ def _refuse_loops(configs: list[str], target: str, host: str, *, entries: bool =
                 f"--config {path} is the file being installed into: the hooks would read their own "
                 "`hookgate run` entries as the policy and start hookgate again on every event (denied as "
                 "'nested too deep'). Keep the policy in a file of its own, e.g. move your hooks to "
-                f"hookgate.yaml and run `hookgate install {host} ... --config hookgate.yaml`; nothing was written")
+                f"hookgate.yaml and run `hookgate install {host} ... --config hookgate.yaml`; nothing was written"
+            )
         if not entries:
             continue
-        ours = [spec.where for groups in load_config([path], use_cache=False).hooks.values() for g in groups
-                for spec in g.handlers if spec.type == "command" and is_hookgate_command(_command_line(spec))]
+        ours = [
+            spec.where
+            for groups in load_config([path], use_cache=False).hooks.values()
+            for g in groups
+            for spec in g.handlers
+            if spec.type == "command" and is_hookgate_command(_command_line(spec))
+        ]
         if ours:
             raise InstallError(
                 f"--config {path} holds hookgate's own `hookgate run` hooks ({ours[0]}"
                 f"{f' and {len(ours) - 1} more' if len(ours) > 1 else ''}): as the policy, each event would start "
                 "hookgate again, in a loop. Point --config at your own policy file, or remove those entries "
-                "from it first (`hookgate uninstall` on the host it came from); nothing was written")
+                "from it first (`hookgate uninstall` on the host it came from); nothing was written"
+            )
 
 
 def _command_line(spec: Any) -> str:
@@ -166,14 +177,22 @@ def run_install(args: argparse.Namespace) -> int:
             check_agent_name(args.agent)
         opts = Options(host=args.host, action=args.action, project=project, executable=[], agent=args.agent)
         if args.action == "install":
-            if args.server is not None and (not args.server.startswith(("http://", "https://"))
-                                            or any(c.isspace() or not c.isprintable() for c in args.server)):
-                raise InstallError(f"--server {args.server[:200]!r}: expected an http:// or https:// URL "
-                                   "(no spaces or control characters)")
+            if args.server is not None and (
+                not args.server.startswith(("http://", "https://"))
+                or any(c.isspace() or not c.isprintable() for c in args.server)
+            ):
+                raise InstallError(
+                    f"--server {args.server[:200]!r}: expected an http:// or https:// URL "
+                    "(no spaces or control characters)"
+                )
             opts.executable = hookgate_argv(args.hookgate)
             if args.config:  # before validating: the host's own file is not a policy, whatever it holds
-                _refuse_loops([os.path.abspath(os.path.expanduser(c)) for c in args.config], target_file(opts),
-                              args.host, entries=False)
+                _refuse_loops(
+                    [os.path.abspath(os.path.expanduser(c)) for c in args.config],
+                    target_file(opts),
+                    args.host,
+                    entries=False,
+                )
             opts.config = _check_configs(args.config) if args.config else None
             opts.server = args.server
             opts.events = select_events(args.host, args.events)

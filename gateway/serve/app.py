@@ -47,9 +47,16 @@ class HookServer(Routes):
     (0: only SIGHUP reloads). Raises ConfigError when the initial config is invalid.
     """
 
-    def __init__(self, paths: list[str], *, token: str | None = None, host: str = DEFAULT_HOST,
-                 allow_hosts: list[str] | tuple[str, ...] = (), max_body: int | None = None,
-                 reload_interval: float = 1.0) -> None:
+    def __init__(
+        self,
+        paths: list[str],
+        *,
+        token: str | None = None,
+        host: str = DEFAULT_HOST,
+        allow_hosts: list[str] | tuple[str, ...] = (),
+        max_body: int | None = None,
+        reload_interval: float = 1.0,
+    ) -> None:
         self.paths = list(paths)
         self.token = token or None
         self.host = host
@@ -144,12 +151,17 @@ def create_app(server: HookServer) -> Any:
     from starlette.exceptions import HTTPException
     from starlette.routing import Route
 
-    endpoints = [("/hooks", server.hooks_claude, "POST"), ("/hooks/{dialect}", server.hooks_dialect, "POST"),
-                 ("/healthz", server.healthz, "GET"), ("/metrics", server.metrics_endpoint, "GET")]
+    endpoints = [
+        ("/hooks", server.hooks_claude, "POST"),
+        ("/hooks/{dialect}", server.hooks_dialect, "POST"),
+        ("/healthz", server.healthz, "GET"),
+        ("/metrics", server.metrics_endpoint, "GET"),
+    ]
     # Each path answers with and without a trailing slash (no 307 redirect: a hook client would not follow
     # it, and a redirected POST has no body); any other path or method gets a JSON error.
-    routes = [Route(path + slash, endpoint, methods=[method])
-              for path, endpoint, method in endpoints for slash in ("", "/")]
+    routes = [
+        Route(path + slash, endpoint, methods=[method]) for path, endpoint, method in endpoints for slash in ("", "/")
+    ]
     routes += server.approvals.routes() + server.approvals.ui_routes()
     from gateway.serve.ui import ui_routes
 
@@ -160,19 +172,26 @@ def create_app(server: HookServer) -> Any:
         if status == 405:
             message = f"method {request.method} not allowed on {request.url.path[:200]}"
         else:
-            message = (f"no route {request.method} {request.url.path[:200]} (hookgate serve answers POST /hooks, "
-                       "POST /hooks/{dialect}, GET /healthz, GET /metrics, GET /ui)")
+            message = (
+                f"no route {request.method} {request.url.path[:200]} (hookgate serve answers POST /hooks, "
+                "POST /hooks/{dialect}, GET /healthz, GET /metrics, GET /ui)"
+            )
         headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else None
         return _json(status, {"error": message}, headers)
 
-    app: Starlette = Starlette(routes=routes, lifespan=server.lifespan,
-                               exception_handlers={404: http_error, 405: http_error})
+    app: Starlette = Starlette(
+        routes=routes, lifespan=server.lifespan, exception_handlers={404: http_error, 405: http_error}
+    )
     app.router.redirect_slashes = False
     from gateway.serve.approvals import SELF_AUTHENTICATED
 
-    return RequestGuard(app, token=server.token, allowed_hosts=server.allowed_hosts(),
-                        on_reject=lambda reason: server.metrics.rejected.labels(reason).inc(),
-                        self_authenticated=SELF_AUTHENTICATED)
+    return RequestGuard(
+        app,
+        token=server.token,
+        allowed_hosts=server.allowed_hosts(),
+        on_reject=lambda reason: server.metrics.rejected.labels(reason).inc(),
+        self_authenticated=SELF_AUTHENTICATED,
+    )
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -197,8 +216,16 @@ def _configure_logging(level: str) -> None:
     logger.propagate = False
 
 
-def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, max_body: int | None = None,
-          reload_interval: float = 1.0, log_level: str = "info", allow_hosts: list[str] | None = None) -> int:
+def serve(
+    paths: list[str],
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    max_body: int | None = None,
+    reload_interval: float = 1.0,
+    log_level: str = "info",
+    allow_hosts: list[str] | None = None,
+) -> int:
     """Run ``hookgate serve`` until SIGTERM/SIGINT. Returns the exit code. Raises ConfigError, OSError,
     StoreError (the shared store's schema is older than this hookgate: ``hookgate store migrate``).
 
@@ -212,25 +239,32 @@ def serve(paths: list[str], *, host: str = DEFAULT_HOST, port: int = DEFAULT_POR
 
     _configure_logging(log_level)
     token = os.environ.get("HOOKGATE_TOKEN") or None
-    server = HookServer(paths, token=token, host=host, allow_hosts=allow_hosts or (), max_body=max_body,
-                        reload_interval=reload_interval)
+    server = HookServer(
+        paths, token=token, host=host, allow_hosts=allow_hosts or (), max_body=max_body, reload_interval=reload_interval
+    )
     from gateway.store import check_at_start
 
     store_warning = check_at_start(server.config)  # StoreError (schema too old): serve does not start
     if store_warning:
         log.warning("%s", store_warning)
     if token is None and not is_loopback_host(host):
-        log.warning("listening on %s without HOOKGATE_TOKEN: anyone who can reach this port can submit events "
-                    "and run your handlers", host)
+        log.warning(
+            "listening on %s without HOOKGATE_TOKEN: anyone who can reach this port can submit events "
+            "and run your handlers",
+            host,
+        )
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     config = server.config
-    sys.stderr.write(f"hookgate: serving {config.handler_count()} handler(s) from {', '.join(config.sources)} "
-                     f"on http://{shown}:{bound}\n")
+    sys.stderr.write(
+        f"hookgate: serving {config.handler_count()} handler(s) from {', '.join(config.sources)} "
+        f"on http://{shown}:{bound}\n"
+    )
     sys.stderr.flush()
-    uv_config = uvicorn.Config(create_app(server), log_level=log_level, access_log=False, lifespan="on",
-                               loop="asyncio", server_header=False)
+    uv_config = uvicorn.Config(
+        create_app(server), log_level=log_level, access_log=False, lifespan="on", loop="asyncio", server_header=False
+    )
     # uvicorn re-raises the signal that stopped it once it has shut down gracefully; a no-op handler
     # turns that into a clean exit 0 instead of death by SIGTERM.
     for sig in (signal.SIGTERM, signal.SIGINT):

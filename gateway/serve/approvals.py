@@ -86,10 +86,17 @@ class ApprovalRoutes:
     def routes(self) -> list[Any]:
         from starlette.routing import Route
 
-        endpoints = [("/approvals", self.listing, "GET"), ("/approvals/slack", self.slack, "POST"),
-                     ("/approvals/feishu", self.feishu, "POST"), ("/approvals/{approval_id}", self.answer, "POST")]
-        return [Route(path + slash, endpoint, methods=[method])
-                for path, endpoint, method in endpoints for slash in ("", "/")]
+        endpoints = [
+            ("/approvals", self.listing, "GET"),
+            ("/approvals/slack", self.slack, "POST"),
+            ("/approvals/feishu", self.feishu, "POST"),
+            ("/approvals/{approval_id}", self.answer, "POST"),
+        ]
+        return [
+            Route(path + slash, endpoint, methods=[method])
+            for path, endpoint, method in endpoints
+            for slash in ("", "/")
+        ]
 
     async def _body(self, request: Request) -> bytes | Response:
         body = b""
@@ -128,6 +135,7 @@ class ApprovalRoutes:
         decided: list[Outcome] = []
         last: CallbackRejected | None = None
         for name in names:
+
             def decide(answer: Answer, name: str = name) -> Outcome:
                 outcome = _decide_for(desk, answer, name)
                 decided.append(outcome)
@@ -143,8 +151,11 @@ class ApprovalRoutes:
                 return _error(503, str(exc))
             outcome = decided[0] if decided else None
             task = None
-            if outcome is not None and outcome.record is not None and \
-                    (outcome.refused is None or outcome.record.status != "pending"):
+            if (
+                outcome is not None
+                and outcome.record is not None
+                and (outcome.refused is None or outcome.record.status != "pending")
+            ):
                 task = BackgroundTask(desk.show, outcome.record, outcome.refused)
             return _reply(status, content_type, reply, task)
         assert last is not None
@@ -184,13 +195,22 @@ class ApprovalRoutes:
                 answer = parse_answer(data, approval_id, "webhook")
                 identities = answer.identities
             else:
-                raise CallbackRejected("an answer needs a Standard Webhooks signature or the serve token "
-                                       "(Authorization: Bearer $HOOKGATE_TOKEN)")
+                raise CallbackRejected(
+                    "an answer needs a Standard Webhooks signature or the serve token "
+                    "(Authorization: Bearer $HOOKGATE_TOKEN)"
+                )
         except CallbackRejected as exc:
             log.warning("approval answer for %s refused: %s", approval_id, exc)
             return _error(exc.status, str(exc))
-        outcome = await asyncio.to_thread(desk.decide, answer.approval_id, answer.approve, answer.by,
-                                          answer.reason, identities=identities, update_channel=False)
+        outcome = await asyncio.to_thread(
+            desk.decide,
+            answer.approval_id,
+            answer.approve,
+            answer.by,
+            answer.reason,
+            identities=identities,
+            update_channel=False,
+        )
         return self._answered(desk, outcome)
 
     @staticmethod
@@ -213,8 +233,9 @@ class ApprovalRoutes:
         desk = self.desk()
         await asyncio.to_thread(desk.sweep)
         records = await asyncio.to_thread(desk.store.approval_list, [status] if status else None, 200)
-        return _reply(200, "application/json", json.dumps({"approvals": [r.to_dict() for r in records]},
-                                                          default=str).encode())
+        return _reply(
+            200, "application/json", json.dumps({"approvals": [r.to_dict() for r in records]}, default=str).encode()
+        )
 
     # ------------------------------------------------------------------ the console's panel (/ui)
 
@@ -222,8 +243,10 @@ class ApprovalRoutes:
         """The console panel's data routes (behind the guard's /ui rules: the session cookie or the token)."""
         from starlette.routing import Route
 
-        return [Route("/ui/api/approvals", self.ui_pending, methods=["GET"]),
-                Route("/ui/api/approvals/{approval_id}", self.ui_answer, methods=["POST"])]
+        return [
+            Route("/ui/api/approvals", self.ui_pending, methods=["GET"]),
+            Route("/ui/api/approvals/{approval_id}", self.ui_answer, methods=["POST"]),
+        ]
 
     async def ui_pending(self, request: Request) -> Response:
         """``GET /ui/api/approvals``: ``{"approvals": [{id, tool_name, message, input, session_id, channel,
@@ -235,9 +258,19 @@ class ApprovalRoutes:
         desk = self.desk()
         await asyncio.to_thread(desk.sweep)
         records = await asyncio.to_thread(desk.store.approval_list, ["pending"], 200)
-        rows = [{"id": r.id, "tool_name": r.tool_name, "message": r.message, "input": input_text(r.tool_input),
-                 "session_id": r.session_id, "channel": r.channel, "created_at": r.created_at,
-                 "expires_at": r.expires_at} for r in reversed(records)]
+        rows = [
+            {
+                "id": r.id,
+                "tool_name": r.tool_name,
+                "message": r.message,
+                "input": input_text(r.tool_input),
+                "session_id": r.session_id,
+                "channel": r.channel,
+                "created_at": r.created_at,
+                "expires_at": r.expires_at,
+            }
+            for r in reversed(records)
+        ]
         return JSONResponse({"approvals": rows}, headers=api_headers())
 
     async def ui_answer(self, request: Request) -> Response:
@@ -256,8 +289,9 @@ class ApprovalRoutes:
         except CallbackRejected as exc:
             return _error(exc.status, str(exc))
         desk = self.desk()
-        outcome = await asyncio.to_thread(desk.decide, approval_id, answer.approve, answer.by, answer.reason,
-                                          update_channel=False)
+        outcome = await asyncio.to_thread(
+            desk.decide, approval_id, answer.approve, answer.by, answer.reason, update_channel=False
+        )
         return self._answered(desk, outcome)
 
     # ------------------------------------------------------------------ sweeper
@@ -275,8 +309,9 @@ class ApprovalRoutes:
 
 def uses_approvals(config: Any) -> bool:
     """True when ``config`` has an approval handler or a channel (otherwise the sweeper has nothing to do)."""
-    return bool(config.channels) or any(spec.type == "approval" for groups in config.hooks.values()
-                                        for group in groups for spec in group.handlers)
+    return bool(config.channels) or any(
+        spec.type == "approval" for groups in config.hooks.values() for group in groups for spec in group.handlers
+    )
 
 
 def _decide_for(desk: Desk, answer: Answer, channel_name: str) -> Outcome:

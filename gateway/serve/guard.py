@@ -77,8 +77,15 @@ class RequestGuard:
     on_reject: called with the reason label (``bad_host``, ``cross_origin``, ``unauthorized``).
     """
 
-    def __init__(self, app: Any, *, token: str | None, allowed_hosts: frozenset[str] | None,
-                 on_reject: Callable[[str], None] | None = None, self_authenticated: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        app: Any,
+        *,
+        token: str | None,
+        allowed_hosts: frozenset[str] | None,
+        on_reject: Callable[[str], None] | None = None,
+        self_authenticated: tuple[str, ...] = (),
+    ) -> None:
         self.app = app
         self._self_authenticated = self_authenticated  # path prefixes whose routes check credentials themselves
         self._expected = f"Bearer {token}".encode() if token else None
@@ -96,16 +103,24 @@ class RequestGuard:
                 if self._on_reject is not None:
                     self._on_reject(reason)
                 body = dumps({"error": message}).encode()
-                await send({"type": "http.response.start", "status": status,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"content-length", str(len(body)).encode()), *extra]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": status,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            *extra,
+                        ],
+                    }
+                )
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
 
-    def _problem(self, headers: list[tuple[bytes, bytes]], path: str = "", method: str = "GET", *,
-                 check_token: bool = True
-                 ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
+    def _problem(
+        self, headers: list[tuple[bytes, bytes]], path: str = "", method: str = "GET", *, check_token: bool = True
+    ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         host = origin = None
         authorization = cookies = b""
         for key, value in headers:
@@ -121,11 +136,21 @@ class RequestGuard:
         if self._allowed_hosts is not None and host is not None:
             name = host_name(host.decode("latin-1"))
             if not (is_loopback_name(name) or name in self._allowed_hosts):
-                return (421, "bad_host", f"Host {name[:100]!r} is not this server's name (DNS rebinding guard): "
-                        "address it as 127.0.0.1, localhost or [::1], or allow the name with --allow-host", [])
+                return (
+                    421,
+                    "bad_host",
+                    f"Host {name[:100]!r} is not this server's name (DNS rebinding guard): "
+                    "address it as 127.0.0.1, localhost or [::1], or allow the name with --allow-host",
+                    [],
+                )
         if origin is not None and not (ui and host is not None and origin.lower() == b"http://" + host.lower()):
-            return (403, "cross_origin", f"cross-origin request refused (Origin: {origin.decode('latin-1')[:100]}): "
-                    "hook clients send no Origin header", [])
+            return (
+                403,
+                "cross_origin",
+                f"cross-origin request refused (Origin: {origin.decode('latin-1')[:100]}): "
+                "hook clients send no Origin header",
+                [],
+            )
         if check_token and self._expected is not None and not hmac.compare_digest(authorization, self._expected):
             if ui:
                 session = _cookie(cookies, UI_COOKIE)
@@ -134,7 +159,10 @@ class RequestGuard:
                     return None
                 if method == "GET" and path in ("/ui", "/ui/"):
                     return (303, "unauthorized", "sign in first: /ui/login", [(b"location", b"/ui/login")])
-            return (401, "unauthorized", "missing or wrong bearer token (see HOOKGATE_TOKEN)",
-                    [(b"www-authenticate", b"Bearer")])
+            return (
+                401,
+                "unauthorized",
+                "missing or wrong bearer token (see HOOKGATE_TOKEN)",
+                [(b"www-authenticate", b"Bearer")],
+            )
         return None
-

@@ -29,18 +29,31 @@ class Metrics:
         disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series: they double the exposition for no use here
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.events = Counter("hookgate_events", "Events answered, by event name and merged decision.",
-                              ["event", "decision"], registry=r)
-        self.event_seconds = Histogram("hookgate_event_duration_seconds", "Time to answer one event.", ["event"],
-                                       buckets=LATENCY_BUCKETS, registry=r)
-        self.handler_seconds = Histogram("hookgate_handler_duration_seconds", "Run time of one handler.",
-                                         ["handler", "type"], buckets=LATENCY_BUCKETS, registry=r)
-        self.handler_errors = Counter("hookgate_handler_errors", "Handler failures (error or timeout).",
-                                      ["handler", "type", "status"], registry=r)
+        self.events = Counter(
+            "hookgate_events", "Events answered, by event name and merged decision.", ["event", "decision"], registry=r
+        )
+        self.event_seconds = Histogram(
+            "hookgate_event_duration_seconds",
+            "Time to answer one event.",
+            ["event"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.handler_seconds = Histogram(
+            "hookgate_handler_duration_seconds",
+            "Run time of one handler.",
+            ["handler", "type"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.handler_errors = Counter(
+            "hookgate_handler_errors", "Handler failures (error or timeout).", ["handler", "type", "status"], registry=r
+        )
         self.inflight = Gauge("hookgate_inflight_events", "Events being dispatched now.", registry=r)
         self.reloads = Counter("hookgate_config_reloads", "Config reloads, by result.", ["result"], registry=r)
-        self.rejected = Counter("hookgate_requests_rejected", "Requests refused before dispatch, by reason.",
-                                ["reason"], registry=r)
+        self.rejected = Counter(
+            "hookgate_requests_rejected", "Requests refused before dispatch, by reason.", ["reason"], registry=r
+        )
 
     def observe(self, decision: Decision, seconds: float) -> None:
         self.events.labels(decision.event, decision_label(decision)).inc()
@@ -55,4 +68,3 @@ class Metrics:
         from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
-

@@ -107,22 +107,30 @@ class Generations:
                 config = await asyncio.to_thread(load_config, self.paths, use_cache=False)
             except ConfigError as exc:
                 more = f" (and {len(exc.issues) - 1} more)" if len(exc.issues) > 1 else ""
-                log.error("config reload (%s) rejected: %s%s; still serving the previous config", why,
-                          exc.issues[0], more)
+                log.error(
+                    "config reload (%s) rejected: %s%s; still serving the previous config", why, exc.issues[0], more
+                )
                 self.stamp = stamp
                 self.metrics.reloads.labels("rejected").inc()
                 return False
             except Exception as exc:  # never let a reload take the server down
-                log.error("config reload (%s) failed: %s: %s; still serving the previous config", why,
-                          type(exc).__name__, one_line(exc))
+                log.error(
+                    "config reload (%s) failed: %s: %s; still serving the previous config",
+                    why,
+                    type(exc).__name__,
+                    one_line(exc),
+                )
                 self.stamp = stamp
                 self.metrics.reloads.labels("rejected").inc()
                 return False
             old = self.current
             new = Gateway(config, mode="serve")
             old_config = old.gateway.config
-            keep_resources = (config.mcp_servers, config.llm, config.settings) == \
-                (old_config.mcp_servers, old_config.llm, old_config.settings)
+            keep_resources = (config.mcp_servers, config.llm, config.settings) == (
+                old_config.mcp_servers,
+                old_config.llm,
+                old_config.settings,
+            )
             if keep_resources:
                 new.context = old.gateway.context
                 new.context.config = config
@@ -134,8 +142,9 @@ class Generations:
                 old.retired = True
                 if old.inflight == 0:
                     self._close(old)
-            log.info("config reloaded (%s): %d handler(s) from %s", why, config.handler_count(),
-                     ", ".join(config.sources))
+            log.info(
+                "config reloaded (%s): %d handler(s) from %s", why, config.handler_count(), ", ".join(config.sources)
+            )
             for warning in config.warnings:
                 log.warning("config: %s", warning)
             return True

@@ -38,12 +38,10 @@ JSON_TYPES = ("application/json",)
 log = logging.getLogger("hookgate.server")
 
 
-
 def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
     from starlette.responses import Response
 
-    return Response(dumps(body).encode(), status_code=status,
-                    media_type="application/json", headers=headers)
+    return Response(dumps(body).encode(), status_code=status, media_type="application/json", headers=headers)
 
 
 class Routes:
@@ -57,6 +55,7 @@ class Routes:
     dispatch: Callable[[HookEvent], Awaitable[Decision]]
 
     if TYPE_CHECKING:
+
         @property
         def config(self) -> RuntimeConfig: ...
 
@@ -74,8 +73,10 @@ class Routes:
         if self.token is None:  # RequestGuard has already refused a missing or wrong token
             if not self._warned_project_dir:
                 self._warned_project_dir = True
-                log.warning("ignoring X-Hookgate-Project-Dir (the caller's project folder): it is accepted only "
-                            "with HOOKGATE_TOKEN set; command handlers use this server's CLAUDE_PROJECT_DIR")
+                log.warning(
+                    "ignoring X-Hookgate-Project-Dir (the caller's project folder): it is accepted only "
+                    "with HOOKGATE_TOKEN set; command handlers use this server's CLAUDE_PROJECT_DIR"
+                )
             return None
         from urllib.parse import unquote
 
@@ -85,8 +86,9 @@ class Routes:
             return _json(400, {"error": "X-Hookgate-Project-Dir must be the absolute path of an existing directory"})
         return path
 
-    async def _read_event(self, request: Request,
-                          dialect: str) -> HookEvent | PassedThrough | tuple[HookEvent, Decision] | Response:
+    async def _read_event(
+        self, request: Request, dialect: str
+    ) -> HookEvent | PassedThrough | tuple[HookEvent, Decision] | Response:
         media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
         if media_type not in JSON_TYPES and not media_type.startswith(VENDOR_TYPE_PREFIX):
             self.metrics.rejected.labels("unsupported_media_type").inc()
@@ -127,8 +129,7 @@ class Routes:
             return PassedThrough(name, dialect, over.message, (1, "", f"hookgate: {over.message}\n"))
         return HookEvent({"hook_event_name": decision.event}, dialect=dialect), decision
 
-    async def _decide(self, request: Request,
-                      dialect: str) -> tuple[HookEvent, Decision] | PassedThrough | Response:
+    async def _decide(self, request: Request, dialect: str) -> tuple[HookEvent, Decision] | PassedThrough | Response:
         project_dir = self._project_dir(request)
         if not (project_dir is None or isinstance(project_dir, str)):
             return project_dir  # an error response
@@ -167,34 +168,58 @@ class Routes:
         dialect = request.path_params["dialect"]
         if dialect != "auto" and dialect not in DIALECTS:
             self.metrics.rejected.labels("unknown_dialect").inc()
-            return _json(404, {"error": f"unknown dialect {dialect!r} (expected one of: "
-                                        f"{', '.join(DIALECTS)}, auto)"})
+            return _json(404, {"error": f"unknown dialect {dialect!r} (expected one of: {', '.join(DIALECTS)}, auto)"})
         outcome = await self._decide(request, dialect)
         if isinstance(outcome, PassedThrough):
             code, out, err = outcome.answer
-            envelope: dict[str, Any] = {"event": outcome.name, "dialect": outcome.dialect, "exit_code": code,
-                                        "stdout": out, "stderr": err, "claude": {}, "decision": None,
-                                        "passed_through": outcome.reason}
+            envelope: dict[str, Any] = {
+                "event": outcome.name,
+                "dialect": outcome.dialect,
+                "exit_code": code,
+                "stdout": out,
+                "stderr": err,
+                "claude": {},
+                "decision": None,
+                "passed_through": outcome.reason,
+            }
         elif isinstance(outcome, tuple):
             event, decision = outcome
             code, out, err = render(decision, event.dialect)
-            envelope = {"event": event.name, "dialect": event.dialect, "exit_code": code, "stdout": out,
-                        "stderr": err, "claude": claude.to_json(decision), "decision": decision.to_dict()}
+            envelope = {
+                "event": event.name,
+                "dialect": event.dialect,
+                "exit_code": code,
+                "stdout": out,
+                "stderr": err,
+                "claude": claude.to_json(decision),
+                "decision": decision.to_dict(),
+            }
         else:
             return outcome
         if RENDERED in request.headers.get("accept", ""):
             from starlette.responses import Response
 
             stdout = out.encode()
-            return Response(stdout + err.encode(), media_type=RENDERED,
-                            headers={EXIT_CODE_HEADER: str(code), STDOUT_LENGTH_HEADER: str(len(stdout))})
+            return Response(
+                stdout + err.encode(),
+                media_type=RENDERED,
+                headers={EXIT_CODE_HEADER: str(code), STDOUT_LENGTH_HEADER: str(len(stdout))},
+            )
         return _json(200, envelope)
 
     async def healthz(self, request: Request) -> Response:
         config = self.config
-        return _json(200, {"status": "ok", "version": VERSION, "config": config.sources,
-                           "handlers": config.handler_count(), "reloads": self.reload_count,
-                           "uptime_s": round(time.time() - self.started, 1)})
+        return _json(
+            200,
+            {
+                "status": "ok",
+                "version": VERSION,
+                "config": config.sources,
+                "handlers": config.handler_count(),
+                "reloads": self.reload_count,
+                "uptime_s": round(time.time() - self.started, 1),
+            },
+        )
 
     async def metrics_endpoint(self, request: Request) -> Response:
         from starlette.responses import Response

@@ -55,11 +55,17 @@ if TYPE_CHECKING:
 
 PANEL_SCRIPTS: list[str] = ["decisions.js", "handlers.js", "approvals.js"]
 """Panel scripts the console page loads, in order (see module docstring)."""
-ASSETS: dict[str, str] = {"console.js": "text/javascript", "console.css": "text/css", "login.js": "text/javascript",
-                          **{name: "text/javascript" for name in PANEL_SCRIPTS}}
+ASSETS: dict[str, str] = {
+    "console.js": "text/javascript",
+    "console.css": "text/css",
+    "login.js": "text/javascript",
+    **{name: "text/javascript" for name in PANEL_SCRIPTS},
+}
 """Files served under ``/ui/assets/`` with their media types; anything else is a 404."""
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
 MAX_LIMIT = 1000
 
 
@@ -72,8 +78,13 @@ def console_dir() -> str:
 
 def html_headers() -> dict[str, str]:
     """Headers of every console response: CSP, no framing, no sniffing, no referrer, no caching."""
-    return {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
-            "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+    return {
+        "Content-Security-Policy": CSP,
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
 
 
 def api_headers() -> dict[str, str]:
@@ -94,12 +105,23 @@ def _error(status: int, message: str) -> Response:
 def summary(row: Any) -> dict[str, Any]:
     """A record as the Decisions list shows it (see module docstring)."""
     record = row.record
-    handlers = [{"id": h.get("id"), "type": h.get("type"), "status": h.get("status"), "verdict": h.get("verdict")}
-                for h in record.get("handlers") or [] if isinstance(h, dict)]
-    return {"id": row.id, "n": row.n, "time": record.get("time"), "event": record.get("event"),
-            "tool_name": record.get("tool_name"), "input": input_text(record.get("tool_input")),
-            "session_id": record.get("session_id"),
-            "decision": record.get("decision"), "reason": record.get("reason"), "handlers": handlers}
+    handlers = [
+        {"id": h.get("id"), "type": h.get("type"), "status": h.get("status"), "verdict": h.get("verdict")}
+        for h in record.get("handlers") or []
+        if isinstance(h, dict)
+    ]
+    return {
+        "id": row.id,
+        "n": row.n,
+        "time": record.get("time"),
+        "event": record.get("event"),
+        "tool_name": record.get("tool_name"),
+        "input": input_text(record.get("tool_input")),
+        "session_id": record.get("session_id"),
+        "decision": record.get("decision"),
+        "reason": record.get("reason"),
+        "handlers": handlers,
+    }
 
 
 def input_text(tool_input: Any, limit: int = 160) -> str:
@@ -118,7 +140,7 @@ def input_text(tool_input: Any, limit: int = 160) -> str:
     if text is None:
         text = json.dumps(tool_input, ensure_ascii=False, separators=(",", ":"))
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class Console:
@@ -178,10 +200,10 @@ class Console:
         try:
             body = await request.json()
         except ValueError:
-            return _error(400, "body must be JSON: {\"token\": \"...\"}")
+            return _error(400, 'body must be JSON: {"token": "..."}')
         given = body.get("token") if isinstance(body, dict) else None
         if not isinstance(given, str):
-            return _error(400, "body must be JSON: {\"token\": \"...\"}")
+            return _error(400, 'body must be JSON: {"token": "..."}')
         if self.token is None:
             return Response(status_code=204, headers=api_headers())
         if not hmac.compare_digest(given.encode(), self.token.encode()):
@@ -209,9 +231,15 @@ class Console:
                 raise ValueError("limit: expected an integer 1-1000") from None
             if not 1 <= limit <= MAX_LIMIT:
                 raise ValueError("limit: expected an integer 1-1000")
-        return AuditFilter(since=since, session=q.get("session") or None, tool=q.get("tool") or None,
-                           decision=decision, handler=q.get("handler") or None, event=q.get("event") or None,
-                           limit=limit)
+        return AuditFilter(
+            since=since,
+            session=q.get("session") or None,
+            tool=q.get("tool") or None,
+            decision=decision,
+            handler=q.get("handler") or None,
+            event=q.get("event") or None,
+            limit=limit,
+        )
 
     async def records(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
@@ -252,10 +280,13 @@ def ui_routes(config: Any, token: str | None) -> list[Any]:
     from starlette.routing import Route
 
     console = Console(config, token)
-    return [Route("/ui", console.page, methods=["GET"]), Route("/ui/", console.page, methods=["GET"]),
-            Route("/ui/login", console.login, methods=["GET"]),
-            Route("/ui/session", console.session, methods=["POST"]),
-            Route("/ui/assets/{name}", console.asset, methods=["GET"]),
-            Route("/ui/api/records", console.records, methods=["GET"]),
-            Route("/ui/api/records/{id}", console.record, methods=["GET"]),
-            Route("/ui/api/stats", console.stats, methods=["GET"])]
+    return [
+        Route("/ui", console.page, methods=["GET"]),
+        Route("/ui/", console.page, methods=["GET"]),
+        Route("/ui/login", console.login, methods=["GET"]),
+        Route("/ui/session", console.session, methods=["POST"]),
+        Route("/ui/assets/{name}", console.asset, methods=["GET"]),
+        Route("/ui/api/records", console.records, methods=["GET"]),
+        Route("/ui/api/records/{id}", console.record, methods=["GET"]),
+        Route("/ui/api/stats", console.stats, methods=["GET"]),
+    ]

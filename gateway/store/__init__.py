@@ -85,8 +85,10 @@ def check_schema(store: PostgresStore, stamp_dir: str | None = None) -> int:
             pass
     version = store.schema_version()
     if version < store.required_version:
-        raise StoreSchemaError(f"store {store.display} has schema version {version}, this hookgate needs "
-                               f"{store.required_version}: run 'hookgate store migrate'")
+        raise StoreSchemaError(
+            f"store {store.display} has schema version {version}, this hookgate needs "
+            f"{store.required_version}: run 'hookgate store migrate'"
+        )
     if stamp is not None:
         try:
             os.makedirs(os.path.dirname(stamp), exist_ok=True)

@@ -76,9 +76,13 @@ def derived(record: dict[str, Any]) -> dict[str, Any]:
     """The filter columns of a record (``AuditEntry`` fields besides id, ts, body)."""
     handlers = record.get("handlers") or []
     ids = [str(h.get("id")) for h in handlers if isinstance(h, dict)]
-    return {"event": str(record.get("event") or ""), "session_id": record.get("session_id"),
-            "tool_name": record.get("tool_name"), "decision": str(record.get("decision") or "none"),
-            "handler_ids": "," + ",".join(i.replace(",", "_") for i in ids) + "," if ids else ""}
+    return {
+        "event": str(record.get("event") or ""),
+        "session_id": record.get("session_id"),
+        "tool_name": record.get("tool_name"),
+        "decision": str(record.get("decision") or "none"),
+        "handler_ids": "," + ",".join(i.replace(",", "_") for i in ids) + "," if ids else "",
+    }
 
 
 @dataclass(slots=True)
@@ -104,8 +108,14 @@ class AuditRow:
         return value
 
     def chain_info(self) -> dict[str, Any]:
-        return {"id": self.id, "n": self.n, "chain": self.chain, "seq": self.seq,
-                "prev_hash": self.prev_hash, "hash": self.hash}
+        return {
+            "id": self.id,
+            "n": self.n,
+            "chain": self.chain,
+            "seq": self.seq,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
 
 
 @dataclass(slots=True)
@@ -139,8 +149,12 @@ def where_clause(flt: AuditFilter, mark: str = "?") -> tuple[str, list[Any]]:
     placeholder (``?`` for sqlite3, ``%s`` for psycopg)."""
     parts: list[str] = []
     params: list[Any] = []
-    for column, value in (("session_id", flt.session), ("tool_name", flt.tool), ("decision", flt.decision),
-                          ("event", flt.event)):
+    for column, value in (
+        ("session_id", flt.session),
+        ("tool_name", flt.tool),
+        ("decision", flt.decision),
+        ("event", flt.event),
+    ):
         if value is not None:
             parts.append(f"{column} = {mark}")
             params.append(value)

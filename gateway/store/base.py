@@ -110,8 +110,9 @@ class Store(ABC):
         """Requests (only those in ``statuses`` when given), newest first, at most ``limit``."""
 
     @abstractmethod
-    def approval_decide(self, approval_id: str, status: str, by: str, reason: str | None,
-                        at: float) -> ApprovalRecord | None:
+    def approval_decide(
+        self, approval_id: str, status: str, by: str, reason: str | None, at: float
+    ) -> ApprovalRecord | None:
         """Move a *pending* request to ``status`` (approved | rejected | expired | cancelled), recording
         ``by``, ``reason`` and ``at``, atomically: the updated request, or None when it was not pending
         (of two racing answers exactly one gets the record)."""

@@ -18,8 +18,10 @@ from gateway.store.pg_conn import Op, Q
 if TYPE_CHECKING:
     from gateway.approvals.record import ApprovalRecord
 
-_COLUMNS = ("id, key, fingerprint, status, created_at, expires_at, session_id, tool_use_id, tool_name, channel, "
-            "decided_at, decided_by, reason, consumed_at, payload, ref")
+_COLUMNS = (
+    "id, key, fingerprint, status, created_at, expires_at, session_id, tool_use_id, tool_name, channel, "
+    "decided_at, decided_by, reason, consumed_at, payload, ref"
+)
 _SELECT = f"SELECT {_COLUMNS} FROM approvals"
 _OPEN = "consumed_at IS NULL AND status IN ('pending', 'approved', 'rejected')"
 
@@ -39,8 +41,10 @@ def create(record: ApprovalRecord) -> Op[ApprovalRecord]:
     from gateway.approvals.record import COLUMNS
 
     row = record.to_row()
-    yield Q(f"INSERT INTO approvals ({_COLUMNS}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) ON CONFLICT DO NOTHING",
-            tuple(row[c] for c in COLUMNS))
+    yield Q(
+        f"INSERT INTO approvals ({_COLUMNS}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) ON CONFLICT DO NOTHING",
+        tuple(row[c] for c in COLUMNS),
+    )
     rows = yield Q(f"{_SELECT} WHERE key = %s AND {_OPEN}", (record.key,))
     return _one(rows) or record
 
@@ -51,9 +55,11 @@ def get(approval_id: str) -> Op[ApprovalRecord | None]:
 
 
 def find(key: str, fingerprint: str) -> Op[ApprovalRecord | None]:
-    rows = yield Q(f"({_SELECT} WHERE key = %s AND {_OPEN} LIMIT 1) UNION ALL "
-                   f"({_SELECT} WHERE fingerprint = %s AND {_OPEN} ORDER BY created_at DESC LIMIT 1)",
-                   (key, fingerprint))
+    rows = yield Q(
+        f"({_SELECT} WHERE key = %s AND {_OPEN} LIMIT 1) UNION ALL "
+        f"({_SELECT} WHERE fingerprint = %s AND {_OPEN} ORDER BY created_at DESC LIMIT 1)",
+        (key, fingerprint),
+    )
     return _one(rows)
 
 
@@ -66,21 +72,30 @@ def listing(statuses: list[str] | None, limit: int) -> Op[list[ApprovalRecord]]:
 
 
 def decide(approval_id: str, status: str, by: str, reason: str | None, at: float) -> Op[ApprovalRecord | None]:
-    rows = yield Q(f"UPDATE approvals SET status = %s, decided_by = %s, reason = %s, decided_at = %s "
-                   f"WHERE id = %s AND status = 'pending' RETURNING {_COLUMNS}", (status, by, reason, at, approval_id))
+    rows = yield Q(
+        f"UPDATE approvals SET status = %s, decided_by = %s, reason = %s, decided_at = %s "
+        f"WHERE id = %s AND status = 'pending' RETURNING {_COLUMNS}",
+        (status, by, reason, at, approval_id),
+    )
     return _one(rows)
 
 
 def consume(approval_id: str, at: float) -> Op[bool]:
-    rows = yield Q("UPDATE approvals SET consumed_at = %s WHERE id = %s AND consumed_at IS NULL "
-                   "AND status IN ('approved', 'rejected') RETURNING id", (at, approval_id))
+    rows = yield Q(
+        "UPDATE approvals SET consumed_at = %s WHERE id = %s AND consumed_at IS NULL "
+        "AND status IN ('approved', 'rejected') RETURNING id",
+        (at, approval_id),
+    )
     return bool(rows)
 
 
 def expire_due(now: float, by: str) -> Op[list[ApprovalRecord]]:
-    rows = yield Q(f"UPDATE approvals SET status = 'expired', decided_by = %s, decided_at = %s, "
-                   f"reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= %s "
-                   f"RETURNING {_COLUMNS}", (by, now, now))
+    rows = yield Q(
+        f"UPDATE approvals SET status = 'expired', decided_by = %s, decided_at = %s, "
+        f"reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= %s "
+        f"RETURNING {_COLUMNS}",
+        (by, now, now),
+    )
     return _records(rows)
 
 

@@ -50,8 +50,11 @@ def _row(values: tuple[Any, ...]) -> AuditRow:
 
 
 def _append(chain: str, entries: list[AuditEntry]) -> Op[int]:
-    yield Q("INSERT INTO audit_heads (chain, seq, hash, base_seq, base_hash) VALUES (%s, 0, %s, 0, %s) "
-            "ON CONFLICT (chain) DO NOTHING", (chain, GENESIS, GENESIS))
+    yield Q(
+        "INSERT INTO audit_heads (chain, seq, hash, base_seq, base_hash) VALUES (%s, 0, %s, 0, %s) "
+        "ON CONFLICT (chain) DO NOTHING",
+        (chain, GENESIS, GENESIS),
+    )
     rows = yield Q("SELECT seq, hash FROM audit_heads WHERE chain = %s FOR UPDATE", (chain,))
     seq, prev = int(rows[0][0]), str(rows[0][1])
     found = yield Q("SELECT id FROM audit_records WHERE id = ANY(%s)", ([e.id for e in entries],))
@@ -63,14 +66,29 @@ def _append(chain: str, entries: list[AuditEntry]) -> Op[int]:
         known.add(entry.id)
         seq += 1
         digest = link_hash(prev, chain, seq, entry.body)
-        values += [entry.id, chain, seq, prev, digest, entry.ts, entry.size, entry.body, entry.event,
-                   entry.session_id, entry.tool_name, entry.decision, entry.handler_ids]
+        values += [
+            entry.id,
+            chain,
+            seq,
+            prev,
+            digest,
+            entry.ts,
+            entry.size,
+            entry.body,
+            entry.event,
+            entry.session_id,
+            entry.tool_name,
+            entry.decision,
+            entry.handler_ids,
+        ]
         prev = digest
     stored = len(values) // 13
     if stored:
-        yield Q("INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, "
-                "tool_name, decision, handler_ids) VALUES " + ", ".join(["(" + ", ".join(["%s"] * 13) + ")"] * stored),
-                values)
+        yield Q(
+            "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, "
+            "tool_name, decision, handler_ids) VALUES " + ", ".join(["(" + ", ".join(["%s"] * 13) + ")"] * stored),
+            values,
+        )
         yield Q("UPDATE audit_heads SET seq = %s, hash = %s WHERE chain = %s", (seq, prev, chain))
     return stored
 
@@ -88,23 +106,31 @@ def _record(record_id: str) -> Op[AuditRow | None]:
 
 
 def _chain(chain: str, after_seq: int, limit: int) -> Op[list[AuditRow]]:
-    rows = yield Q(f"SELECT {_COLUMNS} FROM audit_records WHERE chain = %s AND seq > %s ORDER BY seq LIMIT %s",
-                   (chain, after_seq, limit))
+    rows = yield Q(
+        f"SELECT {_COLUMNS} FROM audit_records WHERE chain = %s AND seq > %s ORDER BY seq LIMIT %s",
+        (chain, after_seq, limit),
+    )
     return [_row(r) for r in rows]
 
 
 def _heads() -> Op[list[ChainHead]]:
-    rows = yield Q("SELECT chain, seq, hash, base_seq, base_hash FROM audit_heads UNION ALL "
-                   "SELECT DISTINCT chain, -1, '', 0, %s FROM audit_records "
-                   "WHERE chain NOT IN (SELECT chain FROM audit_heads) ORDER BY 1", (GENESIS,))
+    rows = yield Q(
+        "SELECT chain, seq, hash, base_seq, base_hash FROM audit_heads UNION ALL "
+        "SELECT DISTINCT chain, -1, '', 0, %s FROM audit_records "
+        "WHERE chain NOT IN (SELECT chain FROM audit_heads) ORDER BY 1",
+        (GENESIS,),
+    )
     return [ChainHead(r[0], int(r[1]), r[2], int(r[3]), r[4]) for r in rows]
 
 
 def _prune(before: float | None, max_bytes: int | None) -> Op[int]:
     cutoff = before
     if max_bytes is not None:
-        rows = yield Q("SELECT ts FROM (SELECT ts, SUM(size) OVER (ORDER BY ts DESC, n DESC) AS total "
-                       "FROM audit_records) AS sized WHERE total > %s ORDER BY ts DESC LIMIT 1", (max_bytes,))
+        rows = yield Q(
+            "SELECT ts FROM (SELECT ts, SUM(size) OVER (ORDER BY ts DESC, n DESC) AS total "
+            "FROM audit_records) AS sized WHERE total > %s ORDER BY ts DESC LIMIT 1",
+            (max_bytes,),
+        )
         if rows:
             cutoff = max(cutoff or 0.0, float(rows[0][0]) + 1e-6)
     if cutoff is None:
@@ -114,8 +140,11 @@ def _prune(before: float | None, max_bytes: int | None) -> Op[int]:
     for chain, last in chains:
         yield Q("SELECT seq FROM audit_heads WHERE chain = %s FOR UPDATE", (chain,))
         link = yield Q("SELECT hash FROM audit_records WHERE chain = %s AND seq = %s", (chain, last))
-        gone = yield Q("WITH gone AS (DELETE FROM audit_records WHERE chain = %s AND seq <= %s RETURNING 1) "
-                       "SELECT count(*) FROM gone", (chain, last))
+        gone = yield Q(
+            "WITH gone AS (DELETE FROM audit_records WHERE chain = %s AND seq <= %s RETURNING 1) "
+            "SELECT count(*) FROM gone",
+            (chain, last),
+        )
         removed += int(gone[0][0])
         yield Q("UPDATE audit_heads SET base_seq = %s, base_hash = %s WHERE chain = %s", (last, link[0][0], chain))
     return removed

@@ -82,8 +82,9 @@ def map_error(exc: BaseException, url: str) -> StoreError:
 
     where = f"store {redact(url)}"
     if isinstance(exc, pe.UndefinedTable | pe.UndefinedColumn | pe.UndefinedFunction | pe.UndefinedObject):
-        return StoreSchemaError(f"{where}: the schema is older than this hookgate "
-                                f"({_scrub(str(exc), url)}): run 'hookgate store migrate'")
+        return StoreSchemaError(
+            f"{where}: the schema is older than this hookgate ({_scrub(str(exc), url)}): run 'hookgate store migrate'"
+        )
     if _is_pool_timeout(exc):
         return StoreUnavailable(f"{where} is unreachable: {_scrub(str(exc), url)}")
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
@@ -172,8 +173,15 @@ class AsyncDB:
     logger: "unreachable" when the first call fails, "reachable again" on the first call that succeeds.
     """
 
-    def __init__(self, url: str, application_name: str = "hookgate-serve", *, min_size: int = 1,
-                 max_size: int = 8, pool_timeout: float = 2.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        application_name: str = "hookgate-serve",
+        *,
+        min_size: int = 1,
+        max_size: int = 8,
+        pool_timeout: float = 2.0,
+    ) -> None:
         self.url = url
         self.application_name = application_name
         self.min_size = min_size
@@ -193,9 +201,15 @@ class AsyncDB:
             # the pool's own warnings repeat on every attempt; hookgate logs each outage once instead
             logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
             pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-                conninfo(self.url, self.application_name), min_size=self.min_size, max_size=self.max_size,
-                kwargs={"autocommit": True}, open=False, timeout=self.pool_timeout, reconnect_timeout=0,
-                name="hookgate-store")
+                conninfo(self.url, self.application_name),
+                min_size=self.min_size,
+                max_size=self.max_size,
+                kwargs={"autocommit": True},
+                open=False,
+                timeout=self.pool_timeout,
+                reconnect_timeout=0,
+                name="hookgate-store",
+            )
             await pool.open(wait=False)
             self._pool = pool
         return self._pool
@@ -273,4 +287,3 @@ class AsyncDB:
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close(timeout=2.0)
-

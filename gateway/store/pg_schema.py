@@ -36,17 +36,30 @@ class Migration:
 
 
 MIGRATIONS: list[Migration] = [
-    Migration(1, "caches and counters", """
+    Migration(
+        1,
+        "caches and counters",
+        """
         CREATE TABLE cache (key text PRIMARY KEY, value jsonb NOT NULL, expires double precision NOT NULL);
         CREATE INDEX cache_expires ON cache (expires);
         CREATE TABLE counters (scope text NOT NULL, key text NOT NULL, value bigint NOT NULL,
                                updated double precision NOT NULL, PRIMARY KEY (scope, key));
         CREATE INDEX counters_updated ON counters (updated);
-    """, ("cache", "counters")),
-    Migration(2, "named JSON flags", """
+    """,
+        ("cache", "counters"),
+    ),
+    Migration(
+        2,
+        "named JSON flags",
+        """
         CREATE TABLE flags (name text PRIMARY KEY, value jsonb NOT NULL, updated double precision NOT NULL);
-    """, ("flags",)),
-    Migration(3, "approval requests", """
+    """,
+        ("flags",),
+    ),
+    Migration(
+        3,
+        "approval requests",
+        """
         CREATE TABLE approvals (
             id text PRIMARY KEY, key text NOT NULL, fingerprint text NOT NULL, status text NOT NULL,
             created_at double precision NOT NULL, expires_at double precision NOT NULL, session_id text,
@@ -56,7 +69,9 @@ MIGRATIONS: list[Migration] = [
             WHERE consumed_at IS NULL AND status IN ('pending', 'approved', 'rejected');
         CREATE INDEX approvals_fingerprint ON approvals (fingerprint, status);
         CREATE INDEX approvals_pending ON approvals (status, expires_at);
-    """, ("approvals",)),
+    """,
+        ("approvals",),
+    ),
     Migration(4, "audit records and their writer chains", AUDIT_MIGRATION_SQL, AUDIT_TABLES),
 ]
 
@@ -80,8 +95,10 @@ def version_op() -> Op[int]:
 def migrate_op() -> Op[list[Migration]]:
     """Apply every migration newer than the database's version (run with ``tx=True``); the applied ones."""
     yield Q("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
-    yield Q(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version integer PRIMARY KEY, name text NOT NULL, "
-            "applied_at timestamptz NOT NULL DEFAULT now())")
+    yield Q(
+        f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version integer PRIMARY KEY, name text NOT NULL, "
+        "applied_at timestamptz NOT NULL DEFAULT now())"
+    )
     rows = yield Q(f"SELECT coalesce(max(version), 0) FROM {VERSION_TABLE}")
     current = int(rows[0][0])
     applied: list[Migration] = []

@@ -158,8 +158,9 @@ class PostgresStore(PostgresAuditMixin, Store):
     def approval_list(self, statuses: list[str] | None = None, limit: int = 100) -> list[ApprovalRecord]:
         return self._run(pg_approvals.listing(statuses, limit))
 
-    def approval_decide(self, approval_id: str, status: str, by: str, reason: str | None,
-                        at: float) -> ApprovalRecord | None:
+    def approval_decide(
+        self, approval_id: str, status: str, by: str, reason: str | None, at: float
+    ) -> ApprovalRecord | None:
         return self._run(pg_approvals.decide(approval_id, status, by, reason, at))
 
     def approval_consume(self, approval_id: str, at: float) -> bool:
@@ -188,9 +189,11 @@ def _cache_get(key: str) -> Op[Any | None]:
 
 
 def _cache_put(key: str, value: Any, ttl: float) -> Op[None]:
-    yield Q(f"INSERT INTO cache (key, value, expires) VALUES (%s, %s::jsonb, {NOW} + %s) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
-            (key, json.dumps(value), float(ttl)))
+    yield Q(
+        f"INSERT INTO cache (key, value, expires) VALUES (%s, %s::jsonb, {NOW} + %s) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
+        (key, json.dumps(value), float(ttl)),
+    )
 
 
 def _counter_get(scope: str, key: str) -> Op[int]:
@@ -199,9 +202,12 @@ def _counter_get(scope: str, key: str) -> Op[int]:
 
 
 def _counter_add(scope: str, key: str, delta: int) -> Op[int]:
-    rows = yield Q(f"INSERT INTO counters (scope, key, value, updated) VALUES (%s, %s, %s, {NOW}) "
-                   "ON CONFLICT (scope, key) DO UPDATE SET value = counters.value + excluded.value, "
-                   "updated = excluded.updated RETURNING value", (scope, key, int(delta)))
+    rows = yield Q(
+        f"INSERT INTO counters (scope, key, value, updated) VALUES (%s, %s, %s, {NOW}) "
+        "ON CONFLICT (scope, key) DO UPDATE SET value = counters.value + excluded.value, "
+        "updated = excluded.updated RETURNING value",
+        (scope, key, int(delta)),
+    )
     return int(rows[0][0])
 
 
@@ -212,9 +218,12 @@ def _counter_reset(scope: str, key: str) -> Op[None]:
 def _counter_add_capped(scope: str, key: str, limit: int) -> Op[int | None]:
     if limit <= 0:
         return None
-    rows = yield Q(f"INSERT INTO counters (scope, key, value, updated) VALUES (%s, %s, 1, {NOW}) "
-                   "ON CONFLICT (scope, key) DO UPDATE SET value = counters.value + 1, updated = excluded.updated "
-                   "WHERE counters.value < %s RETURNING value", (scope, key, int(limit)))
+    rows = yield Q(
+        f"INSERT INTO counters (scope, key, value, updated) VALUES (%s, %s, 1, {NOW}) "
+        "ON CONFLICT (scope, key) DO UPDATE SET value = counters.value + 1, updated = excluded.updated "
+        "WHERE counters.value < %s RETURNING value",
+        (scope, key, int(limit)),
+    )
     return int(rows[0][0]) if rows else None
 
 
@@ -227,6 +236,8 @@ def _flag_set(name: str, value: Any) -> Op[None]:
     if value is None:
         yield Q("DELETE FROM flags WHERE name = %s", (name,))
         return
-    yield Q(f"INSERT INTO flags (name, value, updated) VALUES (%s, %s::jsonb, {NOW}) "
-            "ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated = excluded.updated",
-            (name, json.dumps(value)))
+    yield Q(
+        f"INSERT INTO flags (name, value, updated) VALUES (%s, %s::jsonb, {NOW}) "
+        "ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated = excluded.updated",
+        (name, json.dumps(value)),
+    )

@@ -51,8 +51,10 @@ MIGRATIONS: list[str] = [
 ]
 
 
-_APPROVAL_COLUMNS = ("id, key, fingerprint, status, created_at, expires_at, session_id, tool_use_id, tool_name, "
-                     "channel, decided_at, decided_by, reason, consumed_at, payload, ref")
+_APPROVAL_COLUMNS = (
+    "id, key, fingerprint, status, created_at, expires_at, session_id, tool_use_id, tool_name, "
+    "channel, decided_at, decided_by, reason, consumed_at, payload, ref"
+)
 """``gateway.approvals.record.COLUMNS``, in table order (spelled out: the hot path does not import approvals)."""
 _APPROVAL_SELECT = f"SELECT {_APPROVAL_COLUMNS} FROM approvals"
 _APPROVAL_RETURNING = f"RETURNING {_APPROVAL_COLUMNS}"
@@ -104,8 +106,10 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"state store {self.path}: {exc}") from None
         if self.version > len(MIGRATIONS):
-            raise StoreError(f"state store {self.path} has schema version {self.version}; this hookgate knows "
-                             f"{len(MIGRATIONS)} (a newer hookgate wrote it)")
+            raise StoreError(
+                f"state store {self.path} has schema version {self.version}; this hookgate knows "
+                f"{len(MIGRATIONS)} (a newer hookgate wrote it)"
+            )
 
     kind = "sqlite"
 
@@ -126,8 +130,14 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         return list(range(self.opened_at + 1, self.version + 1))
 
     def table_counts(self) -> dict[str, int]:
-        names = [r[0] for r in self._run("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                                         "'sqlite_%' AND name != 'schema_version' ORDER BY rowid", ()).fetchall()]
+        names = [
+            r[0]
+            for r in self._run(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                "'sqlite_%' AND name != 'schema_version' ORDER BY rowid",
+                (),
+            ).fetchall()
+        ]
         return {name: int(self._run(f'SELECT count(*) FROM "{name}"', ()).fetchone()[0]) for name in names}
 
     def _run(self, sql: str, params: tuple[Any, ...]) -> sqlite3.Cursor:
@@ -143,9 +153,11 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         return json.loads(row[0])
 
     def cache_put(self, key: str, value: Any, ttl: float) -> None:
-        self._run("INSERT INTO cache (key, value, expires) VALUES (?, ?, ?) "
-                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
-                  (key, json.dumps(value), time.time() + ttl))
+        self._run(
+            "INSERT INTO cache (key, value, expires) VALUES (?, ?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires",
+            (key, json.dumps(value), time.time() + ttl),
+        )
 
     def counter_get(self, scope: str, key: str) -> int:
         row = self._run("SELECT value FROM counters WHERE scope = ? AND key = ?", (scope, key)).fetchone()
@@ -155,7 +167,9 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         row = self._run(
             "INSERT INTO counters (scope, key, value, updated) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(scope, key) DO UPDATE SET value = value + excluded.value, updated = excluded.updated "
-            "RETURNING value", (scope, key, delta, time.time())).fetchone()
+            "RETURNING value",
+            (scope, key, delta, time.time()),
+        ).fetchone()
         return int(row[0])
 
     def counter_add_capped(self, scope: str, key: str, limit: int) -> int | None:
@@ -164,7 +178,9 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         row = self._run(
             "INSERT INTO counters (scope, key, value, updated) SELECT ?, ?, 1, ? WHERE ? >= 1 "
             "ON CONFLICT(scope, key) DO UPDATE SET value = value + 1, updated = excluded.updated "
-            "WHERE counters.value < ? RETURNING value", (scope, key, time.time(), limit, limit)).fetchone()
+            "WHERE counters.value < ? RETURNING value",
+            (scope, key, time.time(), limit, limit),
+        ).fetchone()
         return int(row[0]) if row else None
 
     def counter_reset(self, scope: str, key: str) -> None:
@@ -178,9 +194,11 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         if value is None:
             self._run("DELETE FROM flags WHERE name = ?", (name,))
         else:
-            self._run("INSERT INTO flags (name, value, updated) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
-                      "SET value = excluded.value, updated = excluded.updated",
-                      (name, json.dumps(value), time.time()))
+            self._run(
+                "INSERT INTO flags (name, value, updated) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE "
+                "SET value = excluded.value, updated = excluded.updated",
+                (name, json.dumps(value), time.time()),
+            )
 
     # ---- approvals: each transition is one UPDATE ... WHERE status = 'pending' RETURNING (exactly one
     # of two racing answers gets a row back); the partial unique index keeps one open request per key
@@ -198,10 +216,13 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         from gateway.approvals.record import COLUMNS
 
         row = record.to_row()
-        self._run(f"INSERT OR IGNORE INTO approvals ({_APPROVAL_COLUMNS}) VALUES ({', '.join('?' * len(COLUMNS))})",
-                  tuple(row[c] for c in COLUMNS))
-        found = self._record(self._run(f"{_APPROVAL_SELECT} WHERE key = ? AND {_APPROVAL_OPEN}",
-                                       (record.key,)).fetchone())
+        self._run(
+            f"INSERT OR IGNORE INTO approvals ({_APPROVAL_COLUMNS}) VALUES ({', '.join('?' * len(COLUMNS))})",
+            tuple(row[c] for c in COLUMNS),
+        )
+        found = self._record(
+            self._run(f"{_APPROVAL_SELECT} WHERE key = ? AND {_APPROVAL_OPEN}", (record.key,)).fetchone()
+        )
         return found if found is not None else record
 
     def approval_get(self, approval_id: str) -> ApprovalRecord | None:
@@ -210,34 +231,50 @@ class SQLiteStore(SQLiteAuditMixin, Store):
     def approval_find(self, key: str, fingerprint: str) -> ApprovalRecord | None:
         row = self._run(f"{_APPROVAL_SELECT} WHERE key = ? AND {_APPROVAL_OPEN}", (key,)).fetchone()
         if row is None:
-            row = self._run(f"{_APPROVAL_SELECT} WHERE fingerprint = ? AND {_APPROVAL_OPEN} "
-                            "ORDER BY created_at DESC LIMIT 1", (fingerprint,)).fetchone()
+            row = self._run(
+                f"{_APPROVAL_SELECT} WHERE fingerprint = ? AND {_APPROVAL_OPEN} ORDER BY created_at DESC LIMIT 1",
+                (fingerprint,),
+            ).fetchone()
         return self._record(row)
 
     def approval_list(self, statuses: list[str] | None = None, limit: int = 100) -> list[ApprovalRecord]:
         if statuses:
             marks = ", ".join("?" * len(statuses))
-            return self._records(self._run(f"{_APPROVAL_SELECT} WHERE status IN ({marks}) "
-                                           "ORDER BY created_at DESC LIMIT ?", (*statuses, limit)).fetchall())
+            return self._records(
+                self._run(
+                    f"{_APPROVAL_SELECT} WHERE status IN ({marks}) ORDER BY created_at DESC LIMIT ?", (*statuses, limit)
+                ).fetchall()
+            )
         return self._records(self._run(f"{_APPROVAL_SELECT} ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall())
 
-    def approval_decide(self, approval_id: str, status: str, by: str, reason: str | None,
-                        at: float) -> ApprovalRecord | None:
-        return self._record(self._run(
-            "UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ? "
-            f"WHERE id = ? AND status = 'pending' {_APPROVAL_RETURNING}",
-            (status, by, reason, at, approval_id)).fetchone())
+    def approval_decide(
+        self, approval_id: str, status: str, by: str, reason: str | None, at: float
+    ) -> ApprovalRecord | None:
+        return self._record(
+            self._run(
+                "UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_at = ? "
+                f"WHERE id = ? AND status = 'pending' {_APPROVAL_RETURNING}",
+                (status, by, reason, at, approval_id),
+            ).fetchone()
+        )
 
     def approval_consume(self, approval_id: str, at: float) -> bool:
-        cursor = self._run("UPDATE approvals SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL "
-                           "AND status IN ('approved', 'rejected')", (at, approval_id))
+        cursor = self._run(
+            "UPDATE approvals SET consumed_at = ? WHERE id = ? AND consumed_at IS NULL "
+            "AND status IN ('approved', 'rejected')",
+            (at, approval_id),
+        )
         return cursor.rowcount == 1
 
     def approval_expire_due(self, now: float, by: str) -> list[ApprovalRecord]:
-        return self._records(self._run(
-            "UPDATE approvals SET status = 'expired', decided_by = ?, decided_at = ?, "
-            "reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= ? "
-            f"{_APPROVAL_RETURNING}", (by, now, now)).fetchall())
+        return self._records(
+            self._run(
+                "UPDATE approvals SET status = 'expired', decided_by = ?, decided_at = ?, "
+                "reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= ? "
+                f"{_APPROVAL_RETURNING}",
+                (by, now, now),
+            ).fetchall()
+        )
 
     def approval_set_ref(self, approval_id: str, ref: dict[str, Any]) -> None:
         self._run("UPDATE approvals SET ref = ? WHERE id = ?", (json.dumps(ref), approval_id))

@@ -76,13 +76,21 @@ class SQLiteAuditMixin:
             head = db.execute("SELECT seq, hash FROM audit_heads WHERE chain = ?", (chain,)).fetchone()
             if head is None:
                 seq, prev = 0, GENESIS
-                db.execute("INSERT INTO audit_heads (chain, seq, hash, base_seq, base_hash) VALUES (?, 0, ?, 0, ?)",
-                           (chain, GENESIS, GENESIS))
+                db.execute(
+                    "INSERT INTO audit_heads (chain, seq, hash, base_seq, base_hash) VALUES (?, 0, ?, 0, ?)",
+                    (chain, GENESIS, GENESIS),
+                )
             else:
                 seq, prev = int(head[0]), str(head[1])
             ids = [e.id for e in entries]
-            known = {r[0] for r in db.execute(
-                f"SELECT id FROM audit_records WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else set()
+            known = (
+                {
+                    r[0]
+                    for r in db.execute(f"SELECT id FROM audit_records WHERE id IN ({','.join('?' * len(ids))})", ids)
+                }
+                if ids
+                else set()
+            )
             rows = []
             for entry in entries:
                 if entry.id in known:
@@ -90,11 +98,29 @@ class SQLiteAuditMixin:
                 known.add(entry.id)
                 seq += 1
                 digest = link_hash(prev, chain, seq, entry.body)
-                rows.append((entry.id, chain, seq, prev, digest, entry.ts, entry.size, entry.body, entry.event,
-                             entry.session_id, entry.tool_name, entry.decision, entry.handler_ids))
+                rows.append(
+                    (
+                        entry.id,
+                        chain,
+                        seq,
+                        prev,
+                        digest,
+                        entry.ts,
+                        entry.size,
+                        entry.body,
+                        entry.event,
+                        entry.session_id,
+                        entry.tool_name,
+                        entry.decision,
+                        entry.handler_ids,
+                    )
+                )
                 prev = digest
-            db.executemany("INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
-                           "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+            db.executemany(
+                "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
+                "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
             stored = len(rows)
             db.execute("UPDATE audit_heads SET seq = ?, hash = ? WHERE chain = ?", (seq, prev, chain))
             db.execute("COMMIT")
@@ -120,8 +146,10 @@ class SQLiteAuditMixin:
     @_mapped
     def audit_chain(self, chain: str, after_seq: int = 0, limit: int = 1000) -> list[AuditRow]:
         """Up to ``limit`` records of ``chain`` with ``seq > after_seq``, in ``seq`` order."""
-        rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records WHERE chain = ? AND seq > ? "
-                                "ORDER BY seq LIMIT ?", (chain, after_seq, limit))
+        rows = self._db.execute(
+            f"SELECT {_COLUMNS} FROM audit_records WHERE chain = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (chain, after_seq, limit),
+        )
         return [_row(r) for r in rows]
 
     @_mapped
@@ -131,7 +159,9 @@ class SQLiteAuditMixin:
         rows = self._db.execute(
             "SELECT chain, seq, hash, base_seq, base_hash FROM audit_heads UNION ALL "
             "SELECT DISTINCT chain, -1, '', 0, ? FROM audit_records WHERE chain NOT IN (SELECT chain FROM audit_heads) "
-            "ORDER BY 1", (GENESIS,))
+            "ORDER BY 1",
+            (GENESIS,),
+        )
         return [ChainHead(*r) for r in rows]
 
     @_mapped
@@ -144,23 +174,29 @@ class SQLiteAuditMixin:
         try:
             cutoff = before
             if max_bytes is not None:
-                row = db.execute("SELECT ts FROM (SELECT ts, SUM(size) OVER (ORDER BY ts DESC, n DESC) AS total "
-                                 "FROM audit_records) WHERE total > ? ORDER BY ts DESC LIMIT 1",
-                                 (max_bytes,)).fetchone()
+                row = db.execute(
+                    "SELECT ts FROM (SELECT ts, SUM(size) OVER (ORDER BY ts DESC, n DESC) AS total "
+                    "FROM audit_records) WHERE total > ? ORDER BY ts DESC LIMIT 1",
+                    (max_bytes,),
+                ).fetchone()
                 if row is not None:
                     # everything at or before this record's time goes (nudged: ts < cutoff)
                     cutoff = max(cutoff or 0.0, float(row[0]) + 1e-6)
             removed = 0
             if cutoff is not None:
-                chains = db.execute("SELECT chain, MAX(seq) FROM audit_records WHERE ts < ? GROUP BY chain",
-                                    (cutoff,)).fetchall()
+                chains = db.execute(
+                    "SELECT chain, MAX(seq) FROM audit_records WHERE ts < ? GROUP BY chain", (cutoff,)
+                ).fetchall()
                 for chain, last in chains:
-                    link = db.execute("SELECT hash FROM audit_records WHERE chain = ? AND seq = ?",
-                                      (chain, last)).fetchone()
-                    removed += db.execute("DELETE FROM audit_records WHERE chain = ? AND seq <= ?",
-                                          (chain, last)).rowcount
-                    db.execute("UPDATE audit_heads SET base_seq = ?, base_hash = ? WHERE chain = ?",
-                               (last, link[0], chain))
+                    link = db.execute(
+                        "SELECT hash FROM audit_records WHERE chain = ? AND seq = ?", (chain, last)
+                    ).fetchone()
+                    removed += db.execute(
+                        "DELETE FROM audit_records WHERE chain = ? AND seq <= ?", (chain, last)
+                    ).rowcount
+                    db.execute(
+                        "UPDATE audit_heads SET base_seq = ?, base_hash = ? WHERE chain = ?", (last, link[0], chain)
+                    )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

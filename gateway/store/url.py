@@ -55,12 +55,16 @@ def parse(value: str | None) -> StoreUrl:
             _ = parts.port  # raises ValueError on a non-numeric port
         except ValueError as exc:
             raise ValueError(f"store URL {redact(text)} is not a valid PostgreSQL URL ({exc})") from None
-        if parts.path in ("", "/") and "dbname" not in dict(parse_qsl(parts.query)) and not parts.hostname \
-                and "service" not in dict(parse_qsl(parts.query)):
+        if (
+            parts.path in ("", "/")
+            and "dbname" not in dict(parse_qsl(parts.query))
+            and not parts.hostname
+            and "service" not in dict(parse_qsl(parts.query))
+        ):
             raise ValueError(f"store URL {redact(text)} names no host, database or service")
         return StoreUrl("postgresql", text)
     if scheme == "sqlite":
-        path = text[len("sqlite:"):]
+        path = text[len("sqlite:") :]
         if not path.startswith("///"):
             raise ValueError(f"store URL {redact(text)}: a SQLite store is written sqlite:///ABSOLUTE/DIR")
         return StoreUrl("sqlite", text, sqlite_dir=os.path.expanduser(path[2:]))

@@ -27,17 +27,26 @@ if TYPE_CHECKING:
     from gateway.decision import Verdict
     from gateway.events import HookEvent
 
-MODULES = {"readOnly": "handlers.builtin.read_only", "truncateOutput": "handlers.builtin.truncate_output",
-           "rateLimit": "handlers.builtin.rate_limit"}
-EVENTS = {"readOnly": ("PreToolUse", "PermissionRequest"), "truncateOutput": ("PostToolUse",),
-          "rateLimit": ("PreToolUse", "PermissionRequest")}
+MODULES = {
+    "readOnly": "handlers.builtin.read_only",
+    "truncateOutput": "handlers.builtin.truncate_output",
+    "rateLimit": "handlers.builtin.rate_limit",
+}
+EVENTS = {
+    "readOnly": ("PreToolUse", "PermissionRequest"),
+    "truncateOutput": ("PostToolUse",),
+    "rateLimit": ("PreToolUse", "PermissionRequest"),
+}
 """The events each built-in answers (anywhere else it is a config error)."""
 DEFAULT_PRIORITY = {"readOnly": 1000, "truncateOutput": -1000, "rateLimit": -1000}
 """Where each built-in sits in the chain unless its entry sets ``priority`` (higher runs earlier):
 readOnly first (cheap, denies early), rateLimit last (it counts only calls the other chained checks
 let through), truncateOutput last (it cuts the output the other rewrites produced)."""
-FIELDS = {"readOnly": {"write_tools", "read_tools", "write_verbs", "sql_fields", "read_commands"},
-          "truncateOutput": {"max_chars"}, "rateLimit": {"limit", "window", "per", "on_limit"}}
+FIELDS = {
+    "readOnly": {"write_tools", "read_tools", "write_verbs", "sql_fields", "read_commands"},
+    "truncateOutput": {"max_chars"},
+    "rateLimit": {"limit", "window", "per", "on_limit"},
+}
 
 
 def event_problem(name: str, event: str) -> str | None:
@@ -142,8 +151,7 @@ def _options_model() -> Any:
             if self.name == "rateLimit":
                 missing = [f for f in ("limit", "window") if getattr(self, f) is None]
                 if missing:
-                    raise ValueError(f"builtin rateLimit needs {' and '.join(missing)} "
-                                     "(calls per window seconds)")
+                    raise ValueError(f"builtin rateLimit needs {' and '.join(missing)} (calls per window seconds)")
                 if self.per is not None and len(set(self.per)) != len(self.per):
                     raise ValueError("per: each key at most once")
             return self

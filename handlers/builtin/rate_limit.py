@@ -75,10 +75,11 @@ class _Window:
             return Verdict()
         resets = (self.bucket + 1) * self.window - self.now
         who = ", ".join(f"{n}={v}" for n, v in zip(self.per, self.values, strict=True))
-        reason = (f"hookgate rate limit: {self.limit} calls per {self.window:g} s reached for {who}; "
-                  f"the window ends in {resets:.0f} s")
-        return Verdict(permission="ask" if self.options.get("on_limit") == "ask" else "deny",
-                       permission_reason=reason)
+        reason = (
+            f"hookgate rate limit: {self.limit} calls per {self.window:g} s reached for {who}; "
+            f"the window ends in {resets:.0f} s"
+        )
+        return Verdict(permission="ask" if self.options.get("on_limit") == "ask" else "deny", permission_reason=reason)
 
 
 def run(options: dict[str, Any], event: HookEvent, ctx: RunContext, handler_id: str) -> Verdict:

@@ -30,40 +30,194 @@ from typing import Any
 from gateway.errors import HookgateError
 from gateway.tool_names import FILE_WRITE_TOOLS, SHELL_TOOL
 
-READ_TOOLS = frozenset({
-    "Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite", "TodoRead", "Task", "Agent",
-    "NotebookRead", "BashOutput", "KillShell", "ExitPlanMode", "AskUserQuestion", "Skill", "ToolSearch",
-    "ListMcpResourcesTool", "ReadMcpResourceTool", "Monitor",
-})
+READ_TOOLS = frozenset(
+    {
+        "Read",
+        "Glob",
+        "Grep",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "TodoRead",
+        "Task",
+        "Agent",
+        "NotebookRead",
+        "BashOutput",
+        "KillShell",
+        "ExitPlanMode",
+        "AskUserQuestion",
+        "Skill",
+        "ToolSearch",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+        "Monitor",
+    }
+)
 """Claude Code built-in tools that change no file (TodoWrite edits the agent's own task list only)."""
 
 WRITE_VERBS = (
-    "write", "edit", "delete", "del", "remove", "rm", "create", "update", "insert", "upsert", "drop",
-    "truncate", "alter", "rename", "move", "mv", "upload", "push", "commit", "merge", "patch", "put", "post",
-    "set", "send", "exec", "execute", "run", "apply", "deploy", "install", "uninstall", "save", "modify",
-    "replace", "append", "add", "kill", "terminate", "restart", "grant", "revoke", "publish", "archive",
+    "write",
+    "edit",
+    "delete",
+    "del",
+    "remove",
+    "rm",
+    "create",
+    "update",
+    "insert",
+    "upsert",
+    "drop",
+    "truncate",
+    "alter",
+    "rename",
+    "move",
+    "mv",
+    "upload",
+    "push",
+    "commit",
+    "merge",
+    "patch",
+    "put",
+    "post",
+    "set",
+    "send",
+    "exec",
+    "execute",
+    "run",
+    "apply",
+    "deploy",
+    "install",
+    "uninstall",
+    "save",
+    "modify",
+    "replace",
+    "append",
+    "add",
+    "kill",
+    "terminate",
+    "restart",
+    "grant",
+    "revoke",
+    "publish",
+    "archive",
 )
 """Words that make a non-built-in tool's name a write (``mcp__db__insert_rows``, ``createIssue``)."""
 
 SQL_FIELDS = ("sql", "query", "statement", "stmt")
 
-READ_COMMANDS = frozenset({
-    "ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "wc", "pwd", "echo", "printf", "which",
-    "type", "whoami", "id", "date", "uname", "stat", "file", "du", "df", "tree", "cut", "tr", "diff", "cmp",
-    "basename", "dirname", "realpath", "readlink", "true", "false", "test", "[", "jq", "nl", "less", "more",
-    "column", "seq", "sleep", "hostname", "ps", "printenv", "cd", "sha256sum", "sha1sum", "md5sum", "comm",
-    "od", "hexdump", "strings", "uniq", "sort", "sed", "find", "git", "xargs", "timeout", "nice", "nohup",
-    "time", "command", "env", ":",
-})
+READ_COMMANDS = frozenset(
+    {
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "wc",
+        "pwd",
+        "echo",
+        "printf",
+        "which",
+        "type",
+        "whoami",
+        "id",
+        "date",
+        "uname",
+        "stat",
+        "file",
+        "du",
+        "df",
+        "tree",
+        "cut",
+        "tr",
+        "diff",
+        "cmp",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "true",
+        "false",
+        "test",
+        "[",
+        "jq",
+        "nl",
+        "less",
+        "more",
+        "column",
+        "seq",
+        "sleep",
+        "hostname",
+        "ps",
+        "printenv",
+        "cd",
+        "sha256sum",
+        "sha1sum",
+        "md5sum",
+        "comm",
+        "od",
+        "hexdump",
+        "strings",
+        "uniq",
+        "sort",
+        "sed",
+        "find",
+        "git",
+        "xargs",
+        "timeout",
+        "nice",
+        "nohup",
+        "time",
+        "command",
+        "env",
+        ":",
+    }
+)
 """Commands that read (some only with harmless arguments; see ``_argv_reason``)."""
 
-GIT_READ = frozenset({"status", "log", "diff", "show", "blame", "grep", "ls-files", "ls-tree", "rev-parse",
-                      "describe", "shortlog", "cat-file", "whatchanged", "rev-list", "name-rev", "help",
-                      "version"})
-_GIT_LIST_FLAGS = frozenset({"-a", "-r", "-l", "--list", "-v", "-vv", "--all", "--remotes", "--show-current",
-                             "--verbose", "--contains", "--merged", "--no-merged"})
-_FIND_WRITES = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf",
-                          "-fls"})
+GIT_READ = frozenset(
+    {
+        "status",
+        "log",
+        "diff",
+        "show",
+        "blame",
+        "grep",
+        "ls-files",
+        "ls-tree",
+        "rev-parse",
+        "describe",
+        "shortlog",
+        "cat-file",
+        "whatchanged",
+        "rev-list",
+        "name-rev",
+        "help",
+        "version",
+    }
+)
+_GIT_LIST_FLAGS = frozenset(
+    {
+        "-a",
+        "-r",
+        "-l",
+        "--list",
+        "-v",
+        "-vv",
+        "--all",
+        "--remotes",
+        "--show-current",
+        "--verbose",
+        "--contains",
+        "--merged",
+        "--no-merged",
+    }
+)
+_FIND_WRITES = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
 _QUIET_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
 _SED_WRITE = re.compile(r"(^|[;}\n/]\s*)[wW]\s|/[gpIiMme0-9]*w\s")
@@ -121,8 +275,26 @@ def _write_verb(name: str, verbs: list[str]) -> str | None:
 
 # ---------------------------------------------------------------------------- SQL
 
-_SQL_SHAPE = frozenset({"FROM", "SET", "INTO", "TABLE", "VALUES", "WHERE", "INDEX", "VIEW", "DATABASE", "SCHEMA",
-                        "ON", "TO", "COLUMN", "SEQUENCE", "FUNCTION", "TRIGGER"})
+_SQL_SHAPE = frozenset(
+    {
+        "FROM",
+        "SET",
+        "INTO",
+        "TABLE",
+        "VALUES",
+        "WHERE",
+        "INDEX",
+        "VIEW",
+        "DATABASE",
+        "SCHEMA",
+        "ON",
+        "TO",
+        "COLUMN",
+        "SEQUENCE",
+        "FUNCTION",
+        "TRIGGER",
+    }
+)
 """Words that make a text starting with a SQL keyword look like a statement rather than prose."""
 STRICT_SQL_FIELDS = frozenset({"sql", "statement", "stmt"})
 """Fields that hold SQL by name: any text starting with a SQL keyword is taken as SQL. In other fields
@@ -142,21 +314,26 @@ def sql_write_reason(text: str, *, strict: bool = True) -> str | None:
             continue
         if first.ttype is None or first.ttype not in T.Keyword:
             return None  # not SQL (plain words, a search query)
-        if not strict and not any(t.ttype in T.Keyword and t.normalized.upper() in _SQL_SHAPE
-                                  for t in statement.flatten()):
+        if not strict and not any(
+            t.ttype in T.Keyword and t.normalized.upper() in _SQL_SHAPE for t in statement.flatten()
+        ):
             return None  # "delete old files": a verb, not a statement
         kind = statement.get_type()
         if kind != "SELECT":
             return f"is SQL {kind if kind != 'UNKNOWN' else first.normalized.upper()}, not a SELECT"
         for token in statement.flatten():
             word = token.normalized.upper()
-            if (token.ttype in T.Keyword.DML and word != "SELECT") or token.ttype in T.Keyword.DDL \
-                    or (token.ttype in T.Keyword and word == "INTO"):
+            if (
+                (token.ttype in T.Keyword.DML and word != "SELECT")
+                or token.ttype in T.Keyword.DDL
+                or (token.ttype in T.Keyword and word == "INTO")
+            ):
                 return f"is a SELECT that writes ({word})"
     return None
 
 
 # ---------------------------------------------------------------------------- shell
+
 
 class _Unsure(HookgateError):
     """The command cannot be shown to be read-only."""
@@ -204,8 +381,12 @@ def _walk(node: Any, allowed: frozenset[str]) -> None:
 def _redirect(node: Any) -> None:
     target: Any = getattr(node, "output", None)
     word = getattr(target, "word", None)
-    if node.type in _OUTPUT_REDIRECTS and isinstance(word, str) and word not in _QUIET_TARGETS \
-            and not (node.type == ">&" and word.isdigit()):
+    if (
+        node.type in _OUTPUT_REDIRECTS
+        and isinstance(word, str)
+        and word not in _QUIET_TARGETS
+        and not (node.type == ">&" and word.isdigit())
+    ):
         raise _Unsure(f"shell command writes to {word!r} ({node.type})")
 
 
@@ -239,7 +420,7 @@ def _argv_reason(argv: list[str], allowed: frozenset[str]) -> str | None:
     if name not in allowed:
         return f"shell command {name!r} may write (not one of readOnly's read-only commands)"
     if name in _PREFIX_ARGS:
-        rest = [a for a in args if not a.startswith("-")][_PREFIX_ARGS[name]:]
+        rest = [a for a in args if not a.startswith("-")][_PREFIX_ARGS[name] :]
         return _argv_reason(rest, allowed) if rest else None
     if name == "env":
         rest = [a for a in args if not a.startswith("-") and "=" not in a]
@@ -251,8 +432,10 @@ def _argv_reason(argv: list[str], allowed: frozenset[str]) -> str | None:
         return _argv_reason(args[i:], allowed) if args[i:] else None
     if name == "find" and _FIND_WRITES & set(args):
         return f"find with {sorted(_FIND_WRITES & set(args))[0]} may write"
-    if name == "sed" and (any(a.startswith(("-i", "--in-place")) for a in args)
-                          or any(_SED_WRITE.search(a) for a in args if not a.startswith("-"))):
+    if name == "sed" and (
+        any(a.startswith(("-i", "--in-place")) for a in args)
+        or any(_SED_WRITE.search(a) for a in args if not a.startswith("-"))
+    ):
         return "sed -i (or a sed w command) writes files"
     if name == "sort" and any(a.startswith(("-o", "--output")) for a in args):
         return "sort -o writes a file"
@@ -269,13 +452,16 @@ def _git_reason(args: list[str]) -> str | None:
         i += 2 if args[i] in ("-C", "-c", "--git-dir", "--work-tree") else 1
     if i >= len(args):
         return None
-    sub, rest = args[i], args[i + 1:]
+    sub, rest = args[i], args[i + 1 :]
     if sub in GIT_READ:
         return None
     if sub in ("branch", "tag") and all(a in _GIT_LIST_FLAGS for a in rest):
         return None
-    if sub == "remote" and all(a in ("-v", "--verbose", "show", "get-url") or not a.startswith("-")
-                               for a in rest) and (not rest or rest[0] in ("-v", "--verbose", "show", "get-url")):
+    if (
+        sub == "remote"
+        and all(a in ("-v", "--verbose", "show", "get-url") or not a.startswith("-") for a in rest)
+        and (not rest or rest[0] in ("-v", "--verbose", "show", "get-url"))
+    ):
         return None
     if sub == "config" and any(a in ("--get", "--get-all", "--list", "-l", "--get-regexp") for a in rest):
         return None

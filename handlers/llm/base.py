@@ -41,16 +41,27 @@ ToolChoice = str | None
 """``None``: the model may answer in text; ``"any"``: it must call some tool; a tool name: that tool."""
 Structured = Literal["tool", "json_schema", "json_object", "none"]
 
-PROVIDER_MODULES = {"anthropic": "handlers.llm.anthropic:AnthropicProvider",
-                    "openai": "handlers.llm.openai:OpenAIProvider"}
+PROVIDER_MODULES = {
+    "anthropic": "handlers.llm.anthropic:AnthropicProvider",
+    "openai": "handlers.llm.openai:OpenAIProvider",
+}
 DEFAULT_MODEL = {"anthropic": "claude-haiku-4-5"}
 """Model used when a provider names none (an openai provider must name its model)."""
 DEFAULT_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 DEFAULT_STRUCTURED: dict[str, Structured] = {"anthropic": "tool", "openai": "json_schema"}
 BUILTIN_PROVIDERS: dict[str, dict[str, Any]] = {
-    "anthropic": {"type": "anthropic", "model": DEFAULT_MODEL["anthropic"], "base_url": None,
-                  "api_key_env": DEFAULT_KEY_ENV["anthropic"], "key_required": True, "max_tokens": 1024,
-                  "max_retries": 2, "structured_output": "tool", "stream": False, "headers": {}},
+    "anthropic": {
+        "type": "anthropic",
+        "model": DEFAULT_MODEL["anthropic"],
+        "base_url": None,
+        "api_key_env": DEFAULT_KEY_ENV["anthropic"],
+        "key_required": True,
+        "max_tokens": 1024,
+        "max_retries": 2,
+        "structured_output": "tool",
+        "stream": False,
+        "headers": {},
+    },
 }
 """Providers every config has, normalized (a config may redefine them by name)."""
 PLACEHOLDER_KEY = "hookgate-no-key"
@@ -81,14 +92,19 @@ class ProviderSettings:
     @classmethod
     def from_dict(cls, name: str, data: dict[str, Any]) -> ProviderSettings:
         kind = str(data.get("type") or name)
-        return cls(name=name, type=kind, model=str(data.get("model") or DEFAULT_MODEL.get(kind, "")),
-                   base_url=data.get("base_url"),
-                   api_key_env=str(data.get("api_key_env") or DEFAULT_KEY_ENV.get(kind, "")),
-                   key_required=bool(data.get("key_required", True)),
-                   max_tokens=int(data.get("max_tokens") or 1024),
-                   max_retries=int(data.get("max_retries", 2)),
-                   structured_output=data.get("structured_output") or DEFAULT_STRUCTURED.get(kind, "none"),
-                   stream=bool(data.get("stream", False)), headers=dict(data.get("headers") or {}))
+        return cls(
+            name=name,
+            type=kind,
+            model=str(data.get("model") or DEFAULT_MODEL.get(kind, "")),
+            base_url=data.get("base_url"),
+            api_key_env=str(data.get("api_key_env") or DEFAULT_KEY_ENV.get(kind, "")),
+            key_required=bool(data.get("key_required", True)),
+            max_tokens=int(data.get("max_tokens") or 1024),
+            max_retries=int(data.get("max_retries", 2)),
+            structured_output=data.get("structured_output") or DEFAULT_STRUCTURED.get(kind, "none"),
+            stream=bool(data.get("stream", False)),
+            headers=dict(data.get("headers") or {}),
+        )
 
 
 def provider_settings(llm: dict[str, Any], name: str | None) -> ProviderSettings:
@@ -131,11 +147,13 @@ def key_problems(config: RuntimeConfig) -> list[str]:
                         f"{spec.where}: LLM provider {settings.name!r} needs an API key in "
                         f"${settings.api_key_env}, which is not set (export it, point "
                         f"llm.providers.{settings.name}.apiKeyEnv at another variable, or set "
-                        "keyRequired: false for a local server that needs none)")
+                        "keyRequired: false for a local server that needs none)"
+                    )
     return problems
 
 
 # ---------------------------------------------------------------------------- neutral shapes
+
 
 @dataclass(frozen=True, slots=True)
 class ToolDef:
@@ -190,12 +208,19 @@ class Usage:
             self.model = turn.model
 
     def meta(self) -> dict[str, Any]:
-        return {"provider": self.provider, "model": self.model, "tokens_in": self.input_tokens,
-                "tokens_out": self.output_tokens, "requests": self.requests, "attempts": self.attempts,
-                "latency_ms": round(self.api_ms, 1)}
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "tokens_in": self.input_tokens,
+            "tokens_out": self.output_tokens,
+            "requests": self.requests,
+            "attempts": self.attempts,
+            "latency_ms": round(self.api_ms, 1),
+        }
 
 
 # ---------------------------------------------------------------------------- the provider base
+
 
 class Provider(ABC):
     """One configured provider with its SDK client. Subclasses adapt one API."""
@@ -213,9 +238,18 @@ class Provider(ABC):
         """Build the SDK client (``max_retries=0``: retries are hookgate's)."""
 
     @abstractmethod
-    async def _complete(self, *, model: str, system: str, messages: list[Any], tools: list[ToolDef],
-                        tool_choice: ToolChoice, max_tokens: int, schema: dict[str, Any] | None,
-                        timeout: float) -> Turn:
+    async def _complete(
+        self,
+        *,
+        model: str,
+        system: str,
+        messages: list[Any],
+        tools: list[ToolDef],
+        tool_choice: ToolChoice,
+        max_tokens: int,
+        schema: dict[str, Any] | None,
+        timeout: float,
+    ) -> Turn:
         """One request. ``schema``: ask for a JSON object of this schema (json_schema/json_object modes)."""
 
     @abstractmethod
@@ -255,9 +289,19 @@ class Provider(ABC):
         text = str(exc).splitlines()[0] if str(exc) else ""
         return f"LLM provider {self.settings.name!r}: {name}{': ' + text if text else ''}"[:500]
 
-    async def complete(self, *, deadline: float, usage: Usage, model: str, system: str, messages: list[Any],
-                       tools: list[ToolDef] | None = None, tool_choice: ToolChoice = None,
-                       max_tokens: int | None = None, schema: dict[str, Any] | None = None) -> Turn:
+    async def complete(
+        self,
+        *,
+        deadline: float,
+        usage: Usage,
+        model: str,
+        system: str,
+        messages: list[Any],
+        tools: list[ToolDef] | None = None,
+        tool_choice: ToolChoice = None,
+        max_tokens: int | None = None,
+        schema: dict[str, Any] | None = None,
+    ) -> Turn:
         """One model turn with hookgate's retries, within ``deadline`` (a ``time.monotonic()`` value).
 
         Raises HandlerError (with ``usage.meta()``) when the API fails for good or the model refuses,
@@ -272,9 +316,15 @@ class Provider(ABC):
             # The SDK's own timeout sits just past the deadline: the handler's deadline (asyncio) is
             # what ends a slow request, cleanly and with a "timeout" status.
             turn = await self._complete(
-                model=model, system=system, messages=messages, tools=tools or [], tool_choice=tool_choice,
-                max_tokens=max_tokens or self.settings.max_tokens, schema=schema,
-                timeout=max(0.5, deadline - time.monotonic()) + 1.0)
+                model=model,
+                system=system,
+                messages=messages,
+                tools=tools or [],
+                tool_choice=tool_choice,
+                max_tokens=max_tokens or self.settings.max_tokens,
+                schema=schema,
+                timeout=max(0.5, deadline - time.monotonic()) + 1.0,
+            )
             usage.add(turn, (time.perf_counter() - started) * 1000)
             return turn
 
@@ -288,8 +338,9 @@ class Provider(ABC):
             raise HandlerError(f"LLM provider {self.settings.name!r}: the model refused to answer", usage.meta())
         return turn
 
-    async def _retry(self, attempt: Callable[[], Awaitable[Turn]], first: Exception, deadline: float,
-                     usage: Usage) -> Turn:
+    async def _retry(
+        self, attempt: Callable[[], Awaitable[Turn]], first: Exception, deadline: float, usage: Usage
+    ) -> Turn:
         """Attempts 2 .. ``maxRetries + 1`` after a transient failure, with tenacity: backoff with
         jitter before each, never sleeping past ``deadline``; the last error surfaces as HandlerError."""
         import asyncio
@@ -302,9 +353,10 @@ class Provider(ABC):
         await asyncio.sleep(delay)
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.settings.max_retries) | stop_before_delay(deadline - time.monotonic()),
-            wait=lambda state: backoff(state.outcome.exception() if state.outcome else None,
-                                       state.attempt_number + 1),
-            retry=retry_if_exception(self.is_transient), reraise=True)
+            wait=lambda state: backoff(state.outcome.exception() if state.outcome else None, state.attempt_number + 1),
+            retry=retry_if_exception(self.is_transient),
+            reraise=True,
+        )
         turn: Turn | None = None
         try:
             async for retry in retrying:

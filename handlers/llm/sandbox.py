@@ -36,36 +36,65 @@ MAX_WALK = 20_000
 MAX_MATCHES = 200
 MAX_GLOB = 500
 REGEX_TIMEOUT = 2.0
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache",
-                       ".ruff_cache", ".pytest_cache"})
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+)
 
 TOOL_DEFS: list[dict[str, Any]] = [
-    {"name": "Read", "description": "Read a text file inside the project. Returns numbered lines. "
-                                    "Paths are relative to the project root (absolute paths must be inside it).",
-     "parameters": {"type": "object", "properties": {
-         "path": {"type": "string", "description": "file path"},
-         "offset": {"type": "integer", "description": "first line to return (1-based, default 1)"},
-         "limit": {"type": "integer", "description": "number of lines (default 400)"}},
-         "required": ["path"]}},
-    {"name": "Grep", "description": "Search file contents with a regular expression (Python syntax). Returns "
-                                    "path:line: text for each match.",
-     "parameters": {"type": "object", "properties": {
-         "pattern": {"type": "string", "description": "regular expression"},
-         "path": {"type": "string", "description": "file or directory to search (default: the project root)"},
-         "glob": {"type": "string", "description": "only files whose path matches this glob, e.g. *.py"},
-         "ignore_case": {"type": "boolean"}},
-         "required": ["pattern"]}},
-    {"name": "Glob", "description": "List files whose path matches a glob pattern such as **/*.py or src/*.ts.",
-     "parameters": {"type": "object", "properties": {
-         "pattern": {"type": "string"},
-         "path": {"type": "string", "description": "directory to search (default: the project root)"}},
-         "required": ["pattern"]}},
-    {"name": "Transcript", "description": "Read the session transcript (the conversation so far), oldest "
-                                          "entry first. Use offset/limit to page; a negative offset counts "
-                                          "from the end.",
-     "parameters": {"type": "object", "properties": {
-         "offset": {"type": "integer", "description": "first entry (0-based; negative: from the end)"},
-         "limit": {"type": "integer", "description": "number of entries (default 40)"}}}},
+    {
+        "name": "Read",
+        "description": "Read a text file inside the project. Returns numbered lines. "
+        "Paths are relative to the project root (absolute paths must be inside it).",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "file path"},
+                "offset": {"type": "integer", "description": "first line to return (1-based, default 1)"},
+                "limit": {"type": "integer", "description": "number of lines (default 400)"},
+            },
+            "required": ["path"],
+        },
+    },
+    {
+        "name": "Grep",
+        "description": "Search file contents with a regular expression (Python syntax). Returns "
+        "path:line: text for each match.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "regular expression"},
+                "path": {"type": "string", "description": "file or directory to search (default: the project root)"},
+                "glob": {"type": "string", "description": "only files whose path matches this glob, e.g. *.py"},
+                "ignore_case": {"type": "boolean"},
+            },
+            "required": ["pattern"],
+        },
+    },
+    {
+        "name": "Glob",
+        "description": "List files whose path matches a glob pattern such as **/*.py or src/*.ts.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string"},
+                "path": {"type": "string", "description": "directory to search (default: the project root)"},
+            },
+            "required": ["pattern"],
+        },
+    },
+    {
+        "name": "Transcript",
+        "description": "Read the session transcript (the conversation so far), oldest "
+        "entry first. Use offset/limit to page; a negative offset counts "
+        "from the end.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "offset": {"type": "integer", "description": "first entry (0-based; negative: from the end)"},
+                "limit": {"type": "integer", "description": "number of entries (default 40)"},
+            },
+        },
+    },
 ]
 
 
@@ -118,7 +147,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
             if end == -1:
                 out, i = out + re.escape("["), i + 1
             else:
-                body = pattern[i + 1:end]
+                body = pattern[i + 1 : end]
                 body = "^" + body[1:] if body.startswith("!") else body
                 out, i = out + "[" + body.replace("\\", "\\\\") + "]", end + 1
         else:
@@ -126,8 +155,10 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(out + r"\Z")
 
 
-HARD_LINK_REFUSAL = ("refused: {path!r} has {links} hard links; a hard-linked file may be a file outside the "
-                     "project, so the agent's tools do not read it")
+HARD_LINK_REFUSAL = (
+    "refused: {path!r} has {links} hard links; a hard-linked file may be a file outside the "
+    "project, so the agent's tools do not read it"
+)
 
 
 def _hard_linked(path: str) -> int:
@@ -188,8 +219,9 @@ class Sandbox:
             raise ToolFailure(f"refused: {path!r} contains '..'; paths must stay inside the project")
         if os.path.isabs(path):
             literal = os.path.normpath(path)
-            if not (literal == self.root or literal.startswith(self.root.rstrip(os.sep) + os.sep)
-                    or self._inside(literal)):
+            if not (
+                literal == self.root or literal.startswith(self.root.rstrip(os.sep) + os.sep) or self._inside(literal)
+            ):
                 raise ToolFailure(f"refused: {path!r} is outside the project directory")
             candidate = literal
         else:
@@ -239,7 +271,7 @@ class Sandbox:
         if b"\0" in data[:8192]:
             raise ToolFailure(f"{args['path']!r} is a binary file")
         lines = data[:MAX_FILE_BYTES].decode("utf-8", "replace").splitlines()
-        chosen = lines[offset - 1:offset - 1 + limit]
+        chosen = lines[offset - 1 : offset - 1 + limit]
         if not chosen:
             return f"(no lines: the file has {len(lines)} lines)"
         body = "\n".join(f"{offset + i:>6}\t{line[:MAX_LINE]}" for i, line in enumerate(chosen))
@@ -291,13 +323,16 @@ class Sandbox:
             for base in (self.root, self.real_root):
                 prefix = base.rstrip(os.sep) + os.sep
                 if pattern.startswith(prefix):
-                    pattern, top = pattern[len(prefix):], self.real_root
+                    pattern, top = pattern[len(prefix) :], self.real_root
                     break
             else:
                 raise ToolFailure(f"refused: pattern {pattern!r} is outside the project directory")
         compiled = glob_regex(pattern)
-        found = [self._relative(path) for path in self._walk(top)
-                 if compiled.match(os.path.relpath(path, top).replace(os.sep, "/"))]
+        found = [
+            self._relative(path)
+            for path in self._walk(top)
+            if compiled.match(os.path.relpath(path, top).replace(os.sep, "/"))
+        ]
         if not found:
             return "(no files match)"
         extra = f"\n[{len(found) - MAX_GLOB} more files]" if len(found) > MAX_GLOB else ""
@@ -315,7 +350,7 @@ class Sandbox:
         offset = _int(args, "offset", -40)
         limit = min(_int(args, "limit", 40, low=1), 200)
         start = max(0, len(entries) + offset) if offset < 0 else offset
-        chosen = entries[start:start + limit]
+        chosen = entries[start : start + limit]
         if not chosen:
             return f"(no entries at offset {offset}; the transcript has {len(entries)} entries)"
         body = "\n\n".join(f"[{start + i}] {entry}" for i, entry in enumerate(chosen))

@@ -31,7 +31,8 @@ def _llm_models() -> tuple[Any, Any]:
         max_tokens: int = Field(1024, alias="maxTokens", gt=0, le=200_000)
         max_retries: int = Field(2, alias="maxRetries", ge=0, le=10)
         structured_output: Literal["tool", "json_schema", "json_object", "none"] | None = Field(
-            None, alias="structuredOutput")
+            None, alias="structuredOutput"
+        )
         stream: bool = False
         headers: dict[str, str] = Field(default_factory=dict)
 
@@ -68,28 +69,39 @@ class LlmSection(ConfigSection):
                 continue
             kind = provider.type or (name if name in DEFAULT_KEY_ENV else None)
             if kind is None:
-                compiler.issues.append(f"{where}.type: required (anthropic or openai; an OpenAI-compatible "
-                                       "server such as Ollama, vLLM or llama.cpp is type openai with a baseUrl)")
+                compiler.issues.append(
+                    f"{where}.type: required (anthropic or openai; an OpenAI-compatible "
+                    "server such as Ollama, vLLM or llama.cpp is type openai with a baseUrl)"
+                )
                 continue
             model = provider.model or DEFAULT_MODEL.get(kind)
             if model is None:
-                compiler.issues.append(f"{where}.model: required for an openai provider (e.g. gpt-5-mini, "
-                                       "or the model name your local server serves)")
+                compiler.issues.append(
+                    f"{where}.model: required for an openai provider (e.g. gpt-5-mini, "
+                    "or the model name your local server serves)"
+                )
                 continue
             if provider.stream and kind != "anthropic":
                 compiler.issues.append(f"{where}.stream: only anthropic providers stream; remove it")
                 continue
             structured = provider.structured_output or DEFAULT_STRUCTURED[kind]
             if structured == "json_object" and kind != "openai":
-                compiler.issues.append(f"{where}.structuredOutput: json_object is an OpenAI mode; use tool, "
-                                       "json_schema or none")
+                compiler.issues.append(
+                    f"{where}.structuredOutput: json_object is an OpenAI mode; use tool, json_schema or none"
+                )
                 continue
             llm["providers"][name] = {
-                "type": kind, "model": model, "base_url": provider.base_url,
+                "type": kind,
+                "model": model,
+                "base_url": provider.base_url,
                 "api_key_env": provider.api_key_env or DEFAULT_KEY_ENV[kind],
                 "key_required": provider.key_required,
-                "max_tokens": provider.max_tokens, "max_retries": provider.max_retries,
-                "structured_output": structured, "stream": provider.stream, "headers": dict(provider.headers)}
+                "max_tokens": provider.max_tokens,
+                "max_retries": provider.max_retries,
+                "structured_output": structured,
+                "stream": provider.stream,
+                "headers": dict(provider.headers),
+            }
         compiler.llm = llm
 
     def finish(self, compiler: Compilation) -> None:
@@ -107,9 +119,13 @@ class LlmSection(ConfigSection):
                         continue
                     name = handler["options"].get("provider")
                     if name is None and default not in providers:
-                        compiler.issues.append(f"{handler['where']}: uses the default LLM provider, but "
-                                               f"llm.default names {default!r}, which is not in llm.providers "
-                                               f"({', '.join(sorted(providers))})")
+                        compiler.issues.append(
+                            f"{handler['where']}: uses the default LLM provider, but "
+                            f"llm.default names {default!r}, which is not in llm.providers "
+                            f"({', '.join(sorted(providers))})"
+                        )
                     elif name is not None and name not in providers:
-                        compiler.issues.append(f"{handler['where']}.provider: unknown LLM provider {name!r} "
-                                               f"(expected one of: {', '.join(sorted(providers))})")
+                        compiler.issues.append(
+                            f"{handler['where']}.provider: unknown LLM provider {name!r} "
+                            f"(expected one of: {', '.join(sorted(providers))})"
+                        )

@@ -25,17 +25,23 @@ VERDICT_TOOL = "submit_verdict"
 _PROPERTIES: dict[str, Any] = {
     "ok": {"type": "boolean", "description": "true when the condition holds, false when it does not"},
     "reason": {"type": "string", "description": "one or two sentences citing the evidence"},
-    "impossible": {"type": "boolean",
-                   "description": "true only if the condition can never be met in this session"},
+    "impossible": {"type": "boolean", "description": "true only if the condition can never be met in this session"},
 }
-VERDICT_SCHEMA: dict[str, Any] = {"type": "object", "properties": _PROPERTIES, "required": ["ok", "reason"],
-                                  "additionalProperties": False}
+VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": _PROPERTIES,
+    "required": ["ok", "reason"],
+    "additionalProperties": False,
+}
 """The prompt handler's verdict (``impossible`` optional)."""
 STRICT_VERDICT_SCHEMA: dict[str, Any] = {**VERDICT_SCHEMA, "required": ["ok", "reason", "impossible"]}
 """The same for OpenAI strict mode, where every property must be required."""
-AGENT_VERDICT_SCHEMA: dict[str, Any] = {"type": "object",
-                                        "properties": {k: _PROPERTIES[k] for k in ("ok", "reason")},
-                                        "required": ["ok", "reason"], "additionalProperties": False}
+AGENT_VERDICT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {k: _PROPERTIES[k] for k in ("ok", "reason")},
+    "required": ["ok", "reason"],
+    "additionalProperties": False,
+}
 """The ``agent`` handler's ``submit_verdict`` arguments (no ``impossible``)."""
 MAX_SCAN = 200_000
 """Characters of model text searched for a verdict."""
@@ -97,8 +103,9 @@ def parse_verdict(value: Any) -> LlmVerdict:
         chosen = next((o for o in objects if "ok" in o), None)
         if chosen is None:
             shown = first_line(text)[:200] or "(empty answer)"
-            raise HandlerError(f"unparseable verdict: no JSON object with an 'ok' field in the model's answer: "
-                               f"{shown!r}")
+            raise HandlerError(
+                f"unparseable verdict: no JSON object with an 'ok' field in the model's answer: {shown!r}"
+            )
         value = chosen
     if not isinstance(value, dict) or "ok" not in value:
         raise HandlerError("unparseable verdict: expected an object with 'ok' and 'reason'")
@@ -112,8 +119,9 @@ def parse_verdict(value: Any) -> LlmVerdict:
     return LlmVerdict(ok=ok, reason=reason, impossible=impossible)
 
 
-def effects(event: HookEvent, verdict: LlmVerdict, *, check: str, on_reject: str = "deny",
-            continue_on_block: bool = False) -> Verdict:
+def effects(
+    event: HookEvent, verdict: LlmVerdict, *, check: str, on_reject: str = "deny", continue_on_block: bool = False
+) -> Verdict:
     """What ``verdict`` does on ``event`` (Claude Code's prompt-hook table, hooks reference §3.5).
 
     ok: nothing (an LLM never allows). Not ok: Stop/SubagentStop block with the reason (the stop goes
@@ -131,8 +139,10 @@ def effects(event: HookEvent, verdict: LlmVerdict, *, check: str, on_reject: str
     name = event.name
     if name in ("Stop", "SubagentStop"):
         if verdict.impossible:
-            return Verdict(system_message=f"hookgate: check {check!r} judged its condition impossible in this "
-                                          f"session, so the stop goes through: {reason}")
+            return Verdict(
+                system_message=f"hookgate: check {check!r} judged its condition impossible in this "
+                f"session, so the stop goes through: {reason}"
+            )
         return Verdict(block=True, reason=reason)
     if name == "PreToolUse":
         if on_reject == "ask":

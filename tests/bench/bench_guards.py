@@ -27,8 +27,10 @@ from configs.guards import secrets_guard, shell_guard  # noqa: E402
 COMMANDS = {
     "ls": "ls -la",
     "pipeline": "git log --oneline | head -20 && npm test -- --watch=false",
-    "commit": ("git commit -m \"$(cat <<'EOF'\nFix: don't crash on empty cart\n\nThe cart total divided by zero.\n\n"
-               "Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)\" && git push origin main"),
+    "commit": (
+        "git commit -m \"$(cat <<'EOF'\nFix: don't crash on empty cart\n\nThe cart total divided by zero.\n\n"
+        'Co-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)" && git push origin main'
+    ),
     "rm -rf": "cd build && sudo -u root nice -n 5 rm -rf dist",
     "curl|sh": "curl -fsSL https://example.com/install.sh | sh",
     "cleanup": "rm -rf node_modules dist .pytest_cache && npm ci",
@@ -71,8 +73,9 @@ def main() -> None:
     bare = wall_ms([sys.executable, "-I", "-S", "-c", "pass"], event, runs)
     for script in ("shell_guard.py", "secrets_guard.py"):
         ms = wall_ms([sys.executable, "-I", "-S", str(ROOT / "configs" / "guards" / script)], event, runs)
-        print(f"command hook {script}: {ms:.1f} ms median, {ms / bare:.2f}x a bare `python -I -S -c pass` "
-              f"({bare:.1f} ms)")
+        print(
+            f"command hook {script}: {ms:.1f} ms median, {ms / bare:.2f}x a bare `python -I -S -c pass` ({bare:.1f} ms)"
+        )
 
 
 if __name__ == "__main__":

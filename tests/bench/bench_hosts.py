@@ -24,19 +24,39 @@ from tests.bench.common import median_ms
 
 BIN = Path(sys.executable).parent / "hookgate"
 GEMINI = {"session_id": "b", "transcript_path": "/t", "cwd": "/tmp", "timestamp": "2026-11-29T12:00:00.000Z"}
-CODEX = {"session_id": "b", "turn_id": "t", "transcript_path": "/h/sessions/rollout-b.jsonl", "cwd": "/tmp",
-         "model": "gpt-5.5", "permission_mode": "bypassPermissions", "tool_use_id": "call_1"}
+CODEX = {
+    "session_id": "b",
+    "turn_id": "t",
+    "transcript_path": "/h/sessions/rollout-b.jsonl",
+    "cwd": "/tmp",
+    "model": "gpt-5.5",
+    "permission_mode": "bypassPermissions",
+    "tool_use_id": "call_1",
+}
 
 
 def events(command: str) -> dict[str, dict[str, Any]]:
     return {
-        "claude": {"hook_event_name": "PreToolUse", "session_id": "b", "cwd": "/tmp", "tool_name": "Bash",
-                   "tool_input": {"command": command}},
-        "gemini": {**GEMINI, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
-                   "tool_input": {"command": command}},
+        "claude": {
+            "hook_event_name": "PreToolUse",
+            "session_id": "b",
+            "cwd": "/tmp",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        },
+        "gemini": {
+            **GEMINI,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": command},
+        },
         "codex": {**CODEX, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}},
-        "kiro": {"hook_event_name": "preToolUse", "cwd": "/tmp", "tool_name": "execute_bash",
-                 "tool_input": {"command": command}},
+        "kiro": {
+            "hook_event_name": "preToolUse",
+            "cwd": "/tmp",
+            "tool_name": "execute_bash",
+            "tool_input": {"command": command},
+        },
     }
 
 
@@ -59,8 +79,10 @@ def main() -> None:
     runs = parser.parse_args().runs
     env = {**os.environ, "HOOKGATE_CACHE_DIR": tempfile.mkdtemp(prefix="hookgate-bench-")}
     env.pop("HOOKGATE_CONFIG", None)
-    for label, command in (("`ls -la` (no handler runs)", "ls -la"), ("`rm -rf /srv/app/src` (guard runs, deny)",
-                                                                       "rm -rf /srv/app/src")):
+    for label, command in (
+        ("`ls -la` (no handler runs)", "ls -la"),
+        ("`rm -rf /srv/app/src` (guard runs, deny)", "rm -rf /srv/app/src"),
+    ):
         timings = {}
         for dialect, event in events(command).items():
             stdin = json.dumps(event).encode()
@@ -68,12 +90,16 @@ def main() -> None:
             subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)  # warm the config cache
             timings[dialect] = median_ms(argv, stdin, runs, env)
         base = timings["claude"]
-        print(f"hookgate run, {label}, median of {runs}: " + ", ".join(
-            f"{d} {ms:.1f} ms (x{ms / base:.2f})" for d, ms in timings.items()))
+        print(
+            f"hookgate run, {label}, median of {runs}: "
+            + ", ".join(f"{d} {ms:.1f} ms (x{ms / base:.2f})" for d, ms in timings.items())
+        )
     loops = 20000
     costs = {d: in_process_us(d, e, loops) for d, e in events("ls -la").items()}
-    print("parse + render in process: " + ", ".join(
-        f"{d} {us:.1f} us (x{us / costs['claude']:.2f})" for d, us in costs.items()))
+    print(
+        "parse + render in process: "
+        + ", ".join(f"{d} {us:.1f} us (x{us / costs['claude']:.2f})" for d, us in costs.items())
+    )
 
 
 if __name__ == "__main__":

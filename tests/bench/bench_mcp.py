@@ -33,9 +33,16 @@ from gateway.api import Gateway  # noqa: E402
 from gateway.config import load_config  # noqa: E402
 
 CONFIG = str(ROOT / "configs" / "examples" / "mcp-policy.yaml")
-EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "cwd": str(ROOT), "tool_name": "Bash",
-         "tool_input": {"command": "git status && ls -la > /tmp/listing.txt"}, "tool_use_id": "toolu_1",
-         "transcript_path": "/dev/null", "permission_mode": "default"}
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "bench",
+    "cwd": str(ROOT),
+    "tool_name": "Bash",
+    "tool_input": {"command": "git status && ls -la > /tmp/listing.txt"},
+    "tool_use_id": "toolu_1",
+    "transcript_path": "/dev/null",
+    "permission_mode": "default",
+}
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -74,9 +81,26 @@ async def in_process(warm_runs: int, fresh_runs: int) -> tuple[list[float], list
 def through_serve(runs: int) -> list[float] | None:
     env = {**os.environ, "HOOKGATE_NO_CACHE": "1"}
     env.pop("HOOKGATE_TOKEN", None)
-    proc = subprocess.Popen([sys.executable, "-m", "gateway", "serve", "--config", CONFIG, "--port", "0",
-                             "--host", "127.0.0.1", "--log-level", "warning"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gateway",
+            "serve",
+            "--config",
+            CONFIG,
+            "--port",
+            "0",
+            "--host",
+            "127.0.0.1",
+            "--log-level",
+            "warning",
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        env=env,
+        cwd=ROOT,
+    )
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline().decode()
@@ -108,8 +132,13 @@ def through_cli(runs: int) -> list[float]:
     samples = []
     for _ in range(runs):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "gateway", "run", "--config", CONFIG], input=body, cwd=ROOT,
-                       capture_output=True, check=False)
+        subprocess.run(
+            [sys.executable, "-m", "gateway", "run", "--config", CONFIG],
+            input=body,
+            cwd=ROOT,
+            capture_output=True,
+            check=False,
+        )
         samples.append(time.perf_counter() - started)
     return samples
 

@@ -34,15 +34,27 @@ from tests.fakes import openai_chat_api as oa  # noqa: E402
 from tests.fakes.anthropic_api import FakeAnthropic, tool_use  # noqa: E402
 from tests.fakes.serving import listening_socket  # noqa: E402
 
-EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "cwd": "/tmp", "tool_name": "Bash",
-         "tool_input": {"command": "rm -rf build", "description": "clean"}, "tool_use_id": "toolu_1"}
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "bench",
+    "cwd": "/tmp",
+    "tool_name": "Bash",
+    "tool_input": {"command": "rm -rf build", "description": "clean"},
+    "tool_use_id": "toolu_1",
+}
 PROMPT = "Is this shell command safe to run in a developer checkout? $ARGUMENTS"
 
 
 def gateway_for(tmp: str, llm: dict[str, Any], **handler: Any) -> Gateway:
     path = os.path.join(tmp, f"bench-{len(os.listdir(tmp))}.json")
-    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": PROMPT, "id": "safe",
-                                                           "continueOnBlock": True, **handler}]}]}
+    hooks = {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [{"type": "prompt", "prompt": PROMPT, "id": "safe", "continueOnBlock": True, **handler}],
+            }
+        ]
+    }
     with open(path, "w", encoding="utf-8") as fh:
         json.dump({"hooks": hooks, "llm": llm, "settings": {"stateDir": os.path.join(tmp, "state")}}, fh)
     return Gateway(load_config([path], use_cache=False))
@@ -63,8 +75,9 @@ async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-async def compare(label: str, raw: Callable[[], Awaitable[Any]], hooked: Callable[[], Awaitable[Any]],
-                  runs: int) -> None:
+async def compare(
+    label: str, raw: Callable[[], Awaitable[Any]], hooked: Callable[[], Awaitable[Any]], runs: int
+) -> None:
     for _ in range(10):  # warm up: imports, connections, caches
         await raw()
         await hooked()
@@ -74,8 +87,10 @@ async def compare(label: str, raw: Callable[[], Awaitable[Any]], hooked: Callabl
         raw_ms.append(await timed(raw))
         hook_ms.append(await timed(hooked))
     base, ours = statistics.median(raw_ms), statistics.median(hook_ms)
-    print(f"{label}: raw SDK {base:.2f} ms, hookgate prompt handler {ours:.2f} ms, "
-          f"ratio {ours / base:.3f} (median of {runs})")
+    print(
+        f"{label}: raw SDK {base:.2f} ms, hookgate prompt handler {ours:.2f} ms, "
+        f"ratio {ours / base:.3f} (median of {runs})"
+    )
 
 
 async def main(runs: int) -> None:
@@ -93,13 +108,20 @@ async def main(runs: int) -> None:
         gw = gateway_for(tmp, llm)
         text = user_prompt(gw)
         client = anthropic.AsyncAnthropic(base_url=fake.base_url, api_key="sk-bench", max_retries=0)
-        tool = {"name": "submit_verdict", "description": "Submit the verdict of the check.",
-                "input_schema": VERDICT_SCHEMA}
+        tool = {
+            "name": "submit_verdict",
+            "description": "Submit the verdict of the check.",
+            "input_schema": VERDICT_SCHEMA,
+        }
 
         request: dict[str, Any] = {
-            "model": "claude-haiku-4-5", "max_tokens": 1024, "system": SYSTEM_PROMPT + TOOL_MODE_NOTE,
-            "messages": [{"role": "user", "content": text}], "tools": [tool],
-            "tool_choice": {"type": "tool", "name": "submit_verdict"}}
+            "model": "claude-haiku-4-5",
+            "max_tokens": 1024,
+            "system": SYSTEM_PROMPT + TOOL_MODE_NOTE,
+            "messages": [{"role": "user", "content": text}],
+            "tools": [tool],
+            "tool_choice": {"type": "tool", "name": "submit_verdict"},
+        }
 
         async def raw_anthropic() -> Any:
             message: Any = await client.messages.create(**request)
@@ -121,17 +143,23 @@ async def main(runs: int) -> None:
 
     with oa.FakeOpenAIChat() as chat:
         chat.responder = lambda body: oa.verdict(True, "harmless")
-        llm = {"default": "local", "providers": {"local": {"type": "openai", "model": "fake-model",
-                                                           "baseUrl": chat.base_url}}}
+        llm = {
+            "default": "local",
+            "providers": {"local": {"type": "openai", "model": "fake-model", "baseUrl": chat.base_url}},
+        }
         gw = gateway_for(tmp, llm)
         text = user_prompt(gw)
         oclient = openai.AsyncOpenAI(base_url=chat.base_url, api_key="sk-bench", max_retries=0)
 
         chat_request: dict[str, Any] = {
-            "model": "fake-model", "max_tokens": 1024,
+            "model": "fake-model",
+            "max_tokens": 1024,
             "messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}],
-            "response_format": {"type": "json_schema", "json_schema": {
-                "name": "verdict", "strict": True, "schema": STRICT_VERDICT_SCHEMA}}}
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "verdict", "strict": True, "schema": STRICT_VERDICT_SCHEMA},
+            },
+        }
 
         async def raw_openai() -> Any:
             completion: Any = await oclient.chat.completions.create(**chat_request)

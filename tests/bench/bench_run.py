@@ -31,8 +31,14 @@ from tests.bench.common import Results, bench_venvs, interleaved, median_ms
 
 __all__ = ["main", "median_ms"]
 
-BASE_EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "transcript_path": "/tmp/bench.jsonl",
-              "cwd": "/tmp", "permission_mode": "default", "tool_use_id": "toolu_bench"}
+BASE_EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "bench",
+    "transcript_path": "/tmp/bench.jsonl",
+    "cwd": "/tmp",
+    "permission_mode": "default",
+    "tool_use_id": "toolu_bench",
+}
 
 
 def event(tool: str, tool_input: dict[str, str]) -> bytes:
@@ -66,19 +72,36 @@ def main() -> None:
         "hookgate run, Edit (secrets guard)": (hookgate, EDIT),
         "hookgate run, allow, no --dialect (auto)": ([venvs.hookgate, "run"], ALLOW),
     }
-    print(f"hookgate run vs a cchooks hook: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, "
-          f"hookgate: {venvs.install}; {args.runs} round-robin runs per command (medians)")
+    print(
+        f"hookgate run vs a cchooks hook: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, "
+        f"hookgate: {venvs.install}; {args.runs} round-robin runs per command (medians)"
+    )
     times = interleaved(commands, args.runs, env)
     bare = times["python -S -c pass"]
     for name, ms in times.items():
         print(f"  {name:<40} {ms:7.1f} ms   {ms / bare:5.2f}x python -S -c pass")
-    results = Results("run", notes={"runs": args.runs, "install": venvs.install,
-                                    "python -S -c pass ms": bare})
+    results = Results("run", notes={"runs": args.runs, "install": venvs.install, "python -S -c pass ms": bare})
     allow = times["hookgate run, allow (ls -la)"]
-    results.ratio("run_allow", "hookgate run allow / cchooks hook", allow, times["cchooks hook, allow (ls -la)"],
-                  "cchooks hook", "ms", 1.2, higher_is_better=False)
-    results.ratio("run_deny", "hookgate run deny / hookgate run allow", times["hookgate run, deny (rm -rf /srv/app/src)"],
-                  allow, "hookgate run allow", "ms", 1.15, higher_is_better=False)
+    results.ratio(
+        "run_allow",
+        "hookgate run allow / cchooks hook",
+        allow,
+        times["cchooks hook, allow (ls -la)"],
+        "cchooks hook",
+        "ms",
+        1.2,
+        higher_is_better=False,
+    )
+    results.ratio(
+        "run_deny",
+        "hookgate run deny / hookgate run allow",
+        times["hookgate run, deny (rm -rf /srv/app/src)"],
+        allow,
+        "hookgate run allow",
+        "ms",
+        1.15,
+        higher_is_better=False,
+    )
     results.save(args.json)
 
 

@@ -42,9 +42,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "transcript_path": "/tmp/t.jsonl",
-         "cwd": "/tmp", "permission_mode": "default", "tool_name": "Bash",
-         "tool_input": {"command": "npm test", "description": "run the tests"}, "tool_use_id": "toolu_bench"}
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "bench",
+    "transcript_path": "/tmp/t.jsonl",
+    "cwd": "/tmp",
+    "permission_mode": "default",
+    "tool_name": "Bash",
+    "tool_input": {"command": "npm test", "description": "run the tests"},
+    "tool_use_id": "toolu_bench",
+}
 UVICORN_SETTINGS = {"log_level": "warning", "access_log": False, "loop": "asyncio", "server_header": False}
 FANOUT, FANOUT_DELAY = 64, 0.2
 
@@ -100,8 +107,9 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited ({proc.returncode}): "
-                               f"{proc.stderr.read().decode()[-2000:] if proc.stderr else ''}")
+            raise RuntimeError(
+                f"server exited ({proc.returncode}): {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
+            )
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
@@ -114,10 +122,14 @@ class Proc:
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None = None) -> None:
         self.port = free_port()
-        self.proc = subprocess.Popen([*argv, str(self.port)] if argv[-1].startswith("--serve-")
-                                     else [*argv, "--port", str(self.port)],
-                                     env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [*argv, str(self.port)] if argv[-1].startswith("--serve-") else [*argv, "--port", str(self.port)],
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         wait_port(self.port, self.proc)
 
     def stop(self) -> None:
@@ -133,8 +145,10 @@ class Proc:
 
 
 def _request(port: int, path: str, body: bytes) -> bytes:
-    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
 
 
 async def _connection(port: int, request: bytes, stop_at: float, latencies: list[float]) -> int:
@@ -159,13 +173,15 @@ async def _connection(port: int, request: bytes, stop_at: float, latencies: list
 async def _window(port: int, path: str, seconds: float, concurrency: int, latencies: list[float]) -> float:
     request = _request(port, path, json.dumps(EVENT).encode())
     started = time.perf_counter()
-    counts = await asyncio.gather(*(_connection(port, request, started + seconds, latencies)
-                                    for _ in range(concurrency)))
+    counts = await asyncio.gather(
+        *(_connection(port, request, started + seconds, latencies) for _ in range(concurrency))
+    )
     return sum(counts) / (time.perf_counter() - started)
 
 
-def alternate(base: tuple[int, str], subject: tuple[int, str], seconds: float, rounds: int,
-              concurrency: int) -> tuple[dict[str, float], dict[str, float]]:
+def alternate(
+    base: tuple[int, str], subject: tuple[int, str], seconds: float, rounds: int, concurrency: int
+) -> tuple[dict[str, float], dict[str, float]]:
     """Throughput (median of windows) and latency of ``base`` and ``subject``, loaded in alternation."""
     window = seconds / rounds
     stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
@@ -174,7 +190,7 @@ def alternate(base: tuple[int, str], subject: tuple[int, str], seconds: float, r
         for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
             await _window(port, path, 0.5, concurrency, [])
         for i in range(rounds):
-            for side in ((0, 1) if i % 2 == 0 else (1, 0)):
+            for side in (0, 1) if i % 2 == 0 else (1, 0):
                 port, path = (base, subject)[side]
                 stats[side][0].append(await _window(port, path, window, concurrency, stats[side][1]))
 
@@ -183,8 +199,11 @@ def alternate(base: tuple[int, str], subject: tuple[int, str], seconds: float, r
     def summary(side: int) -> dict[str, float]:
         rps, latencies = stats[side]
         latencies.sort()
-        return {"rps": statistics.median(rps), "p50": latencies[len(latencies) // 2] * 1000,
-                "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000}
+        return {
+            "rps": statistics.median(rps),
+            "p50": latencies[len(latencies) // 2] * 1000,
+            "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+        }
 
     measured = summary(1)
     # the ratio: median over rounds of subject / baseline within the round (adjacent windows), which
@@ -212,18 +231,42 @@ def fanout_latency(port: int, runs: int) -> float:
 
 def write_configs(work: Path, receiver_port: int) -> dict[str, Path]:
     configs: dict[str, object] = {
-        "nomatch": {"hooks": {"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command",
-                                                                                  "command": "true"}]}]}},
-        "http": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "http", "url": f"http://127.0.0.1:{receiver_port}/hook"}]}]}},
-        "fanout": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "http", "url": f"http://127.0.0.1:{receiver_port}/slow/{n}", "timeout": 10}
-            for n in range(FANOUT)]}]}},
+        "nomatch": {
+            "hooks": {"PreToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "true"}]}]}
+        },
+        "http": {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "http", "url": f"http://127.0.0.1:{receiver_port}/hook"}]}
+                ]
+            }
+        },
+        "fanout": {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "Bash",
+                        "hooks": [
+                            {"type": "http", "url": f"http://127.0.0.1:{receiver_port}/slow/{n}", "timeout": 10}
+                            for n in range(FANOUT)
+                        ],
+                    }
+                ]
+            }
+        },
     }
     for count in (1, 1000):
-        configs[f"if{count}"] = {"hooks": {"PreToolUse": [
-            {"matcher": "Bash", "hooks": [{"type": "command", "if": f"Bash(rm -r /srv/{n}/*)", "command": "true"}]}
-            for n in range(count)]}}
+        configs[f"if{count}"] = {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "Bash",
+                        "hooks": [{"type": "command", "if": f"Bash(rm -r /srv/{n}/*)", "command": "true"}],
+                    }
+                    for n in range(count)
+                ]
+            }
+        }
     paths = {}
     for name, config in configs.items():
         paths[name] = work / f"{name}.json"
@@ -264,11 +307,21 @@ def main() -> int:
         env.pop(name, None)
     helper = [venvs.python, __file__]
     hookgate_serve = [venvs.hookgate, "serve", "--log-level", "warning", "--reload-interval", "0", "--config"]
-    results = Results("serve", notes={"concurrency": args.concurrency, "seconds": args.seconds,
-                                      "rounds": args.rounds, "install": venvs.install})
-    print(f"hookgate serve benchmark: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, hookgate: "
-          f"{venvs.install}; {args.concurrency} connections, {args.seconds:g} s per server in {args.rounds} "
-          "alternating windows", flush=True)
+    results = Results(
+        "serve",
+        notes={
+            "concurrency": args.concurrency,
+            "seconds": args.seconds,
+            "rounds": args.rounds,
+            "install": venvs.install,
+        },
+    )
+    print(
+        f"hookgate serve benchmark: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, hookgate: "
+        f"{venvs.install}; {args.concurrency} connections, {args.seconds:g} s per server in {args.rounds} "
+        "alternating windows",
+        flush=True,
+    )
 
     receiver = Proc([*helper, "--serve-receiver"], env)
     echo = Proc([*helper, "--serve-echo"], env)
@@ -278,17 +331,30 @@ def main() -> int:
     def versus_echo(key: str, label: str, config: str, target: float) -> None:
         served = Proc([*hookgate_serve, config], env, cwd=str(work))
         try:
-            base, result = alternate((echo.port, "/echo"), (served.port, "/hooks"), args.seconds, args.rounds,
-                                     args.concurrency)
+            base, result = alternate(
+                (echo.port, "/echo"), (served.port, "/hooks"), args.seconds, args.rounds, args.concurrency
+            )
         except (OSError, RuntimeError, asyncio.IncompleteReadError) as exc:  # one scenario, not the whole run
             print(f"  {label}: not measured ({type(exc).__name__}: {exc})", flush=True)
             return
         finally:
             served.stop()
-        print(f"  {label}: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms; "
-              f"echo {base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms", flush=True)
-        results.ratio(key, f"serve, {label} / echo", result["rps"], base["rps"], "Starlette JSON echo",
-                      "req/s", target, higher_is_better=True, ratio=result["ratio"])
+        print(
+            f"  {label}: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms; "
+            f"echo {base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms",
+            flush=True,
+        )
+        results.ratio(
+            key,
+            f"serve, {label} / echo",
+            result["rps"],
+            base["rps"],
+            "Starlette JSON echo",
+            "req/s",
+            target,
+            higher_is_better=True,
+            ratio=result["ratio"],
+        )
 
     try:
         print("\n(a) serve: POST /hooks, PreToolUse Bash")
@@ -304,15 +370,28 @@ def main() -> int:
             one = Proc([*hookgate_serve, str(configs["if1"])], env, cwd=str(work))
             many = Proc([*hookgate_serve, str(configs["if1000"])], env, cwd=str(work))
             try:
-                base, result = alternate((one.port, "/hooks"), (many.port, "/hooks"), args.seconds, args.rounds,
-                                         args.concurrency)
+                base, result = alternate(
+                    (one.port, "/hooks"), (many.port, "/hooks"), args.seconds, args.rounds, args.concurrency
+                )
             finally:
                 one.stop()
                 many.stop()
-            print(f"  1,000 if-rule groups: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms; one group "
-                  f"{base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms", flush=True)
-            results.ratio("serve_if1000", "serve, 1,000 if-rule groups / one group", result["rps"], base["rps"],
-                          "one if-rule group", "req/s", 0.5, higher_is_better=True, ratio=result["ratio"])
+            print(
+                f"  1,000 if-rule groups: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms; one group "
+                f"{base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms",
+                flush=True,
+            )
+            results.ratio(
+                "serve_if1000",
+                "serve, 1,000 if-rule groups / one group",
+                result["rps"],
+                base["rps"],
+                "one if-rule group",
+                "req/s",
+                0.5,
+                higher_is_better=True,
+                ratio=result["ratio"],
+            )
         if "fanout" in wanted:
             print(f"\n(b) fan-out: {FANOUT} http handlers, each answered after {FANOUT_DELAY * 1000:.0f} ms")
             served = Proc([*hookgate_serve, str(configs["fanout"])], env, cwd=str(work))
@@ -320,23 +399,41 @@ def main() -> int:
                 ms = fanout_latency(served.port, max(5, args.runs // 2))
             finally:
                 served.stop()
-            results.ratio("fanout", f"fan-out, {FANOUT} http handlers of 200 ms / 200 ms", ms, FANOUT_DELAY * 1000,
-                          "one handler's delay", "ms", 1.1, higher_is_better=False)
+            results.ratio(
+                "fanout",
+                f"fan-out, {FANOUT} http handlers of 200 ms / 200 ms",
+                ms,
+                FANOUT_DELAY * 1000,
+                "one handler's delay",
+                "ms",
+                1.1,
+                higher_is_better=False,
+            )
         if "thin" in wanted:
             served = Proc([*hookgate_serve, str(configs["nomatch"])], env, cwd=str(work))
             try:
                 url = f"http://127.0.0.1:{served.port}"
                 stdin = json.dumps(EVENT).encode()
-                client = subprocess.run([venvs.python, "-c", "import gateway.client as c; print(c.__file__)"],
-                                        capture_output=True, text=True, env=env, cwd=str(work), check=True)
+                client = subprocess.run(
+                    [venvs.python, "-c", "import gateway.client as c; print(c.__file__)"],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    cwd=str(work),
+                    check=True,
+                )
                 commands = {
                     "python -S -c pass": ([venvs.python, "-S", "-c", "pass"], b""),
                     "python -c pass": ([venvs.python, "-c", "pass"], b""),
                     "hookgate run --server URL": ([venvs.hookgate, "run", "--server", url], stdin),
-                    "python -I -S .../gateway/client.py URL": ([venvs.python, "-I", "-S", client.stdout.strip(),
-                                                               url], stdin),
-                    "hookgate run (in-process, same config)": ([venvs.hookgate, "run", "--config",
-                                                                str(configs["nomatch"])], stdin),
+                    "python -I -S .../gateway/client.py URL": (
+                        [venvs.python, "-I", "-S", client.stdout.strip(), url],
+                        stdin,
+                    ),
+                    "hookgate run (in-process, same config)": (
+                        [venvs.hookgate, "run", "--config", str(configs["nomatch"])],
+                        stdin,
+                    ),
                 }
                 times = interleaved(commands, args.runs, env)
             finally:
@@ -345,9 +442,16 @@ def main() -> int:
             bare = times["python -S -c pass"]
             for name, ms in times.items():
                 print(f"  {name:<42} {ms:7.1f} ms  {ms / bare:5.2f}x python -S -c pass")
-            results.ratio("thin", "thin client (hookgate run --server) / python -S -c pass",
-                          times["hookgate run --server URL"], bare, "python -S -c pass", "ms", 2.0,
-                          higher_is_better=False)
+            results.ratio(
+                "thin",
+                "thin client (hookgate run --server) / python -S -c pass",
+                times["hookgate run --server URL"],
+                bare,
+                "python -S -c pass",
+                "ms",
+                2.0,
+                higher_is_better=False,
+            )
     finally:
         echo.stop()
         receiver.stop()

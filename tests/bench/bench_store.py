@@ -41,28 +41,52 @@ sys.path.insert(0, str(ROOT))
 from tests.pg_server import PgServer, start_server  # noqa: E402
 
 PYTHON = sys.executable
-EVENT = {"hook_event_name": "PreToolUse", "session_id": "bench", "transcript_path": "/tmp/t.jsonl",
-         "cwd": "/tmp", "permission_mode": "default", "tool_name": "Bash",
-         "tool_input": {"command": "npm test", "description": "run the tests"}, "tool_use_id": "toolu_bench"}
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "bench",
+    "transcript_path": "/tmp/t.jsonl",
+    "cwd": "/tmp",
+    "permission_mode": "default",
+    "tool_name": "Bash",
+    "tool_input": {"command": "npm test", "description": "run the tests"},
+    "tool_use_id": "toolu_bench",
+}
 
 
 def scenarios() -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     try:
         from handlers.builtin import rate_limit  # noqa: F401
-        found["rateLimit"] = {"type": "builtin", "name": "rateLimit", "limit": 10**9, "window": 3600,
-                              "per": ["session"], "id": "bench-rate"}
+
+        found["rateLimit"] = {
+            "type": "builtin",
+            "name": "rateLimit",
+            "limit": 10**9,
+            "window": 3600,
+            "per": ["session"],
+            "id": "bench-rate",
+        }
     except ImportError:
         pass
-    found["cache"] = {"type": "python", "callable": "tests.integration.policy_funcs:deny_rm", "cacheTtl": 3600,
-                      "id": "bench-cache"}
+    found["cache"] = {
+        "type": "python",
+        "callable": "tests.integration.policy_funcs:deny_rm",
+        "cacheTtl": 3600,
+        "id": "bench-cache",
+    }
     return found
 
 
 def write_config(work: Path, name: str, handler: dict[str, Any]) -> Path:
     path = work / f"{name}.json"
-    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]},
-                                "settings": {"stateDir": str(work / f"state-{name}")}}))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]},
+                "settings": {"stateDir": str(work / f"state-{name}")},
+            }
+        )
+    )
     return path
 
 
@@ -77,10 +101,27 @@ class Serve:
 
     def __init__(self, config: Path, env: dict[str, str]) -> None:
         self.port = free_port()
-        self.proc = subprocess.Popen([PYTHON, "-m", "gateway", "serve", "--config", str(config), "--port",
-                                      str(self.port), "--log-level", "warning", "--reload-interval", "0"],
-                                     env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [
+                PYTHON,
+                "-m",
+                "gateway",
+                "serve",
+                "--config",
+                str(config),
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+                "--reload-interval",
+                "0",
+            ],
+            env=env,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -123,12 +164,15 @@ async def _connection(port: int, request: bytes, stop_at: float, latencies: list
 
 async def _load(port: int, seconds: float, concurrency: int) -> tuple[int, float, list[float]]:
     body = json.dumps(EVENT).encode()
-    request = (f"POST /hooks HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    request = (
+        f"POST /hooks HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
     latencies: list[float] = []
     started = time.perf_counter()
-    counts = await asyncio.gather(*(_connection(port, request, started + seconds, latencies)
-                                    for _ in range(concurrency)))
+    counts = await asyncio.gather(
+        *(_connection(port, request, started + seconds, latencies) for _ in range(concurrency))
+    )
     return sum(counts), time.perf_counter() - started, latencies
 
 
@@ -143,8 +187,10 @@ def pct(values: list[float], q: float) -> float:
 
 def bench_serve(pg: PgServer, db: str, config: Path, args: argparse.Namespace) -> dict[str, Any]:
     base_env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    envs = {"sqlite": {**base_env, "HOOKGATE_STORE_URL": "sqlite"},
-            "postgresql": {**base_env, "HOOKGATE_STORE_URL": pg.url(db)}}
+    envs = {
+        "sqlite": {**base_env, "HOOKGATE_STORE_URL": "sqlite"},
+        "postgresql": {**base_env, "HOOKGATE_STORE_URL": pg.url(db)},
+    }
     totals = {name: [0, 0.0] for name in envs}
     latencies: dict[str, list[float]] = {name: [] for name in envs}
     statements = events = 0
@@ -177,8 +223,10 @@ def bench_serve(pg: PgServer, db: str, config: Path, args: argparse.Namespace) -
 def bench_run(pg: PgServer, db: str, config: Path, runs: int) -> dict[str, Any]:
     stdin = json.dumps(EVENT).encode()
     base_env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    envs = {"sqlite": {**base_env, "HOOKGATE_STORE_URL": "sqlite"},
-            "postgresql": {**base_env, "HOOKGATE_STORE_URL": pg.url(db)}}
+    envs = {
+        "sqlite": {**base_env, "HOOKGATE_STORE_URL": "sqlite"},
+        "postgresql": {**base_env, "HOOKGATE_STORE_URL": pg.url(db)},
+    }
     argv = [str(Path(PYTHON).with_name("hookgate")), "run", "--config", str(config)]
     samples: dict[str, list[float]] = {name: [] for name in envs}
     for env in envs.values():
@@ -211,22 +259,34 @@ def main() -> int:
             for name, handler in scenarios().items():
                 db = pg.new_database()
                 config = write_config(work, name, handler)
-                subprocess.run([PYTHON, "-m", "gateway", "store", "migrate", "--config", str(config)], cwd=ROOT,
-                               env={**os.environ, "HOOKGATE_STORE_URL": pg.url(db)}, check=True,
-                               capture_output=True)
+                subprocess.run(
+                    [PYTHON, "-m", "gateway", "store", "migrate", "--config", str(config)],
+                    cwd=ROOT,
+                    env={**os.environ, "HOOKGATE_STORE_URL": pg.url(db)},
+                    check=True,
+                    capture_output=True,
+                )
                 served = bench_serve(pg, db, config, args)
                 ran = bench_run(pg, db, config, args.runs)
                 lite, shared = served["sqlite"], served["postgresql"]
                 print(f"[{name}] serve, {args.concurrency} connections, {args.rounds}x{args.seconds:g} s per store:")
-                print(f"  sqlite      {lite['rps']:8.0f} decisions/s   p50 {lite['p50']:6.2f} ms   "
-                      f"p99 {lite['p99']:6.2f} ms")
-                print(f"  postgresql  {shared['rps']:8.0f} decisions/s   p50 {shared['p50']:6.2f} ms   "
-                      f"p99 {shared['p99']:6.2f} ms")
-                print(f"  ratio postgresql/sqlite: {shared['rps'] / lite['rps']:.2f}; "
-                      f"PostgreSQL statements per decision: {served['statements_per_event']:.2f}")
-                print(f"[{name}] hookgate run, median of {args.runs}: sqlite {ran['sqlite']:.1f} ms, "
-                      f"postgresql {ran['postgresql']:.1f} ms (+{ran['postgresql'] - ran['sqlite']:.1f} ms); "
-                      f"statements per event: {ran['statements_per_event']:.2f}")
+                print(
+                    f"  sqlite      {lite['rps']:8.0f} decisions/s   p50 {lite['p50']:6.2f} ms   "
+                    f"p99 {lite['p99']:6.2f} ms"
+                )
+                print(
+                    f"  postgresql  {shared['rps']:8.0f} decisions/s   p50 {shared['p50']:6.2f} ms   "
+                    f"p99 {shared['p99']:6.2f} ms"
+                )
+                print(
+                    f"  ratio postgresql/sqlite: {shared['rps'] / lite['rps']:.2f}; "
+                    f"PostgreSQL statements per decision: {served['statements_per_event']:.2f}"
+                )
+                print(
+                    f"[{name}] hookgate run, median of {args.runs}: sqlite {ran['sqlite']:.1f} ms, "
+                    f"postgresql {ran['postgresql']:.1f} ms (+{ran['postgresql'] - ran['sqlite']:.1f} ms); "
+                    f"statements per event: {ran['statements_per_event']:.2f}"
+                )
     finally:
         pg.destroy()
     return 0

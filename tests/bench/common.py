@@ -32,7 +32,7 @@ CCHOOKS_REQUIREMENT = "cchooks>=0.1.5,<0.2"
 SOURCES = ("pyproject.toml", "README.md", "gateway", "handlers", "configs")
 
 # A single-purpose PreToolUse hook written with cchooks: one rm -rf check, deny or say nothing.
-CCHOOKS_HOOK = '''\
+CCHOOKS_HOOK = """\
 import re
 
 from cchooks import PreToolUseContext, create_context
@@ -42,7 +42,7 @@ RM_RF = re.compile(r"\\brm\\s+(-[a-zA-Z]*r[a-zA-Z]*f|-[a-zA-Z]*f[a-zA-Z]*r|-r\\s
 c = create_context()
 if isinstance(c, PreToolUseContext) and c.tool_name == "Bash" and RM_RF.search(c.tool_input.get("command", "")):
     c.output.deny("rm -rf is blocked")
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,11 @@ def _sources_hash() -> str:
     digest = hashlib.sha256()
     for name in SOURCES:
         path = ROOT / name
-        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()
-                                                      and "__pycache__" not in p.parts)
+        files = (
+            [path]
+            if path.is_file()
+            else sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        )
         for file in files:
             digest.update(str(file.relative_to(ROOT)).encode())
             digest.update(file.read_bytes())
@@ -79,8 +82,12 @@ def _venv(where: Path, packages: list[str]) -> Path:
     if not marker.exists():
         print(f"(building throwaway venv {where} ...)", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(where)], check=True)
-        done = subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "-q",
-                               "--disable-pip-version-check", *packages], capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [str(where / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", *packages],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode:
             raise SystemExit(f"pip install {' '.join(packages)} failed:\n{done.stderr[-3000:]}")
         marker.write_text(" ".join(packages))
@@ -95,8 +102,13 @@ def bench_venvs(here: bool = False) -> Venvs:
     hook.write_text(CCHOOKS_HOOK)
     cchooks = _venv(base / "cchooks", [CCHOOKS_REQUIREMENT])
     if here:
-        return Venvs(sys.executable, str(Path(sys.executable).with_name("hookgate")),
-                     str(cchooks / "bin" / "python"), str(hook), "this interpreter's install (--here)")
+        return Venvs(
+            sys.executable,
+            str(Path(sys.executable).with_name("hookgate")),
+            str(cchooks / "bin" / "python"),
+            str(hook),
+            "this interpreter's install (--here)",
+        )
     for old in base.glob("hookgate-*"):  # keep only the venv of the current sources
         if old.name != f"hookgate-{_sources_hash()}":
             subprocess.run(["rm", "-rf", str(old)], check=False)
@@ -113,8 +125,13 @@ def bench_venvs(here: bool = False) -> Venvs:
         _venv(where, [str(copy)])
         shutil.rmtree(copy, ignore_errors=True)
     venv = where
-    return Venvs(str(venv / "bin" / "python"), str(venv / "bin" / "hookgate"), str(cchooks / "bin" / "python"),
-                 str(hook), "regular install (pip install ., not editable) in a throwaway venv")
+    return Venvs(
+        str(venv / "bin" / "python"),
+        str(venv / "bin" / "hookgate"),
+        str(cchooks / "bin" / "python"),
+        str(hook),
+        "regular install (pip install ., not editable) in a throwaway venv",
+    )
 
 
 def wall_ms(argv: list[str], stdin: bytes, env: dict[str, str] | None = None) -> float:
@@ -124,8 +141,9 @@ def wall_ms(argv: list[str], stdin: bytes, env: dict[str, str] | None = None) ->
     return (time.perf_counter() - started) * 1000
 
 
-def interleaved(commands: dict[str, tuple[list[str], bytes]], runs: int, env: dict[str, str] | None = None,
-                warmup: int = 2) -> dict[str, float]:
+def interleaved(
+    commands: dict[str, tuple[list[str], bytes]], runs: int, env: dict[str, str] | None = None, warmup: int = 2
+) -> dict[str, float]:
     """Median wall time (ms) of each ``name: (argv, stdin)``, run round-robin ``runs`` times."""
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for argv, stdin in commands.values():  # page cache, .pyc files, the config cache
@@ -150,17 +168,41 @@ class Results:
     rows: list[dict[str, Any]] = field(default_factory=list)
     notes: dict[str, Any] = field(default_factory=dict)
 
-    def ratio(self, key: str, label: str, value: float, base: float, baseline: str, unit: str,
-              target: float, higher_is_better: bool, ratio: float | None = None) -> float:
+    def ratio(
+        self,
+        key: str,
+        label: str,
+        value: float,
+        base: float,
+        baseline: str,
+        unit: str,
+        target: float,
+        higher_is_better: bool,
+        ratio: float | None = None,
+    ) -> float:
         """Record ``value / base`` (or ``ratio``, when the bench computed it otherwise) against ``target``
         (``>=`` when higher is better, else ``<=``); print it."""
         ratio = value / base if ratio is None else ratio
         ok = ratio >= target if higher_is_better else ratio <= target
         op = ">=" if higher_is_better else "<="
-        self.rows.append({"key": key, "label": label, "value": value, "baseline": baseline, "base": base,
-                          "unit": unit, "ratio": ratio, "target": f"{op} {target:g}", "ok": ok})
-        print(f"  TARGET {label}: {value:,.1f} {unit} vs {baseline} {base:,.1f} {unit} = {ratio:.2f} "
-              f"(target {op} {target:g}) {'ok' if ok else 'MISSED'}", flush=True)
+        self.rows.append(
+            {
+                "key": key,
+                "label": label,
+                "value": value,
+                "baseline": baseline,
+                "base": base,
+                "unit": unit,
+                "ratio": ratio,
+                "target": f"{op} {target:g}",
+                "ok": ok,
+            }
+        )
+        print(
+            f"  TARGET {label}: {value:,.1f} {unit} vs {baseline} {base:,.1f} {unit} = {ratio:.2f} "
+            f"(target {op} {target:g}) {'ok' if ok else 'MISSED'}",
+            flush=True,
+        )
         return ratio
 
     def save(self, path: str | None) -> None:
@@ -168,6 +210,11 @@ class Results:
             return
         out = Path(path)
         data = json.loads(out.read_text()) if out.exists() else {}
-        data[self.bench] = {"rows": self.rows, "notes": self.notes, "python": sys.version.split()[0],
-                            "cpus": os.cpu_count(), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+        data[self.bench] = {
+            "rows": self.rows,
+            "notes": self.notes,
+            "python": sys.version.split()[0],
+            "cpus": os.cpu_count(),
+            "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        }
         out.write_text(json.dumps(data, indent=1))

@@ -20,8 +20,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
-ORDER = ("run_allow", "run_deny", "thin", "serve_nomatch", "serve_default", "serve_http", "serve_mcp",
-         "serve_if1000", "fanout")
+ORDER = (
+    "run_allow",
+    "run_deny",
+    "thin",
+    "serve_nomatch",
+    "serve_default",
+    "serve_http",
+    "serve_mcp",
+    "serve_if1000",
+    "fanout",
+)
 
 
 def figure(value: float, unit: str) -> str:
@@ -31,20 +40,26 @@ def figure(value: float, unit: str) -> str:
 def table(data: dict[str, Any]) -> str:
     rows = {row["key"]: row for bench in data.values() for row in bench["rows"]}
     meta = next(iter(data.values()))
-    lines = [f"Measured {meta['when']} on {meta['cpus']} shared vCPUs (Python {meta['python']}), hookgate "
-             "installed with `pip install .` in a throwaway venv; every baseline ran in the same run, "
-             "alternating with what it is compared to. For serve the figures are the median load windows and "
-             "the ratio is the median over rounds of two adjacent windows. Other jobs (test suites of other "
-             "branches) shared the machine, so every figure is noisy, serve's most; the ratios are what the "
-             "targets are about.", "",
-             "| measured | figure | baseline (same run) | ratio | target |", "|---|---|---|---|---|"]
+    lines = [
+        f"Measured {meta['when']} on {meta['cpus']} shared vCPUs (Python {meta['python']}), hookgate "
+        "installed with `pip install .` in a throwaway venv; every baseline ran in the same run, "
+        "alternating with what it is compared to. For serve the figures are the median load windows and "
+        "the ratio is the median over rounds of two adjacent windows. Other jobs (test suites of other "
+        "branches) shared the machine, so every figure is noisy, serve's most; the ratios are what the "
+        "targets are about.",
+        "",
+        "| measured | figure | baseline (same run) | ratio | target |",
+        "|---|---|---|---|---|",
+    ]
     for key in ORDER:
         row = rows.get(key)
         if row is None:
             continue
         status = "met" if row["ok"] else "**not met**"
-        lines.append(f"| {row['label']} | {figure(row['value'], row['unit'])} | {row['baseline']}: "
-                     f"{figure(row['base'], row['unit'])} | {row['ratio']:.2f} | {row['target']} ({status}) |")
+        lines.append(
+            f"| {row['label']} | {figure(row['value'], row['unit'])} | {row['baseline']}: "
+            f"{figure(row['base'], row['unit'])} | {row['ratio']:.2f} | {row['target']} ({status}) |"
+        )
     return "\n".join(lines)
 
 
@@ -58,10 +73,22 @@ def main() -> None:
     if source is None:
         source = str(Path(tempfile.mkdtemp(prefix="hookgate-bench-")) / "results.json")
         bench = ROOT / "tests" / "bench"
-        subprocess.run([sys.executable, str(bench / "bench_run.py"), "--runs", str(args.runs), "--json", source],
-                       check=True)
-        subprocess.run([sys.executable, str(bench / "bench_serve.py"), "--runs", str(args.runs), "--seconds",
-                        str(args.seconds), "--json", source], check=True)
+        subprocess.run(
+            [sys.executable, str(bench / "bench_run.py"), "--runs", str(args.runs), "--json", source], check=True
+        )
+        subprocess.run(
+            [
+                sys.executable,
+                str(bench / "bench_serve.py"),
+                "--runs",
+                str(args.runs),
+                "--seconds",
+                str(args.seconds),
+                "--json",
+                source,
+            ],
+            check=True,
+        )
     text = README.read_text()
     if BEGIN not in text or END not in text:
         raise SystemExit(f"README.md has no {BEGIN} ... {END} block")

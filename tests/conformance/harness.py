@@ -48,25 +48,42 @@ class GatewayHarness:
     """The CTK ``Harness`` for hookgate's Python host (see module docstring)."""
 
     name = "hookgate-python-host"
-    capabilities: ClassVar[frozenset[Capability]] = frozenset({
-        Capability.MODEL_CALLS, Capability.TOOL_CALLS, Capability.INT64_JSON, Capability.BIGINT_JSON,
-        Capability.HOST_DECLARATION,
-    })
+    capabilities: ClassVar[frozenset[Capability]] = frozenset(
+        {
+            Capability.MODEL_CALLS,
+            Capability.TOOL_CALLS,
+            Capability.INT64_JSON,
+            Capability.BIGINT_JSON,
+            Capability.HOST_DECLARATION,
+        }
+    )
     tool_seam_host_error = "continue"
 
     def __init__(self) -> None:
         self.gateway: Gateway | None = None
         self.scenario: Scenario | None = None
 
-    def setup(self, scenario: Scenario, interceptors: list[Interceptor], resolver: ApprovalResolver | None,
-              mode: EnforcementMode, composition: CompositionConfig | None = None,
-              identity_provider: str | None = "jcs-sha256", redact_for_approval: list[str] | None = None) -> None:
+    def setup(
+        self,
+        scenario: Scenario,
+        interceptors: list[Interceptor],
+        resolver: ApprovalResolver | None,
+        mode: EnforcementMode,
+        composition: CompositionConfig | None = None,
+        identity_provider: str | None = "jcs-sha256",
+        redact_for_approval: list[str] | None = None,
+    ) -> None:
         paths = list(redact_for_approval or [])
         provider: Any = _fault_provider() if identity_provider == "ctk-fault" else identity_provider
         self.gateway = Gateway.from_file(CONFIG)
-        self.gateway.use_interceptors(list(interceptors), mode=mode.value, composition=composition,
-                                      resolver=resolver, identity_provider=provider,
-                                      redactor=(lambda ctx: redact_paths(ctx, paths)) if paths else None)
+        self.gateway.use_interceptors(
+            list(interceptors),
+            mode=mode.value,
+            composition=composition,
+            resolver=resolver,
+            identity_provider=provider,
+            redactor=(lambda ctx: redact_paths(ctx, paths)) if paths else None,
+        )
         self.scenario = scenario
 
     def setup_declared(self, scenario: Scenario, document: dict[str, Any], registry: HostRegistry) -> None:
@@ -87,8 +104,11 @@ class GatewayHarness:
             messages: list[dict[str, Any]] = [{"role": scenario.input["role"], "content": prompt.content}]
             for scripted in scenario.model_script:
                 async with gw.model_call(messages, model_id="mock", **ids) as turn:
-                    turn.response = {"content": scripted.content, "tool_calls": scripted.tool_calls,
-                                     "finish_reason": scripted.finish_reason}
+                    turn.response = {
+                        "content": scripted.content,
+                        "tool_calls": scripted.tool_calls,
+                        "finish_reason": scripted.finish_reason,
+                    }
                 messages = turn.messages
                 reply = turn.response
                 if not reply["tool_calls"]:
@@ -103,15 +123,20 @@ class GatewayHarness:
         except ActionDenied:
             outcome, final = RunOutcome.BLOCKED, None
         records = await gw.session_end(reason="completed" if outcome is RunOutcome.COMPLETED else "error", **ids)
-        return RunRecord(outcome=outcome, final_output=final, tool_invocations=tool_log,
-                         identities=[(r.input_identity, r.enforced_identity) for r in records],
-                         records=[r.to_wire() for r in records])
+        return RunRecord(
+            outcome=outcome,
+            final_output=final,
+            tool_invocations=tool_log,
+            identities=[(r.input_identity, r.enforced_identity) for r in records],
+            records=[r.to_wire() for r in records],
+        )
 
     async def _tool(self, request: dict[str, Any], ids: dict[str, Any], log: list[dict[str, Any]]) -> dict[str, Any]:
         assert self.gateway is not None and self.scenario is not None
         try:
-            async with self.gateway.tool_call(request["name"], dict(request["args"]), tool_use_id=request["id"],
-                                              **ids) as call:
+            async with self.gateway.tool_call(
+                request["name"], dict(request["args"]), tool_use_id=request["id"], **ids
+            ) as call:
                 value, is_error = self.scenario.tools[request["name"]].invoke(call.args)
                 log.append({"name": request["name"], "args": dict(call.args)})
                 if is_error:

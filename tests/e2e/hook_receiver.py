@@ -57,9 +57,7 @@ class HookReceiver:
         self._server.socket.close()
         self._server.socket = sock
         self._server.receiver = self
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def port(self) -> int:

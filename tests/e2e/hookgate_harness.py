@@ -66,8 +66,13 @@ class StreamRun:
 
     def hook_responses(self, event: str | None = None) -> list[JsonDict]:
         """The CLI's record of each hook it ran (``exit_code``; for http hooks the HTTP status)."""
-        return [e for e in self.events if e.get("type") == "system" and e.get("subtype") == "hook_response"
-                and (event is None or e.get("hook_event") == event)]
+        return [
+            e
+            for e in self.events
+            if e.get("type") == "system"
+            and e.get("subtype") == "hook_response"
+            and (event is None or e.get("hook_event") == event)
+        ]
 
     def hook_answers(self, event: str) -> list[JsonDict]:
         """The JSON each hook of ``event`` printed or returned ({} for an empty answer)."""
@@ -80,9 +85,14 @@ class StreamRun:
     @property
     def main_requests(self) -> list[Any]:
         """The CLI's main-loop Messages calls (the ones offering tools; not prompt-hook or hookgate calls)."""
-        return [r for r in self.run.requests if r.path == "/v1/messages" and isinstance(r.body, dict)
-                and r.headers.get("user-agent", "").startswith("claude-cli/")
-                and any(t.get("name") == "Bash" for t in r.body.get("tools") or [])]
+        return [
+            r
+            for r in self.run.requests
+            if r.path == "/v1/messages"
+            and isinstance(r.body, dict)
+            and r.headers.get("user-agent", "").startswith("claude-cli/")
+            and any(t.get("name") == "Bash" for t in r.body.get("tools") or [])
+        ]
 
     @property
     def tool_uses(self) -> list[JsonDict]:
@@ -93,12 +103,16 @@ class StreamRun:
         return self.run.tool_results
 
     def describe(self) -> str:
-        hooks = [(e.get("hook_name"), e.get("exit_code"), e.get("outcome"), str(e.get("output"))[:300])
-                 for e in self.hook_responses()]
+        hooks = [
+            (e.get("hook_name"), e.get("exit_code"), e.get("outcome"), str(e.get("output"))[:300])
+            for e in self.hook_responses()
+        ]
         result = {k: v for k, v in self.result.items() if k not in ("usage", "modelUsage")}
         kinds = [f"{r.method} {r.path} [{r.kind}] {r.headers.get('user-agent', '')[:20]}" for r in self.run.requests]
-        return (f"rc={self.run.returncode} elapsed={self.run.elapsed:.2f}s\nrequests={kinds}\nhooks={hooks}\n"
-                f"result={json.dumps(result)[:1500]}\nstderr={self.run.stderr[-1500:]}")
+        return (
+            f"rc={self.run.returncode} elapsed={self.run.elapsed:.2f}s\nrequests={kinds}\nhooks={hooks}\n"
+            f"result={json.dumps(result)[:1500]}\nstderr={self.run.stderr[-1500:]}"
+        )
 
 
 def hookgate_env(tmp: Path) -> dict[str, str]:
@@ -110,11 +124,15 @@ def state_dir(tmp: Path) -> Path:
     return tmp / "hookgate-state"
 
 
-def write_config(path: Path, hooks: Mapping[str, Any], *, settings: Mapping[str, Any] | None = None,
-                 **sections: Any) -> Path:
+def write_config(
+    path: Path, hooks: Mapping[str, Any], *, settings: Mapping[str, Any] | None = None, **sections: Any
+) -> Path:
     """A hookgate config (JSON) whose ``settings.stateDir`` is ``<path's dir>/hookgate-state``."""
-    doc: JsonDict = {"hooks": dict(hooks), **sections,
-                     "settings": {"stateDir": str(state_dir(path.parent)), **(settings or {})}}
+    doc: JsonDict = {
+        "hooks": dict(hooks),
+        **sections,
+        "settings": {"stateDir": str(state_dir(path.parent)), **(settings or {})},
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2))
     return path
@@ -178,12 +196,30 @@ class HookgateServer:
 
     def start(self, ready_timeout: float = 20.0) -> HookgateServer:
         self.port = self.port or free_port(self.sandbox)
-        argv = self.sandbox.wrap([str(self.executable), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                                  "--config", str(self.config), *self.extra_args])
+        argv = self.sandbox.wrap(
+            [
+                str(self.executable),
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--config",
+                str(self.config),
+                *self.extra_args,
+            ]
+        )
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "wb") as log:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         env={**os.environ, **self.env}, cwd=self.cwd, start_new_session=True)
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **self.env},
+                cwd=self.cwd,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + ready_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

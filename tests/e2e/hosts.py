@@ -174,9 +174,7 @@ def _ensure_cli(spec: CliSpec) -> Path:
             install_seconds[spec.key] = time.monotonic() - started
             staged_exe = staging / "node_modules" / ".bin" / spec.bin_name
             if not staged_exe.exists():
-                raise HostUnavailable(
-                    f"npm install {spec.package}@{spec.version} produced no {spec.bin_name}"
-                )
+                raise HostUnavailable(f"npm install {spec.package}@{spec.version} produced no {spec.bin_name}")
             _check_runs(spec, staged_exe)
             (staging / ".hookgate-installed").write_text(f"{spec.package}@{spec.version}\n")
             if target.exists():
@@ -548,9 +546,7 @@ def _toml_str(value: str) -> str:
     return json.dumps(value)  # a JSON string is a valid TOML basic string
 
 
-def codex_config_toml(
-    base_url: str, *, model: str = CODEX_MODEL, trusted_projects: Iterable[Path] = ()
-) -> str:
+def codex_config_toml(base_url: str, *, model: str = CODEX_MODEL, trusted_projects: Iterable[Path] = ()) -> str:
     """``$CODEX_HOME/config.toml`` for an offline run against the fake provider."""
     lines = [
         f"model = {_toml_str(model)}",
@@ -620,8 +616,7 @@ def codex_trust_hashes(hooks_file: Path, hooks: Mapping[str, Any]) -> dict[str, 
 
 def codex_trust_toml(hashes: Mapping[str, str]) -> str:
     return "".join(
-        f"\n[hooks.state.{_toml_str(key)}]\ntrusted_hash = {_toml_str(value)}\n"
-        for key, value in hashes.items()
+        f"\n[hooks.state.{_toml_str(key)}]\ntrusted_hash = {_toml_str(value)}\n" for key, value in hashes.items()
     )
 
 
@@ -678,9 +673,7 @@ def run_codex(
         trust_args: list[str] = []
         if hooks_config is not None:
             document = _hooks_document(hooks_config)
-            hooks_file = (
-                (project_dir / ".codex" / "hooks.json") if scope == "project" else home / "hooks.json"
-            )
+            hooks_file = (project_dir / ".codex" / "hooks.json") if scope == "project" else home / "hooks.json"
             hooks_file.parent.mkdir(parents=True, exist_ok=True)
             hooks_file.write_text(json.dumps(document, indent=2))
             if trust == "hash":

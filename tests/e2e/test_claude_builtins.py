@@ -40,8 +40,14 @@ def test_truncate_output_reaches_the_model_through_updated_tool_output(
     (full,) = plain.tool_results
     assert result_text(full).count("x") == 20000, plain.describe()
 
-    config = write_config(tmp_path / "truncate.json", {
-        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "builtin", "name": "truncateOutput", "maxChars": 500}]}]})
+    config = write_config(
+        tmp_path / "truncate.json",
+        {
+            "PostToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "builtin", "name": "truncateOutput", "maxChars": 500}]}
+            ]
+        },
+    )
     settings = hookgate_command_settings(config, events=("PostToolUse",), executable=hookgate_bin)
     run = claude(run_claude, tmp_path, settings, script)
 

@@ -29,9 +29,7 @@ def _assert_clean_run(outcome: RmVictim) -> None:
     run = outcome.run
     assert run.returncode == 0, run.describe()
     assert run.result is not None and run.result.get("is_error") is False, run.describe()
-    assert [r.kind for r in run.requests if r.path == "/v1/messages"] == ["scripted", "scripted"], (
-        run.describe()
-    )
+    assert [r.kind for r in run.requests if r.path == "/v1/messages"] == ["scripted", "scripted"], run.describe()
     assert all(r.api_key == API_KEY for r in run.requests if r.path.startswith("/v1/"))
     (tool_use,) = run.tool_uses
     assert tool_use["input"]["command"] == outcome.command
@@ -79,9 +77,7 @@ def test_control_native_deny_hook_blocks_the_tool(run_claude: RunClaude, tmp_pat
     assert outcome.run.tool_results[0].get("is_error") is True
 
 
-def test_control_native_http_hook_blocks_the_tool(
-    run_claude: RunClaude, e2e_sandbox: Sandbox, tmp_path: Path
-) -> None:
+def test_control_native_http_hook_blocks_the_tool(run_claude: RunClaude, e2e_sandbox: Sandbox, tmp_path: Path) -> None:
     """The ``type: "http"`` path ``hookgate serve`` will use: the receiver lives in the sandbox."""
     deny = pretooluse_deny("blocked by http test hook")
     with HookReceiver(e2e_sandbox.bind_loopback(), deny) as receiver:

@@ -42,13 +42,20 @@ from tests.fakes.anthropic_api import FakeAnthropic, Reply, ScriptItem, bash, te
 pytestmark = pytest.mark.e2e
 
 
-def claude(run_claude: RunClaude, tmp_path: Path, settings: dict[str, Any] | None,
-           script: Sequence[ScriptItem], *, args: Sequence[str] = STREAM_ARGS,
-           env: dict[str, str] | None = None) -> StreamRun:
+def claude(
+    run_claude: RunClaude,
+    tmp_path: Path,
+    settings: dict[str, Any] | None,
+    script: Sequence[ScriptItem],
+    *,
+    args: Sequence[str] = STREAM_ARGS,
+    env: dict[str, str] | None = None,
+) -> StreamRun:
     """One stream-json run; each call gets its own project dir (settings never leak between runs)."""
     index = len(list(tmp_path.glob("project-*")))
-    run = run_claude(tmp_path / f"project-{index}", settings, script, args=args,
-                     env={**hookgate_env(tmp_path), **(env or {})})
+    run = run_claude(
+        tmp_path / f"project-{index}", settings, script, args=args, env={**hookgate_env(tmp_path), **(env or {})}
+    )
     return StreamRun(run)
 
 
@@ -77,8 +84,9 @@ def hookgate_pre_tool(run: StreamRun) -> list[dict[str, Any]]:
     return run.hook_responses("PreToolUse")
 
 
-def hookgate_run_settings(hookgate_bin: Path, *, config: Path | None = None,
-                          events: Sequence[str] = DEFAULT_HOOKGATE_EVENTS) -> dict[str, Any]:
+def hookgate_run_settings(
+    hookgate_bin: Path, *, config: Path | None = None, events: Sequence[str] = DEFAULT_HOOKGATE_EVENTS
+) -> dict[str, Any]:
     """``hookgate run`` as a command hook on ``events``, exactly as the README wires it."""
     if config is not None:
         return hookgate_command_settings(config, events=events, executable=hookgate_bin)
@@ -90,8 +98,12 @@ def _echo_then_rm(tmp_path: Path) -> tuple[Path, Path, str, list[ScriptItem]]:
     victim = make_victim(tmp_path)  # tmp_path is outside the temp roots (conftest): rm -rf there is denied
     marker = Path(tempfile.mkdtemp(prefix="hookgate-e2e-marker-")) / "marker.txt"  # where every policy lets echo write
     rm = f"rm -rf {victim}"
-    return victim, marker, rm, [bash(f"echo built > {marker}", "an ordinary command"),
-                                bash(rm, "remove the old build dir"), text("done")]
+    return (
+        victim,
+        marker,
+        rm,
+        [bash(f"echo built > {marker}", "an ordinary command"), bash(rm, "remove the old build dir"), text("done")],
+    )
 
 
 def _control_echo_then_rm(run_claude: RunClaude, tmp_path: Path) -> None:
@@ -139,8 +151,14 @@ def hookgate_server(
     servers: list[HookgateServer] = []
 
     def start(config: Path) -> HookgateServer:
-        server = HookgateServer(hookgate_bin, e2e_sandbox, config, hookgate_env(tmp_path),
-                                tmp_path / f"serve-{len(servers)}.log", cwd=tmp_path)
+        server = HookgateServer(
+            hookgate_bin,
+            e2e_sandbox,
+            config,
+            hookgate_env(tmp_path),
+            tmp_path / f"serve-{len(servers)}.log",
+            cwd=tmp_path,
+        )
         servers.append(server.start())
         return server
 
@@ -247,13 +265,31 @@ def test_updated_input_rewrites_the_command_that_really_runs(
     assert not victim.exists() and not trash.exists(), plain.describe()
 
     victim = make_victim(tmp_path)
-    rule = write_script(tmp_path / "rules" / "soft_delete.py", SOFT_DELETE.format(python=sys.executable,
-                                                                                    allow=with_allow))
-    config = write_config(tmp_path / "hookgate.json", {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "id": "soft-delete", "if": "Bash(rm *)",
-                                       "command": str(rule), "timeout": 10}]}]})
-    run = claude(run_claude, tmp_path, hookgate_run_settings(hookgate_bin, config=config, events=("PreToolUse",)),
-                 script)
+    rule = write_script(
+        tmp_path / "rules" / "soft_delete.py", SOFT_DELETE.format(python=sys.executable, allow=with_allow)
+    )
+    config = write_config(
+        tmp_path / "hookgate.json",
+        {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "id": "soft-delete",
+                            "if": "Bash(rm *)",
+                            "command": str(rule),
+                            "timeout": 10,
+                        }
+                    ],
+                }
+            ]
+        },
+    )
+    run = claude(
+        run_claude, tmp_path, hookgate_run_settings(hookgate_bin, config=config, events=("PreToolUse",)), script
+    )
 
     assert not victim.exists(), run.describe()
     assert (trash / "file.txt").read_text() == "precious\n", run.describe()  # the rewritten command ran
@@ -263,8 +299,10 @@ def test_updated_input_rewrites_the_command_that_really_runs(
     (answer,) = run.hook_answers("PreToolUse")
     specific = answer["hookSpecificOutput"]
     # hookgate merged the partial rewrite over the original input: the CLI got a complete object.
-    assert specific["updatedInput"] == {"command": shlex.join(["mv", str(victim), str(trash)]),
-                                        "description": "remove the old build dir"}
+    assert specific["updatedInput"] == {
+        "command": shlex.join(["mv", str(victim), str(trash)]),
+        "description": "remove the old build dir",
+    }
     assert specific.get("permissionDecision") == ("allow" if with_allow else None)
     (result,) = run.tool_results
     assert result.get("is_error") is not True, run.describe()
@@ -304,15 +342,28 @@ def judge_config(tmp_path: Path, fake: FakeAnthropic, *, settings: dict[str, Any
     return write_config(
         tmp_path / "hookgate.json",
         {"Stop": [{"hooks": [{"type": "prompt", "id": "tests-ran", "prompt": STOP_CONDITION, "timeout": 20}]}]},
-        llm={"default": "e2e", "providers": {"e2e": {"type": "anthropic", "baseUrl": fake.base_url,
-                                                     "apiKeyEnv": "HOOKGATE_E2E_JUDGE_KEY", "maxRetries": 0}}},
-        settings=settings)
+        llm={
+            "default": "e2e",
+            "providers": {
+                "e2e": {
+                    "type": "anthropic",
+                    "baseUrl": fake.base_url,
+                    "apiKeyEnv": "HOOKGATE_E2E_JUDGE_KEY",
+                    "maxRetries": 0,
+                }
+            },
+        },
+        settings=settings,
+    )
 
 
 def judge_requests(run: StreamRun) -> list[Any]:
     """The Messages calls made by hookgate's prompt handler (the anthropic SDK, not the CLI)."""
-    return [r for r in run.run.requests if r.path == "/v1/messages"
-            and not r.headers.get("user-agent", "").startswith("claude-cli/")]
+    return [
+        r
+        for r in run.run.requests
+        if r.path == "/v1/messages" and not r.headers.get("user-agent", "").startswith("claude-cli/")
+    ]
 
 
 def test_stop_prompt_check_sends_claude_back_to_work_once(
@@ -328,8 +379,13 @@ def test_stop_prompt_check_sends_claude_back_to_work_once(
     judge = Judge(lambda i: (False, reason) if i == 0 else (True, "The tests ran: 3 passed."))
     fake_api.responder = judge
     config = judge_config(tmp_path, fake_api)
-    run = claude(run_claude, tmp_path, hookgate_run_settings(hookgate_bin, config=config), script,
-                 env={"HOOKGATE_E2E_JUDGE_KEY": JUDGE_KEY})
+    run = claude(
+        run_claude,
+        tmp_path,
+        hookgate_run_settings(hookgate_bin, config=config),
+        script,
+        env={"HOOKGATE_E2E_JUDGE_KEY": JUDGE_KEY},
+    )
 
     assert tests_log.read_text() == "3 passed\n", run.describe()  # Claude Code went back to work
     assert run.run.returncode == 0 and run.result.get("result") == "3 tests passed", run.describe()
@@ -369,8 +425,13 @@ def test_stop_check_that_never_passes_is_cut_off_by_stop_block_limit(
 
     never.bodies.clear()
     config = judge_config(tmp_path, fake_api, settings={"stopBlockLimit": limit})
-    run = claude(run_claude, tmp_path, hookgate_run_settings(hookgate_bin, config=config), script,
-                 env={"HOOKGATE_E2E_JUDGE_KEY": JUDGE_KEY})
+    run = claude(
+        run_claude,
+        tmp_path,
+        hookgate_run_settings(hookgate_bin, config=config),
+        script,
+        env={"HOOKGATE_E2E_JUDGE_KEY": JUDGE_KEY},
+    )
 
     assert run.run.returncode == 0 and run.result.get("is_error") is False, run.describe()
     assert len(judge_requests(run)) == len(never.bodies) == limit, run.describe()  # then hookgate stopped asking
@@ -438,11 +499,29 @@ def test_fail_closed_guard_failure_denies_where_a_native_hook_fails_open(
 
     # The same guard behind hookgate with failClosed: the tool is denied through exit 2.
     guard, script, rm = _failing_guard(tmp_path, failure)
-    config = write_config(tmp_path / "hookgate.json", {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "id": "rm-guard", "if": "Bash(rm *)",
-                                       "command": str(guard), "timeout": 1, "failClosed": True}]}]})
-    run = claude(run_claude, tmp_path, hookgate_run_settings(hookgate_bin, config=config, events=("PreToolUse",)),
-                 script)
+    config = write_config(
+        tmp_path / "hookgate.json",
+        {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "id": "rm-guard",
+                            "if": "Bash(rm *)",
+                            "command": str(guard),
+                            "timeout": 1,
+                            "failClosed": True,
+                        }
+                    ],
+                }
+            ]
+        },
+    )
+    run = claude(
+        run_claude, tmp_path, hookgate_run_settings(hookgate_bin, config=config, events=("PreToolUse",)), script
+    )
     assert (victim / "file.txt").exists(), run.describe()
     if failure == "deleted":
         assert not guard.exists(), "the session did not delete the guard"
@@ -462,8 +541,11 @@ MCP_POLICY_EXAMPLE = Path(default_config_path()).parent / "examples" / "mcp-poli
 
 @pytest.mark.parametrize("transport", ["run", "serve"])
 def test_mcp_tool_handler_with_the_shipped_policy_validator_denies_rm_rf(
-    run_claude: RunClaude, hookgate_bin: Path, hookgate_server: Callable[[Path], HookgateServer],
-    tmp_path: Path, transport: str
+    run_claude: RunClaude,
+    hookgate_bin: Path,
+    hookgate_server: Callable[[Path], HookgateServer],
+    tmp_path: Path,
+    transport: str,
 ) -> None:
     _control_echo_then_rm(run_claude, tmp_path)
     victim, marker, rm, script = _echo_then_rm(tmp_path)

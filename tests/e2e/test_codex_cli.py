@@ -98,11 +98,7 @@ def test_native_pre_tool_use_deny_keeps_the_victim(host_ws: Workspace) -> None:
             id="deny-without-reason-fails-open",
         ),
         pytest.param(
-            {
-                "stdout": {
-                    "hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "x"}
-                }
-            },
+            {"stdout": {"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "x"}}},
             False,
             id="deny-without-hookEventName-fails-open",
         ),

@@ -72,11 +72,13 @@ class Agent:
 
                 out.append(bash(command) if command is not None else text(step))
             elif self.host == "gemini":
-                out.append(gemini_api.ToolCall("run_shell_command", {"command": command})
-                           if command is not None else step)
+                out.append(
+                    gemini_api.ToolCall("run_shell_command", {"command": command}) if command is not None else step
+                )
             else:
-                out.append(openai_responses_api.ToolCall("exec_command", {"cmd": command})
-                           if command is not None else step)
+                out.append(
+                    openai_responses_api.ToolCall("exec_command", {"cmd": command}) if command is not None else step
+                )
         return out
 
     def run(self, ws: Workspace, steps: Sequence[str], prompt: str, *, hookgate: bool) -> Outcome:
@@ -98,8 +100,9 @@ class Agent:
         def install(codex_home: Path) -> None:
             hookgate_install("codex", env={"CODEX_HOME": str(codex_home)})
 
-        crun = run_codex(project, None, script, prompt, codex_home=ws.root / "codex-home",
-                         prepare=install if hookgate else None)
+        crun = run_codex(
+            project, None, script, prompt, codex_home=ws.root / "codex-home", prepare=install if hookgate else None
+        )
         return Outcome(crun.returncode, [r.json for r in crun.main_requests], crun.describe)
 
 
@@ -153,10 +156,10 @@ def test_the_same_stop_check_makes_the_agent_continue_once(agent: Agent, tmp_pat
     assert STOP_REASON not in outcome.said_to_model(0)
 
 
-
 @pytest.mark.parametrize("host", ["gemini", "codex"])
-def test_user_level_install_guards_and_uninstall_restores_the_files(host: str, request: pytest.FixtureRequest,
-                                                                    tmp_path: Path) -> None:
+def test_user_level_install_guards_and_uninstall_restores_the_files(
+    host: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
     """``hookgate install HOST`` with no --project edits $HOME/.gemini/settings.json or
     $CODEX_HOME/{hooks.json,config.toml}; ``hookgate uninstall HOST`` puts them back byte for byte."""
     request.getfixturevalue(f"{host}_cli")
@@ -170,10 +173,22 @@ def test_user_level_install_guards_and_uninstall_restores_the_files(host: str, r
     def runner(ws: Workspace, prepare: Callable[[Path], None]) -> Any:
         command = f"rm -r {ws.victim}"
         if host == "gemini":
-            return run_gemini(ws.project, None, [gemini_api.ToolCall("run_shell_command", {"command": command}),
-                                                 "done"], "clean up", home=ws.root / "home", prepare=prepare)
-        return run_codex(ws.project, None, [openai_responses_api.ToolCall("exec_command", {"cmd": command}), "done"],
-                         "clean up", codex_home=ws.root / "home", prepare=prepare)
+            return run_gemini(
+                ws.project,
+                None,
+                [gemini_api.ToolCall("run_shell_command", {"command": command}), "done"],
+                "clean up",
+                home=ws.root / "home",
+                prepare=prepare,
+            )
+        return run_codex(
+            ws.project,
+            None,
+            [openai_responses_api.ToolCall("exec_command", {"cmd": command}), "done"],
+            "clean up",
+            codex_home=ws.root / "home",
+            prepare=prepare,
+        )
 
     def install(home: Path) -> None:
         hookgate_install(host, env=env(home))

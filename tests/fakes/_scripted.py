@@ -309,9 +309,7 @@ class FakeModelServer:
         except Exception as exc:  # a broken fake must show up in the log, not hang the CLI
             kind, reply = "error", None
             answer = Answer.json({"error": {"code": 500, "message": f"fake crashed: {exc!r}"}}, 500)
-        self._record(
-            RecordedRequest(method, path, query, headers, body, kind, reply, answer.status, time.time())
-        )
+        self._record(RecordedRequest(method, path, query, headers, body, kind, reply, answer.status, time.time()))
         return answer
 
     def route(

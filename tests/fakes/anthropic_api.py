@@ -514,9 +514,7 @@ class FakeAnthropic:
             return _api_error(400, "invalid_request_error", problem)
         request.kind, reply = self._pick_reply(body, request.headers)
         if reply.status != 200:
-            return _Response(
-                reply.status, _error_body(reply.error_type, reply.error_message), delay=reply.delay
-            )
+            return _Response(reply.status, _error_body(reply.error_type, reply.error_message), delay=reply.delay)
         message = render_message(reply, str(body["model"]), max(1, len(request.raw) // 4))
         request.reply = message
         if body.get("stream") is True:
@@ -544,10 +542,7 @@ class FakeAnthropic:
 
     def _models(self, request: RecordedRequest, model_id: str) -> _Response:
         request.kind = "models"
-        entries = [
-            {"type": "model", "id": m, "display_name": m, "created_at": "2026-01-01T00:00:00Z"}
-            for m in MODELS
-        ]
+        entries = [{"type": "model", "id": m, "display_name": m, "created_at": "2026-01-01T00:00:00Z"} for m in MODELS]
         if not model_id:
             return _json_response(
                 200, {"data": entries, "has_more": False, "first_id": MODELS[0], "last_id": MODELS[-1]}

@@ -43,8 +43,13 @@ def encrypt(key: str, plaintext: bytes) -> str:
 
 
 class FakeFeishu:
-    def __init__(self, app_id: str = "cli_fake", app_secret: str = "fake-app-secret",
-                 verification_token: str = "fake-verification-token", encrypt_key: str = "fake-encrypt-key") -> None:
+    def __init__(
+        self,
+        app_id: str = "cli_fake",
+        app_secret: str = "fake-app-secret",
+        verification_token: str = "fake-verification-token",
+        encrypt_key: str = "fake-encrypt-key",
+    ) -> None:
         self.app_id, self.app_secret = app_id, app_secret
         self.verification_token, self.encrypt_key = verification_token, encrypt_key
         self.messages: dict[str, dict[str, Any]] = {}
@@ -95,11 +100,22 @@ class FakeFeishu:
                     return 200, {"code": 230001, "msg": "invalid receive_id_type or msg_type"}
                 self._seq += 1
                 message_id = f"om_fake{self._seq:04d}"
-                self.messages[message_id] = {"chat_id": data["receive_id"], "content": json.loads(data["content"]),
-                                             "updates": []}
-                return 200, {"code": 0, "msg": "success", "data": {
-                    "message_id": message_id, "chat_id": data["receive_id"], "msg_type": "interactive",
-                    "create_time": str(int(time.time() * 1000)), "body": {"content": data["content"]}}}
+                self.messages[message_id] = {
+                    "chat_id": data["receive_id"],
+                    "content": json.loads(data["content"]),
+                    "updates": [],
+                }
+                return 200, {
+                    "code": 0,
+                    "msg": "success",
+                    "data": {
+                        "message_id": message_id,
+                        "chat_id": data["receive_id"],
+                        "msg_type": "interactive",
+                        "create_time": str(int(time.time() * 1000)),
+                        "body": {"content": data["content"]},
+                    },
+                }
             if method == "PATCH" and route.startswith("/open-apis/im/v1/messages/"):
                 message = self.messages.get(route.rsplit("/", 1)[-1])
                 if message is None:
@@ -117,28 +133,56 @@ class FakeFeishu:
                     return dict(action)
         raise KeyError(f"no {label!r} button on card {message_id}")
 
-    def click(self, url: str, message_id: str, label: str = "Approve", *, open_id: str = "ou_fake_alice",
-              token: str | None = None, encrypt_key: str | None = None) -> tuple[int, bytes]:
+    def click(
+        self,
+        url: str,
+        message_id: str,
+        label: str = "Approve",
+        *,
+        open_id: str = "ou_fake_alice",
+        token: str | None = None,
+        encrypt_key: str | None = None,
+    ) -> tuple[int, bytes]:
         """Press ``label`` on card ``message_id`` as ``open_id``; POST the callback to ``url``."""
         button = self.button(message_id, label)
-        callback = {"schema": "2.0", "header": {
-            "event_id": os.urandom(8).hex(), "token": token or self.verification_token,
-            "create_time": str(int(time.time() * 1000)), "event_type": "card.action.trigger",
-            "tenant_key": "fake-tenant", "app_id": self.app_id},
-            "event": {"operator": {"tenant_key": "fake-tenant", "open_id": open_id, "user_id": open_id + "_uid"},
-                      "token": "c-" + os.urandom(6).hex(), "host": "im_message", "delivery_type": "url",
-                      "action": {"tag": "button", "value": button["value"]},
-                      "context": {"open_message_id": message_id,
-                                  "open_chat_id": self.messages[message_id]["chat_id"]}}}
+        callback = {
+            "schema": "2.0",
+            "header": {
+                "event_id": os.urandom(8).hex(),
+                "token": token or self.verification_token,
+                "create_time": str(int(time.time() * 1000)),
+                "event_type": "card.action.trigger",
+                "tenant_key": "fake-tenant",
+                "app_id": self.app_id,
+            },
+            "event": {
+                "operator": {"tenant_key": "fake-tenant", "open_id": open_id, "user_id": open_id + "_uid"},
+                "token": "c-" + os.urandom(6).hex(),
+                "host": "im_message",
+                "delivery_type": "url",
+                "action": {"tag": "button", "value": button["value"]},
+                "context": {"open_message_id": message_id, "open_chat_id": self.messages[message_id]["chat_id"]},
+            },
+        }
         key = encrypt_key or self.encrypt_key
         body = json.dumps({"encrypt": encrypt(key, json.dumps(callback).encode())}).encode()
         timestamp, nonce = str(int(time.time())), os.urandom(8).hex()
         signature = hashlib.sha256((timestamp + nonce + key).encode() + body).hexdigest()
-        request = urllib.request.Request(url, data=body, method="POST", headers={
-            "content-type": "application/json", "X-Lark-Request-Timestamp": timestamp,
-            "X-Lark-Request-Nonce": nonce, "X-Lark-Signature": signature})
+        request = urllib.request.Request(
+            url,
+            data=body,
+            method="POST",
+            headers={
+                "content-type": "application/json",
+                "X-Lark-Request-Timestamp": timestamp,
+                "X-Lark-Request-Nonce": nonce,
+                "X-Lark-Signature": signature,
+            },
+        )
         try:
-            with urllib.request.urlopen(request, timeout=60) as response:  # the first callback imports lark-oapi (seconds)
+            with urllib.request.urlopen(
+                request, timeout=60
+            ) as response:  # the first callback imports lark-oapi (seconds)
                 return response.status, response.read()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read()

@@ -182,9 +182,7 @@ class FakeGemini(FakeModelServer):
                     fc["id"] = call.call_id
                 parts.append({"functionCall": fc})
         return {
-            "candidates": [
-                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
-            ],
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
             "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 5, "totalTokenCount": 105},
             "modelVersion": model,
         }

@@ -13,8 +13,15 @@ FAKE = str(ROOT / "tests" / "fakes" / "mcp_server.py")
 
 def event(tool: str, **tool_input: Any) -> dict[str, Any]:
     """A Claude Code PreToolUse event for ``tool`` with ``tool_input``."""
-    return {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(ROOT),
-            "session_id": "s-mcp", "transcript_path": "/dev/null", "permission_mode": "default"}
+    return {
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "cwd": str(ROOT),
+        "session_id": "s-mcp",
+        "transcript_path": "/dev/null",
+        "permission_mode": "default",
+    }
 
 
 def stdio_server(**env: str) -> dict[str, Any]:

@@ -50,8 +50,13 @@ def build_server() -> MCPServer:
     @server.tool()
     def deny(reason: str = "denied by the fake validator", event: str = "PreToolUse") -> Answer:
         """Structured deny."""
-        return {"hookSpecificOutput": {"hookEventName": event, "permissionDecision": "deny",
-                                       "permissionDecisionReason": reason}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": event,
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
 
     @server.tool()
     def allow(event: str = "PreToolUse") -> Answer:
@@ -76,15 +81,22 @@ def build_server() -> MCPServer:
     @server.tool()
     def echo(value: Any = None, label: str = "") -> Answer:
         """Echo the arguments as JSON in additionalContext (to check what hookgate sent)."""
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "additionalContext": json.dumps({"value": value, "label": label},
-                                                                       sort_keys=True)}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "additionalContext": json.dumps({"value": value, "label": label}, sort_keys=True),
+            }
+        }
 
     @server.tool()
     def whoami() -> Answer:
         """The server's pid in additionalContext."""
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                       "additionalContext": f"pid={os.getpid()} {os.environ.get('FAKE_MCP_GREETING', '')}"}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "additionalContext": f"pid={os.getpid()} {os.environ.get('FAKE_MCP_GREETING', '')}",
+            }
+        }
 
     @server.tool()
     def fail() -> str:

@@ -94,15 +94,27 @@ def render(reply: ChatReply, model: str, prompt_tokens: int) -> JSON:
     message: JSON = {"role": "assistant", "content": reply.content, "refusal": reply.refusal}
     if reply.calls:
         message["tool_calls"] = [
-            {"id": f"call_{uuid.uuid4().hex[:16]}", "type": "function",
-             "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
-            for name, args in reply.calls]
+            {
+                "id": f"call_{uuid.uuid4().hex[:16]}",
+                "type": "function",
+                "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+            }
+            for name, args in reply.calls
+        ]
     finish = reply.finish_reason or ("tool_calls" if reply.calls else "stop")
     completion_tokens = max(1, len(json.dumps(message)) // 4)
-    return {"id": f"chatcmpl-{uuid.uuid4().hex[:20]}", "object": "chat.completion", "created": int(time.time()),
-            "model": model, "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}}
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:20]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
 
 
 @dataclass
@@ -130,8 +142,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
-        request = RecordedRequest(self.command, self.path.split("?")[0],
-                                  {k.lower(): v for k, v in self.headers.items()})
+        request = RecordedRequest(
+            self.command, self.path.split("?")[0], {k.lower(): v for k, v in self.headers.items()}
+        )
         try:
             request.body = json.loads(raw) if raw else None
         except ValueError:
@@ -227,20 +240,26 @@ class FakeOpenAIChat:
         if not key or (self.api_key is not None and key != self.api_key):
             return _error(401, "invalid api key", "invalid_api_key")
         if request.method == "GET" and request.path == "/v1/models":
-            return _Response(200, {"object": "list", "data": [{"id": "fake-model", "object": "model",
-                                                               "created": 0, "owned_by": "fake"}]})
+            return _Response(
+                200,
+                {"object": "list", "data": [{"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake"}]},
+            )
         if request.method != "POST" or request.path != "/v1/chat/completions":
             return _error(404, f"no route for {request.method} {request.path}", "not_found")
         body = request.body
-        if not isinstance(body, dict) or not isinstance(body.get("model"), str) \
-                or not isinstance(body.get("messages"), list):
+        if (
+            not isinstance(body, dict)
+            or not isinstance(body.get("model"), str)
+            or not isinstance(body.get("messages"), list)
+        ):
             return _error(400, "model and messages are required", "invalid_request_error")
         if body.get("stream"):
             return _error(400, "this fake does not stream", "invalid_request_error")
         reply = self._next(body)
         if reply.status != 200:
-            return replace(_error(reply.status, reply.error_message, "scripted"), delay=reply.delay,
-                           headers=reply.headers)
+            return replace(
+                _error(reply.status, reply.error_message, "scripted"), delay=reply.delay, headers=reply.headers
+            )
         prompt_tokens = max(1, len(json.dumps(body)) // 4)
         return _Response(200, render(reply, body["model"], prompt_tokens), delay=reply.delay, headers=reply.headers)
 

@@ -44,12 +44,20 @@ def decode(body: bytes) -> list[dict[str, Any]]:
         resource = {kv.key: _value(kv.value) for kv in resource_spans.resource.attributes}
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
-                spans.append({
-                    "name": span.name, "trace_id": span.trace_id.hex(), "span_id": span.span_id.hex(),
-                    "parent_span_id": span.parent_span_id.hex(), "start_ns": span.start_time_unix_nano,
-                    "end_ns": span.end_time_unix_nano, "status": Status.StatusCode.Name(span.status.code),
-                    "attributes": {kv.key: _value(kv.value) for kv in span.attributes},
-                    "resource": resource, "scope": scope_spans.scope.name})
+                spans.append(
+                    {
+                        "name": span.name,
+                        "trace_id": span.trace_id.hex(),
+                        "span_id": span.span_id.hex(),
+                        "parent_span_id": span.parent_span_id.hex(),
+                        "start_ns": span.start_time_unix_nano,
+                        "end_ns": span.end_time_unix_nano,
+                        "status": Status.StatusCode.Name(span.status.code),
+                        "attributes": {kv.key: _value(kv.value) for kv in span.attributes},
+                        "resource": resource,
+                        "scope": scope_spans.scope.name,
+                    }
+                )
     return spans
 
 

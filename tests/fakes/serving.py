@@ -20,8 +20,11 @@ def listening_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
-def server_on(sock: socket.socket, handler: type[BaseHTTPRequestHandler],
-              server_class: type[ThreadingHTTPServer] = ThreadingHTTPServer) -> ThreadingHTTPServer:
+def server_on(
+    sock: socket.socket,
+    handler: type[BaseHTTPRequestHandler],
+    server_class: type[ThreadingHTTPServer] = ThreadingHTTPServer,
+) -> ThreadingHTTPServer:
     """An HTTP server that serves ``sock`` (already bound, e.g. inside a network namespace)."""
     server = server_class(sock.getsockname()[:2], handler, bind_and_activate=False)
     server.socket.close()
@@ -35,8 +38,9 @@ class ServerThread:
 
     def __init__(self, server: ThreadingHTTPServer, name: str) -> None:
         self.server = server
-        self.thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                                       name=name, daemon=True)
+        self.thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True
+        )
         self.thread.start()
 
     @property

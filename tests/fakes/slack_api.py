@@ -75,10 +75,19 @@ class FakeSlack:
             if method == "chat.postMessage":
                 self._seq += 1
                 ts = f"{int(time.time())}.{self._seq:06d}"
-                self.messages[ts] = {"channel": params["channel"], "ts": ts, "text": params.get("text"),
-                                     "blocks": blocks, "updates": []}
-                return {"ok": True, "channel": params["channel"], "ts": ts,
-                        "message": {"text": params.get("text"), "blocks": blocks}}
+                self.messages[ts] = {
+                    "channel": params["channel"],
+                    "ts": ts,
+                    "text": params.get("text"),
+                    "blocks": blocks,
+                    "updates": [],
+                }
+                return {
+                    "ok": True,
+                    "channel": params["channel"],
+                    "ts": ts,
+                    "message": {"text": params.get("text"), "blocks": blocks},
+                }
             if method == "chat.update":
                 message = self.messages.get(params.get("ts", ""))
                 if message is None or message["channel"] != params.get("channel"):
@@ -96,29 +105,58 @@ class FakeSlack:
                     return dict(element)
         raise KeyError(f"no {label!r} button in message {ts}")
 
-    def click(self, url: str, ts: str, label: str = "Approve", *, user_id: str = "U024BE7LH",
-              username: str = "alice", secret: str | None = None, age: float = 0) -> tuple[int, bytes]:
+    def click(
+        self,
+        url: str,
+        ts: str,
+        label: str = "Approve",
+        *,
+        user_id: str = "U024BE7LH",
+        username: str = "alice",
+        secret: str | None = None,
+        age: float = 0,
+    ) -> tuple[int, bytes]:
         """Press button ``label`` of message ``ts`` as user ``user_id``; POST the signed callback to ``url``.
         Returns ``(HTTP status, body)``."""
         button = self.button(ts, label)
         message = self.messages[ts]
-        payload = {"type": "block_actions", "user": {"id": user_id, "username": username, "name": username},
-                   "api_app_id": "A0FAKE", "container": {"type": "message", "message_ts": ts,
-                                                         "channel_id": message["channel"]},
-                   "channel": {"id": message["channel"]}, "message": {"ts": ts, "blocks": message["blocks"]},
-                   "actions": [{"type": "button", "action_id": button["action_id"], "block_id": "hookgate_approval",
-                                "value": button["value"], "action_ts": str(time.time())}]}
+        payload = {
+            "type": "block_actions",
+            "user": {"id": user_id, "username": username, "name": username},
+            "api_app_id": "A0FAKE",
+            "container": {"type": "message", "message_ts": ts, "channel_id": message["channel"]},
+            "channel": {"id": message["channel"]},
+            "message": {"ts": ts, "blocks": message["blocks"]},
+            "actions": [
+                {
+                    "type": "button",
+                    "action_id": button["action_id"],
+                    "block_id": "hookgate_approval",
+                    "value": button["value"],
+                    "action_ts": str(time.time()),
+                }
+            ],
+        }
         return self.send_callback(url, payload, secret=secret, age=age)
 
-    def send_callback(self, url: str, payload: dict[str, Any], *, secret: str | None = None,
-                      age: float = 0) -> tuple[int, bytes]:
+    def send_callback(
+        self, url: str, payload: dict[str, Any], *, secret: str | None = None, age: float = 0
+    ) -> tuple[int, bytes]:
         body = urlencode({"payload": json.dumps(payload)})
         timestamp = str(int(time.time() - age))
-        digest = hmac.new((secret or self.signing_secret).encode(), f"v0:{timestamp}:{body}".encode(),
-                          hashlib.sha256).hexdigest()
-        request = urllib.request.Request(url, data=body.encode(), method="POST", headers={
-            "content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": timestamp,
-            "x-slack-signature": f"v0={digest}"})
+        digest = hmac.new(
+            (secret or self.signing_secret).encode(), f"v0:{timestamp}:{body}".encode(), hashlib.sha256
+        ).hexdigest()
+        request = urllib.request.Request(
+            url,
+            data=body.encode(),
+            method="POST",
+            headers={
+                "content-type": "application/x-www-form-urlencoded",
+                "x-slack-request-timestamp": timestamp,
+                "x-slack-signature": f"v0={digest}",
+            },
+        )
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return response.status, response.read()

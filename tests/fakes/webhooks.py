@@ -27,8 +27,13 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-DENY = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                               "permissionDecisionReason": "denied by the webhook"}}
+DENY = {
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "denied by the webhook",
+    }
+}
 
 
 @dataclass(frozen=True)
@@ -101,15 +106,23 @@ class Receiver:
                 Webhook(self.secret or "").verify(call.body, call.headers)
             except Exception as exc:
                 return Response(json.dumps({"error": str(exc)}).encode(), status_code=401)
-            return Response(json.dumps({"hookSpecificOutput": {
-                "hookEventName": call.json()["hook_event_name"],
-                "additionalContext": f"verified {call.headers['webhook-id']}"}}).encode())
+            return Response(
+                json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": call.json()["hook_event_name"],
+                            "additionalContext": f"verified {call.headers['webhook-id']}",
+                        }
+                    }
+                ).encode()
+            )
 
         async def flaky(request: Request) -> Response:
             await record(request)
             if len(self.calls_to(request.url.path)) <= self.fail_first:
-                return Response(b"try again", status_code=int(request.path_params["status"]),
-                                headers={"retry-after": "0"})
+                return Response(
+                    b"try again", status_code=int(request.path_params["status"]), headers={"retry-after": "0"}
+                )
             return Response(json.dumps(DENY).encode(), headers={"content-type": "application/json"})
 
         async def slow_body(request: Request) -> Response:
@@ -124,8 +137,9 @@ class Receiver:
 
         async def big(request: Request) -> Response:
             await record(request)
-            return Response(b'{"systemMessage": "' + b"x" * (2 * 1024 * 1024) + b'"}',
-                            headers={"content-type": "application/json"})
+            return Response(
+                b'{"systemMessage": "' + b"x" * (2 * 1024 * 1024) + b'"}', headers={"content-type": "application/json"}
+            )
 
         async def redirect(request: Request) -> Response:
             await record(request)
@@ -138,11 +152,17 @@ class Receiver:
             self.done.append(request.url.path)
             return Response(b"{}", headers={"content-type": "application/json"})
 
-        return Starlette(routes=[
-            Route("/answer/{name}", answer, methods=["POST"]), Route("/signed", signed, methods=["POST"]),
-            Route("/flaky/{status}", flaky, methods=["POST"]), Route("/slow-body", slow_body, methods=["POST"]),
-            Route("/big", big, methods=["POST"]), Route("/redirect", redirect, methods=["POST"]),
-            Route("/hold", hold, methods=["POST"])])
+        return Starlette(
+            routes=[
+                Route("/answer/{name}", answer, methods=["POST"]),
+                Route("/signed", signed, methods=["POST"]),
+                Route("/flaky/{status}", flaky, methods=["POST"]),
+                Route("/slow-body", slow_body, methods=["POST"]),
+                Route("/big", big, methods=["POST"]),
+                Route("/redirect", redirect, methods=["POST"]),
+                Route("/hold", hold, methods=["POST"]),
+            ]
+        )
 
     def __enter__(self) -> Receiver:
         import uvicorn
@@ -177,18 +197,27 @@ def self_signed(directory: str, name: str) -> tuple[str, str]:
     key = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
     now = datetime.datetime.now(datetime.UTC)
-    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
     certfile, keyfile = os.path.join(directory, f"{name}.crt"), os.path.join(directory, f"{name}.key")
     with open(certfile, "wb") as fh:
         fh.write(cert.public_bytes(serialization.Encoding.PEM))
     with open(keyfile, "wb") as fh:
-        fh.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                   serialization.NoEncryption()))
+        fh.write(
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+        )
     return certfile, keyfile
 
 

@@ -15,8 +15,14 @@ import yaml
 from tests.conftest import HOOKGATE, run_hookgate
 
 
-def write_config(directory: Path, handler: dict[str, Any] | None = None, channels: dict[str, Any] | None = None,
-                 matcher: str = "Bash", event: str = "PreToolUse", name: str = "hookgate.yaml") -> Path:
+def write_config(
+    directory: Path,
+    handler: dict[str, Any] | None = None,
+    channels: dict[str, Any] | None = None,
+    matcher: str = "Bash",
+    event: str = "PreToolUse",
+    name: str = "hookgate.yaml",
+) -> Path:
     """A config with one approval handler (``handler`` overrides its fields) on ``event``."""
     entry = {"type": "approval", "timeout": 20, "message": "Run ${tool_input.command} in ${cwd}?"}
     entry.update(handler or {})
@@ -28,10 +34,21 @@ def write_config(directory: Path, handler: dict[str, Any] | None = None, channel
     return path
 
 
-def bash_event(command: str = "git push origin main", *, tool_use_id: str | None = "toolu_01",
-               session_id: str = "sess-1", cwd: str = "/repo", event: str = "PreToolUse") -> dict[str, Any]:
-    payload: dict[str, Any] = {"hook_event_name": event, "session_id": session_id, "cwd": cwd,
-                               "tool_name": "Bash", "tool_input": {"command": command}}
+def bash_event(
+    command: str = "git push origin main",
+    *,
+    tool_use_id: str | None = "toolu_01",
+    session_id: str = "sess-1",
+    cwd: str = "/repo",
+    event: str = "PreToolUse",
+) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "hook_event_name": event,
+        "session_id": session_id,
+        "cwd": cwd,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
     if tool_use_id is not None:
         payload["tool_use_id"] = tool_use_id
     return payload
@@ -42,8 +59,13 @@ class Waiting:
 
     def __init__(self, args: list[str], event: dict[str, Any], env: dict[str, str] | None = None) -> None:
         self.started = time.monotonic()
-        self.proc = subprocess.Popen([*HOOKGATE, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
+        self.proc = subprocess.Popen(
+            [*HOOKGATE, *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+        )
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(event).encode())
         self.proc.stdin.close()
@@ -70,8 +92,9 @@ def listed(config: Path, env: dict[str, str] | None = None) -> list[dict[str, An
     return records
 
 
-def wait_for_pending(config: Path, count: int = 1, timeout: float = 30,
-                     env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def wait_for_pending(
+    config: Path, count: int = 1, timeout: float = 30, env: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The pending requests, once there are ``count`` of them (fails after ``timeout`` s)."""
     deadline = time.monotonic() + timeout
     while True:

@@ -7,8 +7,13 @@ from typing import Any
 
 def deny_rm(event: dict[str, Any]) -> dict[str, Any] | None:
     if "rm" in event.get("tool_input", {}).get("command", ""):
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                       "permissionDecisionReason": "no rm"}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "no rm",
+            }
+        }
     return None
 
 

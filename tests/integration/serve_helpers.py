@@ -17,8 +17,13 @@ from tests.conftest import CASES, HOOKGATE
 class ServeProcess:
     """``with ServeProcess(config) as s: s.url, s.log_lines, s.wait_log("reloaded")``."""
 
-    def __init__(self, *configs: str | Path, args: list[str] | None = None, env: dict[str, str] | None = None,
-                 cwd: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        *configs: str | Path,
+        args: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        cwd: str | Path | None = None,
+    ) -> None:
         self.configs = [str(c) for c in configs]
         self.args = args or []
         self.env = {**os.environ, "HOOKGATE_CASES": str(CASES), **(env or {})}
@@ -32,8 +37,14 @@ class ServeProcess:
         argv = [*HOOKGATE, "serve", "--port", "0", *self.args]
         for config in self.configs:
             argv += ["--config", config]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, env=self.env, cwd=self.cwd)
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=self.env,
+            cwd=self.cwd,
+        )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         line = self.wait_log(r"serving .* on (http://\S+)", timeout=30)
@@ -58,8 +69,10 @@ class ServeProcess:
                     return line
             assert self.proc is not None
             if self.proc.poll() is not None and (self._reader is None or not self._reader.is_alive()):
-                raise AssertionError(f"hookgate serve exited ({self.proc.returncode}) without logging "
-                                     f"{pattern!r}:\n" + "\n".join(self.lines))
+                raise AssertionError(
+                    f"hookgate serve exited ({self.proc.returncode}) without logging "
+                    f"{pattern!r}:\n" + "\n".join(self.lines)
+                )
             if time.monotonic() > deadline:
                 raise AssertionError(f"no log line matching {pattern!r}:\n" + "\n".join(self.lines))
             time.sleep(0.02)

@@ -38,10 +38,12 @@ async def test_registered_in_process_handler(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.yaml"
     config.write_text("hooks:\n  PreToolUse:\n    - matcher: Write\n      hooks: [{type: test_deny_writes}]\n")
     async with Gateway.from_file(str(config)) as gw:
-        denied = await gw.dispatch({"hook_event_name": "PreToolUse", "tool_name": "Write",
-                                    "tool_input": {"file_path": "/etc/x"}})
-        allowed = await gw.dispatch({"hook_event_name": "PreToolUse", "tool_name": "Write",
-                                     "tool_input": {"file_path": "/tmp/x"}})
+        denied = await gw.dispatch(
+            {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/etc/x"}}
+        )
+        allowed = await gw.dispatch(
+            {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/tmp/x"}}
+        )
     assert denied.permission == "deny" and "outside /tmp" in (denied.permission_reason or "")
     assert allowed.is_empty
     # a type registered in this process only must not be cached as valid for other processes

@@ -45,16 +45,23 @@ def slack(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeSlack]:
 @pytest.fixture
 def feishu(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeFeishu]:
     fake = FakeFeishu()
-    for name, value in (("LARK_APP_ID", fake.app_id), ("LARK_APP_SECRET", fake.app_secret),
-                        ("LARK_VERIFICATION_TOKEN", fake.verification_token), ("LARK_ENCRYPT_KEY", fake.encrypt_key)):
+    for name, value in (
+        ("LARK_APP_ID", fake.app_id),
+        ("LARK_APP_SECRET", fake.app_secret),
+        ("LARK_VERIFICATION_TOKEN", fake.verification_token),
+        ("LARK_ENCRYPT_KEY", fake.encrypt_key),
+    ):
         monkeypatch.setenv(name, value)
     yield fake
     fake.stop()
 
 
 def slack_config(tmp_path: Path, fake: FakeSlack, **handler: Any) -> Path:
-    return write_config(tmp_path, {"channel": "ops", "approvers": ["U024BE7LH"], **handler},
-                        {"ops": {"type": "slack", "channel": "C0123456", "baseUrl": fake.base_url}})
+    return write_config(
+        tmp_path,
+        {"channel": "ops", "approvers": ["U024BE7LH"], **handler},
+        {"ops": {"type": "slack", "channel": "C0123456", "baseUrl": fake.base_url}},
+    )
 
 
 def test_slack_approve_button_releases_the_call_and_the_message_shows_who(tmp_path: Path, slack: FakeSlack) -> None:
@@ -94,8 +101,11 @@ def test_slack_reject_and_a_click_on_an_expired_request(tmp_path: Path, slack: F
         assert "Expired by hookgate:timeout" in json.dumps(slack.messages[ts]["blocks"])
         # a click on the stale card (as a client that had not refreshed it): refused, and the card says so
         [record] = listed(config)
-        payload = {"type": "block_actions", "user": {"id": "U024BE7LH", "username": "alice"},
-                   "actions": [{"type": "button", "action_id": "hookgate_approve", "value": record["id"]}]}
+        payload = {
+            "type": "block_actions",
+            "user": {"id": "U024BE7LH", "username": "alice"},
+            "actions": [{"type": "button", "action_id": "hookgate_approve", "value": record["id"]}],
+        }
         assert slack.send_callback(f"{serve.url}/approvals/slack", payload)[0] == 200
         wait_until(lambda: "answer refused" in json.dumps(slack.messages[ts]["blocks"]))
         assert "already expired" in json.dumps(slack.messages[ts]["blocks"])
@@ -112,8 +122,11 @@ def test_slack_reject_and_a_click_on_an_expired_request(tmp_path: Path, slack: F
 
 
 def test_feishu_card_button_approves_through_the_card_action_callback(tmp_path: Path, feishu: FakeFeishu) -> None:
-    config = write_config(tmp_path, {"channel": "lark", "timeout": 60},
-                          {"lark": {"type": "feishu", "chatId": "oc_0123", "domain": feishu.domain}})
+    config = write_config(
+        tmp_path,
+        {"channel": "lark", "timeout": 60},
+        {"lark": {"type": "feishu", "chatId": "oc_0123", "domain": feishu.domain}},
+    )
     with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}) as serve:
         waiting = Waiting(["run", "--config", str(config)], bash_event())
         wait_until(lambda: feishu.messages)
@@ -170,21 +183,34 @@ def signed(secret: str, body: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
     data = json.dumps(body)
     now = datetime.now(tz=UTC)
     msg_id = "msg_" + os.urandom(6).hex()
-    return data.encode(), {"content-type": "application/json", "webhook-id": msg_id,
-                           "webhook-timestamp": str(int(now.timestamp())),
-                           "webhook-signature": Webhook(secret).sign(msg_id, now, data)}
+    return data.encode(), {
+        "content-type": "application/json",
+        "webhook-id": msg_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(secret).sign(msg_id, now, data),
+    }
 
 
-def test_webhook_channel_posts_a_signed_request_and_takes_a_signed_answer(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_webhook_channel_posts_a_signed_request_and_takes_a_signed_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     secret = "whsec_" + base64.b64encode(os.urandom(24)).decode()
     monkeypatch.setenv("APPROVAL_HOOK_SECRET", secret)
     receiver = Receiver(secret)
     try:
         callback_base = "https://hookgate.example.test"  # where the receiver would reach serve (not used here)
-        config = write_config(tmp_path, {"channel": "hook", "timeout": 60}, {"hook": {
-            "type": "webhook", "url": receiver.url, "signingSecretEnv": "APPROVAL_HOOK_SECRET",
-            "callbackUrl": callback_base}})
+        config = write_config(
+            tmp_path,
+            {"channel": "hook", "timeout": 60},
+            {
+                "hook": {
+                    "type": "webhook",
+                    "url": receiver.url,
+                    "signingSecretEnv": "APPROVAL_HOOK_SECRET",
+                    "callbackUrl": callback_base,
+                }
+            },
+        )
         with ServeProcess(config) as serve:
             waiting = Waiting(["run", "--config", str(config)], bash_event())
             wait_until(lambda: receiver.deliveries)
@@ -194,8 +220,9 @@ def test_webhook_channel_posts_a_signed_request_and_takes_a_signed_answer(tmp_pa
             assert delivery["approval"]["tool_input"] == {"command": "git push origin main"}
             assert delivery["callback_url"] == f"{callback_base}/approvals/{approval_id}"
             answer_url = f"{serve.url}/approvals/{approval_id}"
-            body, headers = signed("whsec_" + base64.b64encode(b"another secret entirely").decode(),
-                                   {"decision": "approve", "by": "bot"})
+            body, headers = signed(
+                "whsec_" + base64.b64encode(b"another secret entirely").decode(), {"decision": "approve", "by": "bot"}
+            )
             assert httpx2.post(answer_url, content=body, headers=headers).status_code == 401
             body, headers = signed(secret, {"decision": "approve", "by": "release-bot", "reason": "CI green"})
             answered = httpx2.post(answer_url, content=body, headers=headers)
@@ -210,8 +237,9 @@ def test_webhook_channel_posts_a_signed_request_and_takes_a_signed_answer(tmp_pa
         receiver.thread.stop()
 
 
-def test_a_channel_that_cannot_post_cancels_the_request(tmp_path: Path, slack: FakeSlack,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_channel_that_cannot_post_cancels_the_request(
+    tmp_path: Path, slack: FakeSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-wrong")
     config = slack_config(tmp_path, slack)
     code, out, _ = Waiting(["run", "--config", str(config)], bash_event()).finish()

@@ -22,20 +22,36 @@ raise SystemExit(code)
 
 
 def loaded(config: Path, payload: dict[str, object]) -> tuple[int, list[str]]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(config)], input=json.dumps(payload).encode(),
-                          capture_output=True, cwd=ROOT, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(config)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
     line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("LOADED="))
     return proc.returncode, json.loads(line.removeprefix("LOADED="))
 
 
 def test_approvals_on_other_tools_load_nothing(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({
-        "channels": {"ops": {"type": "slack", "channel": "C1"}, "lark": {"type": "feishu", "chatId": "oc_1"}},
-        "hooks": {"PreToolUse": [
-            {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]},
-            {"matcher": "Write", "hooks": [{"type": "approval", "channel": "ops"},
-                                           {"type": "approval", "channel": "lark"}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "channels": {"ops": {"type": "slack", "channel": "C1"}, "lark": {"type": "feishu", "chatId": "oc_1"}},
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]},
+                        {
+                            "matcher": "Write",
+                            "hooks": [{"type": "approval", "channel": "ops"}, {"type": "approval", "channel": "lark"}],
+                        },
+                    ]
+                },
+            }
+        )
+    )
     loaded(config, bash_event("ls"))  # compiles and caches the config
     code, modules = loaded(config, bash_event("ls"))
     assert code == 0 and modules == []
@@ -43,9 +59,14 @@ def test_approvals_on_other_tools_load_nothing(tmp_path: Path) -> None:
 
 def test_an_inbox_approval_loads_no_channel_sdk(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({
-        "channels": {"ops": {"type": "slack", "channel": "C1"}},
-        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "approval", "timeout": 1}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "channels": {"ops": {"type": "slack", "channel": "C1"}},
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "approval", "timeout": 1}]}]},
+            }
+        )
+    )
     code, modules = loaded(config, bash_event("git push"))
     assert code == 2  # expired: denied
     assert "gateway.approvals.desk" in modules

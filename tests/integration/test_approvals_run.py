@@ -113,9 +113,23 @@ def test_retried_call_waits_on_the_same_pending_request(tmp_path: Path) -> None:
 
 def test_other_handlers_deny_still_wins(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.yaml"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "approval", "timeout": 20},
-        {"type": "command", "command": "echo nope >&2; exit 2"}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [
+                                {"type": "approval", "timeout": 20},
+                                {"type": "command", "command": "echo nope >&2; exit 2"},
+                            ],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     waiting = Waiting(["run", "--config", str(config)], bash_event())
     [request] = wait_for_pending(config)
     approvals(config, "approve", request["id"])
@@ -129,8 +143,17 @@ def test_list_json_has_the_documented_fields_and_cli_errors(tmp_path: Path) -> N
     config = write_config(tmp_path, {"timeout": 1})
     run_event(config, bash_event())
     [record] = listed(config)
-    for key in ("id", "status", "session_id", "tool_use_id", "tool_name", "created_at", "expires_at",
-                "decided_by", "reason"):
+    for key in (
+        "id",
+        "status",
+        "session_id",
+        "tool_use_id",
+        "tool_name",
+        "created_at",
+        "expires_at",
+        "decided_by",
+        "reason",
+    ):
         assert key in record
     missing = approvals(config, "approve", "apr-nosuchid")
     assert missing.returncode == 4 and "no approval request" in missing.stderr
@@ -195,8 +218,12 @@ def test_every_transition_reaches_the_audit_trail(tmp_path: Path) -> None:
     assert waiting.finish()[0] == 0
 
     def audit(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "gateway", "audit", *args, "--config", str(config)],
-                              capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "gateway", "audit", *args, "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     query = audit("query", "--json")
     assert query.returncode == 0, query.stderr

@@ -33,14 +33,18 @@ def test_serve_killed_mid_wait_then_restarted_keeps_the_request_and_honours_the_
     [record] = listed(config)
     assert record["id"] == request["id"] and record["status"] == "pending"
     with ServeProcess(config, env=env) as serve:
-        answer = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers={"Authorization": f"Bearer {TOKEN}"},
-                             json={"decision": "approve", "by": "ops-lead", "reason": "checked the diff"})
+        answer = httpx2.post(
+            f"{serve.url}/approvals/{request['id']}",
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            json={"decision": "approve", "by": "ops-lead", "reason": "checked the diff"},
+        )
         assert answer.status_code == 200, answer.text
         assert answer.json()["status"] == "approved" and answer.json()["decided_by"] == "console:ops-lead"
         # the model retries the call: allowed at once, without a second request
         started = time.monotonic()
-        retried = Waiting(["run", "--server", serve.url, "--on-server-down", "closed"],
-                          bash_event(tool_use_id="toolu_retry"), env=env)
+        retried = Waiting(
+            ["run", "--server", serve.url, "--on-server-down", "closed"], bash_event(tool_use_id="toolu_retry"), env=env
+        )
         code, out, err = retried.finish(timeout=30)
         assert code == 0, err
         assert decision_of(out)["permissionDecision"] == "allow"
@@ -50,8 +54,11 @@ def test_serve_killed_mid_wait_then_restarted_keeps_the_request_and_honours_the_
         # the callback needs a credential: a second, unauthenticated answer is refused before it counts
         forged = httpx2.post(f"{serve.url}/approvals/{request['id']}", json={"decision": "reject"})
         assert forged.status_code == 401
-        late = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers={"Authorization": f"Bearer {TOKEN}"},
-                           json={"decision": "reject"})
+        late = httpx2.post(
+            f"{serve.url}/approvals/{request['id']}",
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            json={"decision": "reject"},
+        )
         assert late.status_code == 409 and "already approved" in late.json()["error"]
 
 
@@ -64,14 +71,20 @@ def test_serve_holds_the_wait_and_a_token_answer_releases_it(tmp_path: Path) -> 
         listing = httpx2.get(f"{serve.url}/approvals?status=pending", headers={"Authorization": f"Bearer {TOKEN}"})
         assert [r["id"] for r in listing.json()["approvals"]] == [request["id"]]
         assert httpx2.get(f"{serve.url}/approvals").status_code == 401
-        rejected = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers={"Authorization": f"Bearer {TOKEN}"},
-                               json={"decision": "reject", "by": "sec", "reason": "prod freeze"})
+        rejected = httpx2.post(
+            f"{serve.url}/approvals/{request['id']}",
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            json={"decision": "reject", "by": "sec", "reason": "prod freeze"},
+        )
         assert rejected.status_code == 200
         code, out, _ = waiting.finish(timeout=30)
         assert code == 2
         reason = decision_of(out)["permissionDecisionReason"]
         assert "rejected by console:sec" in reason and "prod freeze" in reason
-        bad = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers={"Authorization": f"Bearer {TOKEN}"},
-                          content=b"not json", )
+        bad = httpx2.post(
+            f"{serve.url}/approvals/{request['id']}",
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            content=b"not json",
+        )
         assert bad.status_code == 400
         assert json.loads(bad.text)["error"]

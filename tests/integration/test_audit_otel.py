@@ -28,10 +28,20 @@ def write_config(tmp_path: Path, audit: dict[str, Any] | None = None) -> Path:
     guard = tmp_path / "guard.sh"
     guard.write_text(GUARD)
     guard.chmod(0o755)
-    config: dict[str, Any] = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "id": "guard", "command": str(guard)},
-        {"type": "command", "id": "broken", "command": "exit 1"}]}]},
-        "settings": {"stateDir": str(tmp_path / "state")}}
+    config: dict[str, Any] = {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {"type": "command", "id": "guard", "command": str(guard)},
+                        {"type": "command", "id": "broken", "command": "exit 1"},
+                    ],
+                }
+            ]
+        },
+        "settings": {"stateDir": str(tmp_path / "state")},
+    }
     if audit:
         config["audit"] = audit
     path = tmp_path / "hookgate.json"
@@ -40,15 +50,25 @@ def write_config(tmp_path: Path, audit: dict[str, Any] | None = None) -> Path:
 
 
 def bash(command: str) -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "session_id": "sess-otel", "tool_name": "Bash",
-            "tool_use_id": "toolu_otel_1", "tool_input": {"command": command}, "cwd": "/tmp"}
+    return {
+        "hook_event_name": "PreToolUse",
+        "session_id": "sess-otel",
+        "tool_name": "Bash",
+        "tool_use_id": "toolu_otel_1",
+        "tool_input": {"command": command},
+        "cwd": "/tmp",
+    }
 
 
 def test_run_exports_spans_when_the_env_names_an_endpoint(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     with OtlpReceiver() as otlp:
-        proc = run_hookgate(["run", "--config", str(config)], bash("rm -rf /srv"), cwd=ROOT,
-                            env={"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint, "OTEL_SERVICE_NAME": "ignored"})
+        proc = run_hookgate(
+            ["run", "--config", str(config)],
+            bash("rm -rf /srv"),
+            cwd=ROOT,
+            env={"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint, "OTEL_SERVICE_NAME": "ignored"},
+        )
         assert proc.returncode == 2
         spans = otlp.wait_spans(3)
     by_name = {s["name"]: s for s in spans}
@@ -70,12 +90,17 @@ def test_run_exports_spans_when_the_env_names_an_endpoint(tmp_path: Path) -> Non
 
 def test_serve_exports_spans_from_the_config(tmp_path: Path) -> None:
     with OtlpReceiver() as otlp:
-        config = write_config(tmp_path, audit={"otel": {"endpoint": otlp.endpoint, "serviceName": "hg-serve",
-                                                        "headers": {"x-tenant": "t1"}}})
+        config = write_config(
+            tmp_path,
+            audit={"otel": {"endpoint": otlp.endpoint, "serviceName": "hg-serve", "headers": {"x-tenant": "t1"}}},
+        )
         with ServeProcess(config, cwd=ROOT) as server:
             for command in ("ls", "rm -rf /"):
-                request = urllib.request.Request(f"{server.url}/hooks", data=json.dumps(bash(command)).encode(),
-                                                 headers={"Content-Type": "application/json"})
+                request = urllib.request.Request(
+                    f"{server.url}/hooks",
+                    data=json.dumps(bash(command)).encode(),
+                    headers={"Content-Type": "application/json"},
+                )
                 with urllib.request.urlopen(request, timeout=30) as response:
                     assert response.status == 200
             spans = otlp.wait_spans(6)
@@ -97,7 +122,14 @@ raise SystemExit(code)
 def test_no_otel_import_unless_configured(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("OTEL_")}
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(config)], input=json.dumps(bash("ls")).encode(),
-                          capture_output=True, cwd=ROOT, timeout=60, check=False, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(config)],
+        input=json.dumps(bash("ls")).encode(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        env=env,
+    )
     line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("LOADED="))
     assert json.loads(line.removeprefix("LOADED=")) == []

@@ -62,8 +62,10 @@ def write_config(tmp_path: Path, audit: dict[str, Any] | None = None, http_url: 
     ]
     if http_url:
         handlers.append({"type": "http", "id": "ledger", "url": http_url})
-    config: dict[str, Any] = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]},
-                              "settings": {"stateDir": str(tmp_path / "state")}}
+    config: dict[str, Any] = {
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]},
+        "settings": {"stateDir": str(tmp_path / "state")},
+    }
     if audit is not None:
         config["audit"] = audit
     path = tmp_path / "hookgate.json"
@@ -72,9 +74,16 @@ def write_config(tmp_path: Path, audit: dict[str, Any] | None = None, http_url: 
 
 
 def bash(command: str, session: str = "sess-1", **extra: Any) -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "session_id": session, "tool_name": "Bash",
-            "tool_input": {"command": command}, "tool_use_id": f"toolu_{abs(hash(command)) % 10**8}",
-            "prompt_id": "prompt-1", "cwd": "/tmp", **extra}
+    return {
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": f"toolu_{abs(hash(command)) % 10**8}",
+        "prompt_id": "prompt-1",
+        "cwd": "/tmp",
+        **extra,
+    }
 
 
 def run(config: Path, event: dict[str, Any]) -> subprocess.CompletedProcess[str]:
@@ -113,13 +122,20 @@ def test_records_have_the_documented_fields_and_read_back(tmp_path: Path, http_h
     for handler in deny["handlers"]:
         assert set(handler) == set(HANDLER_FIELDS)
     guard = deny["handlers"][0]
-    assert (guard["type"], guard["status"], guard["verdict"], guard["reason"]) == ("command", "ok", "deny",
-                                                                                   "no rm -rf here")
+    assert (guard["type"], guard["status"], guard["verdict"], guard["reason"]) == (
+        "command",
+        "ok",
+        "deny",
+        "no rm -rf here",
+    )
     assert guard["duration_ms"] > 0
     assert allow["decision"] == "none"
     effects = {h["id"]: h["side_effects"] for h in allow["handlers"]}
-    assert effects == {"guard": ["scanned the command"], "notify": ["notified #sec about Bash"],
-                       "ledger": ["posted to the ledger"]}
+    assert effects == {
+        "guard": ["scanned the command"],
+        "notify": ["notified #sec about Bash"],
+        "ledger": ["posted to the ledger"],
+    }
     # filters
     assert [r["decision"] for r in records(config, "--decision", "deny")] == ["deny"]
     assert [r["session_id"] for r in records(config, "--session", "sess-2")] == ["sess-2"]
@@ -194,8 +210,11 @@ def test_verify_catches_edited_deleted_and_reordered_rows(tmp_path: Path) -> Non
     assert edited.returncode == 1 and "seq 3" in edited.stderr and "edited" in edited.stderr
     deleted = tamper("DELETE FROM audit_records WHERE seq = 2")
     assert deleted.returncode == 1 and "seq 2" in deleted.stderr and "missing" in deleted.stderr
-    reordered = tamper("UPDATE audit_records SET seq = -4 WHERE seq = 4", "UPDATE audit_records SET seq = 4 WHERE seq = 5",
-                       "UPDATE audit_records SET seq = 5 WHERE seq = -4")
+    reordered = tamper(
+        "UPDATE audit_records SET seq = -4 WHERE seq = 4",
+        "UPDATE audit_records SET seq = 4 WHERE seq = 5",
+        "UPDATE audit_records SET seq = 5 WHERE seq = -4",
+    )
     assert reordered.returncode == 1 and "seq 4" in reordered.stderr, reordered.stderr
     assert "does not follow" in reordered.stderr
     assert tamper().returncode == 0
@@ -203,9 +222,16 @@ def test_verify_catches_edited_deleted_and_reordered_rows(tmp_path: Path) -> Non
 
 def test_concurrent_runs_share_one_chain(tmp_path: Path) -> None:
     config = write_config(tmp_path)
-    procs = [subprocess.Popen([sys.executable, "-m", "gateway", "run", "--config", str(config)],
-                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-             for _ in range(8)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gateway", "run", "--config", str(config)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
+        for _ in range(8)
+    ]
     for i, proc in enumerate(procs):
         assert proc.stdin is not None
         proc.stdin.write(json.dumps(bash(f"echo {i}")).encode())
@@ -258,8 +284,14 @@ raise SystemExit(code)
 
 
 def _loaded(config: Path, payload: dict[str, Any]) -> list[str]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(config)], input=json.dumps(payload).encode(),
-                          capture_output=True, cwd=ROOT, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(config)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
     line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("LOADED="))
     loaded: list[str] = json.loads(line.removeprefix("LOADED="))
     return loaded
@@ -270,14 +302,20 @@ def test_run_imports_no_audit_when_no_handler_ran_and_no_sqlite_when_it_did(tmp_
     stop = {"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp", "stop_hook_active": False}
     _loaded(config, stop)  # compiles the config (the compiler loads gateway.audit.config)
     assert _loaded(config, stop) == []  # the cached config: nothing of the audit
-    assert _loaded(config, bash("ls")) == ["gateway.audit", "gateway.audit.record", "gateway.audit.recorder",
-                                           "gateway.audit.redact", "gateway.audit.spool"]
+    assert _loaded(config, bash("ls")) == [
+        "gateway.audit",
+        "gateway.audit.record",
+        "gateway.audit.recorder",
+        "gateway.audit.redact",
+        "gateway.audit.spool",
+    ]
     assert os.path.exists(tmp_path / "state" / "audit" / "spool.jsonl")
 
 
 def test_bad_audit_config_is_caught_by_validate(tmp_path: Path) -> None:
-    config = write_config(tmp_path, audit={"record": "sometimes", "sink": "syslog", "redact": ["("], "keepDays": 0,
-                                           "colour": "red"})
+    config = write_config(
+        tmp_path, audit={"record": "sometimes", "sink": "syslog", "redact": ["("], "keepDays": 0, "colour": "red"}
+    )
     proc = run_hookgate(["validate", str(config)], cwd=ROOT)
     assert proc.returncode == 1
     out = proc.stdout + proc.stderr
@@ -294,11 +332,30 @@ def test_side_effects_from_an_mcp_tool_answer(tmp_path: Path) -> None:
 
     answer = json.dumps({"side_effects": ["opened ticket SEC-1"]})
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({
-        "mcpServers": {"fake": stdio_server()},
-        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "mcp_tool", "id": "ticket", "server": "fake", "tool": "text_answer", "input": {"text": answer}}]}]},
-        "settings": {"stateDir": str(tmp_path / "state")}}))
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {"fake": stdio_server()},
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [
+                                {
+                                    "type": "mcp_tool",
+                                    "id": "ticket",
+                                    "server": "fake",
+                                    "tool": "text_answer",
+                                    "input": {"text": answer},
+                                }
+                            ],
+                        }
+                    ]
+                },
+                "settings": {"stateDir": str(tmp_path / "state")},
+            }
+        )
+    )
     assert run(config, bash("ls")).returncode == 0
     (record,) = records(config)
     assert record["handlers"][0]["type"] == "mcp_tool"
@@ -311,8 +368,12 @@ def test_tail_follow_prints_new_records(tmp_path: Path) -> None:
 
     config = write_config(tmp_path)
     run(config, bash("echo first"))
-    follower = subprocess.Popen([sys.executable, "-m", "gateway", "audit", "tail", "-n", "5", "--follow", "--json",
-                                 "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "audit", "tail", "-n", "5", "--follow", "--json", "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
     try:
         assert follower.stdout is not None
         selector = selectors.DefaultSelector()

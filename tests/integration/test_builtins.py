@@ -15,17 +15,28 @@ import pytest
 from tests.conftest import HOOKGATE, load_case, run_hookgate
 from tests.integration.serve_helpers import ServeProcess
 
-WRITE = {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/tmp", "tool_name": "Write",
-         "tool_input": {"file_path": "/tmp/x.txt", "content": "hi"}, "tool_use_id": "toolu_1"}
+WRITE = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "s1",
+    "cwd": "/tmp",
+    "tool_name": "Write",
+    "tool_input": {"file_path": "/tmp/x.txt", "content": "hi"},
+    "tool_use_id": "toolu_1",
+}
 
 
 def bash(command: str, session: str = "s1") -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/tmp", "tool_name": "Bash",
-            "tool_input": {"command": command}, "tool_use_id": "toolu_2"}
+    return {
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "cwd": "/tmp",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "toolu_2",
+    }
 
 
-def config(tmp_path: Path, event: str, *handlers: dict[str, Any], name: str = "hookgate.json",
-           **settings: Any) -> str:
+def config(tmp_path: Path, event: str, *handlers: dict[str, Any], name: str = "hookgate.json", **settings: Any) -> str:
     path = tmp_path / name
     path.write_text(json.dumps({"hooks": {event: [{"hooks": list(handlers)}]}, "settings": settings}))
     return str(path)
@@ -36,8 +47,9 @@ def permission(stdout: str) -> str | None:
 
 
 def post(url: str, body: dict[str, Any]) -> httpx2.Response:
-    return httpx2.post(f"{url}/hooks", content=json.dumps(body).encode(),
-                       headers={"content-type": "application/json"}, timeout=30)
+    return httpx2.post(
+        f"{url}/hooks", content=json.dumps(body).encode(), headers={"content-type": "application/json"}, timeout=30
+    )
 
 
 # ---------------------------------------------------------------------------- readOnly
@@ -58,8 +70,13 @@ def test_read_only_is_switched_from_the_cli_for_run_and_serve(tmp_path: Path) ->
         assert "read-only mode is on (hookgate mode read-only on): Write changes files" in on.stderr
         served = post(server.url, WRITE).json()["hookSpecificOutput"]
         assert served["permissionDecision"] == "deny" and "Write changes files" in served["permissionDecisionReason"]
-        for command, denied in [("ls -la | grep src", False), ("git status && git diff", False),
-                                ("rm -rf build", True), ("echo x > notes.txt", True), ("npm install", True)]:
+        for command, denied in [
+            ("ls -la | grep src", False),
+            ("git status && git diff", False),
+            ("rm -rf build", True),
+            ("echo x > notes.txt", True),
+            ("npm install", True),
+        ]:
             answer = run_hookgate(["run", "-c", cfg], bash(command))
             assert (answer.returncode == 2) is denied, (command, answer.stdout, answer.stderr)
         mcp = {**WRITE, "tool_name": "mcp__db__query", "tool_input": {"sql": "UPDATE t SET a = 1"}}
@@ -73,13 +90,19 @@ def test_read_only_is_switched_from_the_cli_for_run_and_serve(tmp_path: Path) ->
 
 @pytest.mark.usefixtures("store_backend")
 def test_settings_read_only_keeps_it_on(tmp_path: Path) -> None:
-    cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "readOnly", "writeTools": ["*deploy*"],
-                                          "readTools": ["mcp__github__create_*"]}, readOnly=True)
+    cfg = config(
+        tmp_path,
+        "PreToolUse",
+        {"type": "builtin", "name": "readOnly", "writeTools": ["*deploy*"], "readTools": ["mcp__github__create_*"]},
+        readOnly=True,
+    )
     answer = run_hookgate(["run", "-c", cfg], WRITE)
     assert answer.returncode == 2 and "(settings.readOnly)" in answer.stderr
     off = run_hookgate(["mode", "read-only", "off", "-c", cfg])
-    assert off.stdout.splitlines() == ["read-only: on (settings.readOnly: true)",
-                                       "note: settings.readOnly: true in the config keeps read-only mode on"]
+    assert off.stdout.splitlines() == [
+        "read-only: on (settings.readOnly: true)",
+        "note: settings.readOnly: true in the config keeps read-only mode on",
+    ]
     assert run_hookgate(["run", "-c", cfg], {**WRITE, "tool_name": "mcp__ci__redeploy"}).returncode == 2
     assert run_hookgate(["run", "-c", cfg], {**WRITE, "tool_name": "mcp__github__create_issue"}).returncode == 0
 
@@ -89,8 +112,11 @@ def test_settings_read_only_keeps_it_on(tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("store_backend")
 def test_rate_limit_of_5_holds_exactly_across_20_parallel_processes(tmp_path: Path) -> None:
-    cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "rateLimit", "limit": 5, "window": 3600,
-                                          "per": ["session", "tool"]})
+    cfg = config(
+        tmp_path,
+        "PreToolUse",
+        {"type": "builtin", "name": "rateLimit", "limit": 5, "window": 3600, "per": ["session", "tool"]},
+    )
     assert run_hookgate(["validate", "-c", cfg]).returncode == 0  # validate and cache the config first
     data = json.dumps(bash("ls", session="burst")).encode()
 
@@ -111,8 +137,18 @@ def test_rate_limit_of_5_holds_exactly_across_20_parallel_processes(tmp_path: Pa
 
 @pytest.mark.usefixtures("store_backend")
 def test_rate_limit_can_ask_and_counts_per_user_and_server(tmp_path: Path) -> None:
-    cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "rateLimit", "limit": 1, "window": 600,
-                                          "per": ["user", "server"], "onLimit": "ask"})
+    cfg = config(
+        tmp_path,
+        "PreToolUse",
+        {
+            "type": "builtin",
+            "name": "rateLimit",
+            "limit": 1,
+            "window": 600,
+            "per": ["user", "server"],
+            "onLimit": "ask",
+        },
+    )
     mcp = {**WRITE, "tool_name": "mcp__jira__search", "tool_input": {"q": "x"}, "user_id": "ana"}
     assert run_hookgate(["run", "-c", cfg], mcp).returncode == 0
     second = run_hookgate(["run", "-c", cfg], {**mcp, "tool_name": "mcp__jira__get", "session_id": "s2"})
@@ -146,13 +182,27 @@ def test_truncate_output_through_run_and_serve(tmp_path: Path) -> None:
 
 def test_truncate_output_on_gemini_and_codex(tmp_path: Path) -> None:
     cfg = config(tmp_path, "PostToolUse", {"type": "builtin", "name": "truncateOutput", "maxChars": 50})
-    gemini = {"session_id": "g", "cwd": "/tmp", "hook_event_name": "AfterTool", "tool_name": "run_shell_command",
-              "tool_input": {"command": "cat big"}, "tool_response": {"llmContent": "y" * 80, "returnDisplay": ""}}
+    gemini = {
+        "session_id": "g",
+        "cwd": "/tmp",
+        "hook_event_name": "AfterTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "cat big"},
+        "tool_response": {"llmContent": "y" * 80, "returnDisplay": ""},
+    }
     answer = json.loads(run_hookgate(["run", "--dialect", "gemini", "-c", cfg], gemini).stdout)
     assert answer == {"decision": "deny", "reason": "y" * 50 + "\n[... truncated by hookgate: 30 of 80 characters cut]"}
-    codex = {"session_id": "c", "turn_id": "t", "cwd": "/tmp", "hook_event_name": "PostToolUse", "model": "m",
-             "tool_name": "Bash", "tool_input": {"command": "cat big"}, "tool_response": "z" * 60,
-             "tool_use_id": "call_1"}
+    codex = {
+        "session_id": "c",
+        "turn_id": "t",
+        "cwd": "/tmp",
+        "hook_event_name": "PostToolUse",
+        "model": "m",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cat big"},
+        "tool_response": "z" * 60,
+        "tool_use_id": "call_1",
+    }
     answer = json.loads(run_hookgate(["run", "--dialect", "codex", "-c", cfg], codex).stdout)
     assert answer["decision"] == "block"
     assert answer["reason"] == "z" * 50 + "\n[... truncated by hookgate: 10 of 60 characters cut]"
@@ -161,14 +211,33 @@ def test_truncate_output_on_gemini_and_codex(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- validation
 
 
-@pytest.mark.parametrize(("event", "entry", "message"), [
-    ("PreToolUse", {"type": "builtin", "name": "readonly"}, "name: Input should be 'readOnly'"),
-    ("PreToolUse", {"type": "builtin", "name": "rateLimit", "limit": 5}, "builtin rateLimit needs window"),
-    ("PreToolUse", {"type": "builtin", "name": "readOnly", "maxChars": 10}, "maxChars: not a field of builtin readOnly"),
-    ("PreToolUse", {"type": "builtin", "name": "truncateOutput"}, "builtin truncateOutput runs on PostToolUse, not on PreToolUse"),
-    ("PreToolUse", {"type": "builtin", "name": "rateLimit", "limit": 1, "window": 1, "per": ["host"]}, "per[0]: Input should be"),
-    ("PostToolUse", {"type": "builtin", "name": "truncateOutput", "maxChars": 0}, "maxChars: Input should be greater than 0"),
-])
+@pytest.mark.parametrize(
+    ("event", "entry", "message"),
+    [
+        ("PreToolUse", {"type": "builtin", "name": "readonly"}, "name: Input should be 'readOnly'"),
+        ("PreToolUse", {"type": "builtin", "name": "rateLimit", "limit": 5}, "builtin rateLimit needs window"),
+        (
+            "PreToolUse",
+            {"type": "builtin", "name": "readOnly", "maxChars": 10},
+            "maxChars: not a field of builtin readOnly",
+        ),
+        (
+            "PreToolUse",
+            {"type": "builtin", "name": "truncateOutput"},
+            "builtin truncateOutput runs on PostToolUse, not on PreToolUse",
+        ),
+        (
+            "PreToolUse",
+            {"type": "builtin", "name": "rateLimit", "limit": 1, "window": 1, "per": ["host"]},
+            "per[0]: Input should be",
+        ),
+        (
+            "PostToolUse",
+            {"type": "builtin", "name": "truncateOutput", "maxChars": 0},
+            "maxChars: Input should be greater than 0",
+        ),
+    ],
+)
 def test_validate_reports_bad_builtin_entries(tmp_path: Path, event: str, entry: dict[str, Any], message: str) -> None:
     answer = run_hookgate(["validate", config(tmp_path, event, entry)])
     assert answer.returncode == 1
@@ -177,12 +246,19 @@ def test_validate_reports_bad_builtin_entries(tmp_path: Path, event: str, entry:
 
 def test_builtins_answer_on_the_loop_free_path(tmp_path: Path) -> None:
     """readOnly and rateLimit are synchronous in-process checks: ``hookgate run`` never imports asyncio."""
-    cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "readOnly"},
-                 {"type": "builtin", "name": "rateLimit", "limit": 100, "window": 60}, readOnly=True)
-    code = (f"import sys, io, json; sys.argv=['hookgate','run','--config',{cfg!r}]; "
-            f"sys.stdin=io.TextIOWrapper(io.BytesIO(json.dumps({bash('rm -rf x')!r}).encode()));"
-            "from gateway.cli import main; rc=main(); "
-            "print('ASYNCIO' if 'asyncio' in sys.modules else 'NOASYNCIO', rc, file=sys.stderr)")
+    cfg = config(
+        tmp_path,
+        "PreToolUse",
+        {"type": "builtin", "name": "readOnly"},
+        {"type": "builtin", "name": "rateLimit", "limit": 100, "window": 60},
+        readOnly=True,
+    )
+    code = (
+        f"import sys, io, json; sys.argv=['hookgate','run','--config',{cfg!r}]; "
+        f"sys.stdin=io.TextIOWrapper(io.BytesIO(json.dumps({bash('rm -rf x')!r}).encode()));"
+        "from gateway.cli import main; rc=main(); "
+        "print('ASYNCIO' if 'asyncio' in sys.modules else 'NOASYNCIO', rc, file=sys.stderr)"
+    )
     for _ in range(2):  # the first run validates and caches the config; the second is the hot path
         proc = subprocess.run([HOOKGATE[0], "-c", code], capture_output=True, text=True, check=False)
     assert "NOASYNCIO 2" in proc.stderr, proc.stderr
@@ -195,7 +271,8 @@ def test_a_store_that_cannot_be_opened_fails_closed_only_when_asked(tmp_path: Pa
     open_cfg = config(tmp_path, "PreToolUse", limit, name="open.json", stateDir=str(not_a_dir))
     answer = run_hookgate(["run", "-c", open_cfg], bash("ls"))
     assert answer.returncode == 0 and "handler builtin:rateLimit error" in answer.stderr, answer.stderr
-    closed_cfg = config(tmp_path, "PreToolUse", {**limit, "failClosed": True}, name="closed.json",
-                        stateDir=str(not_a_dir))
+    closed_cfg = config(
+        tmp_path, "PreToolUse", {**limit, "failClosed": True}, name="closed.json", stateDir=str(not_a_dir)
+    )
     answer = run_hookgate(["run", "-c", closed_cfg], bash("ls"))
     assert answer.returncode == 2 and permission(answer.stdout) == "deny", answer.stderr

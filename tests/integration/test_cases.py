@@ -50,9 +50,18 @@ def test_exit_2_reason_is_the_scripts_stderr() -> None:
     assert code == 2 and reason in err
 
 
-@pytest.mark.parametrize("name", ["pretooluse-edit-src.json", "pretooluse-mcp-github.json", "stop-active.json",
-                                  "sessionstart.json", "sessionend.json", "posttooluse-bash.json",
-                                  "posttoolusefailure-bash.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pretooluse-edit-src.json",
+        "pretooluse-mcp-github.json",
+        "stop-active.json",
+        "sessionstart.json",
+        "sessionend.json",
+        "posttooluse-bash.json",
+        "posttoolusefailure-bash.json",
+    ],
+)
 def test_no_decision(name: str) -> None:
     proc = run_hookgate(["run", "--config", GUARDS], load_case("claude", name))
     assert (proc.returncode, proc.stdout) == (0, "")
@@ -73,6 +82,7 @@ def test_stop_is_blocked_with_the_reason() -> None:
 
 
 # ---- Kiro dialect
+
 
 def _kiro(name: str, dialect: str = "kiro") -> tuple[int, str, str]:
     proc = run_hookgate(["run", "--config", KIRO, "--dialect", dialect], load_case("kiro", name))
@@ -95,8 +105,9 @@ def test_kiro_execute_bash_rm_normalized_from_claude_json() -> None:
     assert code == 2 and "Destructive command blocked by hook" in err and out == ""
 
 
-@pytest.mark.parametrize("name", ["pretooluse-mcp-git-status.json", "posttooluse-fs-read.json",
-                                  "userpromptsubmit.json", "stop.json"])
+@pytest.mark.parametrize(
+    "name", ["pretooluse-mcp-git-status.json", "posttooluse-fs-read.json", "userpromptsubmit.json", "stop.json"]
+)
 def test_kiro_quiet_events(name: str) -> None:
     code, out, err = _kiro(name)
     assert (code, out, err) == (0, "", "")
@@ -104,6 +115,7 @@ def test_kiro_quiet_events(name: str) -> None:
 
 def test_kiro_events_through_the_claude_config_use_canonical_tool_names() -> None:
     """The Claude-format guards config protects a Kiro host too: execute_bash is Bash, fs_write is Write."""
-    proc = run_hookgate(["run", "--config", GUARDS, "--dialect", "kiro"],
-                        load_case("kiro", "pretooluse-execute-bash-rm.json"))
+    proc = run_hookgate(
+        ["run", "--config", GUARDS, "--dialect", "kiro"], load_case("kiro", "pretooluse-execute-bash-rm.json")
+    )
     assert proc.returncode == 2 and "Destructive command blocked by hook" in proc.stderr

@@ -12,18 +12,21 @@ from tests.conftest import CASES, load_case, run_hookgate
 GUARDS = str(CASES / "configs" / "guards.json")
 
 
-@pytest.mark.parametrize(("stdin", "message"), [
-    (b"{not json", "not valid JSON"),
-    (b"[1, 2]", "must be a JSON object, got list"),
-    (b"\xff\xfe{}", "not valid UTF-8"),
-    (b"", "event is empty"),
-    (b'{"hook_event_name": "PreToolUze"}', "unknown event 'PreToolUze'"),
-    (b'{"hook_event_name": "PreToolUse", "tool_input": "rm"}', "'tool_input' must be an object"),
-    (b'{"tool_name": "Bash"}', "no hook_event_name"),
-    (b'{"hook_event_name": ["x"]}', "no hook_event_name"),
-    (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
-    (b'{"hook_event_name": "Stop", "n": ' + b"9" * 5000 + b"}", "cannot be decoded"),
-])
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2]", "must be a JSON object, got list"),
+        (b"\xff\xfe{}", "not valid UTF-8"),
+        (b"", "event is empty"),
+        (b'{"hook_event_name": "PreToolUze"}', "unknown event 'PreToolUze'"),
+        (b'{"hook_event_name": "PreToolUse", "tool_input": "rm"}', "'tool_input' must be an object"),
+        (b'{"tool_name": "Bash"}', "no hook_event_name"),
+        (b'{"hook_event_name": ["x"]}', "no hook_event_name"),
+        (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+        (b'{"hook_event_name": "Stop", "n": ' + b"9" * 5000 + b"}", "cannot be decoded"),
+    ],
+)
 def test_bad_input_is_one_line_exit_1(stdin: bytes, message: str) -> None:
     proc = run_hookgate(["run", "--config", GUARDS], stdin)
     assert proc.returncode == 1 and proc.stdout == ""
@@ -47,20 +50,38 @@ def test_config_lookup_env_then_local_file_then_default(tmp_path: Path) -> None:
     local.write_text("hooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: 'echo from-local'}]\n")
     assert "from-local" in run_hookgate(["run"], event, cwd=tmp_path).stdout
     other = tmp_path / "other.json"
-    other.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [
-        {"type": "command", "command": "echo from-env"}]}]}}))
+    other.write_text(
+        json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo from-env"}]}]}})
+    )
     assert "from-env" in run_hookgate(["run"], event, cwd=tmp_path, env={"HOOKGATE_CONFIG": str(other)}).stdout
     # no local file: the built-in default denies rm -rf
-    proc = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash",
-                                  "tool_input": {"command": "rm -rf /"}}, cwd=tmp_path / "..")
+    proc = run_hookgate(
+        ["run"],
+        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}},
+        cwd=tmp_path / "..",
+    )
     assert proc.returncode == 2 and "rm -rf" in proc.stderr
 
 
 def test_validate_lists_every_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
-        {"type": "command", "command": "true", "timeout": "10"},
-        {"type": "command", "command": "/missing/hook.sh"}]}], "Nope": []}}))
+    bad.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [
+                        {
+                            "hooks": [
+                                {"type": "command", "command": "true", "timeout": "10"},
+                                {"type": "command", "command": "/missing/hook.sh"},
+                            ]
+                        }
+                    ],
+                    "Nope": [],
+                }
+            }
+        )
+    )
     proc = run_hookgate(["validate", str(bad)])
     assert proc.returncode == 1
     errors = [line for line in proc.stdout.splitlines() if line.startswith("error:")]
@@ -96,8 +117,10 @@ def test_no_traceback_on_unexpected_subcommand_input() -> None:
 
 
 def test_a_byte_order_mark_is_tolerated() -> None:
-    proc = run_hookgate(["run", "--config", GUARDS], b"\xef\xbb\xbf" + json.dumps(
-        load_case("claude", "pretooluse-bash-rm-rf.json")).encode())
+    proc = run_hookgate(
+        ["run", "--config", GUARDS],
+        b"\xef\xbb\xbf" + json.dumps(load_case("claude", "pretooluse-bash-rm-rf.json")).encode(),
+    )
     assert proc.returncode == 2
 
 
@@ -107,9 +130,16 @@ def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_p
     from gateway.dispatcher import internal_failure
 
     config_path = tmp_path / "hookgate.json"
-    config_path.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "true", "failClosed": True}]}], "Stop": [{"hooks": [
-            {"type": "command", "command": "true"}]}]}}))
+    config_path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [{"hooks": [{"type": "command", "command": "true", "failClosed": True}]}],
+                    "Stop": [{"hooks": [{"type": "command", "command": "true"}]}],
+                }
+            }
+        )
+    )
     config = load_config([str(config_path)], use_cache=False)
     pre = parse_event({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "x"}})
     decision = internal_failure(config, pre, "boom")
@@ -155,8 +185,25 @@ def test_a_config_that_runs_hookgate_on_itself_stops_instead_of_forking_for_ever
     import sys
 
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": sys.executable,
-                                                                        "args": ["-m", "gateway", "run", "--config", str(config)]}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": sys.executable,
+                                    "args": ["-m", "gateway", "run", "--config", str(config)],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            }
+        )
+    )
     proc = run_hookgate(["run", "--config", str(config)], load_case("claude", "pretooluse-bash-safe.json"), timeout=60)
     assert proc.returncode == 2 and "nested" in proc.stderr
 
@@ -174,8 +221,12 @@ def test_sigterm_kills_the_hooks_process_group(tmp_path: Path) -> None:
     script.chmod(0o755)
     config = tmp_path / "hookgate.json"
     config.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": str(script)}]}]}}))
-    proc = subprocess.Popen([sys.executable, "-m", "gateway", "run", "--config", str(config)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "run", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin is not None
     proc.stdin.write(b'{"hook_event_name": "Stop"}')
     proc.stdin.close()

@@ -13,8 +13,12 @@ import pytest
 from gateway.api import Gateway
 from gateway.config import load_config
 
-PRE = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s1",
-       "tool_input": {"command": "npm test", "description": "d"}}
+PRE = {
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "session_id": "s1",
+    "tool_input": {"command": "npm test", "description": "d"},
+}
 
 
 def _script(tmp_path: Path, name: str, body: str) -> str:
@@ -46,8 +50,12 @@ async def _dispatch(gw: Gateway, event: dict[str, Any], tmp_path: Path) -> Any:
 
 
 async def test_exit_2_blocks_even_when_json_says_allow(tmp_path: Path) -> None:
-    s = _script(tmp_path, "h.sh", """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'
-echo 'policy says no' >&2; exit 2""")
+    s = _script(
+        tmp_path,
+        "h.sh",
+        """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'
+echo 'policy says no' >&2; exit 2""",
+    )
     d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), PRE, tmp_path)
     assert (d.permission, d.permission_reason) == ("deny", "policy says no")
 
@@ -74,10 +82,15 @@ async def test_missing_executable_fails_closed_when_asked(tmp_path: Path) -> Non
 
 
 async def test_exec_form_with_placeholders_env_and_cwd(tmp_path: Path) -> None:
-    s = _script(tmp_path, "h.sh", """printf '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"%s|%s|%s|%s"}}' "$1" "$CLAUDE_PROJECT_DIR" "$(pwd)" "$CLAUDE_CODE_SESSION_ID" """)
+    s = _script(
+        tmp_path,
+        "h.sh",
+        """printf '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"%s|%s|%s|%s"}}' "$1" "$CLAUDE_PROJECT_DIR" "$(pwd)" "$CLAUDE_CODE_SESSION_ID" """,
+    )
     hooks = {"UserPromptSubmit": [{"hooks": [_cmd(s, args=["${HOOKGATE_CONFIG_DIR}"])]}]}
-    d = await _dispatch(_gateway(tmp_path, hooks), {"hook_event_name": "UserPromptSubmit", "prompt": "p",
-                                                    "session_id": "s9"}, tmp_path)
+    d = await _dispatch(
+        _gateway(tmp_path, hooks), {"hook_event_name": "UserPromptSubmit", "prompt": "p", "session_id": "s9"}, tmp_path
+    )
     arg, project, cwd, session = d.additional_context[0].split("|")
     assert arg == str(tmp_path) and project == str(tmp_path) and cwd == str(tmp_path) and session == "s9"
 
@@ -119,8 +132,10 @@ async def test_handlers_run_concurrently_and_identical_ones_once(tmp_path: Path)
     log = tmp_path / "log"
     s = _script(tmp_path, "h.sh", f"echo run >> {log}; sleep 1")
     t = _script(tmp_path, "t.sh", "sleep 1")
-    gw = _gateway(tmp_path, {"PreToolUse": [{"matcher": "Bash", "hooks": [_cmd(s), _cmd(t)]},
-                                             {"matcher": "*", "hooks": [_cmd(s)]}]})
+    gw = _gateway(
+        tmp_path,
+        {"PreToolUse": [{"matcher": "Bash", "hooks": [_cmd(s), _cmd(t)]}, {"matcher": "*", "hooks": [_cmd(s)]}]},
+    )
     started = time.monotonic()
     d = await _dispatch(gw, PRE, tmp_path)
     assert time.monotonic() - started < 1.9
@@ -128,25 +143,44 @@ async def test_handlers_run_concurrently_and_identical_ones_once(tmp_path: Path)
 
 
 async def test_sequential_group_passes_rewrites_along(tmp_path: Path) -> None:
-    first = _script(tmp_path, "a.sh", """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"npm test --ci"}}}'""")
-    second = _script(tmp_path, "b.sh", """cmd=$(jq -r .tool_input.command)
-printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"timeout 60 %s"}}}' "$cmd" """)
+    first = _script(
+        tmp_path,
+        "a.sh",
+        """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"npm test --ci"}}}'""",
+    )
+    second = _script(
+        tmp_path,
+        "b.sh",
+        """cmd=$(jq -r .tool_input.command)
+printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"timeout 60 %s"}}}' "$cmd" """,
+    )
     d = await _dispatch(_gateway(tmp_path, _pre(_cmd(first), _cmd(second), sequential=True)), PRE, tmp_path)
     assert d.permission == "allow"
     assert d.updated_input == {"command": "timeout 60 npm test --ci", "description": "d"}
 
 
 async def test_priority_orders_the_merge(tmp_path: Path) -> None:
-    a = _script(tmp_path, "a.sh", """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"A"}}}'""")
-    b = _script(tmp_path, "b.sh", """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"B"}}}'""")
+    a = _script(
+        tmp_path,
+        "a.sh",
+        """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"A"}}}'""",
+    )
+    b = _script(
+        tmp_path,
+        "b.sh",
+        """echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"B"}}}'""",
+    )
     d = await _dispatch(_gateway(tmp_path, _pre(_cmd(a, priority=-1), _cmd(b))), PRE, tmp_path)
     assert d.updated_input["command"] == "A"  # lower priority merges last, so its rewrite lands last
 
 
 async def test_exit_2_on_a_non_blocking_event_is_a_message(tmp_path: Path) -> None:
     s = _script(tmp_path, "h.sh", "echo 'heads up' >&2; exit 2")
-    d = await _dispatch(_gateway(tmp_path, {"SessionStart": [{"hooks": [_cmd(s)]}]}),
-                        {"hook_event_name": "SessionStart", "source": "startup"}, tmp_path)
+    d = await _dispatch(
+        _gateway(tmp_path, {"SessionStart": [{"hooks": [_cmd(s)]}]}),
+        {"hook_event_name": "SessionStart", "source": "startup"},
+        tmp_path,
+    )
     assert not d.block and d.system_message == "heads up"
 
 
@@ -157,8 +191,9 @@ async def test_cache_ttl_reuses_a_verdict_for_the_same_input(tmp_path: Path) -> 
     hooks = {"UserPromptSubmit": [{"hooks": [_cmd(s, cacheTtl=60)]}]}
     settings = {"settings": {"stateDir": str(tmp_path / "state")}}
     for prompt in ("a", "a", "b"):
-        d = await _dispatch(_gateway(tmp_path, hooks, **settings), {"hook_event_name": "UserPromptSubmit",
-                                                                    "prompt": prompt}, tmp_path)
+        d = await _dispatch(
+            _gateway(tmp_path, hooks, **settings), {"hook_event_name": "UserPromptSubmit", "prompt": prompt}, tmp_path
+        )
         assert d.additional_context == ["plain"]
     assert log.read_text().count("run") == 2
     assert d.results[0].status == "ok"
@@ -166,7 +201,7 @@ async def test_cache_ttl_reuses_a_verdict_for_the_same_input(tmp_path: Path) -> 
 
 async def test_async_handler_does_not_decide_or_delay(tmp_path: Path) -> None:
     marker = tmp_path / "done"
-    s = _script(tmp_path, "h.sh", f"sleep 1; touch {marker}; echo '{{\"decision\":\"block\"}}'")
+    s = _script(tmp_path, "h.sh", f'sleep 1; touch {marker}; echo \'{{"decision":"block"}}\'')
     started = time.monotonic()
     gw = _gateway(tmp_path, {"Stop": [{"hooks": [_cmd(s, **{"async": True})]}]})
     d = await gw.dispatch({"hook_event_name": "Stop", "cwd": str(tmp_path)})
@@ -185,8 +220,9 @@ async def test_cwd_with_shell_syntax_is_never_executed(tmp_path: Path, monkeypat
     _script(tmp_path, "log.sh", "exit 3")  # what the load-time check finds beside the config
     hooks = {"PostToolUse": [{"hooks": [_cmd('"${CLAUDE_PROJECT_DIR}"/log.sh')]}]}
     gw = _gateway(tmp_path, hooks)
-    d = await gw.dispatch({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {},
-                           "tool_response": {}, "cwd": str(evil)})
+    d = await gw.dispatch(
+        {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {}, "tool_response": {}, "cwd": str(evil)}
+    )
     await gw.aclose()
     assert d.results[0].status == "ok", d.results[0].message
     assert ran.exists()  # the hook ran, found through the literal folder name
@@ -203,8 +239,12 @@ async def test_lone_surrogate_in_the_event_still_reaches_the_hook(tmp_path: Path
 
 
 async def test_a_background_child_holding_stdout_does_not_stall_the_answer(tmp_path: Path) -> None:
-    s = _script(tmp_path, "h.sh", """sleep 30 &
-echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'""")
+    s = _script(
+        tmp_path,
+        "h.sh",
+        """sleep 30 &
+echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'""",
+    )
     started = time.monotonic()
     d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s, timeout=20))), PRE, tmp_path)
     assert time.monotonic() - started < 8
@@ -217,8 +257,9 @@ async def test_project_dir_is_the_config_folders_project_not_the_agents_cwd(tmp_
     (tmp_path / "sub").mkdir()
     _script(tmp_path / ".claude" / "hooks", "deny.sh", "echo 'no' >&2; exit 2")
     settings = tmp_path / ".claude" / "settings.json"
-    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
-        _cmd("${CLAUDE_PROJECT_DIR}/.claude/hooks/deny.sh")]}]}}))
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [_cmd("${CLAUDE_PROJECT_DIR}/.claude/hooks/deny.sh")]}]}})
+    )
     async with Gateway(load_config([str(settings)], use_cache=False)) as gw:
         d = await gw.dispatch({**PRE, "cwd": str(tmp_path / "sub")})
     assert d.permission == "deny"

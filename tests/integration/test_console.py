@@ -28,10 +28,20 @@ def write_config(tmp_path: Path) -> Path:
     guard = tmp_path / "guard.sh"
     guard.write_text(GUARD)
     guard.chmod(0o755)
-    config = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "id": "guard", "command": str(guard)},
-        {"type": "python", "id": "notify", "callable": "tests.integration.audit_funcs:notify"}]}]},
-        "settings": {"stateDir": str(tmp_path / "state")}}
+    config = {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {"type": "command", "id": "guard", "command": str(guard)},
+                        {"type": "python", "id": "notify", "callable": "tests.integration.audit_funcs:notify"},
+                    ],
+                }
+            ]
+        },
+        "settings": {"stateDir": str(tmp_path / "state")},
+    }
     path = tmp_path / "hookgate.json"
     path.write_text(json.dumps(config))
     return path
@@ -54,8 +64,13 @@ def status(url: str, path: str, headers: dict[str, str] | None = None) -> int:
 
 
 def bash(command: str, session: str = "s-1") -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "session_id": session, "tool_name": "Bash",
-            "tool_input": {"command": command}, "cwd": "/tmp"}
+    return {
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "cwd": "/tmp",
+    }
 
 
 def test_guard_rules_on_ui_routes(tmp_path: Path) -> None:
@@ -153,7 +168,8 @@ def test_console_in_headless_chromium(tmp_path: Path) -> None:
     # the same records through `hookgate audit`, after serve stopped (its writer flushed on the way out)
     query = run_hookgate(["audit", "query", "--json", "--config", str(config)], cwd=ROOT)
     assert query.returncode == 0, query.stderr
-    assert sorted(r["tool_input"]["command"] for r in json.loads(query.stdout)) == sorted([
-        "rm -rf build", "ls -la", f"echo '{XSS}'", "git status"])
+    assert sorted(r["tool_input"]["command"] for r in json.loads(query.stdout)) == sorted(
+        ["rm -rf build", "ls -la", f"echo '{XSS}'", "git status"]
+    )
     verify = run_hookgate(["audit", "verify", "--config", str(config)], cwd=ROOT)
     assert verify.returncode == 0 and "4 record(s) ok" in verify.stdout, verify.stdout + verify.stderr

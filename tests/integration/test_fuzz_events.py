@@ -40,33 +40,147 @@ RUN_EXAMPLES = int(800 * SCALE)
 DEADLINE_S = 240.0
 """Wall-clock budget per property (seconds); the machine is shared, so generous."""
 
-CANONICAL = ["SessionStart", "Setup", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-             "PostToolUseFailure", "PostToolBatch", "Notification", "SubagentStart", "SubagentStop", "Stop",
-             "StopFailure", "ConfigChange", "FileChanged", "WorktreeCreate", "PreCompact", "SessionEnd",
-             "Elicitation", "MessageDisplay", "TaskCreated", "TeammateIdle", "CwdChanged"]
+CANONICAL = [
+    "SessionStart",
+    "Setup",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+    "StopFailure",
+    "ConfigChange",
+    "FileChanged",
+    "WorktreeCreate",
+    "PreCompact",
+    "SessionEnd",
+    "Elicitation",
+    "MessageDisplay",
+    "TaskCreated",
+    "TeammateIdle",
+    "CwdChanged",
+]
 KIRO = ["agentSpawn", "userPromptSubmit", "preToolUse", "postToolUse", "stop"]
-GEMINI = ["BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
-          "BeforeToolSelection", "PreCompress", "Notification", "SessionStart", "SessionEnd"]
+GEMINI = [
+    "BeforeTool",
+    "AfterTool",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "PreCompress",
+    "Notification",
+    "SessionStart",
+    "SessionEnd",
+]
 CODEX = ["Interrupt"]
-TOOLS = ["Bash", "Write", "Edit", "MultiEdit", "Read", "NotebookEdit", "WebFetch", "mcp__git__status",
-         "execute_bash", "fs_write", "fs_read", "@git/status", "run_shell_command", "write_file", "replace",
-         "exec_command", "apply_patch", "shell", "Agent", "Task"]
-FIELDS = ["session_id", "transcript_path", "cwd", "permission_mode", "tool_name", "tool_input", "tool_use_id",
-          "tool_response", "prompt", "stop_hook_active", "last_assistant_message", "agent_id", "agent_type",
-          "source", "reason", "error", "trigger", "notification_type", "file_path", "turn_id", "model",
-          "timestamp", "llm_request", "llm_response", "tool_calls", "message", "title", "matcher",
-          "hookEventName", "mcp_server_name", "command_name", "load_reason", "worktree_path"]
-INPUT_KEYS = ["command", "file_path", "path", "content", "new_string", "old_string", "edits", "url",
-              "patch", "input", "description", "notebook_path", "file_paths", "args", "cmd"]
+TOOLS = [
+    "Bash",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "Read",
+    "NotebookEdit",
+    "WebFetch",
+    "mcp__git__status",
+    "execute_bash",
+    "fs_write",
+    "fs_read",
+    "@git/status",
+    "run_shell_command",
+    "write_file",
+    "replace",
+    "exec_command",
+    "apply_patch",
+    "shell",
+    "Agent",
+    "Task",
+]
+FIELDS = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "permission_mode",
+    "tool_name",
+    "tool_input",
+    "tool_use_id",
+    "tool_response",
+    "prompt",
+    "stop_hook_active",
+    "last_assistant_message",
+    "agent_id",
+    "agent_type",
+    "source",
+    "reason",
+    "error",
+    "trigger",
+    "notification_type",
+    "file_path",
+    "turn_id",
+    "model",
+    "timestamp",
+    "llm_request",
+    "llm_response",
+    "tool_calls",
+    "message",
+    "title",
+    "matcher",
+    "hookEventName",
+    "mcp_server_name",
+    "command_name",
+    "load_reason",
+    "worktree_path",
+]
+INPUT_KEYS = [
+    "command",
+    "file_path",
+    "path",
+    "content",
+    "new_string",
+    "old_string",
+    "edits",
+    "url",
+    "patch",
+    "input",
+    "description",
+    "notebook_path",
+    "file_paths",
+    "args",
+    "cmd",
+]
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(min_value=-2**70, max_value=2**70),
-                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=40),
-                    st.sampled_from(["rm -rf /", "/tmp", ".env", "~/.ssh/authorized_keys", "$(touch x)",
-                                     "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch", "", "\u0000",
-                                     "\ud800", "../../etc/passwd"]))
-json_values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                           st.dictionaries(st.text(max_size=12), inner, max_size=4)),
-                           max_leaves=12)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
+    st.sampled_from(
+        [
+            "rm -rf /",
+            "/tmp",
+            ".env",
+            "~/.ssh/authorized_keys",
+            "$(touch x)",
+            "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch",
+            "",
+            "\u0000",
+            "\ud800",
+            "../../etc/passwd",
+        ]
+    ),
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
+    max_leaves=12,
+)
 event_names = st.one_of(st.sampled_from(CANONICAL + KIRO + GEMINI + CODEX), json_values)
 tool_inputs = st.one_of(st.dictionaries(st.sampled_from(INPUT_KEYS), json_values, max_size=4), json_values)
 
@@ -89,13 +203,29 @@ def encode(event: dict[str, Any]) -> bytes:
     return json.dumps(event, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
-raw_bodies = st.one_of(st.binary(max_size=64), st.sampled_from([b"", b"null", b"[]", b"1", b'"x"', b"{",
-                                                               b"\xff\xfe{}", b'{"hook_event_name": "Stop"',
-                                                               b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}"]))
+raw_bodies = st.one_of(
+    st.binary(max_size=64),
+    st.sampled_from(
+        [
+            b"",
+            b"null",
+            b"[]",
+            b"1",
+            b'"x"',
+            b"{",
+            b"\xff\xfe{}",
+            b'{"hook_event_name": "Stop"',
+            b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+        ]
+    ),
+)
 bodies = st.one_of(events().map(encode), raw_bodies)
 
-ROUTES = ["/hooks", "/hooks/", *(f"/hooks/{d}{s}" for d in ("claude", "kiro", "gemini", "codex", "auto")
-                                  for s in ("", "/"))]
+ROUTES = [
+    "/hooks",
+    "/hooks/",
+    *(f"/hooks/{d}{s}" for d in ("claude", "kiro", "gemini", "codex", "auto") for s in ("", "/")),
+]
 DIALECTS = ["auto", "claude", "kiro", "gemini", "codex"]
 
 
@@ -135,18 +265,31 @@ def test_serve_answers_every_generated_event_without_a_500(server: ServeProcess)
     headers = {"content-type": "application/json", "authorization": "Bearer fuzz-token"}
     with httpx2.Client(base_url=server.url, headers=headers, timeout=60) as client:
 
-        @settings(max_examples=SERVE_EXAMPLES, deadline=None, database=None, derandomize=True,
-                  suppress_health_check=list(HealthCheck))
-        @given(route=st.sampled_from(ROUTES), body=bodies,
-               project_dir=st.one_of(st.none(), st.sampled_from(["/tmp", "relative", "/no/such/dir", "%00",
-                                                                  "/tmp/x$(touch /tmp/pwned)", ""])))
+        @settings(
+            max_examples=SERVE_EXAMPLES,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(
+            route=st.sampled_from(ROUTES),
+            body=bodies,
+            project_dir=st.one_of(
+                st.none(), st.sampled_from(["/tmp", "relative", "/no/such/dir", "%00", "/tmp/x$(touch /tmp/pwned)", ""])
+            ),
+        )
         def check(route: str, body: bytes, project_dir: str | None) -> None:
             budget.tick()
             extra = {} if project_dir is None else {"x-hookgate-project-dir": project_dir}
             response = client.post(route, content=body, headers=extra)
             statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
-            assert response.status_code in (200, 400, 413), (route, body[:200], response.status_code,
-                                                             response.text[:300])
+            assert response.status_code in (200, 400, 413), (
+                route,
+                body[:200],
+                response.status_code,
+                response.text[:300],
+            )
             if response.status_code != 200:
                 one_line_error(response.content)
             else:
@@ -155,8 +298,9 @@ def test_serve_answers_every_generated_event_without_a_500(server: ServeProcess)
         check()
     assert budget.count >= SERVE_EXAMPLES
     assert statuses.get(200, 0) > 0 and statuses.get(400, 0) > 0, statuses  # both kinds were generated
-    assert not [line for line in server.lines if "Traceback" in line or "internal error" in line], \
-        "\n".join(server.lines[-40:])
+    assert not [line for line in server.lines if "Traceback" in line or "internal error" in line], "\n".join(
+        server.lines[-40:]
+    )
 
 
 # ---------------------------------------------------------------------------------- hookgate run
@@ -228,8 +372,13 @@ def test_run_answers_every_generated_event_with_0_1_or_2(tmp_path: Path, monkeyp
     budget = Budget(DEADLINE_S)
     codes: dict[int, int] = {}
 
-    @settings(max_examples=RUN_EXAMPLES, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=RUN_EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(dialect=st.sampled_from(DIALECTS), body=bodies)
     def check(dialect: str, body: bytes) -> None:
         budget.tick()

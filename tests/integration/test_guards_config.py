@@ -12,8 +12,12 @@ from typing import Any
 
 from tests.conftest import ROOT, run_hookgate
 
-GUARD = {"type": "python", "id": "destructive-shell", "callable": "configs.guards.shell_guard:check_event",
-         "failClosed": True}
+GUARD = {
+    "type": "python",
+    "id": "destructive-shell",
+    "callable": "configs.guards.shell_guard:check_event",
+    "failClosed": True,
+}
 
 
 def write_config(tmp_path: Path, guards: Any, name: str = "hookgate.yaml") -> Path:
@@ -30,8 +34,15 @@ def bash(command: str, cwd: str = "/srv/app") -> dict[str, Any]:
 
 
 def test_validate_accepts_the_section_and_lists_it(tmp_path: Path) -> None:
-    config = write_config(tmp_path, {"rules": {"rm.recursive": "ask", "git.*": "deny"}, "allowPaths": ["/srv/x"],
-                                     "allowCommands": ["git clean -fdx"], "buildDirs": ["gen"]})
+    config = write_config(
+        tmp_path,
+        {
+            "rules": {"rm.recursive": "ask", "git.*": "deny"},
+            "allowPaths": ["/srv/x"],
+            "allowCommands": ["git clean -fdx"],
+            "buildDirs": ["gen"],
+        },
+    )
     proc = run_hookgate(["validate", "--config", str(config)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "guards: rule rm.recursive: ask" in proc.stdout and "guards: allowPaths: /srv/x" in proc.stdout
@@ -39,10 +50,13 @@ def test_validate_accepts_the_section_and_lists_it(tmp_path: Path) -> None:
 
 
 def test_validate_reports_bad_tuning_at_load_time(tmp_path: Path) -> None:
-    for guards, words in [({"rules": {"rm.recursiv": "off"}}, "did you mean 'rm.recursive'"),
-                          ({"rules": {"rm.recursive": "maybe"}}, "guards.rules.rm.recursive"),
-                          ({"allowPaths": "/srv"}, "guards.allowPaths"), ("yes", "guards"),
-                          ({"buildDirs": [1]}, "guards.buildDirs")]:
+    for guards, words in [
+        ({"rules": {"rm.recursiv": "off"}}, "did you mean 'rm.recursive'"),
+        ({"rules": {"rm.recursive": "maybe"}}, "guards.rules.rm.recursive"),
+        ({"allowPaths": "/srv"}, "guards.allowPaths"),
+        ("yes", "guards"),
+        ({"buildDirs": [1]}, "guards.buildDirs"),
+    ]:
         config = write_config(tmp_path, guards)
         proc = run_hookgate(["validate", "--config", str(config)])
         assert proc.returncode == 1 and words in proc.stdout, (guards, proc.stdout)
@@ -64,7 +78,9 @@ def test_run_applies_the_tuning(tmp_path: Path) -> None:
     assert asked.returncode == 0
     assert json.loads(asked.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
     allowed = write_config(tmp_path, {"allowPaths": ["/srv/app/src"], "allowCommands": ["git clean -fdx"]}, "a.yaml")
-    assert run_hookgate(["run", "--config", str(allowed)], bash("rm -rf /srv/app/src/x && git clean -fdx")).returncode == 0
+    assert (
+        run_hookgate(["run", "--config", str(allowed)], bash("rm -rf /srv/app/src/x && git clean -fdx")).returncode == 0
+    )
     assert run_hookgate(["run", "--config", str(allowed)], bash("git clean -f")).returncode == 2
     # two configs: the later one's rules win, the allow lists add up
     both = run_hookgate(["run", "--config", str(ask), "--config", str(off)], bash("rm -rf /srv/app/src"))
@@ -72,8 +88,12 @@ def test_run_applies_the_tuning(tmp_path: Path) -> None:
     # the default decision of an ask rule, and where the host cannot ask (Kiro), ask becomes a block
     stash = run_hookgate(["run", "--config", str(plain)], bash("git stash drop"))
     assert json.loads(stash.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
-    kiro = {"hook_event_name": "preToolUse", "cwd": "/srv/app", "tool_name": "execute_bash",
-            "tool_input": {"command": "git stash drop"}}
+    kiro = {
+        "hook_event_name": "preToolUse",
+        "cwd": "/srv/app",
+        "tool_name": "execute_bash",
+        "tool_input": {"command": "git stash drop"},
+    }
     assert run_hookgate(["run", "--dialect", "kiro", "--config", str(plain)], kiro).returncode == 2
 
 
@@ -89,8 +109,16 @@ def test_explain_names_the_rule_and_the_triggering_part(tmp_path: Path) -> None:
 
 def test_the_command_hook_keeps_claude_codes_output_schema() -> None:
     script = ROOT / "configs" / "guards" / "shell_guard.py"
-    proc = subprocess.run([sys.executable, "-I", "-S", str(script)], input=json.dumps(bash("rm -rf ~")),
-                          capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", str(script)],
+        input=json.dumps(bash("rm -rf ~")),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     out = json.loads(proc.stdout)
-    assert set(out) == {"hookSpecificOutput"} and "[rule rm.recursive]" in out["hookSpecificOutput"][
-        "permissionDecisionReason"]
+    assert (
+        set(out) == {"hookSpecificOutput"}
+        and "[rule rm.recursive]" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    )

@@ -14,19 +14,39 @@ import pytest
 
 from tests.conftest import run_hookgate
 
-GEMINI = {"session_id": "0e2d831a", "transcript_path": "/h/chats/session.jsonl", "timestamp": "2026-11-29T12:21:21.409Z"}
-CODEX = {"session_id": "01a22740", "turn_id": "01a22740-bd6b", "model": "gpt-5.5", "permission_mode": "bypassPermissions",
-         "transcript_path": "/h/sessions/2026/11/29/rollout-x.jsonl"}
+GEMINI = {
+    "session_id": "0e2d831a",
+    "transcript_path": "/h/chats/session.jsonl",
+    "timestamp": "2026-11-29T12:21:21.409Z",
+}
+CODEX = {
+    "session_id": "01a22740",
+    "turn_id": "01a22740-bd6b",
+    "model": "gpt-5.5",
+    "permission_mode": "bypassPermissions",
+    "transcript_path": "/h/sessions/2026/11/29/rollout-x.jsonl",
+}
 
 
 def gemini_shell(cwd: Path, command: str) -> dict[str, Any]:
-    return {**GEMINI, "cwd": str(cwd), "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
-            "tool_input": {"command": command}}
+    return {
+        **GEMINI,
+        "cwd": str(cwd),
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": command},
+    }
 
 
 def codex_shell(cwd: Path, command: str) -> dict[str, Any]:
-    return {**CODEX, "cwd": str(cwd), "hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_input": {"command": command}, "tool_use_id": "call_1"}
+    return {
+        **CODEX,
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "call_1",
+    }
 
 
 @pytest.mark.parametrize("dialect", ["gemini", "auto"])
@@ -58,8 +78,20 @@ def test_model_level_gemini_events_pass_through(tmp_path: Path) -> None:
 
 def test_codex_fail_closed_handler_blocks(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "id": "crashy", "command": "exit 1", "failClosed": True}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [{"type": "command", "id": "crashy", "command": "exit 1", "failClosed": True}],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     proc = run_hookgate(["run", "--dialect", "codex", "--config", str(config)], codex_shell(tmp_path, "ls"))
     assert proc.returncode == 2 and "crashy" in proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
@@ -67,10 +99,32 @@ def test_codex_fail_closed_handler_blocks(tmp_path: Path) -> None:
 
 def test_stop_block_on_gemini_is_an_after_agent_deny(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [
-        {"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"run the tests\"}'"}]}]}}))
-    event = {**GEMINI, "cwd": str(tmp_path), "hook_event_name": "AfterAgent", "prompt": "p", "prompt_response": "done",
-             "stop_hook_active": False}
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [
+                        {
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": 'echo \'{"decision": "block", "reason": "run the tests"}\'',
+                                }
+                            ]
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    event = {
+        **GEMINI,
+        "cwd": str(tmp_path),
+        "hook_event_name": "AfterAgent",
+        "prompt": "p",
+        "prompt_response": "done",
+        "stop_hook_active": False,
+    }
     proc = run_hookgate(["run", "--dialect", "gemini", "--config", str(config)], event)
     assert proc.returncode == 0 and json.loads(proc.stdout) == {"decision": "deny", "reason": "run the tests"}
 
@@ -94,9 +148,28 @@ def gemini_config(tmp_path: Path) -> Path:
     script.write_text(GEMINI_HOOK)
     script.chmod(0o755)
     config = tmp_path / "settings.json"
-    config.write_text(json.dumps({"hooks": {"BeforeTool": [{"matcher": "run_shell.*", "hooks": [
-        {"name": "legacy", "type": "command", "command": f"{script}", "timeout": 5000,
-         "env": {"LOG": str(tmp_path / "payload.json")}}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "BeforeTool": [
+                        {
+                            "matcher": "run_shell.*",
+                            "hooks": [
+                                {
+                                    "name": "legacy",
+                                    "type": "command",
+                                    "command": f"{script}",
+                                    "timeout": 5000,
+                                    "env": {"LOG": str(tmp_path / "payload.json")},
+                                }
+                            ],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     return config
 
 
@@ -107,8 +180,12 @@ def test_a_gemini_format_hook_guards_every_host(tmp_path: Path, gemini_config: P
             return gemini_shell(tmp_path, command)
         if host == "codex":
             return codex_shell(tmp_path, command)
-        return {"hook_event_name": "PreToolUse", "cwd": str(tmp_path), "tool_name": "Bash",
-                "tool_input": {"command": command}}
+        return {
+            "hook_event_name": "PreToolUse",
+            "cwd": str(tmp_path),
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        }
 
     args = ["run", "--dialect", host, "--config", str(gemini_config)]
     denied = run_hookgate(args, event("rm -r x"))

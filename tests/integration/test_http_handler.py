@@ -26,8 +26,14 @@ from handlers.netguard import StaticResolver
 from tests.conftest import ROOT, run_hookgate
 from tests.fakes.webhooks import ClosingServer, Receiver, wait_for
 
-EVENT = {"hook_event_name": "PreToolUse", "session_id": "s-1", "cwd": "/tmp", "tool_name": "Bash",
-         "tool_input": {"command": "rm -rf build"}, "tool_use_id": "toolu_1"}
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "s-1",
+    "cwd": "/tmp",
+    "tool_name": "Bash",
+    "tool_input": {"command": "rm -rf build"},
+    "tool_use_id": "toolu_1",
+}
 PROMPT = {"hook_event_name": "UserPromptSubmit", "session_id": "s-1", "cwd": "/tmp", "prompt": "hello"}
 SECRET = "whsec_" + base64.b64encode(b"0123456789abcdef0123456789abcdef").decode()
 
@@ -38,8 +44,13 @@ def receiver() -> Iterator[Receiver]:
         yield r
 
 
-def write_config(tmp_path: Path, handler: dict[str, Any], event: str = "PreToolUse", matcher: str | None = "Bash",
-                 name: str = "hookgate.json") -> str:
+def write_config(
+    tmp_path: Path,
+    handler: dict[str, Any],
+    event: str = "PreToolUse",
+    matcher: str | None = "Bash",
+    name: str = "hookgate.json",
+) -> str:
     group: dict[str, Any] = {"hooks": [handler]}
     if matcher is not None:
         group["matcher"] = matcher
@@ -52,8 +63,13 @@ def gateway_for(tmp_path: Path, handler: dict[str, Any], **kwargs: Any) -> Gatew
     return Gateway(load_config([write_config(tmp_path, handler, **kwargs)], use_cache=False), mode="api")
 
 
-async def dispatch(tmp_path: Path, handler: dict[str, Any], event: dict[str, Any] = EVENT,
-                   resolver: StaticResolver | None = None, **kwargs: Any) -> Any:
+async def dispatch(
+    tmp_path: Path,
+    handler: dict[str, Any],
+    event: dict[str, Any] = EVENT,
+    resolver: StaticResolver | None = None,
+    **kwargs: Any,
+) -> Any:
     gw = gateway_for(tmp_path, {"type": "http", **handler}, event=event["hook_event_name"], **kwargs)
     if resolver is not None:
         gw.context.get_resource(CLIENT_RESOURCE, lambda: make_client(resolver), close_client)
@@ -82,13 +98,17 @@ async def test_empty_2xx_is_no_decision(tmp_path: Path, receiver: Receiver) -> N
     assert decision.is_empty and decision.results[0].status == "ok"
 
 
-@pytest.mark.parametrize(("name", "message"), [
-    ("garbage", "answer is not a JSON object: hello, I am not JSON"),
-    ("array", "answer is not a JSON object"),
-    ("notfound", "HTTP 404"),
-])
-async def test_other_answers_are_non_blocking_errors(tmp_path: Path, receiver: Receiver, name: str,
-                                                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("garbage", "answer is not a JSON object: hello, I am not JSON"),
+        ("array", "answer is not a JSON object"),
+        ("notfound", "HTTP 404"),
+    ],
+)
+async def test_other_answers_are_non_blocking_errors(
+    tmp_path: Path, receiver: Receiver, name: str, message: str
+) -> None:
     decision = await dispatch(tmp_path, {"url": receiver.url(f"/answer/{name}")})
     [result] = decision.results
     assert result.status == "error" and message in (result.message or "")
@@ -177,8 +197,9 @@ async def test_connection_refused_is_retried_then_an_error(tmp_path: Path) -> No
 # ---------------------------------------------------------------------------- signing and interpolation
 
 
-async def test_signature_verifies_with_standardwebhooks(tmp_path: Path, receiver: Receiver,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_signature_verifies_with_standardwebhooks(
+    tmp_path: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HOOK_SECRET", SECRET)
     decision = await dispatch(tmp_path, {"url": receiver.url("/signed"), "signingSecretEnv": "HOOK_SECRET"})
     [call] = receiver.calls
@@ -186,8 +207,9 @@ async def test_signature_verifies_with_standardwebhooks(tmp_path: Path, receiver
     assert call.headers["webhook-signature"].startswith("v1,")
 
 
-async def test_signature_is_fresh_on_every_retry(tmp_path: Path, receiver: Receiver,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_signature_is_fresh_on_every_retry(
+    tmp_path: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HOOK_SECRET", SECRET)
     decision = await dispatch(tmp_path, {"url": receiver.url("/flaky/502"), "signingSecretEnv": "HOOK_SECRET"})
     from standardwebhooks import Webhook
@@ -198,23 +220,32 @@ async def test_signature_is_fresh_on_every_retry(tmp_path: Path, receiver: Recei
         Webhook(SECRET).verify(call.body, call.headers)  # raises when the signature does not match
 
 
-async def test_wrong_or_missing_secret_fails(tmp_path: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_wrong_or_missing_secret_fails(
+    tmp_path: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HOOK_SECRET", "whsec_" + base64.b64encode(b"another secret, 24 bytes").decode())
     decision = await dispatch(tmp_path, {"url": receiver.url("/signed"), "signingSecretEnv": "HOOK_SECRET"})
     assert "HTTP 401" in (decision.results[0].message or "")
     monkeypatch.delenv("HOOK_SECRET")
-    decision = await dispatch(tmp_path, {"url": receiver.url("/signed"), "signingSecretEnv": "HOOK_SECRET",
-                                         "failClosed": True})
+    decision = await dispatch(
+        tmp_path, {"url": receiver.url("/signed"), "signingSecretEnv": "HOOK_SECRET", "failClosed": True}
+    )
     assert decision.permission == "deny" and "HOOK_SECRET, which is not set" in (decision.permission_reason or "")
 
 
-async def test_headers_and_url_interpolate_allowed_variables(tmp_path: Path, receiver: Receiver,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_headers_and_url_interpolate_allowed_variables(
+    tmp_path: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HOOK_PORT", str(receiver.port))
     monkeypatch.setenv("HOOK_TOKEN", "t0ken")
-    decision = await dispatch(tmp_path, {"url": "http://127.0.0.1:${HOOK_PORT}/answer/empty",
-                                         "headers": {"Authorization": "Bearer $HOOK_TOKEN", "X-Static": "plain"},
-                                         "allowedEnvVars": ["HOOK_PORT", "HOOK_TOKEN"]})
+    decision = await dispatch(
+        tmp_path,
+        {
+            "url": "http://127.0.0.1:${HOOK_PORT}/answer/empty",
+            "headers": {"Authorization": "Bearer $HOOK_TOKEN", "X-Static": "plain"},
+            "allowedEnvVars": ["HOOK_PORT", "HOOK_TOKEN"],
+        },
+    )
     assert decision.results[0].status == "ok"
     [call] = receiver.calls
     assert call.headers["authorization"] == "Bearer t0ken" and call.headers["x-static"] == "plain"
@@ -228,8 +259,9 @@ async def test_hostname_resolving_to_a_private_address_is_refused(tmp_path: Path
     # address. (A broken guard would reach nothing beyond loopback.)
     resolver = StaticResolver({"hooks.corp.test": ["127.0.0.2"], "mapped.corp.test": ["::ffff:127.0.0.1"]})
     for name in ("hooks.corp.test", "mapped.corp.test"):
-        decision = await dispatch(tmp_path, {"url": f"http://{name}:{receiver.port}/answer/deny", "retries": 3},
-                                  resolver=resolver)
+        decision = await dispatch(
+            tmp_path, {"url": f"http://{name}:{receiver.port}/answer/deny", "retries": 3}, resolver=resolver
+        )
         [result] = decision.results
         assert result.status == "error" and "refusing to connect" in (result.message or "")
         assert "allowPrivateNetworks" in (result.message or "") and result.meta["attempts"] == 1
@@ -237,10 +269,14 @@ async def test_hostname_resolving_to_a_private_address_is_refused(tmp_path: Path
 
 
 async def test_allowed_private_name_connects_to_the_checked_ip_with_the_names_host_header(
-        tmp_path: Path, receiver: Receiver) -> None:
+    tmp_path: Path, receiver: Receiver
+) -> None:
     resolver = StaticResolver({"hooks.corp.test": ["127.0.0.1"]})
-    decision = await dispatch(tmp_path, {"url": f"http://hooks.corp.test:{receiver.port}/answer/deny",
-                                         "allowPrivateNetworks": True}, resolver=resolver)
+    decision = await dispatch(
+        tmp_path,
+        {"url": f"http://hooks.corp.test:{receiver.port}/answer/deny", "allowPrivateNetworks": True},
+        resolver=resolver,
+    )
     assert decision.permission == "deny"
     [call] = receiver.calls
     assert call.headers["host"] == f"hooks.corp.test:{receiver.port}"
@@ -248,7 +284,8 @@ async def test_allowed_private_name_connects_to_the_checked_ip_with_the_names_ho
 
 
 async def test_name_is_resolved_once_per_connection_so_rebinding_cannot_switch_the_target(
-        tmp_path: Path, receiver: Receiver) -> None:
+    tmp_path: Path, receiver: Receiver
+) -> None:
     class Rebinding(StaticResolver):
         async def __call__(self, host: str, port: int) -> list[str]:
             answers = await super().__call__(host, port)
@@ -256,8 +293,10 @@ async def test_name_is_resolved_once_per_connection_so_rebinding_cannot_switch_t
             return answers
 
     resolver = Rebinding({"hooks.corp.test": ["127.0.0.1"]})
-    gw = gateway_for(tmp_path, {"type": "http", "url": f"http://hooks.corp.test:{receiver.port}/answer/empty",
-                                "allowPrivateNetworks": True})
+    gw = gateway_for(
+        tmp_path,
+        {"type": "http", "url": f"http://hooks.corp.test:{receiver.port}/answer/empty", "allowPrivateNetworks": True},
+    )
     gw.context.get_resource(CLIENT_RESOURCE, lambda: make_client(resolver), close_client)
     async with gw:
         for _ in range(3):
@@ -276,8 +315,9 @@ async def test_tls_uses_the_name_for_sni_and_the_certificate_check(tmp_path: Pat
     resolver = StaticResolver({"hooks.corp.test": ["127.0.0.1"], "other.corp.test": ["127.0.0.1"]})
     with Receiver(tls=(certfile, keyfile)) as receiver:
         for name, ok in (("hooks.corp.test", True), ("other.corp.test", False)):
-            gw = gateway_for(tmp_path, {"type": "http", "url": receiver.url("/answer/deny", host=name),
-                                        "allowPrivateNetworks": True})
+            gw = gateway_for(
+                tmp_path, {"type": "http", "url": receiver.url("/answer/deny", host=name), "allowPrivateNetworks": True}
+            )
             gw.context.get_resource(CLIENT_RESOURCE, lambda: make_client(resolver, trust), close_client)
             async with gw:
                 decision = await gw.dispatch(EVENT)
@@ -290,14 +330,23 @@ async def test_tls_uses_the_name_for_sni_and_the_certificate_check(tmp_path: Pat
 
 
 async def test_literal_private_ip_is_refused_at_delivery_without_a_connection(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The variable is set only after the config loaded, so the load-time check could not see the address:
     # the handler refuses it by the very rule validate applies (handlers.netguard.host_problem), before
     # any connection is tried.
     for address in ("10.1.2.3", "169.254.169.254", "[::ffff:10.0.0.1]"):
         monkeypatch.delenv("HOOK_HOST", raising=False)
-        gw = gateway_for(tmp_path, {"type": "http", "url": "http://${HOOK_HOST}:9/hook",
-                                    "allowedEnvVars": ["HOOK_HOST"], "retries": 3, "timeout": 5})
+        gw = gateway_for(
+            tmp_path,
+            {
+                "type": "http",
+                "url": "http://${HOOK_HOST}:9/hook",
+                "allowedEnvVars": ["HOOK_HOST"],
+                "retries": 3,
+                "timeout": 5,
+            },
+        )
         monkeypatch.setenv("HOOK_HOST", address)
         async with gw:
             [result] = (await gw.dispatch(EVENT)).results
@@ -340,9 +389,11 @@ def test_hookgate_run_in_process_delivery(tmp_path: Path, receiver: Receiver) ->
 
 def test_http_handler_imports_nothing_heavy_until_it_runs(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"type": "http", "url": "http://127.0.0.1:9/x", "if": "Bash(curl *)"})
-    script = ("import sys, io; from gateway.cli import main; sys.stdin = io.TextIOWrapper(io.BytesIO("
-              f"{json.dumps(EVENT).encode()!r})); code = main(['run', '-c', {config!r}]); "
-              "print([m for m in ('aiohttp', 'httpx2', 'httpcore2', 'tenacity', 'pydantic') if m in sys.modules], code)")
+    script = (
+        "import sys, io; from gateway.cli import main; sys.stdin = io.TextIOWrapper(io.BytesIO("
+        f"{json.dumps(EVENT).encode()!r})); code = main(['run', '-c', {config!r}]); "
+        "print([m for m in ('aiohttp', 'httpx2', 'httpcore2', 'tenacity', 'pydantic') if m in sys.modules], code)"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     assert run_hookgate(["run", "-c", config], EVENT).returncode == 0  # fills the config cache (JSON)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
@@ -352,18 +403,21 @@ def test_http_handler_imports_nothing_heavy_until_it_runs(tmp_path: Path) -> Non
 # ---------------------------------------------------------------------------- load-time checks
 
 
-@pytest.mark.parametrize(("handler", "problem"), [
-    ({"url": "ftp://example.com/x"}, "scheme must be http or https"),
-    ({"url": "http:///nohost"}, "has no host"),
-    ({"url": "https://user:pw@example.com/"}, "must not carry credentials"),
-    ({"url": "http://example.com:99999/"}, "not a valid URL"),
-    ({"url": "http://10.1.2.3/hook"}, "10.1.2.3 is a private address"),
-    ({"url": "http://169.254.169.254/latest"}, "link-local (cloud metadata)"),
-    ({"url": "http://$HOST/hook"}, "$HOST is not listed in allowedEnvVars"),
-    ({"url": "http://127.0.0.1/", "headers": {"X-Key": "${KEY}"}}, "headers.X-Key: $KEY is not listed"),
-    ({"url": "http://127.0.0.1/", "headers": {"webhook-id": "x"}}, "set by hookgate itself"),
-    ({"url": "http://127.0.0.1/", "retries": -1}, "retries"),
-])
+@pytest.mark.parametrize(
+    ("handler", "problem"),
+    [
+        ({"url": "ftp://example.com/x"}, "scheme must be http or https"),
+        ({"url": "http:///nohost"}, "has no host"),
+        ({"url": "https://user:pw@example.com/"}, "must not carry credentials"),
+        ({"url": "http://example.com:99999/"}, "not a valid URL"),
+        ({"url": "http://10.1.2.3/hook"}, "10.1.2.3 is a private address"),
+        ({"url": "http://169.254.169.254/latest"}, "link-local (cloud metadata)"),
+        ({"url": "http://$HOST/hook"}, "$HOST is not listed in allowedEnvVars"),
+        ({"url": "http://127.0.0.1/", "headers": {"X-Key": "${KEY}"}}, "headers.X-Key: $KEY is not listed"),
+        ({"url": "http://127.0.0.1/", "headers": {"webhook-id": "x"}}, "set by hookgate itself"),
+        ({"url": "http://127.0.0.1/", "retries": -1}, "retries"),
+    ],
+)
 def test_validate_reports_bad_http_handlers(tmp_path: Path, handler: dict[str, Any], problem: str) -> None:
     config = write_config(tmp_path, {"type": "http", **handler})
     proc = run_hookgate(["validate", config])
@@ -371,8 +425,17 @@ def test_validate_reports_bad_http_handlers(tmp_path: Path, handler: dict[str, A
 
 
 def test_validate_accepts_private_ip_with_opt_in(tmp_path: Path) -> None:
-    config = write_config(tmp_path, {"type": "http", "url": "http://10.1.2.3/hook", "allowPrivateNetworks": True,
-                                     "retries": 2, "signingSecretEnv": "S", "allowedEnvVars": ["T"],
-                                     "headers": {"Authorization": "Bearer $T"}})
+    config = write_config(
+        tmp_path,
+        {
+            "type": "http",
+            "url": "http://10.1.2.3/hook",
+            "allowPrivateNetworks": True,
+            "retries": 2,
+            "signingSecretEnv": "S",
+            "allowedEnvVars": ["T"],
+            "headers": {"Authorization": "Bearer $T"},
+        },
+    )
     proc = run_hookgate(["validate", config])
     assert proc.returncode == 0, proc.stdout

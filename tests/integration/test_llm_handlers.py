@@ -49,14 +49,17 @@ def anthropic_llm(fake: FakeAnthropic, **extra: Any) -> dict[str, Any]:
 
 
 def openai_llm(fake: oa.FakeOpenAIChat, **extra: Any) -> dict[str, Any]:
-    return {"default": "local", "providers": {"local": {"type": "openai", "model": "fake-model",
-                                                        "baseUrl": fake.base_url, **extra}}}
+    return {
+        "default": "local",
+        "providers": {"local": {"type": "openai", "model": "fake-model", "baseUrl": fake.base_url, **extra}},
+    }
 
 
 def write_config(tmp_path: Path, hooks: dict[str, Any], llm: dict[str, Any], **settings: Any) -> str:
     path = tmp_path / "hookgate.json"
-    path.write_text(json.dumps({"hooks": hooks, "llm": llm,
-                                "settings": {"stateDir": str(tmp_path / "state"), **settings}}))
+    path.write_text(
+        json.dumps({"hooks": hooks, "llm": llm, "settings": {"stateDir": str(tmp_path / "state"), **settings}})
+    )
     return str(path)
 
 
@@ -80,13 +83,25 @@ def agent(text_: str = "Verify the work. $ARGUMENTS", **kw: Any) -> dict[str, An
 
 
 def stop_event(tmp_path: Path, session: str = "s1", **extra: Any) -> dict[str, Any]:
-    return {"hook_event_name": "Stop", "session_id": session, "cwd": str(tmp_path), "stop_hook_active": False,
-            "last_assistant_message": "All done.", **extra}
+    return {
+        "hook_event_name": "Stop",
+        "session_id": session,
+        "cwd": str(tmp_path),
+        "stop_hook_active": False,
+        "last_assistant_message": "All done.",
+        **extra,
+    }
 
 
 def pre_event(tmp_path: Path, command: str = "rm -rf build") -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": str(tmp_path), "tool_name": "Bash",
-            "tool_input": {"command": command, "description": "d"}, "tool_use_id": "toolu_1"}
+    return {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "d"},
+        "tool_use_id": "toolu_1",
+    }
 
 
 async def dispatch(gw: Gateway, event: dict[str, Any]) -> Decision:
@@ -96,9 +111,12 @@ async def dispatch(gw: Gateway, event: dict[str, Any]) -> Decision:
 
 # ------------------------------------------------------------------------------------ prompt
 
+
 async def test_anthropic_forced_tool_call_ok_then_not_ok(tmp_path: Path, claude: FakeAnthropic) -> None:
-    claude.script(tool_use("submit_verdict", {"ok": True, "reason": "tests ran"}),
-                  tool_use("submit_verdict", {"ok": False, "reason": "run the tests first"}))
+    claude.script(
+        tool_use("submit_verdict", {"ok": True, "reason": "tests ran"}),
+        tool_use("submit_verdict", {"ok": False, "reason": "run the tests first"}),
+    )
     gw = gateway(tmp_path, on("Stop", prompt()), anthropic_llm(claude))
     async with gw:
         passed = await gw.dispatch(stop_event(tmp_path))
@@ -127,14 +145,23 @@ async def test_anthropic_streaming_json_schema_and_code_fence(tmp_path: Path, cl
 
 
 async def test_openai_json_schema_effects_on_pretooluse(tmp_path: Path, gpt: oa.FakeOpenAIChat) -> None:
-    gpt.script(oa.verdict(False, "deletes the build"), oa.verdict(False, "deletes the build"),
-               oa.verdict(False, "deletes the build"))
-    handlers = [prompt("Is this command safe?"), prompt("Safe? (continue)", id="cont", continueOnBlock=True),
-                prompt("Safe? (ask)", id="asker", onReject="ask")]
+    gpt.script(
+        oa.verdict(False, "deletes the build"),
+        oa.verdict(False, "deletes the build"),
+        oa.verdict(False, "deletes the build"),
+    )
+    handlers = [
+        prompt("Is this command safe?"),
+        prompt("Safe? (continue)", id="cont", continueOnBlock=True),
+        prompt("Safe? (ask)", id="asker", onReject="ask"),
+    ]
     decisions = []
     for handler in handlers:
-        decisions.append(await dispatch(gateway(tmp_path, on("PreToolUse", handler, matcher="Bash"),
-                                                openai_llm(gpt)), pre_event(tmp_path)))
+        decisions.append(
+            await dispatch(
+                gateway(tmp_path, on("PreToolUse", handler, matcher="Bash"), openai_llm(gpt)), pre_event(tmp_path)
+            )
+        )
     deny, deny_continue, ask = decisions
     assert deny.permission == "deny" and deny.permission_reason == "deletes the build" and not deny.continue_
     assert "'check'" in (deny.stop_reason or "")
@@ -206,17 +233,30 @@ async def test_refusal_is_a_failed_check(tmp_path: Path, gpt: oa.FakeOpenAIChat)
 
 async def test_arguments_escape_and_transcript_on_stop(tmp_path: Path, claude: FakeAnthropic) -> None:
     transcript = tmp_path / "t.jsonl"
-    lines = [{"type": "user", "message": {"role": "user", "content": "fix the cart total"}},
-             {"type": "assistant", "message": {"role": "assistant", "content": [
-                 {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -q"}}]}},
-             {"type": "user", "message": {"role": "user", "content": [
-                 {"type": "tool_result", "tool_use_id": "t1", "content": "3 passed"}]}},
-             {"type": "summary", "summary": "ignored"}]
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "fix the cart total"}},
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -q"}}],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "3 passed"}],
+            },
+        },
+        {"type": "summary", "summary": "ignored"},
+    ]
     transcript.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     claude.script(verdict(True, "pytest ran: 3 passed"))
     hooks = on("Stop", prompt(r"Costs \$5. Input: $ARGUMENTS. Literal: \$ARGUMENTS"))
-    decision = await dispatch(gateway(tmp_path, hooks, anthropic_llm(claude)),
-                              stop_event(tmp_path, transcript_path=str(transcript)))
+    decision = await dispatch(
+        gateway(tmp_path, hooks, anthropic_llm(claude)), stop_event(tmp_path, transcript_path=str(transcript))
+    )
     assert decision.is_empty
     user = claude.message_requests[0].body["messages"][0]["content"]
     assert "Costs $5. Input: {" in user and "Literal: $ARGUMENTS" in user
@@ -224,12 +264,14 @@ async def test_arguments_escape_and_transcript_on_stop(tmp_path: Path, claude: F
     assert "<transcript>" in user and "[tool call Bash]" in user and "3 passed" in user and "ignored" not in user
 
 
-async def test_unknown_key_at_event_time_is_a_soft_failure(tmp_path: Path, claude: FakeAnthropic,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_unknown_key_at_event_time_is_a_soft_failure(
+    tmp_path: Path, claude: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     decision = await dispatch(gateway(tmp_path, on("Stop", prompt()), anthropic_llm(claude)), stop_event(tmp_path))
-    assert decision.results[0].status == "error" and "$ANTHROPIC_API_KEY is not set" in (decision.results[0].message
-                                                                                          or "")
+    assert decision.results[0].status == "error" and "$ANTHROPIC_API_KEY is not set" in (
+        decision.results[0].message or ""
+    )
     assert not decision.block and claude.message_requests == []
 
 
@@ -249,6 +291,7 @@ async def test_cache_ttl_reuses_a_verdict_for_the_same_content(tmp_path: Path, g
 
 # ------------------------------------------------------------------------------------ soft-check policy
 
+
 async def test_llm_allow_never_overrides_a_deterministic_deny(tmp_path: Path, claude: FakeAnthropic) -> None:
     script = tmp_path / "deny.sh"
     script.write_text("#!/bin/sh\necho 'no deletes' >&2\nexit 2\n")
@@ -261,8 +304,7 @@ async def test_llm_allow_never_overrides_a_deterministic_deny(tmp_path: Path, cl
 
 
 @pytest.mark.usefixtures("store_backend")
-async def test_stop_check_that_always_blocks_gives_way_after_the_limit(tmp_path: Path,
-                                                                       claude: FakeAnthropic) -> None:
+async def test_stop_check_that_always_blocks_gives_way_after_the_limit(tmp_path: Path, claude: FakeAnthropic) -> None:
     claude.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
     gw = gateway(tmp_path, on("Stop", prompt()), anthropic_llm(claude), stopBlockLimit=3)
     async with gw:
@@ -272,8 +314,9 @@ async def test_stop_check_that_always_blocks_gives_way_after_the_limit(tmp_path:
     # turn's Stop is checked (and blocked) again.
     assert [d.block for d in decisions] == [True, True, True, False, True]
     assert decisions[3].results[0].status == "skipped" and decisions[4].results[0].status == "ok"
-    assert "stopBlockLimit" in (decisions[3].system_message or "") and "goes through" in (decisions[3].system_message
-                                                                                           or "")
+    assert "stopBlockLimit" in (decisions[3].system_message or "") and "goes through" in (
+        decisions[3].system_message or ""
+    )
     assert render(decisions[3], "claude")[0] == 0
     assert len(claude.message_requests) == 5  # 4 for s1, 1 for s2; the skipped check costs nothing
     assert other_session.block
@@ -313,8 +356,12 @@ async def test_subagent_stop_counts_per_subagent_and_resets(tmp_path: Path, clau
     gw = gateway(tmp_path, on("SubagentStop", prompt()), anthropic_llm(claude), stopBlockLimit=1)
 
     def sub(agent_id: str) -> dict[str, Any]:
-        return {**stop_event(tmp_path), "hook_event_name": "SubagentStop", "agent_id": agent_id,
-                "agent_type": "general-purpose"}
+        return {
+            **stop_event(tmp_path),
+            "hook_event_name": "SubagentStop",
+            "agent_id": agent_id,
+            "agent_type": "general-purpose",
+        }
 
     async with gw:
         statuses = [(await gw.dispatch(sub(a))).results[0].status for a in ("a1", "a1", "a2", "a1")]
@@ -339,23 +386,27 @@ async def test_impossible_lets_the_stop_through_with_a_notice(tmp_path: Path, cl
 
 # ------------------------------------------------------------------------------------ agent
 
+
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "proj"
     (root / "src").mkdir(parents=True)
     (root / "tests").mkdir()
     (root / "src" / "cart.py").write_text("def total(items):\n    return sum(i.price for i in items)\n")
-    (root / "tests" / "test_cart.py").write_text("from src.cart import total\n\ndef test_total():\n    assert total([]) == 0\n")
+    (root / "tests" / "test_cart.py").write_text(
+        "from src.cart import total\n\ndef test_total():\n    assert total([]) == 0\n"
+    )
     return root
 
 
 async def test_agent_reads_and_greps_before_its_verdict(tmp_path: Path, claude: FakeAnthropic) -> None:
     root = project(tmp_path)
-    claude.script(tool_use("Read", {"path": "src/cart.py", "offset": 2, "limit": 1}),
-                  tool_use("Grep", {"pattern": r"def test_\w+", "glob": "*.py"}, preamble="Looking for tests."),
-                  tool_use("Glob", {"pattern": "**/*.py"}),
-                  tool_use("submit_verdict", {"ok": False, "reason": "test_total does not cover prices"}))
-    decision = await dispatch(gateway(tmp_path, on("Stop", agent()), anthropic_llm(claude)),
-                              stop_event(root))
+    claude.script(
+        tool_use("Read", {"path": "src/cart.py", "offset": 2, "limit": 1}),
+        tool_use("Grep", {"pattern": r"def test_\w+", "glob": "*.py"}, preamble="Looking for tests."),
+        tool_use("Glob", {"pattern": "**/*.py"}),
+        tool_use("submit_verdict", {"ok": False, "reason": "test_total does not cover prices"}),
+    )
+    decision = await dispatch(gateway(tmp_path, on("Stop", agent()), anthropic_llm(claude)), stop_event(root))
     assert decision.block and decision.reason == "test_total does not cover prices"
     meta = decision.results[0].meta
     assert meta["turns"] == 4 and meta["tool_calls"] == 4 and meta["requests"] == 4
@@ -371,12 +422,22 @@ async def test_agent_reads_and_greps_before_its_verdict(tmp_path: Path, claude: 
 async def test_agent_over_openai_reads_the_transcript(tmp_path: Path, gpt: oa.FakeOpenAIChat) -> None:
     root = project(tmp_path)
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [
-        {"type": "text", "text": "I ran pytest: 1 passed"}]}}) + "\n")
-    gpt.script(oa.tool_calls([("Transcript", {}), ("Read", {"path": "tests/test_cart.py"})]),
-               oa.tool_call("submit_verdict", {"ok": True, "reason": "pytest passed per transcript"}))
-    decision = await dispatch(gateway(tmp_path, on("Stop", agent()), openai_llm(gpt)),
-                              stop_event(root, transcript_path=str(transcript)))
+    transcript.write_text(
+        json.dumps(
+            {
+                "type": "assistant",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "I ran pytest: 1 passed"}]},
+            }
+        )
+        + "\n"
+    )
+    gpt.script(
+        oa.tool_calls([("Transcript", {}), ("Read", {"path": "tests/test_cart.py"})]),
+        oa.tool_call("submit_verdict", {"ok": True, "reason": "pytest passed per transcript"}),
+    )
+    decision = await dispatch(
+        gateway(tmp_path, on("Stop", agent()), openai_llm(gpt)), stop_event(root, transcript_path=str(transcript))
+    )
     assert decision.is_empty and decision.results[0].meta["ok"] is True
     replies = oa.tool_messages(gpt.chat_requests[1].body)
     assert "I ran pytest: 1 passed" in replies[0]["content"] and "def test_total" in replies[1]["content"]
@@ -387,13 +448,15 @@ async def test_agent_refuses_paths_outside_the_project(tmp_path: Path, claude: F
     (tmp_path / "secret.txt").write_text("TOP SECRET")
     (root / "escape").symlink_to(tmp_path / "secret.txt")
     (root / "escape_dir").symlink_to(tmp_path)
-    claude.script(tool_use("Read", {"path": "../../etc/passwd"}),
-                  tool_use("Read", {"path": "/etc/passwd"}),
-                  tool_use("Read", {"path": "escape"}),
-                  tool_use("Grep", {"pattern": "SECRET", "path": "escape_dir"}),
-                  tool_use("Grep", {"pattern": "SECRET"}),
-                  tool_use("Glob", {"pattern": "../*"}),
-                  tool_use("submit_verdict", {"ok": True, "reason": "fine"}))
+    claude.script(
+        tool_use("Read", {"path": "../../etc/passwd"}),
+        tool_use("Read", {"path": "/etc/passwd"}),
+        tool_use("Read", {"path": "escape"}),
+        tool_use("Grep", {"pattern": "SECRET", "path": "escape_dir"}),
+        tool_use("Grep", {"pattern": "SECRET"}),
+        tool_use("Glob", {"pattern": "../*"}),
+        tool_use("submit_verdict", {"ok": True, "reason": "fine"}),
+    )
     decision = await dispatch(gateway(tmp_path, on("Stop", agent()), anthropic_llm(claude)), stop_event(root))
     assert decision.results[0].status == "ok"
     outputs = [(r["is_error"], r["content"]) for r in tool_results(claude.message_requests[-1].body)]
@@ -409,8 +472,7 @@ async def test_agent_refuses_paths_outside_the_project(tmp_path: Path, claude: F
 async def test_agent_that_never_submits_hits_the_turn_cap(tmp_path: Path, claude: FakeAnthropic) -> None:
     root = project(tmp_path)
     claude.responder = lambda body: tool_use("Glob", {"pattern": "*.py"})
-    decision = await dispatch(gateway(tmp_path, on("Stop", agent(maxTurns=3)), anthropic_llm(claude)),
-                              stop_event(root))
+    decision = await dispatch(gateway(tmp_path, on("Stop", agent(maxTurns=3)), anthropic_llm(claude)), stop_event(root))
     result = decision.results[0]
     assert result.status == "error" and "turn cap (3 turns)" in (result.message or "")
     assert result.meta["cap"] == "turns" and result.meta["turns"] == 3
@@ -432,8 +494,12 @@ async def test_agent_that_stalls_hits_the_time_cap(tmp_path: Path, gpt: oa.FakeO
 
 async def test_agent_text_answer_and_bad_tool_arguments(tmp_path: Path, gpt: oa.FakeOpenAIChat) -> None:
     root = project(tmp_path)
-    gpt.script(oa.tool_call("Read", "{not json"), oa.tool_call("Delete", {"path": "x"}), oa.text("Thinking..."),
-               oa.text('Verdict: {"ok": false, "reason": "cart has no tests for prices"}'))
+    gpt.script(
+        oa.tool_call("Read", "{not json"),
+        oa.tool_call("Delete", {"path": "x"}),
+        oa.text("Thinking..."),
+        oa.text('Verdict: {"ok": false, "reason": "cart has no tests for prices"}'),
+    )
     decision = await dispatch(gateway(tmp_path, on("Stop", agent()), openai_llm(gpt)), stop_event(root))
     assert decision.block and decision.reason == "cart has no tests for prices"
     last = gpt.chat_requests[-1].body["messages"]
@@ -445,6 +511,7 @@ async def test_agent_text_answer_and_bad_tool_arguments(tmp_path: Path, gpt: oa.
 
 # ------------------------------------------------------------------------------------ config and CLI
 
+
 def test_validate_reports_a_missing_api_key(tmp_path: Path, claude: FakeAnthropic) -> None:
     config = write_config(tmp_path, on("Stop", prompt()), {})
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
@@ -452,22 +519,39 @@ def test_validate_reports_a_missing_api_key(tmp_path: Path, claude: FakeAnthropi
     assert proc.returncode == 1 and "Traceback" not in proc.stdout + proc.stderr
     assert "hooks.Stop[0].hooks[0]: LLM provider 'anthropic' needs an API key in $ANTHROPIC_API_KEY" in proc.stdout
     assert run_hookgate(["validate", config], env={"ANTHROPIC_API_KEY": "sk-x"}).returncode == 0
-    local = write_config(tmp_path, on("Stop", prompt()), {"default": "ollama", "providers": {"ollama": {
-        "type": "openai", "model": "qwen3", "baseUrl": "http://127.0.0.1:11434/v1", "keyRequired": False}}})
+    local = write_config(
+        tmp_path,
+        on("Stop", prompt()),
+        {
+            "default": "ollama",
+            "providers": {
+                "ollama": {
+                    "type": "openai",
+                    "model": "qwen3",
+                    "baseUrl": "http://127.0.0.1:11434/v1",
+                    "keyRequired": False,
+                }
+            },
+        },
+    )
     assert run_hookgate(["validate", local], env={"ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": ""}).returncode == 0
 
 
 def test_validate_reports_provider_mistakes(tmp_path: Path) -> None:
-    bad = write_config(tmp_path, on("Stop", prompt(provider="nope"), agent(timeout=120, maxTurns=80)),
-                       {"providers": {"oai": {"type": "openai"}, "weird": {"baseUrl": "ftp://x"}}})
+    bad = write_config(
+        tmp_path,
+        on("Stop", prompt(provider="nope"), agent(timeout=120, maxTurns=80)),
+        {"providers": {"oai": {"type": "openai"}, "weird": {"baseUrl": "ftp://x"}}},
+    )
     proc = run_hookgate(["validate", bad], env={"ANTHROPIC_API_KEY": "sk-x"})
     assert proc.returncode == 1
     assert "llm.providers.oai.model: required for an openai provider" in proc.stdout
     assert "llm.providers.weird.baseUrl" in proc.stdout
     assert "hooks.Stop[0].hooks[1].maxTurns" in proc.stdout
-    proc = run_hookgate(["validate", write_config(tmp_path, on("Stop", prompt(provider="nope"),
-                                                                agent(timeout=120)), {})],
-                        env={"ANTHROPIC_API_KEY": "sk-x"})
+    proc = run_hookgate(
+        ["validate", write_config(tmp_path, on("Stop", prompt(provider="nope"), agent(timeout=120)), {})],
+        env={"ANTHROPIC_API_KEY": "sk-x"},
+    )
     assert "hooks.Stop[0].hooks[0].provider: unknown LLM provider 'nope'" in proc.stdout
     assert "hooks.Stop[0].hooks[1]: timeout: an agent handler runs at most 60 s" in proc.stdout
 
@@ -476,17 +560,26 @@ def test_run_imports_an_sdk_only_when_its_handler_runs(tmp_path: Path, claude: F
     claude.script(verdict(False, "run the tests"))
     hooks = {**on("Stop", prompt()), **on("PreToolUse", prompt("Safe?", **{"if": "Bash(rm *)"}), matcher="Bash")}
     config = write_config(tmp_path, hooks, anthropic_llm(claude))
-    probe = ("import sys, runpy; sys.argv = ['hookgate', 'run', '--config', sys.argv[1]]\n"
-             "from gateway.cli import main\ncode = main()\n"
-             "print('\\nMODULES', sorted(m for m in ('anthropic', 'openai', 'mcp', 'pydantic') if m in sys.modules),"
-             " file=sys.stderr)\nraise SystemExit(code)")
+    probe = (
+        "import sys, runpy; sys.argv = ['hookgate', 'run', '--config', sys.argv[1]]\n"
+        "from gateway.cli import main\ncode = main()\n"
+        "print('\\nMODULES', sorted(m for m in ('anthropic', 'openai', 'mcp', 'pydantic') if m in sys.modules),"
+        " file=sys.stderr)\nraise SystemExit(code)"
+    )
     env = {"ANTHROPIC_API_KEY": "sk-x"}
     import subprocess
     import sys
 
     def run(event: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", probe, config], input=json.dumps(event), text=True,
-                              capture_output=True, env={**os.environ, **env}, timeout=60, check=False)
+        return subprocess.run(
+            [sys.executable, "-c", probe, config],
+            input=json.dumps(event),
+            text=True,
+            capture_output=True,
+            env={**os.environ, **env},
+            timeout=60,
+            check=False,
+        )
 
     run(pre_event(tmp_path, "ls -la"))  # fills the config cache, as every later hook call finds it
     quiet = run(pre_event(tmp_path, "ls -la"))  # the prompt handler is selected, its `if` does not fit

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # ---------------------------------------------------------------------------- helpers
 
+
 def one(decision: Decision) -> HandlerResult:
     assert len(decision.results) == 1, decision.results
     return decision.results[0]
@@ -36,8 +37,12 @@ def groups(prefix: str, server: str) -> list[dict[str, Any]]:
     """One matcher group per scenario; the event's tool_name picks the scenario (e.g. "WebDeny")."""
 
     def group(name: str, tool: str, **fields: Any) -> dict[str, Any]:
-        return {"matcher": f"{prefix}{name}", "hooks": [{"type": "mcp_tool", "server": server, "tool": tool,
-                                                         "id": f"{prefix or 'stdio'}-{name}", **fields}]}
+        return {
+            "matcher": f"{prefix}{name}",
+            "hooks": [
+                {"type": "mcp_tool", "server": server, "tool": tool, "id": f"{prefix or 'stdio'}-{name}", **fields}
+            ],
+        }
 
     return [
         group("Deny", "deny", input={"reason": "no ${tool_input.command}"}),
@@ -91,8 +96,11 @@ def web_servers() -> Iterator[dict[str, Any]]:
         servers.append(server)
         threads.append(thread)
         ports.append(server.servers[0].sockets[0].getsockname()[1])
-    yield {"http": f"http://127.0.0.1:{ports[0]}/mcp", "sse": f"http://127.0.0.1:{ports[1]}/sse",
-           "headers": http_app.seen}
+    yield {
+        "http": f"http://127.0.0.1:{ports[0]}/mcp",
+        "sse": f"http://127.0.0.1:{ports[1]}/sse",
+        "headers": http_app.seen,
+    }
     for server in servers:
         server.should_exit = True
     for thread in threads:
@@ -106,19 +114,32 @@ def config_path(tmp_path_factory: pytest.TempPathFactory, web_servers: dict[str,
     doc = {
         "mcpServers": {
             "fake": stdio_server(FAKE_MCP_GREETING="hello"),
-            "web": {"type": "http", "url": web_servers["http"], "allowedEnvVars": ["HOOKGATE_TEST_TOKEN"],
-                    "headers": {"Authorization": "Bearer ${HOOKGATE_TEST_TOKEN}", "X-Other": "[$HOME]"}},
+            "web": {
+                "type": "http",
+                "url": web_servers["http"],
+                "allowedEnvVars": ["HOOKGATE_TEST_TOKEN"],
+                "headers": {"Authorization": "Bearer ${HOOKGATE_TEST_TOKEN}", "X-Other": "[$HOME]"},
+            },
             "events": {"type": "sse", "url": web_servers["sse"]},
             "down": {"type": "http", "url": "http://127.0.0.1:9/mcp", "startTimeout": 5},
             "slow": stdio_server(FAKE_MCP_START_DELAY="1.5", FAKE_MCP_PID_FILE=str(folder / "slow.pid")),
         },
-        "hooks": {"PreToolUse": [
-            *groups("", "fake"), *groups("Web", "web"), *groups("Sse", "events")[:4],
-            {"matcher": "Down", "hooks": [{"type": "mcp_tool", "server": "down", "tool": "deny", "timeout": 5}]},
-            {"matcher": "SlowFast", "hooks": [{"type": "mcp_tool", "server": "slow", "tool": "whoami", "timeout": 0.3}]},
-            {"matcher": "SlowPatient", "hooks": [{"type": "mcp_tool", "server": "slow", "tool": "whoami",
-                                                  "timeout": 20}]},
-        ]},
+        "hooks": {
+            "PreToolUse": [
+                *groups("", "fake"),
+                *groups("Web", "web"),
+                *groups("Sse", "events")[:4],
+                {"matcher": "Down", "hooks": [{"type": "mcp_tool", "server": "down", "tool": "deny", "timeout": 5}]},
+                {
+                    "matcher": "SlowFast",
+                    "hooks": [{"type": "mcp_tool", "server": "slow", "tool": "whoami", "timeout": 0.3}],
+                },
+                {
+                    "matcher": "SlowPatient",
+                    "hooks": [{"type": "mcp_tool", "server": "slow", "tool": "whoami", "timeout": 20}],
+                },
+            ]
+        },
     }
     path = folder / "hookgate.json"
     path.write_text(json.dumps(doc))
@@ -140,6 +161,7 @@ async def who(gateway: Gateway, prefix: str = "") -> str:
 
 
 # ---------------------------------------------------------------------------- answers (stdio, http, sse)
+
 
 @pytest.mark.parametrize("prefix", ["", "Web", "Sse"])
 async def test_structured_deny_with_substituted_reason(gateway: Gateway, prefix: str) -> None:
@@ -165,8 +187,13 @@ async def test_empty_answer_is_no_decision(gateway: Gateway, prefix: str) -> Non
 
 @pytest.mark.parametrize("prefix", ["", "Web", "Sse"])
 async def test_text_content_is_read_like_command_stdout(gateway: Gateway, prefix: str) -> None:
-    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": "said in text"}}
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "said in text",
+        }
+    }
     decision = await gateway.dispatch(event(f"{prefix}Text", text=json.dumps(deny)))
     assert decision.permission == "deny" and decision.permission_reason == "said in text"
     assert one(decision).meta["answer"] == "text"
@@ -201,6 +228,7 @@ async def test_missing_tool_is_a_clear_error(gateway: Gateway, prefix: str) -> N
 
 # ---------------------------------------------------------------------------- ${path} substitution
 
+
 async def test_substitution_keeps_json_types_and_embeds_text(gateway: Gateway) -> None:
     decision = await gateway.dispatch(event("Echo", n=3, nested={"a": [1, True, None]}))
     sent = json.loads(decision.additional_context[0])
@@ -211,11 +239,13 @@ async def test_substitution_keeps_json_types_and_embeds_text(gateway: Gateway) -
 async def test_missing_path_names_what_the_event_has(gateway: Gateway) -> None:
     result = one(await gateway.dispatch(event("Missing", command="ls")))
     assert result.status == "error"
-    assert result.message == ("input.value: ${tool_input.nope} is not in this PreToolUse event: "
-                              "tool_input has no 'nope' (it has: command)")
+    assert result.message == (
+        "input.value: ${tool_input.nope} is not in this PreToolUse event: tool_input has no 'nope' (it has: command)"
+    )
 
 
 # ---------------------------------------------------------------------------- sessions
+
 
 async def test_session_is_kept_warm_and_shared(gateway: Gateway) -> None:
     first = await who(gateway)
@@ -268,8 +298,7 @@ async def test_unreachable_server_fails_fast_after_backoff(gateway: Gateway) -> 
     assert again.status == "error" and "not retried for" in (again.message or "")
 
 
-async def test_slow_start_never_exceeds_the_deadline_and_keeps_starting(gateway: Gateway,
-                                                                       config_path: Path) -> None:
+async def test_slow_start_never_exceeds_the_deadline_and_keeps_starting(gateway: Gateway, config_path: Path) -> None:
     quick = one(await gateway.dispatch(event("SlowFast")))
     assert quick.status == "timeout"
     patient = one(await gateway.dispatch(event("SlowPatient")))

@@ -62,10 +62,12 @@ async def test_missing_callable_is_reported_and_fails_closed(tmp_path: Path) -> 
 
 def test_sync_path_imports_no_asyncio(tmp_path: Path) -> None:
     path = _config(tmp_path, _py("deny_rm", failClosed=True))
-    code = (f"import sys, io, json; sys.argv=['hookgate','run','--config',{str(path)!r}]; "
-            f"sys.stdin=io.TextIOWrapper(io.BytesIO(json.dumps({PRE!r}).encode()));"
-            "from gateway.cli import main; rc=main(); "
-            "print('ASYNCIO' if 'asyncio' in sys.modules else 'NOASYNCIO', rc, file=sys.stderr)")
+    code = (
+        f"import sys, io, json; sys.argv=['hookgate','run','--config',{str(path)!r}]; "
+        f"sys.stdin=io.TextIOWrapper(io.BytesIO(json.dumps({PRE!r}).encode()));"
+        "from gateway.cli import main; rc=main(); "
+        "print('ASYNCIO' if 'asyncio' in sys.modules else 'NOASYNCIO', rc, file=sys.stderr)"
+    )
     for _ in range(2):  # the first run validates and caches the config; the second is the hot path
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert "NOASYNCIO 2" in proc.stderr, proc.stderr

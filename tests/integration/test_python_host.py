@@ -49,12 +49,15 @@ async def test_scripted_loop_runs_class_hooks_in_priority_order_with_chained_rew
     async with Gateway.from_file(EXAMPLE_CONFIG) as gw:
         out = await run_agent(gw, demo_model(), {"run_sql": run_sql}, "Who is on the ops team?", **IDS)
     # TagQuery is listed first in the config but has priority 20: it runs after CapRows (10) and sees its LIMIT
-    assert out.tool_runs[0] == {"name": "run_sql", "args": {
-        "sql": "SELECT name, email FROM people WHERE team = 'ops' LIMIT 100 /* user=ana */"}}
+    assert out.tool_runs[0] == {
+        "name": "run_sql",
+        "args": {"sql": "SELECT name, email FROM people WHERE team = 'ops' LIMIT 100 /* user=ana */"},
+    }
     # BlockDrop (priority 5) denied the DROP: the tool never ran, the model got the hook's error
     assert [r["args"]["sql"] for r in out.tool_runs] == [
         "SELECT name, email FROM people WHERE team = 'ops' LIMIT 100 /* user=ana */",
-        "SELECT * FROM people LIMIT 100 /* user=ana */"]
+        "SELECT * FROM people LIMIT 100 /* user=ana */",
+    ]
     assert out.denied == ["DROP statements are not allowed for this agent"]
     tools = [m["content"] for m in out.messages if m["role"] == "tool"]
     assert tools[1] == "blocked: DROP statements are not allowed for this agent"
@@ -66,8 +69,10 @@ async def test_scripted_loop_runs_class_hooks_in_priority_order_with_chained_rew
     assert kept == redacted[:400]
     assert marker == f"{len(redacted) - 400} of {len(redacted)} characters cut]"
     # SessionStart hook's context is the first message; the final answer went through output()
-    assert out.messages[0] == {"role": "system", "content": "You are researcher, working for ana. "
-                                                            "Queries are capped at 100 rows."}
+    assert out.messages[0] == {
+        "role": "system",
+        "content": "You are researcher, working for ana. Queries are capped at 100 rows.",
+    }
     assert out.final == "The ops team has three people; I was not allowed to drop the table."
 
 
@@ -79,8 +84,10 @@ async def test_side_effects_of_every_class_hook_are_on_its_result() -> None:
         assert call.result == "[email] and [email]"
         assert call.pre is not None and call.post is not None
         pre = [(r.id, r.side_effects) for r in call.pre.results if r.side_effects]
-        assert pre == [("python:configs.examples.python_hooks:CapRows", ["capped the query at 100 rows"]),
-                       ("python:configs.examples.python_hooks:TagQuery", ["tagged the query for ana"])]
+        assert pre == [
+            ("python:configs.examples.python_hooks:CapRows", ["capped the query at 100 rows"]),
+            ("python:configs.examples.python_hooks:TagQuery", ["tagged the query for ana"]),
+        ]
         post = {r.id: r.side_effects for r in call.post.results}
         assert post["python:configs.examples.python_hooks:RedactEmails"] == ["redacted 2 e-mail address(es)"]
         with pytest.raises(ToolCallDenied) as denied:
@@ -98,8 +105,15 @@ async def test_side_effects_of_every_class_hook_are_on_its_result() -> None:
 def test_example_agent_runs_as_a_program(tmp_path: Path) -> None:
     import subprocess
 
-    proc = subprocess.run([sys.executable, "-m", "configs.examples.python_agent"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, check=False, env={**os.environ})
+    proc = subprocess.run(
+        [sys.executable, "-m", "configs.examples.python_agent"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+        env={**os.environ},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "[tool] blocked: DROP statements are not allowed for this agent" in proc.stdout
     assert "[final] The ops team has three people" in proc.stdout
@@ -189,12 +203,18 @@ def test_gateway_whose_hooks_cannot_be_built_raises_at_construction(tmp_path: Pa
     path = write(tmp_path, {"hooks": {"PreToolUse": [{"hooks": [{"type": "python", "hook": "no_such_pkg.mod:Hook"}]}]}})
     with pytest.raises(ConfigError, match="cannot import no_such_pkg"):
         Gateway.from_file(path)
-    wrong = write(tmp_path, {"hooks": {"PostToolUse": [{"hooks": [
-        {"type": "python", "hook": "configs.examples.python_hooks:CapRows"}]}]}}, "wrong.json")
+    wrong = write(
+        tmp_path,
+        {"hooks": {"PostToolUse": [{"hooks": [{"type": "python", "hook": "configs.examples.python_hooks:CapRows"}]}]}},
+        "wrong.json",
+    )
     with pytest.raises(ConfigError, match="is a PreToolUse hook; it cannot run on PostToolUse"):
         Gateway.from_file(wrong)
-    both = write(tmp_path, {"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "python", "hook": "a.b:C", "callable": "a.b:f"}]}]}}, "both.json")
+    both = write(
+        tmp_path,
+        {"hooks": {"PreToolUse": [{"hooks": [{"type": "python", "hook": "a.b:C", "callable": "a.b:f"}]}]}},
+        "both.json",
+    )
     with pytest.raises(ConfigError, match=r"either callable .* or hook"):
         Gateway.from_file(both)
     agent = write(tmp_path, {"agents": {"x": {"hooks": [{"type": "command", "command": "true"}]}}}, "agent.json")
@@ -220,39 +240,69 @@ def claude(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
 
 
 def deny_json(reason: str) -> str:
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                              "permissionDecisionReason": reason}})
+    return json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
+    )
 
 
-async def test_every_handler_type_answers_through_the_host(tmp_path: Path, receiver: Receiver,
-                                                           claude: FakeAnthropic) -> None:
+async def test_every_handler_type_answers_through_the_host(
+    tmp_path: Path, receiver: Receiver, claude: FakeAnthropic
+) -> None:
     receiver.answers["deny"] = (200, deny_json("http says no").encode(), {"content-type": "application/json"})
     script = tmp_path / "deny.sh"
     script.write_text(f"#!/bin/sh\ncat >/dev/null\necho '{deny_json('command says no')}'\n")
     script.chmod(0o755)
     doc = {
-        "mcpServers": {"policy": {"command": sys.executable, "args": ["-I", str(ROOT / "configs/validators/policy.py")]}},
+        "mcpServers": {
+            "policy": {"command": sys.executable, "args": ["-I", str(ROOT / "configs/validators/policy.py")]}
+        },
         "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
         "settings": {"readOnly": True, "stateDir": str(tmp_path / "state")},
         "hooks": {
             "PreToolUse": [
                 {"matcher": "cmd_tool", "hooks": [{"type": "command", "command": str(script)}]},
                 {"matcher": "http_tool", "hooks": [{"type": "http", "url": receiver.url("/answer/deny")}]},
-                {"matcher": "Bash", "hooks": [{"type": "mcp_tool", "server": "policy", "tool": "check_command",
-                                               "input": {"command": "${tool_input.command}", "cwd": "${cwd}"}}]},
-                {"matcher": "py_tool", "hooks": [{"type": "python", "callable": "tests.integration.policy_funcs:deny_rm"}]},
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {
+                            "type": "mcp_tool",
+                            "server": "policy",
+                            "tool": "check_command",
+                            "input": {"command": "${tool_input.command}", "cwd": "${cwd}"},
+                        }
+                    ],
+                },
+                {
+                    "matcher": "py_tool",
+                    "hooks": [{"type": "python", "callable": "tests.integration.policy_funcs:deny_rm"}],
+                },
                 {"matcher": "llm_tool", "hooks": [{"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"}]},
                 {"matcher": "rows_insert", "hooks": [{"type": "builtin", "name": "readOnly"}]},
-                {"matcher": "run_sql", "hooks": [{"type": "python", "hook": "configs.examples.python_hooks:BlockDrop"}]},
+                {
+                    "matcher": "run_sql",
+                    "hooks": [{"type": "python", "hook": "configs.examples.python_hooks:BlockDrop"}],
+                },
             ],
             "Stop": [{"hooks": [{"type": "agent", "prompt": "Did it finish? $ARGUMENTS"}]}],
         },
     }
     claude.script(verdict(False, "llm says no"), tool_use("submit_verdict", {"ok": False, "reason": "run the tests"}))
-    calls = [("cmd_tool", {"x": 1}, "command says no"), ("http_tool", {"x": 1}, "http says no"),
-             ("Bash", {"command": "rm -rf /"}, None), ("py_tool", {"command": "rm x"}, "no rm"),
-             ("llm_tool", {"x": 1}, "llm says no"), ("rows_insert", {"rows": []}, "read-only mode is on"),
-             ("run_sql", {"sql": "DROP TABLE t"}, "DROP statements are not allowed")]
+    calls = [
+        ("cmd_tool", {"x": 1}, "command says no"),
+        ("http_tool", {"x": 1}, "http says no"),
+        ("Bash", {"command": "rm -rf /"}, None),
+        ("py_tool", {"command": "rm x"}, "no rm"),
+        ("llm_tool", {"x": 1}, "llm says no"),
+        ("rows_insert", {"rows": []}, "read-only mode is on"),
+        ("run_sql", {"sql": "DROP TABLE t"}, "DROP statements are not allowed"),
+    ]
     async with Gateway.from_file(write(tmp_path, doc)) as gw:
         for tool, args, reason in calls:
             with pytest.raises(ToolCallDenied) as denied:
@@ -296,8 +346,19 @@ async def test_a_person_approves_or_rejects_a_python_agents_tool_call(tmp_path: 
 
     from tests.conftest import run_hookgate
 
-    cfg = write(tmp_path, {"hooks": {"PreToolUse": [{"matcher": "deploy", "hooks": [
-        {"type": "approval", "timeout": 30, "message": "Deploy ${tool_input.service}?"}]}]}})
+    cfg = write(
+        tmp_path,
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "matcher": "deploy",
+                        "hooks": [{"type": "approval", "timeout": 30, "message": "Deploy ${tool_input.service}?"}],
+                    }
+                ]
+            }
+        },
+    )
 
     async def pending() -> str:
         for _ in range(200):
@@ -309,9 +370,9 @@ async def test_a_person_approves_or_rejects_a_python_agents_tool_call(tmp_path: 
         raise AssertionError("no pending approval request appeared")
 
     async with Gateway.from_file(cfg) as gw:
+
         async def deploy(tool_use_id: str) -> str:
-            async with gw.tool_call("deploy", {"service": "web"}, session_id="s-appr",
-                                    tool_use_id=tool_use_id) as call:
+            async with gw.tool_call("deploy", {"service": "web"}, session_id="s-appr", tool_use_id=tool_use_id) as call:
                 call.result = f"deployed {call.args['service']}"
             return str(call.result)
 
@@ -321,8 +382,9 @@ async def test_a_person_approves_or_rejects_a_python_agents_tool_call(tmp_path: 
         assert await asyncio.wait_for(task, 30) == "deployed web"
 
         task = asyncio.create_task(deploy("toolu_b"))
-        answer = await asyncio.to_thread(run_hookgate, ["approvals", "reject", await pending(), "--reason",
-                                                        "not on a Friday", "-c", cfg])
+        answer = await asyncio.to_thread(
+            run_hookgate, ["approvals", "reject", await pending(), "--reason", "not on a Friday", "-c", cfg]
+        )
         assert answer.returncode == 0, answer.stderr
         with pytest.raises(ToolCallDenied) as denied:
             await asyncio.wait_for(task, 30)
@@ -339,7 +401,9 @@ async def test_side_effects_reach_the_audit_record(tmp_path: Path) -> None:
     doc = yaml.safe_load(Path(EXAMPLE_CONFIG).read_text())
     cfg = write(tmp_path, doc, "agent.json")
     async with Gateway.from_file(cfg) as gw:
-        await run_agent(gw, demo_model(), {"run_sql": run_sql}, "Who is on the ops team?", **{**IDS, "session_id": "s-aud"})
+        await run_agent(
+            gw, demo_model(), {"run_sql": run_sql}, "Who is on the ops team?", **{**IDS, "session_id": "s-aud"}
+        )
     listed = run_hookgate(["audit", "query", "--json", "--session", "s-aud", "-c", cfg])
     assert listed.returncode == 0, listed.stderr
     records = json.loads(listed.stdout)
@@ -349,11 +413,15 @@ async def test_side_effects_reach_the_audit_record(tmp_path: Path) -> None:
         return {h["id"].rsplit(":", 1)[-1]: h["side_effects"] for h in record["handlers"] if h["side_effects"]}
 
     assert effects("SessionStart") == {"Briefing": ["briefed the agent"]}
-    assert effects("PreToolUse", 0) == {"CapRows": ["capped the query at 100 rows"],
-                                        "TagQuery": ["tagged the query for ana"]}
+    assert effects("PreToolUse", 0) == {
+        "CapRows": ["capped the query at 100 rows"],
+        "TagQuery": ["tagged the query for ana"],
+    }
     assert effects("PreToolUse", 1) == {"BlockDrop": ["refused a DROP statement"]}
     drop = [r for r in records if r["event"] == "PreToolUse"][1]
     assert drop["decision"] == "deny" and drop["reason"] == "DROP statements are not allowed for this agent"
     big = effects("PostToolUse", 1)
     assert big["RedactEmails"] == ["redacted 40 e-mail address(es)"]
-    assert big["truncateOutput"][0].startswith("truncated tool output: ") and "characters cut" in big["truncateOutput"][0]
+    assert (
+        big["truncateOutput"][0].startswith("truncated tool output: ") and "characters cut" in big["truncateOutput"][0]
+    )

@@ -49,8 +49,11 @@ def post(url: str, body: Any, headers: dict[str, str] | None = None) -> httpx2.R
 def test_hooks_answers_with_the_claude_code_json_body(guards: ServeProcess) -> None:
     response = post(f"{guards.url}/hooks", RM_RF)
     assert response.status_code == 200
-    assert response.json()["hookSpecificOutput"] == {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                                     "permissionDecisionReason": "Destructive command blocked by hook"}
+    assert response.json()["hookSpecificOutput"] == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "Destructive command blocked by hook",
+    }
 
 
 def test_hooks_answers_an_empty_object_when_there_is_nothing_to_say(guards: ServeProcess) -> None:
@@ -83,13 +86,16 @@ def test_compact_answer_for_the_thin_client(guards: ServeProcess) -> None:
     assert response.content[length:] == b"Destructive command blocked by hook\n"
 
 
-@pytest.mark.parametrize(("body", "status", "error"), [
-    (b"{not json", 400, "event is not valid JSON: Expecting property name enclosed in double quotes"),
-    (b"[1, 2]", 400, "event must be a JSON object, got list"),
-    (b"", 400, "event is empty"),
-    (b'{"hook_event_name": "NoSuchEvent"}', 400, "unknown event 'NoSuchEvent'"),
-    (b"\xff\xfe", 400, "not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    ("body", "status", "error"),
+    [
+        (b"{not json", 400, "event is not valid JSON: Expecting property name enclosed in double quotes"),
+        (b"[1, 2]", 400, "event must be a JSON object, got list"),
+        (b"", 400, "event is empty"),
+        (b'{"hook_event_name": "NoSuchEvent"}', 400, "unknown event 'NoSuchEvent'"),
+        (b"\xff\xfe", 400, "not valid UTF-8"),
+    ],
+)
 def test_malformed_events_get_400_with_one_line(guards: ServeProcess, body: bytes, status: int, error: str) -> None:
     for path in ("/hooks", "/hooks/claude"):
         response = post(guards.url + path, body)
@@ -123,17 +129,23 @@ async def test_unknown_paths_and_methods_get_a_json_error(app_client: Callable[.
     assert missing.json()["error"].startswith("no route POST /hooks/claude/extra (hookgate serve answers POST /hooks")
     wrong = await client.get("/hooks/")
     assert (wrong.status_code, wrong.headers["allow"], wrong.json()) == (
-        405, "POST", {"error": "method GET not allowed on /hooks/"})
+        405,
+        "POST",
+        {"error": "method GET not allowed on /hooks/"},
+    )
 
 
-@pytest.mark.parametrize(("args", "error"), [
-    (["--port", "99999"], "argument --port: '99999' is not a port (expected 0-65535)"),
-    (["--port", "-1"], "argument --port: '-1' is not a port"),
-    (["--port", "http"], "argument --port: 'http' is not an integer"),
-    (["--max-body", "0"], "argument --max-body: '0': expected an integer greater than 0"),
-    (["--reload-interval", "-1"], "argument --reload-interval: '-1': expected a number of seconds >= 0"),
-    (["--reload-interval", "nan"], "argument --reload-interval: 'nan': expected a number of seconds >= 0"),
-])
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["--port", "99999"], "argument --port: '99999' is not a port (expected 0-65535)"),
+        (["--port", "-1"], "argument --port: '-1' is not a port"),
+        (["--port", "http"], "argument --port: 'http' is not an integer"),
+        (["--max-body", "0"], "argument --max-body: '0': expected an integer greater than 0"),
+        (["--reload-interval", "-1"], "argument --reload-interval: '-1': expected a number of seconds >= 0"),
+        (["--reload-interval", "nan"], "argument --reload-interval: 'nan': expected a number of seconds >= 0"),
+    ],
+)
 def test_serve_numbers_are_checked_as_usage_errors(args: list[str], error: str) -> None:
     from tests.conftest import run_hookgate
 
@@ -161,8 +173,9 @@ def test_an_event_over_the_limit_is_denied_not_refused(tmp_path: Path) -> None:
         assert answer.status_code == 200  # a 413 would be "go ahead" to Claude Code's http hook
         assert answer.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
         chunked = post(f"{server.url}/hooks", iter([json.dumps(big).encode()]))  # no content-length
-        assert chunked.status_code == 200 and "limit" in chunked.json()["hookSpecificOutput"][
-            "permissionDecisionReason"]
+        assert (
+            chunked.status_code == 200 and "limit" in chunked.json()["hookSpecificOutput"]["permissionDecisionReason"]
+        )
         assert post(f"{server.url}/hooks", SAFE).status_code == 200
         assert 'hookgate_requests_rejected_total{reason="too_large"} 2.0' in httpx2.get(f"{server.url}/metrics").text
 
@@ -255,8 +268,11 @@ def test_graceful_shutdown_lets_in_flight_events_finish(tmp_path: Path) -> None:
 def test_async_http_handler_is_a_background_task_under_serve(tmp_path: Path) -> None:
     with Receiver() as receiver:
         config = tmp_path / "hookgate.json"
-        config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
-            {"type": "http", "url": receiver.url("/hold"), "async": True}]}]}}))
+        config.write_text(
+            json.dumps(
+                {"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": receiver.url("/hold"), "async": True}]}]}}
+            )
+        )
         with ServeProcess(config) as server:
             answer = post(f"{server.url}/hooks/claude", SAFE).json()
             assert answer["exit_code"] == 0 and answer["decision"]["results"][0]["status"] == "skipped"
@@ -305,7 +321,7 @@ async def test_an_exception_inside_dispatch_is_a_500_and_the_server_goes_on(tmp_
         assert broken.json()["error"] == "internal error while dispatching Stop: RuntimeError: plugin bug"
         fine = await client.post("/hooks", content=json.dumps(RM_RF))
         assert (fine.status_code, fine.json()) == (200, {})
-        assert "hookgate_requests_rejected_total{reason=\"internal_error\"} 1.0" in (await client.get("/metrics")).text
+        assert 'hookgate_requests_rejected_total{reason="internal_error"} 1.0' in (await client.get("/metrics")).text
     await server.aclose()
 
 
@@ -347,8 +363,12 @@ def test_the_cross_site_repro_is_refused(guards: ServeProcess) -> None:
 def test_what_claude_code_sends_is_accepted(guards: ServeProcess) -> None:
     """Claude Code's http hook (axios): Content-Type application/json, Host 127.0.0.1:PORT, no Origin."""
     port = guards.url.rsplit(":", 1)[1]
-    headers = {"accept": "application/json, text/plain, */*", "user-agent": "axios/1.15.2",
-               "host": f"127.0.0.1:{port}", "accept-encoding": "gzip, compress, deflate, br"}
+    headers = {
+        "accept": "application/json, text/plain, */*",
+        "user-agent": "axios/1.15.2",
+        "host": f"127.0.0.1:{port}",
+        "accept-encoding": "gzip, compress, deflate, br",
+    }
     response = post(f"{guards.url}/hooks", RM_RF, headers)
     assert response.status_code == 200 and response.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -361,8 +381,14 @@ async def app_client(tmp_path: Path) -> AsyncIterator[Callable[..., httpx2.Async
     servers: list[HookServer] = []
     clients: list[httpx2.AsyncClient] = []
 
-    def make(*, host: str = "127.0.0.1", allow_hosts: tuple[str, ...] = (), token: str | None = None,
-             peer: str = "127.0.0.1", config: Path = GUARDS) -> httpx2.AsyncClient:
+    def make(
+        *,
+        host: str = "127.0.0.1",
+        allow_hosts: tuple[str, ...] = (),
+        token: str | None = None,
+        peer: str = "127.0.0.1",
+        config: Path = GUARDS,
+    ) -> httpx2.AsyncClient:
         server = HookServer([str(config)], host=host, allow_hosts=allow_hosts, token=token, reload_interval=0)
         transport = httpx2.ASGITransport(app=create_app(server), client=(peer, 50000))
         client = httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8787", headers=JSON)
@@ -377,13 +403,24 @@ async def app_client(tmp_path: Path) -> AsyncIterator[Callable[..., httpx2.Async
         await server.aclose()
 
 
-@pytest.mark.parametrize(("host", "status"), [
-    ("127.0.0.1:8787", 200), ("localhost:8787", 200), ("LOCALHOST.", 200), ("[::1]:8787", 200),
-    ("127.0.0.2:8787", 200), ("evil.example:8787", 421), ("127.0.0.1.evil.example", 421),
-    ("sub.localhost:8787", 421), ("[::ffff:127.0.0.1]:8787", 200), ("10.0.0.1:8787", 421),
-])
-async def test_host_check_on_a_loopback_bind(app_client: Callable[..., httpx2.AsyncClient], host: str,
-                                             status: int) -> None:
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("127.0.0.1:8787", 200),
+        ("localhost:8787", 200),
+        ("LOCALHOST.", 200),
+        ("[::1]:8787", 200),
+        ("127.0.0.2:8787", 200),
+        ("evil.example:8787", 421),
+        ("127.0.0.1.evil.example", 421),
+        ("sub.localhost:8787", 421),
+        ("[::ffff:127.0.0.1]:8787", 200),
+        ("10.0.0.1:8787", 421),
+    ],
+)
+async def test_host_check_on_a_loopback_bind(
+    app_client: Callable[..., httpx2.AsyncClient], host: str, status: int
+) -> None:
     client = app_client()
     assert (await client.get("/healthz", headers={"host": host})).status_code == status
 
@@ -399,13 +436,23 @@ async def test_allow_host_and_a_non_loopback_bind(app_client: Callable[..., http
     assert (await wide.get("/healthz", headers={"origin": "https://gate.example", **auth})).status_code == 403
 
 
-@pytest.mark.parametrize(("content_type", "status"), [
-    ("application/json", 200), ("application/json; charset=utf-8", 200), ("Application/JSON", 200),
-    ("application/vnd.hookgate.event+json", 200), ("text/plain", 415), ("text/plain; charset=utf-8", 415),
-    ("application/x-www-form-urlencoded", 415), ("multipart/form-data; boundary=x", 415), (None, 415),
-])
-async def test_posts_must_be_json(app_client: Callable[..., httpx2.AsyncClient], content_type: str | None,
-                                  status: int) -> None:
+@pytest.mark.parametrize(
+    ("content_type", "status"),
+    [
+        ("application/json", 200),
+        ("application/json; charset=utf-8", 200),
+        ("Application/JSON", 200),
+        ("application/vnd.hookgate.event+json", 200),
+        ("text/plain", 415),
+        ("text/plain; charset=utf-8", 415),
+        ("application/x-www-form-urlencoded", 415),
+        ("multipart/form-data; boundary=x", 415),
+        (None, 415),
+    ],
+)
+async def test_posts_must_be_json(
+    app_client: Callable[..., httpx2.AsyncClient], content_type: str | None, status: int
+) -> None:
     client = app_client()
     headers = {"content-type": content_type} if content_type else {}
     request = client.build_request("POST", "/hooks", content=json.dumps(RM_RF), headers=headers)
@@ -423,8 +470,9 @@ async def test_any_origin_is_refused_before_the_token(app_client: Callable[..., 
     for origin in ("http://evil.example", "null", "http://127.0.0.1:8787"):
         response = await client.post("/hooks", content=json.dumps(RM_RF), headers={"origin": origin, **auth})
         assert response.status_code == 403 and response.json()["error"].startswith("cross-origin request refused")
-    preflight = await client.options("/hooks", headers={"origin": "http://evil.example",
-                                                        "access-control-request-method": "POST"})
+    preflight = await client.options(
+        "/hooks", headers={"origin": "http://evil.example", "access-control-request-method": "POST"}
+    )
     assert preflight.status_code == 403 and "access-control-allow-origin" not in preflight.headers
     assert (await client.post("/hooks", content=json.dumps(RM_RF), headers=auth)).status_code == 200
 
@@ -433,9 +481,14 @@ async def test_any_origin_is_refused_before_the_token(app_client: Callable[..., 
 
 
 def gemini_event(name: str) -> dict[str, Any]:
-    return {"session_id": "0e2d831a", "transcript_path": "/h/.gemini/tmp/p/chats/session-1.jsonl", "cwd": "/p",
-            "timestamp": "2026-11-29T12:21:21.409Z", "hook_event_name": name,
-            "llm_request": {"model": "gemini-2.5-flash", "messages": []}}
+    return {
+        "session_id": "0e2d831a",
+        "transcript_path": "/h/.gemini/tmp/p/chats/session-1.jsonl",
+        "cwd": "/p",
+        "timestamp": "2026-11-29T12:21:21.409Z",
+        "hook_event_name": name,
+        "llm_request": {"model": "gemini-2.5-flash", "messages": []},
+    }
 
 
 @pytest.mark.parametrize("route", ["/hooks/gemini", "/hooks/auto"])
@@ -443,13 +496,19 @@ def test_a_passed_through_event_gets_the_no_objection_answer(guards: ServeProces
     response = post(guards.url + route, gemini_event("BeforeModel"))
     assert response.status_code == 200, response.text
     answer = response.json()
-    assert (answer["event"], answer["dialect"], answer["exit_code"], answer["stdout"], answer["stderr"]) == \
-        ("BeforeModel", "gemini", 0, "", "")
+    assert (answer["event"], answer["dialect"], answer["exit_code"], answer["stdout"], answer["stderr"]) == (
+        "BeforeModel",
+        "gemini",
+        0,
+        "",
+        "",
+    )
     assert answer["decision"] is None and answer["claude"] == {} and "passes it through" in answer["passed_through"]
     compact = post(guards.url + route, gemini_event("AfterModel"), {"accept": "application/vnd.hookgate.rendered"})
     assert (compact.status_code, compact.headers["hookgate-exit-code"], compact.content) == (200, "0", b"")
-    assert 'hookgate_events_total{decision="passthrough",event="BeforeModel"}' in \
-        httpx2.get(f"{guards.url}/metrics").text
+    assert (
+        'hookgate_events_total{decision="passthrough",event="BeforeModel"}' in httpx2.get(f"{guards.url}/metrics").text
+    )
 
 
 # ---------------------------------------------------------------------------- the caller's project folder
@@ -481,23 +540,29 @@ def _reason(response: httpx2.Response) -> str:
     return str(response.json()["hookSpecificOutput"]["permissionDecisionReason"])
 
 
-async def test_project_dir_header_reaches_the_event(app_client: Callable[..., httpx2.AsyncClient],
-                                                    reports_project_dir: Path, tmp_path: Path) -> None:
+async def test_project_dir_header_reaches_the_event(
+    app_client: Callable[..., httpx2.AsyncClient], reports_project_dir: Path, tmp_path: Path
+) -> None:
     client = app_client(token="t", config=reports_project_dir)
     header, auth = "X-Hookgate-Project-Dir", {"authorization": "Bearer t"}
     assert _reason(await _reported(client, auth)) == "project_dir=None"
     (tmp_path / "my proj" / "été").mkdir(parents=True)
-    assert _reason(await _reported(client, {**auth, header: quote(f"{tmp_path}/my proj/été")})) == \
-        f"project_dir={tmp_path}/my proj/été"
+    assert (
+        _reason(await _reported(client, {**auth, header: quote(f"{tmp_path}/my proj/été")}))
+        == f"project_dir={tmp_path}/my proj/été"
+    )
     for value in ("relative/dir", "/no/such/dir", quote(str(reports_project_dir))):  # the last one: a file
         bad = await _reported(client, {**auth, header: value})
         assert bad.status_code == 400
         assert bad.json()["error"] == "X-Hookgate-Project-Dir must be the absolute path of an existing directory"
 
 
-async def test_project_dir_header_only_with_a_token(app_client: Callable[..., httpx2.AsyncClient],
-                                                    reports_project_dir: Path, tmp_path: Path,
-                                                    caplog: pytest.LogCaptureFixture) -> None:
+async def test_project_dir_header_only_with_a_token(
+    app_client: Callable[..., httpx2.AsyncClient],
+    reports_project_dir: Path,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     header = {"X-Hookgate-Project-Dir": str(elsewhere)}
@@ -508,7 +573,8 @@ async def test_project_dir_header_only_with_a_token(app_client: Callable[..., ht
         assert _reason(await _reported(local, {"X-Hookgate-Project-Dir": "relative"})) == "project_dir=None"
     assert [r.message for r in caplog.records if "X-Hookgate-Project-Dir" in r.message] == [
         "ignoring X-Hookgate-Project-Dir (the caller's project folder): it is accepted only with HOOKGATE_TOKEN "
-        "set; command handlers use this server's CLAUDE_PROJECT_DIR"]
+        "set; command handlers use this server's CLAUDE_PROJECT_DIR"
+    ]
     remote = app_client(host="0.0.0.0", peer="10.1.2.3", config=reports_project_dir)
     assert _reason(await _reported(remote, header)) == "project_dir=None"
     with_token = app_client(host="0.0.0.0", peer="10.1.2.3", token="t", config=reports_project_dir)

@@ -62,8 +62,10 @@ def test_a_bad_store_url_is_a_config_error_without_the_password(tmp_path: Path) 
     proc = run_hookgate(["validate", config])
     assert proc.returncode == 1
     assert "settings.store: store URL mysql://root:***@db/x: expected 'sqlite'" in proc.stdout
-    env_bad = run_hookgate(["store", "status", "--config", str(_config(tmp_path))],
-                           env={"HOOKGATE_STORE_URL": f"postgresql://u:{PASSWORD}@h:notaport/db"})
+    env_bad = run_hookgate(
+        ["store", "status", "--config", str(_config(tmp_path))],
+        env={"HOOKGATE_STORE_URL": f"postgresql://u:{PASSWORD}@h:notaport/db"},
+    )
     assert env_bad.returncode == 1 and "not a valid PostgreSQL URL" in env_bad.stderr
     _no_secret(proc.stdout, proc.stderr, env_bad.stdout, env_bad.stderr)
 
@@ -87,9 +89,14 @@ def test_unreachable_store_commands_fail_in_one_line(tmp_path: Path) -> None:
 
 
 def test_serve_refuses_an_old_schema_naming_the_command(tmp_path: Path, pg_url: str) -> None:
-    proc = subprocess.run([*HOOKGATE, "serve", "--port", "0", "--config", str(_config(tmp_path))],
-                          env={**_env(), "HOOKGATE_STORE_URL": pg_url}, capture_output=True, text=True,
-                          timeout=60, check=False)
+    proc = subprocess.run(
+        [*HOOKGATE, "serve", "--port", "0", "--config", str(_config(tmp_path))],
+        env={**_env(), "HOOKGATE_STORE_URL": pg_url},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "schema version 0" in lines[0] and "run 'hookgate store migrate'" in lines[0]
@@ -110,14 +117,19 @@ def test_run_on_an_old_schema_names_the_command_only_when_state_is_used(tmp_path
     script = tmp_path / "ok.sh"
     script.write_text("#!/bin/sh\necho checked\n")
     script.chmod(0o755)
-    hooks = {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": str(script), "cacheTtl": 60}]}],
-             "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}
+    hooks = {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": str(script), "cacheTtl": 60}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
+    }
     config = str(_config(tmp_path, hooks))
     env = {"HOOKGATE_STORE_URL": pg_url}
     stateless = run_hookgate(["run", "--config", config], event("Bash", command="ls"), env=env)
     assert stateless.returncode == 0 and stateless.stderr == ""
-    cached = run_hookgate(["run", "--config", config], {"hook_event_name": "UserPromptSubmit", "prompt": "hi",
-                                                       "session_id": "s", "cwd": str(tmp_path)}, env=env)
+    cached = run_hookgate(
+        ["run", "--config", config],
+        {"hook_event_name": "UserPromptSubmit", "prompt": "hi", "session_id": "s", "cwd": str(tmp_path)},
+        env=env,
+    )
     assert cached.returncode == 0 and "checked" in cached.stdout
     assert cached.stderr.count("\n") == 1 and "run 'hookgate store migrate'" in cached.stderr
     _no_secret(stateless.stdout, stateless.stderr, cached.stdout, cached.stderr)
@@ -139,16 +151,24 @@ def _env() -> dict[str, str]:
 
 
 def _psycopg_loaded(config: Path, payload: dict[str, Any], env: dict[str, str]) -> bool:
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(config)], input=json.dumps(payload).encode(),
-                          capture_output=True, cwd=ROOT, timeout=60, check=False, env={**_env(), **env})
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(config)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        env={**_env(), **env},
+    )
     line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("PSYCOPG="))
     return line == "PSYCOPG=True"
 
 
-def test_psycopg_is_imported_only_when_postgresql_is_configured_and_state_is_used(tmp_path: Path,
-                                                                                   pg_url: str) -> None:
-    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
-             "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo hi", "cacheTtl": 60}]}]}
+def test_psycopg_is_imported_only_when_postgresql_is_configured_and_state_is_used(tmp_path: Path, pg_url: str) -> None:
+    hooks = {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo hi", "cacheTtl": 60}]}],
+    }
     config = _config(tmp_path, hooks)
     prompt = {"hook_event_name": "UserPromptSubmit", "prompt": "x", "session_id": "s", "cwd": str(tmp_path)}
     assert not _psycopg_loaded(config, prompt, {"HOOKGATE_STORE_URL": ""})  # SQLite: never

@@ -27,10 +27,15 @@ def claude(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
 
 def _gateway(tmp_path: Path, claude: FakeAnthropic) -> Gateway:
     path = tmp_path / "hookgate.json"
-    path.write_text(json.dumps({
-        "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done? $ARGUMENTS", "id": "judge"}]}]},
-        "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
-        "settings": {"stopBlockLimit": 1, "stateDir": str(tmp_path / "state")}}))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done? $ARGUMENTS", "id": "judge"}]}]},
+                "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
+                "settings": {"stopBlockLimit": 1, "stateDir": str(tmp_path / "state")},
+            }
+        )
+    )
     return Gateway(load_config([str(path)], use_cache=False))
 
 
@@ -38,21 +43,22 @@ def _stop(session: str) -> dict[str, Any]:
     return {"hook_event_name": "Stop", "session_id": session, "cwd": "/tmp", "stop_hook_active": True}
 
 
-async def test_stop_guard_without_the_store_runs_the_checks_and_says_so(tmp_path: Path, claude: FakeAnthropic,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_stop_guard_without_the_store_runs_the_checks_and_says_so(
+    tmp_path: Path, claude: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HOOKGATE_STORE_URL", f"postgresql://hookgate:{PASSWORD}@127.0.0.1:{free_port()}/db")
     async with _gateway(tmp_path, claude) as gw:
         decisions = [await gw.dispatch(_stop("s")) for _ in range(2)]
     for decision in decisions:  # the limit (1) cannot be counted: the check runs and still blocks
         assert decision.block and decision.reason == "run the tests"
-        assert "Stop-loop guard" in (decision.system_message or "") and "unreachable" in (decision.system_message
-                                                                                          or "")
+        assert "Stop-loop guard" in (decision.system_message or "") and "unreachable" in (decision.system_message or "")
         assert PASSWORD not in json.dumps(decision.to_dict())
     assert len(claude.message_requests) == 2
 
 
-async def test_stop_guard_counts_again_once_the_store_is_back(tmp_path: Path, claude: FakeAnthropic,
-                                                               pg_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_stop_guard_counts_again_once_the_store_is_back(
+    tmp_path: Path, claude: FakeAnthropic, pg_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from gateway.store.postgres import PostgresStore
 
     url = pg_server.url(pg_server.new_database())
@@ -75,16 +81,43 @@ async def test_stop_guard_counts_again_once_the_store_is_back(tmp_path: Path, cl
 
 def _rate_config(tmp_path: Path, *, fail_closed: bool, limit: int = 100) -> str:
     path = tmp_path / f"rate-{fail_closed}.json"
-    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [
-        {"type": "builtin", "name": "readOnly", "id": "ro", "failClosed": fail_closed},
-        {"type": "builtin", "name": "rateLimit", "limit": limit, "window": 3600, "per": ["session"], "id": "rate",
-         "failClosed": fail_closed}]}]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash|Write",
+                            "hooks": [
+                                {"type": "builtin", "name": "readOnly", "id": "ro", "failClosed": fail_closed},
+                                {
+                                    "type": "builtin",
+                                    "name": "rateLimit",
+                                    "limit": limit,
+                                    "window": 3600,
+                                    "per": ["session"],
+                                    "id": "rate",
+                                    "failClosed": fail_closed,
+                                },
+                            ],
+                        }
+                    ]
+                }
+            }
+        )
+    )
     return str(path)
 
 
 def _bash(command: str, session: str = "s") -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "session_id": session, "cwd": "/tmp", "tool_name": "Bash",
-            "tool_input": {"command": command}, "tool_use_id": "t1"}
+    return {
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "cwd": "/tmp",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "t1",
+    }
 
 
 def test_run_with_the_store_down_follows_fail_closed(tmp_path: Path) -> None:
@@ -115,14 +148,36 @@ def test_serve_while_postgresql_stops_and_restarts(tmp_path: Path, pg_server: An
     url = pg_server.url(pg_server.new_database())
     PostgresStore(url).migrate()
     config = tmp_path / "serve.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "builtin", "name": "rateLimit", "limit": 3, "window": 3600,
-                                       "per": ["session"], "id": "rate", "failClosed": True}]},
-        {"matcher": "Read", "hooks": [{"type": "command", "command": "echo fine"}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [
+                                {
+                                    "type": "builtin",
+                                    "name": "rateLimit",
+                                    "limit": 3,
+                                    "window": 3600,
+                                    "per": ["session"],
+                                    "id": "rate",
+                                    "failClosed": True,
+                                }
+                            ],
+                        },
+                        {"matcher": "Read", "hooks": [{"type": "command", "command": "echo fine"}]},
+                    ]
+                }
+            }
+        )
+    )
 
     def ask(server: ServeProcess, event: dict[str, Any]) -> dict[str, Any]:
-        response = httpx2.post(f"{server.url}/hooks", content=json.dumps(event),
-                               headers={"content-type": "application/json"}, timeout=30)
+        response = httpx2.post(
+            f"{server.url}/hooks", content=json.dumps(event), headers={"content-type": "application/json"}, timeout=30
+        )
         assert response.status_code == 200, response.text
         answer: dict[str, Any] = response.json()
         return answer
@@ -131,8 +186,14 @@ def test_serve_while_postgresql_stops_and_restarts(tmp_path: Path, pg_server: An
         value: str | None = answer.get("hookSpecificOutput", {}).get("permissionDecision")
         return value
 
-    read = {"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/tmp", "tool_name": "Read",
-            "tool_input": {"file_path": "/tmp/x"}, "tool_use_id": "r"}
+    read = {
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "cwd": "/tmp",
+        "tool_name": "Read",
+        "tool_input": {"file_path": "/tmp/x"},
+        "tool_use_id": "r",
+    }
     try:
         with ServeProcess(config, env={"HOOKGATE_STORE_URL": url}) as server:
             assert [decision(ask(server, _bash("ls"))) for _ in range(2)] == [None, None]
@@ -166,12 +227,24 @@ def test_audit_records_written_while_postgresql_is_down_reach_it_afterwards(tmp_
     url = pg_server.url(pg_server.new_database())
     PostgresStore(url).migrate()
     config = tmp_path / "audited.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": "true", "id": "noop"}]}]}, "audit": {"chain": "box"}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true", "id": "noop"}]}]
+                },
+                "audit": {"chain": "box"},
+            }
+        )
+    )
 
     def send(server: ServeProcess, n: int) -> None:
-        response = httpx2.post(f"{server.url}/hooks", content=json.dumps(_bash(f"echo {n}", "audit")),
-                               headers={"content-type": "application/json"}, timeout=30)
+        response = httpx2.post(
+            f"{server.url}/hooks",
+            content=json.dumps(_bash(f"echo {n}", "audit")),
+            headers={"content-type": "application/json"},
+            timeout=30,
+        )
         assert response.status_code == 200
 
     def stored(store: PostgresStore) -> int:

@@ -75,24 +75,49 @@ def receiver() -> Iterator[Receiver]:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: FakeAnthropic,
-            receiver: Receiver) -> Iterator[Cluster]:
+def cluster(
+    tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: FakeAnthropic, receiver: Receiver
+) -> Iterator[Cluster]:
     """One database, three replicas, one policy for every test of this module (tests use their own
     session ids, so they do not see each other's counts). Each replica's config differs only in its
     audit chain name, as three machines' host names would."""
     tmp_path = tmp_path_factory.mktemp("cluster")
     pg_url = pg_server.url(pg_server.new_database())
     policy = {
-        "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done? $ARGUMENTS", "id": "judge"}]}],
-                  "PreToolUse": [{"matcher": "Bash", "hooks": [
-                      {"type": "builtin", "name": "rateLimit", "limit": 5, "window": 3600, "per": ["session"],
-                       "id": "rate", "failClosed": True}]},
-                                 {"matcher": "Edit", "hooks": [
-                      {"type": "approval", "channel": "hook", "timeout": 60, "id": "ask-a-person"}]}]},
-        "channels": {"hook": {"type": "webhook", "url": receiver.url, "signingSecretEnv": "APPROVAL_HOOK_SECRET",
-                              "callbackUrl": "https://lb.example.test"}},
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "prompt", "prompt": "Done? $ARGUMENTS", "id": "judge"}]}],
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {
+                            "type": "builtin",
+                            "name": "rateLimit",
+                            "limit": 5,
+                            "window": 3600,
+                            "per": ["session"],
+                            "id": "rate",
+                            "failClosed": True,
+                        }
+                    ],
+                },
+                {
+                    "matcher": "Edit",
+                    "hooks": [{"type": "approval", "channel": "hook", "timeout": 60, "id": "ask-a-person"}],
+                },
+            ],
+        },
+        "channels": {
+            "hook": {
+                "type": "webhook",
+                "url": receiver.url,
+                "signingSecretEnv": "APPROVAL_HOOK_SECRET",
+                "callbackUrl": "https://lb.example.test",
+            }
+        },
         "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
-        "settings": {"stopBlockLimit": 3}}
+        "settings": {"stopBlockLimit": 3},
+    }
     configs = []
     for i in range(REPLICAS):
         configs.append(tmp_path / f"machine{i}.json")
@@ -102,8 +127,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: Fa
     with ExitStack() as stack:
         servers = []
         for i in range(REPLICAS):
-            env = {**isolated_env(tmp_path / f"machine{i}"), "HOOKGATE_STORE_URL": pg_url,
-                   "ANTHROPIC_API_KEY": "sk-test", "APPROVAL_HOOK_SECRET": SECRET}
+            env = {
+                **isolated_env(tmp_path / f"machine{i}"),
+                "HOOKGATE_STORE_URL": pg_url,
+                "ANTHROPIC_API_KEY": "sk-test",
+                "APPROVAL_HOOK_SECRET": SECRET,
+            }
             servers.append(stack.enter_context(ServeProcess(configs[i], env=env, args=["--reload-interval", "0"])))
         cluster = Cluster(servers, pg_url, pg_server, configs[0])
         yield cluster
@@ -111,8 +140,13 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, pg_server: Any, claude: Fa
 
 
 def stop_event(session: str) -> dict[str, Any]:
-    return {"hook_event_name": "Stop", "session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
-            "stop_hook_active": True}
+    return {
+        "hook_event_name": "Stop",
+        "session_id": session,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/tmp",
+        "stop_hook_active": True,
+    }
 
 
 def test_stop_guard_limit_holds_across_replicas(cluster: Cluster, claude: FakeAnthropic) -> None:
@@ -126,8 +160,15 @@ def test_stop_guard_limit_holds_across_replicas(cluster: Cluster, claude: FakeAn
 
 
 def bash(session: str, n: int) -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "session_id": session, "transcript_path": "/tmp/t.jsonl",
-            "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": f"echo {n}"}, "tool_use_id": f"t{n}"}
+    return {
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/tmp",
+        "tool_name": "Bash",
+        "tool_input": {"command": f"echo {n}"},
+        "tool_use_id": f"t{n}",
+    }
 
 
 def permission(answer: dict[str, Any]) -> str | None:
@@ -157,9 +198,15 @@ def test_rate_limit_holds_exactly_across_replicas(cluster: Cluster) -> None:
 
 
 def edit(session: str) -> dict[str, Any]:
-    return {"hook_event_name": "PreToolUse", "session_id": session, "transcript_path": "/tmp/t.jsonl",
-            "cwd": "/tmp", "tool_name": "Edit", "tool_input": {"file_path": "/srv/app/prod.yaml", "old_string": "a",
-                                                               "new_string": "b"}, "tool_use_id": f"toolu_{session}"}
+    return {
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": "/tmp",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "/srv/app/prod.yaml", "old_string": "a", "new_string": "b"},
+        "tool_use_id": f"toolu_{session}",
+    }
 
 
 def test_an_approval_asked_on_one_replica_is_answered_through_another(cluster: Cluster, receiver: Receiver) -> None:
@@ -178,8 +225,14 @@ def test_an_approval_asked_on_one_replica_is_answered_through_another(cluster: C
         approval_id = delivery["approval"]["id"]
         body, headers = signed(SECRET, {"decision": "approve", "by": "alice", "reason": "change window"})
         with ThreadPoolExecutor(2) as both:
-            replies = list(both.map(lambda i: httpx2.post(f"{cluster.url(i)}/approvals/{approval_id}", content=body,
-                                                          headers=headers, timeout=30), (1, 2)))
+            replies = list(
+                both.map(
+                    lambda i: httpx2.post(
+                        f"{cluster.url(i)}/approvals/{approval_id}", content=body, headers=headers, timeout=30
+                    ),
+                    (1, 2),
+                )
+            )
         assert sorted(r.status_code for r in replies) == [200, 409], [r.text for r in replies]
         refused = next(r for r in replies if r.status_code == 409).json()
         assert refused["status"] == "approved" and refused["decided_by"] == "webhook:alice"
@@ -217,8 +270,9 @@ def test_audit_verify_passes_over_the_records_of_all_three_replicas(cluster: Clu
             time.sleep(0.2)
     finally:
         store.close()
-    verified = run_hookgate(["audit", "verify", "--config", str(cluster.config)],
-                            env={"HOOKGATE_STORE_URL": cluster.db_url})
+    verified = run_hookgate(
+        ["audit", "verify", "--config", str(cluster.config)], env={"HOOKGATE_STORE_URL": cluster.db_url}
+    )
     assert verified.returncode == 0, verified.stdout + verified.stderr
     for i in range(REPLICAS):
         assert f"machine{i}" in verified.stdout

@@ -161,12 +161,14 @@ def test_password_from_passfile(pg_server: Any, pg_url: str, tmp_path: Any, monk
     store.close()
 
 
-def test_password_from_service_file(pg_server: Any, pg_url: str, tmp_path: Any,
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_password_from_service_file(
+    pg_server: Any, pg_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dbname = pg_url.rsplit("/", 1)[1]
     service = tmp_path / "pg_service.conf"
-    service.write_text(f"[hookgate]\nhost=127.0.0.1\nport={pg_server.port}\ndbname={dbname}\n"
-                       f"user=hookgate\npassword={PASSWORD}\n")
+    service.write_text(
+        f"[hookgate]\nhost=127.0.0.1\nport={pg_server.port}\ndbname={dbname}\nuser=hookgate\npassword={PASSWORD}\n"
+    )
     monkeypatch.setenv("PGSERVICEFILE", str(service))
     store = PostgresStore("postgresql:///?service=hookgate")
     store.migrate()

@@ -17,11 +17,32 @@ from tests.integration.serve_helpers import ServeProcess, isolated_env
 
 GUARDS = str(CASES / "configs" / "guards.json")
 KIRO = str(CASES / "configs" / "kiro-agent.json")
-CLAUDE_CASES = ["pretooluse-bash-rm-rf.json", "pretooluse-bash-safe.json", "pretooluse-write-env.json",
-                "userpromptsubmit.json", "stop.json", "sessionend.json"]
+CLAUDE_CASES = [
+    "pretooluse-bash-rm-rf.json",
+    "pretooluse-bash-safe.json",
+    "pretooluse-write-env.json",
+    "userpromptsubmit.json",
+    "stop.json",
+    "sessionend.json",
+]
 KIRO_CASES = ["pretooluse-execute-bash-rm.json", "agentspawn.json", "userpromptsubmit.json"]
-HEAVY = ("pydantic", "httpx2", "httpcore2", "aiohttp", "anthropic", "openai", "mcp", "yaml", "asyncio", "starlette",
-         "uvicorn", "tenacity", "argparse", "gateway.events", "gateway.config")
+HEAVY = (
+    "pydantic",
+    "httpx2",
+    "httpcore2",
+    "aiohttp",
+    "anthropic",
+    "openai",
+    "mcp",
+    "yaml",
+    "asyncio",
+    "starlette",
+    "uvicorn",
+    "tenacity",
+    "argparse",
+    "gateway.events",
+    "gateway.config",
+)
 
 
 @pytest.fixture(scope="module")
@@ -64,23 +85,42 @@ def test_malformed_event_is_exit_1_with_one_line(server: ServeProcess) -> None:
 
 def test_standalone_script_form(server: ServeProcess) -> None:
     script = str(ROOT / "gateway" / "client.py")
-    proc = subprocess.run([sys.executable, "-I", "-S", script, server.url], capture_output=True, text=True,
-                          input=json.dumps(load_case("claude", "pretooluse-bash-rm-rf.json")), check=False)
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", script, server.url],
+        capture_output=True,
+        text=True,
+        input=json.dumps(load_case("claude", "pretooluse-bash-rm-rf.json")),
+        check=False,
+    )
     assert proc.returncode == 2 and "Destructive command blocked by hook" in proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
 def test_thin_client_imports_only_the_standard_library(server: ServeProcess) -> None:
     event = json.dumps(load_case("claude", "pretooluse-bash-rm-rf.json"))
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "gateway", "run", "--server", server.url],
-                          input=event, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "gateway", "run", "--server", server.url],
+        input=event,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2, proc.stderr
-    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
-                if line.startswith("import time:") and line.split("|")[0][12:].strip().isdigit()}
+    imported = {
+        line.split("|")[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and line.split("|")[0][12:].strip().isdigit()
+    }
     assert {"gateway.client", "gateway.cli"} <= imported
     assert not imported & set(HEAVY), imported & set(HEAVY)
     ours = {m for m in imported if m.split(".")[0] in ("gateway", "handlers", "configs")}
-    assert ours == {"gateway", "gateway.cli", "gateway.client", "gateway.errors", "gateway.wire"}  # __main__ runs, is not imported
+    assert ours == {
+        "gateway",
+        "gateway.cli",
+        "gateway.client",
+        "gateway.errors",
+        "gateway.wire",
+    }  # __main__ runs, is not imported
     stdlib = set(sys.stdlib_module_names)
     site = {"site", "sitecustomize", "_distutils_hack", "__editable___hookgate_0_1_0_finder", "encodings"}
     others = {m for m in imported - ours if m.split(".")[0] not in stdlib and m.split(".")[0] not in site}
@@ -92,11 +132,20 @@ def test_the_installed_command_imports_no_more_than_the_module(server: ServeProc
     script = Path(sys.executable).with_name("hookgate")
     assert script.read_text().startswith("#!") and "import re" not in script.read_text()
     event = json.dumps(load_case("claude", "pretooluse-bash-rm-rf.json"))
-    proc = subprocess.run([str(script), "run", "--server", server.url], input=event, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}, check=False)
+    proc = subprocess.run(
+        [str(script), "run", "--server", server.url],
+        input=event,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+        check=False,
+    )
     assert proc.returncode == 2, proc.stderr
-    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
-                if line.startswith("import time:") and line.split("|")[0][12:].strip().isdigit()}
+    imported = {
+        line.split("|")[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and line.split("|")[0][12:].strip().isdigit()
+    }
     assert {"gateway", "gateway.cli", "gateway.client", "gateway.errors"} <= imported
     assert not imported & set(HEAVY), imported & set(HEAVY)
     if not any(m.startswith("__editable__") for m in imported):  # an editable install's finder imports re itself
@@ -129,16 +178,21 @@ def test_wrong_token_is_a_misconfiguration_and_says_so(tmp_path: Path) -> None:
     with ServeProcess(GUARDS, env={"HOOKGATE_TOKEN": "right"}) as served:
         good = run_hookgate(["run", "--server", served.url], event, env={"HOOKGATE_TOKEN": "right"})
         assert good.returncode == 2 and "Destructive" in good.stderr
-        bad = run_hookgate(["run", "--server", served.url, "--on-server-down=open"], event,
-                           env={"HOOKGATE_TOKEN": "wrong"})
+        bad = run_hookgate(
+            ["run", "--server", served.url, "--on-server-down=open"], event, env={"HOOKGATE_TOKEN": "wrong"}
+        )
         assert (bad.returncode, bad.stdout) == (0, "")
-        assert bad.stderr == (f"hookgate: server {served.url} misconfigured: 401 unauthorized (check HOOKGATE_TOKEN: "
-                              "it does not match the server's); failing open\n")
+        assert bad.stderr == (
+            f"hookgate: server {served.url} misconfigured: 401 unauthorized (check HOOKGATE_TOKEN: "
+            "it does not match the server's); failing open\n"
+        )
         local = run_hookgate(["run", "--config", GUARDS], event)
         fallback = run_hookgate(["run", "--server", served.url, "--config", GUARDS], event)  # no token at all
         first, rest = fallback.stderr.split("\n", 1)
-        assert first == (f"hookgate: server {served.url} misconfigured: 401 unauthorized (check HOOKGATE_TOKEN: the "
-                         "server wants one and none is set here); deciding in-process")
+        assert first == (
+            f"hookgate: server {served.url} misconfigured: 401 unauthorized (check HOOKGATE_TOKEN: the "
+            "server wants one and none is set here); deciding in-process"
+        )
         assert (fallback.returncode, fallback.stdout, rest) == outcome(local)
 
 
@@ -149,8 +203,11 @@ def test_server_timeout_is_server_down(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.yaml"
     config.write_text(f"hooks:\n  PreToolUse:\n    - hooks: [{{type: command, command: '{script}'}}]\n")
     with ServeProcess(config) as served:
-        proc = run_hookgate(["run", "--server", served.url, "--on-server-down", "closed"],
-                            load_case("claude", "pretooluse-bash-safe.json"), env={"HOOKGATE_SERVER_TIMEOUT": "0.5"})
+        proc = run_hookgate(
+            ["run", "--server", served.url, "--on-server-down", "closed"],
+            load_case("claude", "pretooluse-bash-safe.json"),
+            env={"HOOKGATE_SERVER_TIMEOUT": "0.5"},
+        )
     assert proc.returncode == 2 and "no answer from 127.0.0.1" in proc.stderr
 
 
@@ -166,13 +223,19 @@ def test_unusual_arguments_still_work_through_argparse(server: ServeProcess) -> 
 
 
 def test_bad_server_url_is_a_misconfiguration() -> None:
-    proc = run_hookgate(["run", "--server", "unix:///tmp/x", "--on-server-down", "closed"],
-                        load_case("claude", "pretooluse-bash-safe.json"), env={**os.environ})
+    proc = run_hookgate(
+        ["run", "--server", "unix:///tmp/x", "--on-server-down", "closed"],
+        load_case("claude", "pretooluse-bash-safe.json"),
+        env={**os.environ},
+    )
     assert proc.returncode == 2
-    assert proc.stderr == ("hookgate: server unix:///tmp/x misconfigured: the server URL must start with http:// or "
-                           "https://, got 'unix:///tmp/x'; failing closed\n")
-    masked = run_hookgate(["run", "--server", "http://me:pw@127.0.0.1:1", "--on-server-down", "open"],
-                          load_case("claude", "stop.json"))
+    assert proc.stderr == (
+        "hookgate: server unix:///tmp/x misconfigured: the server URL must start with http:// or "
+        "https://, got 'unix:///tmp/x'; failing closed\n"
+    )
+    masked = run_hookgate(
+        ["run", "--server", "http://me:pw@127.0.0.1:1", "--on-server-down", "open"], load_case("claude", "stop.json")
+    )
     assert masked.returncode == 0 and "pw" not in masked.stderr and "http://***@127.0.0.1:1" in masked.stderr
 
 
@@ -182,9 +245,11 @@ def test_wrong_path_is_a_misconfiguration_and_fallback_says_so(server: ServeProc
     wrong = f"{server.url}/hooks"  # the client adds /hooks/{dialect} itself
     proc = run_hookgate(["run", "--server", wrong, "--config", GUARDS], event)
     first, rest = proc.stderr.split("\n", 1)
-    assert first == (f"hookgate: server {wrong} misconfigured: 404 not found: no route POST /hooks/hooks/auto "
-                     "(hookgate serve answers POST /hooks, POST /hooks/{dialect}, GET /healthz, GET /metrics, GET /ui); "
-                     "the URL must be the server's base URL, e.g. http://127.0.0.1:8787; deciding in-process")
+    assert first == (
+        f"hookgate: server {wrong} misconfigured: 404 not found: no route POST /hooks/hooks/auto "
+        "(hookgate serve answers POST /hooks, POST /hooks/{dialect}, GET /healthz, GET /metrics, GET /ui); "
+        "the URL must be the server's base URL, e.g. http://127.0.0.1:8787; deciding in-process"
+    )
     assert (proc.returncode, proc.stdout, rest) == outcome(local)
 
 
@@ -192,8 +257,9 @@ def test_an_answer_that_is_not_hookgate_is_a_misconfiguration() -> None:
     from tests.fakes.webhooks import Receiver
 
     with Receiver() as other:  # some other HTTP server on the port
-        proc = run_hookgate(["run", "--server", other.url(""), "--on-server-down", "open"],
-                            load_case("claude", "stop.json"))
+        proc = run_hookgate(
+            ["run", "--server", other.url(""), "--on-server-down", "open"], load_case("claude", "stop.json")
+        )
     assert proc.returncode == 0 and " misconfigured: " in proc.stderr and proc.stderr.count("\n") == 1
 
 
@@ -208,34 +274,59 @@ def claude_event(name: str) -> dict[str, object]:
 
 
 CLOSED_CASES = [  # (dialect, event, exit code under --on-server-down closed)
-    ("auto", claude_event("PreToolUse"), 2), ("auto", claude_event("PermissionRequest"), 2),
-    ("auto", claude_event("UserPromptSubmit"), 2), ("auto", claude_event("ConfigChange"), 2),
-    ("auto", claude_event("Stop"), 1), ("auto", claude_event("SubagentStop"), 1),
-    ("auto", claude_event("PostToolUse"), 1), ("auto", claude_event("PostToolUseFailure"), 1),
-    ("auto", claude_event("PostToolBatch"), 1), ("auto", claude_event("TeammateIdle"), 1),
-    ("auto", claude_event("TaskCompleted"), 1), ("auto", claude_event("SessionStart"), 1),
-    ("auto", claude_event("PermissionDenied"), 1), ("auto", claude_event("NoSuchEvent"), 2),
-    ("kiro", load_case("kiro", "pretooluse-execute-bash-rm.json"), 2), ("kiro", {"hook_event_name": "stop"}, 1),
+    ("auto", claude_event("PreToolUse"), 2),
+    ("auto", claude_event("PermissionRequest"), 2),
+    ("auto", claude_event("UserPromptSubmit"), 2),
+    ("auto", claude_event("ConfigChange"), 2),
+    ("auto", claude_event("Stop"), 1),
+    ("auto", claude_event("SubagentStop"), 1),
+    ("auto", claude_event("PostToolUse"), 1),
+    ("auto", claude_event("PostToolUseFailure"), 1),
+    ("auto", claude_event("PostToolBatch"), 1),
+    ("auto", claude_event("TeammateIdle"), 1),
+    ("auto", claude_event("TaskCompleted"), 1),
+    ("auto", claude_event("SessionStart"), 1),
+    ("auto", claude_event("PermissionDenied"), 1),
+    ("auto", claude_event("NoSuchEvent"), 2),
+    ("kiro", load_case("kiro", "pretooluse-execute-bash-rm.json"), 2),
+    ("kiro", {"hook_event_name": "stop"}, 1),
     ("gemini", {"hook_event_name": "AfterAgent", "timestamp": "t", "prompt_response": "done"}, 1),
-    ("gemini", {"hook_event_name": "BeforeTool", "timestamp": "t", "tool_name": "run_shell_command",
-                "tool_input": {"command": "ls"}}, 2),
+    (
+        "gemini",
+        {
+            "hook_event_name": "BeforeTool",
+            "timestamp": "t",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "ls"},
+        },
+        2,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("dialect", "event", "code"), CLOSED_CASES,
-                         ids=[f"{d}-{e['hook_event_name']}" for d, e, _ in CLOSED_CASES])
-def test_closed_blocks_only_where_a_block_holds_an_action_back(dialect: str, event: dict[str, object],
-                                                               code: int) -> None:
+@pytest.mark.parametrize(
+    ("dialect", "event", "code"), CLOSED_CASES, ids=[f"{d}-{e['hook_event_name']}" for d, e, _ in CLOSED_CASES]
+)
+def test_closed_blocks_only_where_a_block_holds_an_action_back(
+    dialect: str, event: dict[str, object], code: int
+) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
     proc = run_hookgate(["run", "--server", url, "--dialect", dialect, "--on-server-down", "closed"], event)
     assert (proc.returncode, proc.stdout) == (code, "")
     assert proc.stderr.startswith(f"hookgate: server {url} unavailable: ") and proc.stderr.count("\n") == 1
     if code == 1:
-        assert proc.stderr.endswith(f"; failing closed, but not blocking {event['hook_event_name']} "
-                                    "(a block there holds no action back)\n")
+        assert proc.stderr.endswith(
+            f"; failing closed, but not blocking {event['hook_event_name']} (a block there holds no action back)\n"
+        )
     script = str(ROOT / "gateway" / "client.py")  # standalone: the same answers from its own copy of the rule
-    alone = subprocess.run([sys.executable, "-I", "-S", script, url, dialect], input=json.dumps(event),
-                           capture_output=True, text=True, env={"HOOKGATE_ON_SERVER_DOWN": "closed"}, check=False)
+    alone = subprocess.run(
+        [sys.executable, "-I", "-S", script, url, dialect],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env={"HOOKGATE_ON_SERVER_DOWN": "closed"},
+        check=False,
+    )
     assert (alone.returncode, alone.stdout, alone.stderr) == (proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -268,8 +359,10 @@ def test_standalone_copy_of_the_closed_rule_matches_the_package() -> None:
 
 def test_the_callers_project_dir_reaches_command_handlers(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.yaml"
-    config.write_text("hooks:\n  PreToolUse:\n    - hooks: [{type: command, "
-                      "command: 'printf \"%s\" \"$CLAUDE_PROJECT_DIR\" >&2; exit 2'}]\n")
+    config.write_text(
+        "hooks:\n  PreToolUse:\n    - hooks: [{type: command, "
+        'command: \'printf "%s" "$CLAUDE_PROJECT_DIR" >&2; exit 2\'}]\n'
+    )
     mine = tmp_path / "my proj" / "été"
     mine.mkdir(parents=True)
     event = load_case("claude", "pretooluse-bash-safe.json")
@@ -283,21 +376,30 @@ def test_the_callers_project_dir_reaches_command_handlers(tmp_path: Path) -> Non
         unset = run_hookgate(["run", "--server", served.url], event, env=token)
         assert (unset.returncode, unset.stderr) == (2, "/the/server/own\n")
         script = str(ROOT / "gateway" / "client.py")
-        alone = subprocess.run([sys.executable, "-I", "-S", script, served.url], input=json.dumps(event),
-                               capture_output=True, text=True, env=caller, check=False)
+        alone = subprocess.run(
+            [sys.executable, "-I", "-S", script, served.url],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            env=caller,
+            check=False,
+        )
         assert (alone.returncode, alone.stderr) == (2, f"{mine}\n")
 
 
 def test_without_a_token_the_callers_project_dir_is_ignored(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.yaml"
-    config.write_text("hooks:\n  PreToolUse:\n    - hooks: [{type: command, "
-                      "command: 'printf \"%s\" \"$CLAUDE_PROJECT_DIR\" >&2; exit 2'}]\n")
+    config.write_text(
+        "hooks:\n  PreToolUse:\n    - hooks: [{type: command, "
+        'command: \'printf "%s" "$CLAUDE_PROJECT_DIR" >&2; exit 2\'}]\n'
+    )
     event = load_case("claude", "pretooluse-bash-safe.json")
     server_env = {"CLAUDE_PROJECT_DIR": "/the/server/own", "HOOKGATE_TOKEN": ""}
     with ServeProcess(config, env=server_env) as served:
         for _ in range(2):
-            remote = run_hookgate(["run", "--server", served.url], event,
-                                  env={"CLAUDE_PROJECT_DIR": str(tmp_path), "HOOKGATE_TOKEN": ""})
+            remote = run_hookgate(
+                ["run", "--server", served.url], event, env={"CLAUDE_PROJECT_DIR": str(tmp_path), "HOOKGATE_TOKEN": ""}
+            )
             assert (remote.returncode, remote.stderr) == (2, "/the/server/own\n")  # still answers
         served.wait_log("ignoring X-Hookgate-Project-Dir")
         served.stop()

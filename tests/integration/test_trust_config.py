@@ -18,16 +18,22 @@ import pytest
 from tests.conftest import run_hookgate
 from tests.integration.serve_helpers import ServeProcess
 
-RM_RF = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf /"},
-         "cwd": "/tmp", "session_id": "s1"}
-GUARD = ("hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: python\n"
-         "          id: destructive-shell\n          callable: configs.guards.shell_guard:check_event\n"
-         "          failClosed: true\n")
+RM_RF = {
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_input": {"command": "rm -rf /"},
+    "cwd": "/tmp",
+    "session_id": "s1",
+}
+GUARD = (
+    "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: python\n"
+    "          id: destructive-shell\n          callable: configs.guards.shell_guard:check_event\n"
+    "          failClosed: true\n"
+)
 
 
 def post(url: str, body: dict[str, Any]) -> httpx2.Response:
-    return httpx2.post(url, content=json.dumps(body).encode(), headers={"content-type": "application/json"},
-                       timeout=30)
+    return httpx2.post(url, content=json.dumps(body).encode(), headers={"content-type": "application/json"}, timeout=30)
 
 
 def denied(server: ServeProcess) -> bool:
@@ -37,9 +43,15 @@ def denied(server: ServeProcess) -> bool:
 
 # ------------------------------------------------------------------ class 1: reload to nothing (serve)
 
-NOTHING = {"empty": "", "null": "null\n", "only-hooks": "hooks:\n", "comment-only": "# todo\n",
-           "half-written": GUARD[: len(GUARD) // 2], "unparseable": "hooks: {PreToolUse: [\n",
-           "unknown-keys-only": "hook:\n  PreToolUse: []\n"}
+NOTHING = {
+    "empty": "",
+    "null": "null\n",
+    "only-hooks": "hooks:\n",
+    "comment-only": "# todo\n",
+    "half-written": GUARD[: len(GUARD) // 2],
+    "unparseable": "hooks: {PreToolUse: [\n",
+    "unknown-keys-only": "hook:\n  PreToolUse: []\n",
+}
 
 
 @pytest.mark.parametrize("content", list(NOTHING.values()), ids=list(NOTHING))
@@ -108,8 +120,11 @@ def test_serve_refuses_to_start_on_an_empty_config(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ class 1: named empty configs (run)
 
 
-@pytest.mark.parametrize("content", ["", "null\n", "hooks:\n", "# nothing yet\n", "{}", "permissions: {}\n"],
-                         ids=["empty", "null", "only-hooks", "comment", "empty-object", "no-recognised-key"])
+@pytest.mark.parametrize(
+    "content",
+    ["", "null\n", "hooks:\n", "# nothing yet\n", "{}", "permissions: {}\n"],
+    ids=["empty", "null", "only-hooks", "comment", "empty-object", "no-recognised-key"],
+)
 def test_run_with_a_named_config_that_holds_nothing_blocks(tmp_path: Path, content: str) -> None:
     config = tmp_path / "policy.yaml"
     config.write_text(content)
@@ -136,30 +151,57 @@ def test_run_with_an_explicit_empty_hooks_block_lets_everything_through(tmp_path
 
 def test_if_on_a_non_tool_event_only_disables_that_handler(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {
-        "Stop": [{"hooks": [{"type": "command", "if": "Bash(rm *)", "command": "echo never >&2; exit 2"},
-                            {"type": "command", "command": "echo stop-ran >&2"}]}],
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "python", "failClosed": True,
-                                                      "callable": "configs.guards.shell_guard:check_event"}]}],
-    }}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [
+                        {
+                            "hooks": [
+                                {"type": "command", "if": "Bash(rm *)", "command": "echo never >&2; exit 2"},
+                                {"type": "command", "command": "echo stop-ran >&2"},
+                            ]
+                        }
+                    ],
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [
+                                {
+                                    "type": "python",
+                                    "failClosed": True,
+                                    "callable": "configs.guards.shell_guard:check_event",
+                                }
+                            ],
+                        }
+                    ],
+                }
+            }
+        )
+    )
     safe = {**RM_RF, "tool_input": {"command": "ls -la"}}
     assert run_hookgate(["run", "--config", str(config)], safe).returncode == 0  # not "deny everything"
     assert run_hookgate(["run", "--config", str(config)], RM_RF).returncode == 2
-    stop = run_hookgate(["run", "--config", str(config)], {"hook_event_name": "Stop", "session_id": "s",
-                                                           "cwd": str(tmp_path)})
+    stop = run_hookgate(
+        ["run", "--config", str(config)], {"hook_event_name": "Stop", "session_id": "s", "cwd": str(tmp_path)}
+    )
     assert stop.returncode == 0 and "never" not in stop.stderr
     check = run_hookgate(["validate", str(config)])
     assert check.returncode == 0, check.stdout
     assert "hooks.Stop[0].hooks[0].if" in check.stdout and "never runs" in check.stdout
 
 
-@pytest.mark.parametrize(("handler", "warning"), [
-    ({"type": "command", "command": "true", "timeout": 5000}, "timeout"),
-    ({"type": "command", "command": "true", "args": [], "shell": "bash"}, "shell"),
-    ({"type": "command", "command": "true", "once": True}, "once"),
-])
-def test_fields_claude_code_accepts_are_warnings_not_deny_everything(tmp_path: Path, handler: dict[str, Any],
-                                                                      warning: str) -> None:
+@pytest.mark.parametrize(
+    ("handler", "warning"),
+    [
+        ({"type": "command", "command": "true", "timeout": 5000}, "timeout"),
+        ({"type": "command", "command": "true", "args": [], "shell": "bash"}, "shell"),
+        ({"type": "command", "command": "true", "once": True}, "once"),
+    ],
+)
+def test_fields_claude_code_accepts_are_warnings_not_deny_everything(
+    tmp_path: Path, handler: dict[str, Any], warning: str
+) -> None:
     config = tmp_path / "hookgate.json"
     config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}))
     proc = run_hookgate(["run", "--config", str(config)], {**RM_RF, "tool_input": {"command": "ls"}})
@@ -170,11 +212,28 @@ def test_fields_claude_code_accepts_are_warnings_not_deny_everything(tmp_path: P
 
 def test_async_on_a_prompt_handler_is_ignored_as_claude_code_does(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({
-        "hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "ok? $ARGUMENTS", "async": True}]}],
-                  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "python", "failClosed": True,
-                                                                "callable": "configs.guards.shell_guard:check_event"}]}]},
-        "llm": {"default": "p", "providers": {"p": {"type": "anthropic", "apiKeyEnv": "TRUST_TEST_KEY"}}}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [{"hooks": [{"type": "prompt", "prompt": "ok? $ARGUMENTS", "async": True}]}],
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [
+                                {
+                                    "type": "python",
+                                    "failClosed": True,
+                                    "callable": "configs.guards.shell_guard:check_event",
+                                }
+                            ],
+                        }
+                    ],
+                },
+                "llm": {"default": "p", "providers": {"p": {"type": "anthropic", "apiKeyEnv": "TRUST_TEST_KEY"}}},
+            }
+        )
+    )
     safe = {**RM_RF, "tool_input": {"command": "ls -la"}}
     assert run_hookgate(["run", "--config", str(config)], safe).returncode == 0
     check = run_hookgate(["validate", str(config)], env={"TRUST_TEST_KEY": "k"})
@@ -184,12 +243,21 @@ def test_async_on_a_prompt_handler_is_ignored_as_claude_code_does(tmp_path: Path
 # ------------------------------------------------------------------ class 7: validate and run agree
 
 
-@pytest.mark.parametrize("url", ["http://2130706433/hook", "http://127.1/hook", "http://0/hook",
-                                 "http://0x7f.0.0.1/hook", "http://017700000001/hook"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://2130706433/hook",
+        "http://127.1/hook",
+        "http://0/hook",
+        "http://0x7f.0.0.1/hook",
+        "http://017700000001/hook",
+    ],
+)
 def test_validate_refuses_urls_the_http_handler_refuses(tmp_path: Path, url: str) -> None:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "http", "url": url, "failClosed": True}]}]}}))
+    config.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": url, "failClosed": True}]}]}})
+    )
     check = run_hookgate(["validate", str(config)])
     assert check.returncode == 1 and "url" in check.stdout, check.stdout
     proc = run_hookgate(["run", "--config", str(config)], RM_RF)
@@ -199,9 +267,26 @@ def test_validate_refuses_urls_the_http_handler_refuses(tmp_path: Path, url: str
 def test_an_unset_secret_of_a_fail_closed_handler_is_an_error(tmp_path: Path) -> None:
     def write(fail_closed: bool) -> Path:
         config = tmp_path / f"hookgate-{fail_closed}.json"
-        config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
-            {"type": "http", "url": "http://127.0.0.1:9/hook", "failClosed": fail_closed,
-             "signingSecretEnv": "TRUST_UNSET_SECRET"}]}]}}))
+        config.write_text(
+            json.dumps(
+                {
+                    "hooks": {
+                        "PreToolUse": [
+                            {
+                                "hooks": [
+                                    {
+                                        "type": "http",
+                                        "url": "http://127.0.0.1:9/hook",
+                                        "failClosed": fail_closed,
+                                        "signingSecretEnv": "TRUST_UNSET_SECRET",
+                                    }
+                                ]
+                            }
+                        ]
+                    }
+                }
+            )
+        )
         return config
 
     check = run_hookgate(["validate", str(write(True))])
@@ -215,8 +300,10 @@ def test_an_unset_secret_of_a_fail_closed_handler_is_an_error(tmp_path: Path) ->
 
 def test_yaml_error_names_the_line_pyyaml_names(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.yaml"
-    config.write_text('hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n'
-                      '          command: "echo hi\n          timeout: 5\n  Stop: []\nsettings: {}\n')
+    config.write_text(
+        "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n"
+        '          command: "echo hi\n          timeout: 5\n  Stop: []\nsettings: {}\n'
+    )
     check = run_hookgate(["validate", str(config)])
     assert check.returncode == 1
     assert f"{config}:6:20:" in check.stdout and "line 10, column 1" in check.stdout, check.stdout
@@ -240,11 +327,25 @@ def test_unknown_top_level_key_gets_a_did_you_mean_and_all_unknown_is_an_error(t
 
 def test_validate_prints_every_warning_when_a_handler_also_has_errors(tmp_path: Path) -> None:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true", "colour": "red"},
-                                                     {"type": "command", "command": "true", "timeout": "10"}]}],
-        "Notification": [{"matcher": "x", "hooks": [{"type": "command", "command": "/no/such/script.sh"}]}],
-    }, "setings": {}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [
+                                {"type": "command", "command": "true", "colour": "red"},
+                                {"type": "command", "command": "true", "timeout": "10"},
+                            ],
+                        }
+                    ],
+                    "Notification": [{"matcher": "x", "hooks": [{"type": "command", "command": "/no/such/script.sh"}]}],
+                },
+                "setings": {},
+            }
+        )
+    )
     check = run_hookgate(["validate", str(config)])
     assert check.returncode == 1
     assert "colour" in check.stdout and "setings" in check.stdout, check.stdout
@@ -255,8 +356,18 @@ def test_an_mcp_tools_own_error_text_reaches_the_deny_reason(tmp_path: Path) -> 
     from tests.fakes.mcp_helpers import stdio_server
 
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"mcpServers": {"fake": stdio_server()}, "hooks": {"PreToolUse": [{"hooks": [
-        {"type": "mcp_tool", "server": "fake", "tool": "refuse", "failClosed": True}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {"fake": stdio_server()},
+                "hooks": {
+                    "PreToolUse": [
+                        {"hooks": [{"type": "mcp_tool", "server": "fake", "tool": "refuse", "failClosed": True}]}
+                    ]
+                },
+            }
+        )
+    )
     proc = run_hookgate(["run", "--config", str(config)], RM_RF)
     assert proc.returncode == 2, proc.stderr
     reason = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
@@ -266,8 +377,15 @@ def test_an_mcp_tools_own_error_text_reaches_the_deny_reason(tmp_path: Path) -> 
 def test_explain_says_it_runs_handlers_and_dry_run_runs_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": f"touch {marker}"}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": f"touch {marker}"}]}]
+                }
+            }
+        )
+    )
     event = tmp_path / "event.json"
     event.write_text(json.dumps(RM_RF))
     dry = run_hookgate(["explain", "--dry-run", "--config", str(config), str(event)])

@@ -24,8 +24,15 @@ MIB = 1024 * 1024
 
 def padded_write(path: str, size: int) -> bytes:
     """A Write of ``path`` whose content pads the event to about ``size`` bytes."""
-    return json.dumps({"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/tmp", "tool_name": "Write",
-                       "tool_input": {"file_path": path, "content": "A" * size}}).encode()
+    return json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": "s1",
+            "cwd": "/tmp",
+            "tool_name": "Write",
+            "tool_input": {"file_path": path, "content": "A" * size},
+        }
+    ).encode()
 
 
 # ------------------------------------------------------------------ class 2: big events
@@ -33,8 +40,9 @@ def padded_write(path: str, size: int) -> bytes:
 
 @pytest.mark.parametrize("target", ["/tmp/project/.env", "~/.ssh/authorized_keys"])
 def test_a_write_padded_past_8_mib_is_still_judged(target: str) -> None:
-    proc = run_hookgate(["run", "--config", "builtin:default"], padded_write(os.path.expanduser(target), 12 * MIB),
-                        timeout=120)
+    proc = run_hookgate(
+        ["run", "--config", "builtin:default"], padded_write(os.path.expanduser(target), 12 * MIB), timeout=120
+    )
     assert proc.returncode == 2, proc.stderr[-500:]
     assert "secret" in proc.stderr.lower() or "ssh" in proc.stderr.lower(), proc.stderr[-500:]
 
@@ -42,10 +50,12 @@ def test_a_write_padded_past_8_mib_is_still_judged(target: str) -> None:
 @pytest.mark.parametrize("dialect", ["claude", "kiro", "gemini", "codex"])
 def test_an_event_over_the_limit_is_denied_in_the_hosts_dialect(dialect: str) -> None:
     names = {"claude": "PreToolUse", "kiro": "preToolUse", "gemini": "BeforeTool", "codex": "PreToolUse"}
-    body = json.dumps({"hook_event_name": names[dialect], "tool_name": "Bash",
-                       "tool_input": {"command": "echo " + "x" * (2 * MIB)}}).encode()
-    proc = run_hookgate(["run", "--dialect", dialect, "--config", "builtin:default"], body,
-                        env={"HOOKGATE_MAX_EVENT_BYTES": str(MIB)})
+    body = json.dumps(
+        {"hook_event_name": names[dialect], "tool_name": "Bash", "tool_input": {"command": "echo " + "x" * (2 * MIB)}}
+    ).encode()
+    proc = run_hookgate(
+        ["run", "--dialect", dialect, "--config", "builtin:default"], body, env={"HOOKGATE_MAX_EVENT_BYTES": str(MIB)}
+    )
     assert "limit" in proc.stderr + proc.stdout and "Traceback" not in proc.stderr
     if dialect == "gemini":  # Gemini's own deny: a JSON decision (what Gemini CLI honours)
         assert json.loads(proc.stdout)["decision"] == "deny", proc.stdout
@@ -56,8 +66,13 @@ def test_an_event_over_the_limit_is_denied_in_the_hosts_dialect(dialect: str) ->
 
 
 def test_the_default_limit_is_at_least_64_mib() -> None:
-    body = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
-                       "tool_input": {"command": "ls", "description": "d" * (60 * MIB)}}).encode()
+    body = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls", "description": "d" * (60 * MIB)},
+        }
+    ).encode()
     proc = run_hookgate(["run", "--config", "builtin:default"], body, timeout=120)
     assert (proc.returncode, proc.stderr) == (0, "")
 
@@ -69,8 +84,9 @@ def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServePr
 
 
 def test_serve_judges_a_write_padded_past_8_mib(default_server: ServeProcess) -> None:
-    response = httpx2.post(f"{default_server.url}/hooks", content=padded_write("/tmp/p/.env", 12 * MIB),
-                           headers=JSON, timeout=120)
+    response = httpx2.post(
+        f"{default_server.url}/hooks", content=padded_write("/tmp/p/.env", 12 * MIB), headers=JSON, timeout=120
+    )
     assert response.status_code == 200, response.text[:300]
     assert response.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -82,10 +98,15 @@ def test_serve_denies_an_event_over_its_limit_with_http_200(tmp_path: Path) -> N
         assert response.status_code == 200, response.text[:300]
         answer = response.json()["hookSpecificOutput"]
         assert answer["permissionDecision"] == "deny" and "limit" in answer["permissionDecisionReason"]
-        for dialect, name in (("kiro", "preToolUse"), ("gemini", "BeforeTool"), ("claude", "PreToolUse"),
-                              ("auto", "preToolUse")):
-            big = json.dumps({"hook_event_name": name, "tool_name": "Bash",
-                              "tool_input": {"command": "x" * (2 * MIB)}}).encode()
+        for dialect, name in (
+            ("kiro", "preToolUse"),
+            ("gemini", "BeforeTool"),
+            ("claude", "PreToolUse"),
+            ("auto", "preToolUse"),
+        ):
+            big = json.dumps(
+                {"hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "x" * (2 * MIB)}}
+            ).encode()
             response = httpx2.post(f"{server.url}/hooks/{dialect}", content=big, headers=JSON, timeout=60)
             assert response.status_code == 200, response.text[:300]
             envelope = response.json()
@@ -100,14 +121,21 @@ def test_serve_denies_an_event_over_its_limit_with_http_200(tmp_path: Path) -> N
 
 def test_the_thin_client_never_forwards_an_event_cut_short(default_server: ServeProcess) -> None:
     body = padded_write("/tmp/p/notes.txt", 2 * MIB)
-    for argv in (["run", "--server", default_server.url],
-                 ["run", "--server", default_server.url, "--on-server-down", "open"]):
+    for argv in (
+        ["run", "--server", default_server.url],
+        ["run", "--server", default_server.url, "--on-server-down", "open"],
+    ):
         proc = run_hookgate(argv, body, env={"HOOKGATE_MAX_EVENT_BYTES": str(MIB)})
         assert proc.returncode == 2 and "limit" in proc.stderr, proc.stderr
     from gateway import client
 
-    script = subprocess.run([sys.executable, "-I", "-S", client.__file__, default_server.url], input=body,
-                            capture_output=True, env={**os.environ, "HOOKGATE_MAX_EVENT_BYTES": str(MIB)}, check=False)
+    script = subprocess.run(
+        [sys.executable, "-I", "-S", client.__file__, default_server.url],
+        input=body,
+        capture_output=True,
+        env={**os.environ, "HOOKGATE_MAX_EVENT_BYTES": str(MIB)},
+        check=False,
+    )
     assert script.returncode == 2 and b"limit" in script.stderr
 
 
@@ -116,8 +144,11 @@ def test_the_thin_client_never_forwards_an_event_cut_short(default_server: Serve
 
 def exec_form_config(tmp_path: Path, script: str) -> Path:
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": "sh", "args": ["-c", script]}]}]}}))
+    config.write_text(
+        json.dumps(
+            {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh", "args": ["-c", script]}]}]}}
+        )
+    )
     return config
 
 
@@ -126,8 +157,7 @@ def test_exec_form_sh_c_never_runs_a_cwd_as_code(tmp_path: Path) -> None:
     evil.mkdir()
     pwned = evil / "pwned"
     config = exec_form_config(tmp_path, 'echo "project: ${CLAUDE_PROJECT_DIR}" >&2; exit 0')
-    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"},
-             "cwd": str(evil)}
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": str(evil)}
     proc = run_hookgate(["run", "--config", str(config)], event)
     assert not pwned.exists(), "the event's cwd was run as shell code"
     assert proc.returncode == 0, proc.stderr
@@ -146,11 +176,29 @@ def test_other_shell_spellings_are_safe_too(tmp_path: Path, argv: list[str]) -> 
     pwned = evil / "pwned"
     ran = tmp_path / "ran"
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": argv[0],
-         "args": [*argv[1:], f"echo ${{CLAUDE_PROJECT_DIR}} >/dev/null; touch {ran}"]}]}]}}))
-    proc = run_hookgate(["run", "--config", str(config)], {"hook_event_name": "PreToolUse", "tool_name": "Bash",
-                                                            "tool_input": {"command": "ls"}, "cwd": str(evil)})
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": argv[0],
+                                    "args": [*argv[1:], f"echo ${{CLAUDE_PROJECT_DIR}} >/dev/null; touch {ran}"],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    proc = run_hookgate(
+        ["run", "--config", str(config)],
+        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": str(evil)},
+    )
     assert proc.returncode == 0 and ran.exists(), proc.stderr  # the hook did run
     assert not pwned.exists()
 
@@ -167,12 +215,31 @@ def test_event_data_is_never_pasted_into_other_interpreters_code(tmp_path: Path)
     evil = tmp_path / "q'); open('pwned', 'w'); print('"
     evil.mkdir()
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [
-        {"type": "command", "command": sys.executable, "args": ["-c", "print('${CLAUDE_PROJECT_DIR}')"]}]}]}}))
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": sys.executable,
+                                    "args": ["-c", "print('${CLAUDE_PROJECT_DIR}')"],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            }
+        )
+    )
     check = run_hookgate(["validate", str(config)])
     assert check.returncode == 1 and "args[1]" in check.stdout and "environment variable" in check.stdout
-    proc = run_hookgate(["run", "--config", str(config)], {"hook_event_name": "PreToolUse", "tool_name": "Bash",
-                                                            "tool_input": {"command": "ls"}, "cwd": str(evil)})
+    proc = run_hookgate(
+        ["run", "--config", str(config)],
+        {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": str(evil)},
+    )
     assert proc.returncode == 2  # the handler cannot run safely: it fails closed on its own event
     assert not (evil / "pwned").exists()
 
@@ -186,13 +253,18 @@ def project_dir_server(tmp_path: Path) -> Iterator[tuple[ServeProcess, Path]]:
 
 
 def test_project_dir_header_is_never_shell_code_and_must_be_an_existing_directory(
-        project_dir_server: tuple[ServeProcess, Path], tmp_path: Path) -> None:
+    project_dir_server: tuple[ServeProcess, Path], tmp_path: Path
+) -> None:
     server, pwned = project_dir_server
     event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/tmp"}
 
     def post(value: str) -> httpx2.Response:
-        return httpx2.post(f"{server.url}/hooks", content=json.dumps(event).encode(), timeout=30,
-                           headers={**JSON, "authorization": "Bearer t", "x-hookgate-project-dir": quote(value)})
+        return httpx2.post(
+            f"{server.url}/hooks",
+            content=json.dumps(event).encode(),
+            timeout=30,
+            headers={**JSON, "authorization": "Bearer t", "x-hookgate-project-dir": quote(value)},
+        )
 
     for value in (f"/tmp/x$(touch {pwned})", "relative/dir", "/no/such/dir"):
         response = post(value)
@@ -209,14 +281,15 @@ def test_project_dir_header_is_never_shell_code_and_must_be_an_existing_director
 # ------------------------------------------------------------------ class 4: malformed events in serve
 
 
-@pytest.mark.parametrize("route", ["/hooks", "/hooks/claude", "/hooks/kiro", "/hooks/gemini", "/hooks/codex",
-                                   "/hooks/auto"])
+@pytest.mark.parametrize(
+    "route", ["/hooks", "/hooks/claude", "/hooks/kiro", "/hooks/gemini", "/hooks/codex", "/hooks/auto"]
+)
 @pytest.mark.parametrize("name", [[], {}, ["PreToolUse"], {"a": 1}, 5, None, 1.5, True])
-def test_a_non_string_event_name_is_a_400_on_every_route(default_server: ServeProcess, route: str,
-                                                         name: Any) -> None:
+def test_a_non_string_event_name_is_a_400_on_every_route(default_server: ServeProcess, route: str, name: Any) -> None:
     mark = len(default_server.lines)
-    response = httpx2.post(f"{default_server.url}{route}", content=json.dumps({"hook_event_name": name}).encode(),
-                           headers=JSON, timeout=30)
+    response = httpx2.post(
+        f"{default_server.url}{route}", content=json.dumps({"hook_event_name": name}).encode(), headers=JSON, timeout=30
+    )
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert isinstance(error, str) and "\n" not in error and "hook_event_name" in error

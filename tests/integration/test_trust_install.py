@@ -31,8 +31,7 @@ def test_install_refuses_the_settings_file_it_writes_as_its_config(tmp_path: Pat
     assert "hookgate.yaml" in proc.stderr  # says what to do instead
     assert settings.read_text() == USER_SETTINGS
     assert not list(settings.parent.glob("settings.json.hookgate-backup-*"))
-    relative = run_hookgate(["install", "claude", "--project", ".", "--config", ".claude/settings.json"],
-                            cwd=tmp_path)
+    relative = run_hookgate(["install", "claude", "--project", ".", "--config", ".claude/settings.json"], cwd=tmp_path)
     assert relative.returncode == 1 and settings.read_text() == USER_SETTINGS
     settings.write_text('{"permissions": {}}\n')  # no hooks at all: still the file being installed into
     bare = run_hookgate(["install", "claude", "--project", str(tmp_path), "--config", str(settings)])
@@ -56,8 +55,7 @@ def test_install_refuses_a_config_holding_hookgates_own_entries(tmp_path: Path) 
 
 
 def test_kiro_agent_given_as_a_file_name_is_not_doubled(tmp_path: Path) -> None:
-    proc = run_hookgate(["install", "kiro", "--project", str(tmp_path), "--agent", "foo.json",
-                         "--hookgate", HG])
+    proc = run_hookgate(["install", "kiro", "--project", str(tmp_path), "--agent", "foo.json", "--hookgate", HG])
     assert proc.returncode == 0, proc.stderr
     agents = sorted(p.name for p in (tmp_path / ".kiro" / "agents").iterdir())
     assert agents == ["foo.json"]

@@ -32,19 +32,33 @@ def test_agent_tools_refuse_a_hard_link_to_a_file_outside_the_project(tmp_path: 
         os.link(secret, root / "src" / "data.txt")
     except OSError as exc:
         pytest.skip(f"cannot make hard links here: {exc}")
-    claude.script(tool_use("Read", {"path": "notes.txt"}),
-                  tool_use("Grep", {"pattern": "SECRET"}),
-                  tool_use("Grep", {"pattern": "SECRET", "path": "src/data.txt"}),
-                  tool_use("Glob", {"pattern": "**/*.txt"}),
-                  tool_use("Read", {"path": "src/app.py"}),
-                  tool_use("submit_verdict", {"ok": True, "reason": "fine"}))
+    claude.script(
+        tool_use("Read", {"path": "notes.txt"}),
+        tool_use("Grep", {"pattern": "SECRET"}),
+        tool_use("Grep", {"pattern": "SECRET", "path": "src/data.txt"}),
+        tool_use("Glob", {"pattern": "**/*.txt"}),
+        tool_use("Read", {"path": "src/app.py"}),
+        tool_use("submit_verdict", {"ok": True, "reason": "fine"}),
+    )
     config = tmp_path / "hookgate.json"
-    config.write_text(json.dumps({
-        "hooks": {"Stop": [{"hooks": [{"type": "agent", "prompt": "Check the work. $ARGUMENTS", "id": "verifier"}]}]},
-        "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
-        "settings": {"stateDir": str(tmp_path / "state")}}))
-    event = {"hook_event_name": "Stop", "session_id": "s1", "cwd": str(root), "stop_hook_active": False,
-             "last_assistant_message": "done"}
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [{"hooks": [{"type": "agent", "prompt": "Check the work. $ARGUMENTS", "id": "verifier"}]}]
+                },
+                "llm": {"default": "fake", "providers": {"fake": {"type": "anthropic", "baseUrl": claude.base_url}}},
+                "settings": {"stateDir": str(tmp_path / "state")},
+            }
+        )
+    )
+    event = {
+        "hook_event_name": "Stop",
+        "session_id": "s1",
+        "cwd": str(root),
+        "stop_hook_active": False,
+        "last_assistant_message": "done",
+    }
     proc = run_hookgate(["run", "--config", str(config)], event, env={"ANTHROPIC_API_KEY": "sk-test"})
     assert proc.returncode == 0, proc.stderr
     outputs = [(r["is_error"], r["content"]) for r in tool_results(claude.message_requests[-1].body)]

@@ -11,14 +11,20 @@ CALLS: list[str] = []
 
 def allow(event: dict[str, Any]) -> dict[str, Any]:
     CALLS.append("allow")
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                   "permissionReason": "fine"}}
+    return {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionReason": "fine"}
+    }
 
 
 def deny(event: dict[str, Any]) -> dict[str, Any]:
     CALLS.append("deny")
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": "no"}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no",
+        }
+    }
 
 
 def add_flag(event: dict[str, Any]) -> dict[str, Any]:
@@ -43,8 +49,12 @@ def nothing(event: dict[str, Any]) -> None:
 
 def seen(event: dict[str, Any]) -> dict[str, Any]:
     CALLS.append("seen")
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                   "additionalContext": f"saw {event['tool_input']['command']}"}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "additionalContext": f"saw {event['tool_input']['command']}",
+        }
+    }
 
 
 async def slow(event: dict[str, Any]) -> None:
@@ -59,8 +69,13 @@ async def async_deny(event: dict[str, Any]) -> dict[str, Any]:
 
     CALLS.append("async_deny")
     await asyncio.sleep(0)
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": "no"}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no",
+        }
+    }
 
 
 def mark(event: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ def _specific(event: str, **fields: Any) -> dict[str, Any]:
 
 # --- legacy top-level decision -------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("word", ["block", "deny"])
 def test_legacy_block_or_deny_on_pre_tool_use_denies_with_the_reason(word: str) -> None:
     v = verdict_from_json({"decision": word, "reason": "nope"}, _event())
@@ -54,8 +55,9 @@ def test_legacy_approve_elsewhere_says_nothing(event: str) -> None:
 
 
 def test_top_level_fields() -> None:
-    v = verdict_from_json({"continue": False, "stopReason": "halt", "systemMessage": "hi",
-                           "suppressOutput": True}, _event("Stop"))
+    v = verdict_from_json(
+        {"continue": False, "stopReason": "halt", "systemMessage": "hi", "suppressOutput": True}, _event("Stop")
+    )
     assert v == Verdict(continue_=False, stop_reason="halt", system_message="hi")
     assert verdict_from_json({}, _event("Stop")) == Verdict()
     assert verdict_from_json({"continue": True}, _event("Stop")).continue_ is True
@@ -64,11 +66,14 @@ def test_top_level_fields() -> None:
 def test_texts_are_capped() -> None:
     long = "y" * (MAX_TEXT + 7)
     capped = truncate(long)
-    v = verdict_from_json({"decision": "block", "reason": long, "stopReason": long, "systemMessage": long},
-                          _event("Stop"))
+    v = verdict_from_json(
+        {"decision": "block", "reason": long, "stopReason": long, "systemMessage": long}, _event("Stop")
+    )
     assert v.reason == capped and v.stop_reason == capped and v.system_message == capped
-    v = verdict_from_json(_specific("PreToolUse", permissionDecision="deny", permissionDecisionReason=long,
-                                    additionalContext=long), _event())
+    v = verdict_from_json(
+        _specific("PreToolUse", permissionDecision="deny", permissionDecisionReason=long, additionalContext=long),
+        _event(),
+    )
     assert v.permission_reason == capped and v.additional_context == capped
     v = verdict_from_json({"decision": "deny", "reason": long}, _event())
     assert v.permission_reason == capped
@@ -83,23 +88,31 @@ def test_empty_strings_stay_empty() -> None:
 
 # --- hookSpecificOutput --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("permission", ["allow", "deny", "ask", "defer"])
 def test_permission_decision_and_reason(permission: str) -> None:
-    v = verdict_from_json(_specific("PreToolUse", permissionDecision=permission,
-                                    permissionDecisionReason="because"), _event())
+    v = verdict_from_json(
+        _specific("PreToolUse", permissionDecision=permission, permissionDecisionReason="because"), _event()
+    )
     assert (v.permission, v.permission_reason) == (permission, "because")
 
 
 def test_specific_permission_overrides_legacy_decision() -> None:
-    v = verdict_from_json({"decision": "approve", "reason": "legacy",
-                           **_specific("PreToolUse", permissionDecision="deny", permissionDecisionReason="new")},
-                          _event())
+    v = verdict_from_json(
+        {
+            "decision": "approve",
+            "reason": "legacy",
+            **_specific("PreToolUse", permissionDecision="deny", permissionDecisionReason="new"),
+        },
+        _event(),
+    )
     assert (v.permission, v.permission_reason) == ("deny", "new")
 
 
 def test_updated_input_only_on_tool_events() -> None:
-    v = verdict_from_json(_specific("PreToolUse", permissionDecision="allow", updatedInput={"command": "ls -a"}),
-                          _event())
+    v = verdict_from_json(
+        _specific("PreToolUse", permissionDecision="allow", updatedInput={"command": "ls -a"}), _event()
+    )
     assert v.updated_input == {"command": "ls -a"} and v.permission == "allow"
     v = verdict_from_json(_specific("UserPromptSubmit", updatedInput={"x": 1}), _event("UserPromptSubmit"))
     assert v.updated_input is None
@@ -115,43 +128,62 @@ def test_additional_context() -> None:
 def test_updated_tool_output_and_mcp_output() -> None:
     v = verdict_from_json(_specific("PostToolUse", updatedToolOutput={"stdout": "cut"}), _event("PostToolUse"))
     assert v == Verdict(updated_output={"stdout": "cut"})
-    v = verdict_from_json(_specific("PostToolUse", updatedMCPToolOutput=[{"type": "text", "text": "t"}]),
-                          _event("PostToolUse"))
+    v = verdict_from_json(
+        _specific("PostToolUse", updatedMCPToolOutput=[{"type": "text", "text": "t"}]), _event("PostToolUse")
+    )
     assert v.updated_output == [{"type": "text", "text": "t"}]
-    v = verdict_from_json(_specific("PostToolUse", updatedToolOutput="a", updatedMCPToolOutput="b"),
-                          _event("PostToolUse"))
+    v = verdict_from_json(
+        _specific("PostToolUse", updatedToolOutput="a", updatedMCPToolOutput="b"), _event("PostToolUse")
+    )
     assert v.updated_output == "a"
     v = verdict_from_json(_specific("PostToolUse", updatedToolOutput=""), _event("PostToolUse"))
     assert v.updated_output == ""
 
 
 def test_permission_request_allow_with_updated_input_and_permissions() -> None:
-    v = verdict_from_json(_specific("PermissionRequest", decision={
-        "behavior": "allow", "updatedInput": {"command": "ls -l"}, "updatedPermissions": [{"type": "addRules"}],
-        "message": "ok"}), _event("PermissionRequest"))
-    assert v == Verdict(permission="allow", permission_reason="ok", updated_input={"command": "ls -l"},
-                        extra={"updatedPermissions": [{"type": "addRules"}]})
+    v = verdict_from_json(
+        _specific(
+            "PermissionRequest",
+            decision={
+                "behavior": "allow",
+                "updatedInput": {"command": "ls -l"},
+                "updatedPermissions": [{"type": "addRules"}],
+                "message": "ok",
+            },
+        ),
+        _event("PermissionRequest"),
+    )
+    assert v == Verdict(
+        permission="allow",
+        permission_reason="ok",
+        updated_input={"command": "ls -l"},
+        extra={"updatedPermissions": [{"type": "addRules"}]},
+    )
 
 
 def test_permission_request_deny_with_interrupt() -> None:
-    v = verdict_from_json(_specific("PermissionRequest", decision={"behavior": "deny", "message": "no",
-                                                                   "interrupt": True}),
-                          _event("PermissionRequest"))
+    v = verdict_from_json(
+        _specific("PermissionRequest", decision={"behavior": "deny", "message": "no", "interrupt": True}),
+        _event("PermissionRequest"),
+    )
     assert v == Verdict(permission="deny", permission_reason="no", extra={"interrupt": True})
-    v = verdict_from_json(_specific("PermissionRequest", decision={"behavior": "deny", "interrupt": False,
-                                                                   "updatedPermissions": []}),
-                          _event("PermissionRequest"))
+    v = verdict_from_json(
+        _specific("PermissionRequest", decision={"behavior": "deny", "interrupt": False, "updatedPermissions": []}),
+        _event("PermissionRequest"),
+    )
     assert v == Verdict(permission="deny")
 
 
 def test_unknown_specific_fields_are_kept_in_extra_known_ones_not() -> None:
-    v = verdict_from_json(_specific("SessionStart", sessionTitle="t", watchPaths=["a"], additionalContext="c"),
-                          _event("SessionStart"))
+    v = verdict_from_json(
+        _specific("SessionStart", sessionTitle="t", watchPaths=["a"], additionalContext="c"), _event("SessionStart")
+    )
     assert v.extra == {"sessionTitle": "t", "watchPaths": ["a"]}
     assert v.additional_context == "c"
 
 
 # --- errors --------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("obj,kind", [([1], "list"), ("s", "str"), (3, "int"), (None, "NoneType")])
 def test_not_an_object(obj: Any, kind: str) -> None:
@@ -186,6 +218,7 @@ def test_bad_json_message() -> None:
 
 # --- the { rule and plain text -------------------------------------------------------------------
 
+
 def test_json_after_whitespace_and_plain_text_per_event() -> None:
     assert parse_text('\n  {"decision": "block", "reason": "x"}\n', _event("Stop")) == Verdict(block=True, reason="x")
     for event in ("SessionStart", "UserPromptSubmit"):
@@ -217,5 +250,6 @@ def test_first_line() -> None:
 def test_schema_error_message_is_pydantic_first_error() -> None:
     with pytest.raises(HandlerError) as err:
         verdict_from_json({"continue": "perhaps"}, _event())
-    assert str(err.value) == ("invalid hook output at continue: "
-                              "Input should be a valid boolean, unable to interpret input")
+    assert str(err.value) == (
+        "invalid hook output at continue: Input should be a valid boolean, unable to interpret input"
+    )

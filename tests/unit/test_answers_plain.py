@@ -44,8 +44,10 @@ EVENT = HookEvent({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_i
 
 def combos(fields: dict[str, list[Any]]) -> list[dict[str, Any]]:
     names = list(fields)
-    return [{n: v for n, v in zip(names, values, strict=True) if v is not MISSING}
-            for values in itertools.product(*(fields[n] for n in names))]
+    return [
+        {n: v for n, v in zip(names, values, strict=True) if v is not MISSING}
+        for values in itertools.product(*(fields[n] for n in names))
+    ]
 
 
 def outcome(read: Any) -> Any:
@@ -74,29 +76,40 @@ def test_top_level_combinations_agree() -> None:
 
 
 def test_hook_specific_output_combinations_agree() -> None:
-    taken = [both_ways({**top, "hookSpecificOutput": specific}) for specific in combos(SPECIFIC)
-             for top in ({}, {"decision": "block", "reason": "r"}, {"continue": False, "stopReason": "s"})]
+    taken = [
+        both_ways({**top, "hookSpecificOutput": specific})
+        for specific in combos(SPECIFIC)
+        for top in ({}, {"decision": "block", "reason": "r"}, {"continue": False, "stopReason": "s"})
+    ]
     assert 500 < sum(taken) < len(taken)
 
 
-@pytest.mark.parametrize("obj", [
-    {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "sessionTitle": "t"}},
-    {"hookSpecificOutput": {"hookEventName": "PreToolUse", "decision": {"behavior": "deny"}}},
-    {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"a": 1}}},
-    {"continue_": False},
-    {"decision": "block", "reason": "r", "side_effects": ["notified #sec"]},
-    {"unknown": 1, "decision": "block"},
-    {1: "x"},
-    {"hookSpecificOutput": Mapping(hookEventName="PreToolUse")},
-])
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "sessionTitle": "t"}},
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "decision": {"behavior": "deny"}}},
+        {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"a": 1}}},
+        {"continue_": False},
+        {"decision": "block", "reason": "r", "side_effects": ["notified #sec"]},
+        {"unknown": 1, "decision": "block"},
+        {1: "x"},
+        {"hookSpecificOutput": Mapping(hookEventName="PreToolUse")},
+    ],
+)
 def test_anything_else_goes_through_the_model(obj: dict[Any, Any]) -> None:
     assert _plain(obj) is None
     both_ways(obj)
 
 
 def test_the_default_guards_answer_is_plain() -> None:
-    answer = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                     "permissionDecisionReason": "no"}}
+    answer = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no",
+        }
+    }
     assert _plain(answer) is not None
     verdict = verdict_from_json(answer, EVENT)
     assert (verdict.permission, verdict.permission_reason) == ("deny", "no")

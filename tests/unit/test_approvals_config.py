@@ -24,13 +24,35 @@ def approval(**fields: object) -> dict:  # type: ignore[type-arg]
 
 
 def test_channels_load_normalized(tmp_path: Path) -> None:
-    config = load_config([str(write(tmp_path, {**approval(channel="ops", timeout=30), "channels": {
-        "ops": {"type": "slack", "channel": "C1"},
-        "lark": {"type": "feishu", "chatId": "oc_1", "domain": "https://open.larksuite.com"},
-        "hook": {"type": "webhook", "url": "https://example.test/in", "signingSecretEnv": "HOOK_SECRET"}}}))])
-    assert config.channels["ops"] == {"type": "slack", "channel": "C1", "token_env": "SLACK_BOT_TOKEN",
-                                      "signing_secret_env": "SLACK_SIGNING_SECRET",
-                                      "base_url": "https://slack.com/api/", "timeout": 10.0}
+    config = load_config(
+        [
+            str(
+                write(
+                    tmp_path,
+                    {
+                        **approval(channel="ops", timeout=30),
+                        "channels": {
+                            "ops": {"type": "slack", "channel": "C1"},
+                            "lark": {"type": "feishu", "chatId": "oc_1", "domain": "https://open.larksuite.com"},
+                            "hook": {
+                                "type": "webhook",
+                                "url": "https://example.test/in",
+                                "signingSecretEnv": "HOOK_SECRET",
+                            },
+                        },
+                    },
+                )
+            )
+        ]
+    )
+    assert config.channels["ops"] == {
+        "type": "slack",
+        "channel": "C1",
+        "token_env": "SLACK_BOT_TOKEN",
+        "signing_secret_env": "SLACK_SIGNING_SECRET",
+        "base_url": "https://slack.com/api/",
+        "timeout": 10.0,
+    }
     assert config.channels["lark"]["domain"] == "https://open.larksuite.com"
     assert config.channels["hook"]["callback_url"] == "http://127.0.0.1:8787"
     [spec] = config.hooks["PreToolUse"][0].handlers
@@ -39,18 +61,25 @@ def test_channels_load_normalized(tmp_path: Path) -> None:
     assert spec.options == {"channel": "ops", "on_timeout": "deny", "approvers": [], "message": None}
 
 
-@pytest.mark.parametrize(("doc", "expected"), [
-    ({**approval(channel="nope")}, "hooks.PreToolUse[0].hooks[0].channel: no channel 'nope' under channels:"),
-    ({**approval(), "channels": {"x": {"type": "teams"}}}, "channels.x.type: required, one of slack, feishu"),
-    ({**approval(), "channels": {"x": {"type": "slack"}}}, "channels.x.channel: Field required"),
-    ({**approval(), "channels": {"x": {"type": "webhook", "url": "ftp://x", "signingSecretEnv": "S"}}},
-     "channels.x.url"),
-    ({**approval(), "channels": {"x": {"type": "slack", "channel": "C", "tokenEnv": "not a name"}}},
-     "channels.x.tokenEnv"),
-    ({**approval(), "channels": ["ops"]}, "channels: expected an object of named channels"),
-    (approval(onTimeout="allow"), "onTimeout"),
-    (approval(approvers="U1"), "approvers"),
-])
+@pytest.mark.parametrize(
+    ("doc", "expected"),
+    [
+        ({**approval(channel="nope")}, "hooks.PreToolUse[0].hooks[0].channel: no channel 'nope' under channels:"),
+        ({**approval(), "channels": {"x": {"type": "teams"}}}, "channels.x.type: required, one of slack, feishu"),
+        ({**approval(), "channels": {"x": {"type": "slack"}}}, "channels.x.channel: Field required"),
+        (
+            {**approval(), "channels": {"x": {"type": "webhook", "url": "ftp://x", "signingSecretEnv": "S"}}},
+            "channels.x.url",
+        ),
+        (
+            {**approval(), "channels": {"x": {"type": "slack", "channel": "C", "tokenEnv": "not a name"}}},
+            "channels.x.tokenEnv",
+        ),
+        ({**approval(), "channels": ["ops"]}, "channels: expected an object of named channels"),
+        (approval(onTimeout="allow"), "onTimeout"),
+        (approval(approvers="U1"), "approvers"),
+    ],
+)
 def test_bad_channels_and_fields_are_load_errors(tmp_path: Path, doc: dict, expected: str) -> None:  # type: ignore[type-arg]
     with pytest.raises(ConfigError) as caught:
         load_config([str(write(tmp_path, doc))], use_cache=False)
@@ -63,25 +92,55 @@ def test_a_broken_message_template_makes_the_handler_unrunnable(tmp_path: Path) 
 
 
 def test_unknown_channel_field_is_a_warning(tmp_path: Path) -> None:
-    config = load_config([str(write(tmp_path, {**approval(), "channels": {
-        "ops": {"type": "slack", "channel": "C1", "signingSecret": "x"}}}))])
+    config = load_config(
+        [
+            str(
+                write(
+                    tmp_path,
+                    {**approval(), "channels": {"ops": {"type": "slack", "channel": "C1", "signingSecret": "x"}}},
+                )
+            )
+        ]
+    )
     assert any("channels.ops.signingSecret: unknown field for a slack channel" in w for w in config.warnings)
 
 
 def test_validate_warns_when_the_wait_would_outlive_the_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project = tmp_path / "project"
     (project / ".claude").mkdir(parents=True)
-    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": "hookgate run", "timeout": 60}]}]}}))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "hookgate run", "timeout": 60}]}
+                    ]
+                }
+            }
+        )
+    )
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    config = load_config([str(write(tmp_path, {**approval(timeout=90, channel="ops"), "channels": {
-        "ops": {"type": "slack", "channel": "C1", "tokenEnv": "NO_SUCH_TOKEN_VAR"}}}))])
+    config = load_config(
+        [
+            str(
+                write(
+                    tmp_path,
+                    {
+                        **approval(timeout=90, channel="ops"),
+                        "channels": {"ops": {"type": "slack", "channel": "C1", "tokenEnv": "NO_SUCH_TOKEN_VAR"}},
+                    },
+                )
+            )
+        ]
+    )
     warnings = approval_warnings(config)
     assert any("timeout: 90 s is not below the host's timeout of 60 s" in w and "settings.json" in w for w in warnings)
     assert any("NO_SUCH_TOKEN_VAR is not set" in w for w in warnings)
-    shown = run_hookgate(["validate", str(tmp_path / "hookgate.json")], env={"CLAUDE_PROJECT_DIR": str(project),
-                                                                          "HOME": str(tmp_path / "home")})
+    shown = run_hookgate(
+        ["validate", str(tmp_path / "hookgate.json")],
+        env={"CLAUDE_PROJECT_DIR": str(project), "HOME": str(tmp_path / "home")},
+    )
     assert shown.returncode == 0 and "is not below the host's timeout of 60 s" in shown.stdout
     (project / ".claude" / "settings.json").unlink()
     monkeypatch.setenv("HOOKGATE_SERVER_TIMEOUT", "100")

@@ -45,10 +45,20 @@ def store(where: str) -> Iterator[Store]:
 def record(tool_use_id: str | None = "toolu_1", command: str = "git push", ttl: float = 60) -> ApprovalRecord:
     now = time.time()
     print_ = fingerprint("s1", "Bash", {"command": command})
-    return ApprovalRecord(id=new_id(), key=request_key("s1", tool_use_id, print_), fingerprint=print_,
-                          status="pending", created_at=now, expires_at=now + ttl, session_id="s1",
-                          tool_use_id=tool_use_id, tool_name="Bash", tool_input={"command": command},
-                          message="Run git push?", approvers=["U1"])
+    return ApprovalRecord(
+        id=new_id(),
+        key=request_key("s1", tool_use_id, print_),
+        fingerprint=print_,
+        status="pending",
+        created_at=now,
+        expires_at=now + ttl,
+        session_id="s1",
+        tool_use_id=tool_use_id,
+        tool_name="Bash",
+        tool_input={"command": command},
+        message="Run git push?",
+        approvers=["U1"],
+    )
 
 
 def test_schema_has_the_approvals_step(store: Store) -> None:
@@ -103,8 +113,7 @@ def _answer(where: str, approval_id: str, who: str, results: multiprocessing.Que
 def test_racing_answers_from_processes_take_exactly_one(where: str, store: Store) -> None:
     request = store.approval_create(record())
     results: multiprocessing.Queue = multiprocessing.Queue()  # type: ignore[type-arg]
-    procs = [multiprocessing.Process(target=_answer, args=(where, request.id, f"p{i}", results))
-             for i in range(6)]
+    procs = [multiprocessing.Process(target=_answer, args=(where, request.id, f"p{i}", results)) for i in range(6)]
     for proc in procs:
         proc.start()
     for proc in procs:

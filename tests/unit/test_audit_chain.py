@@ -31,9 +31,15 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
 
 def entry(i: int, *, decision: str = "allow", tool: str = "Bash", session: str = "s1", ts: float = 1e9) -> AuditEntry:
-    record = {"time": f"2001-09-09T01:46:{i % 60:02d}.000Z", "event": "PreToolUse", "tool_name": tool,
-              "session_id": session, "decision": decision, "handlers": [{"id": f"h{i % 2}", "status": "ok"}],
-              "n": i}
+    record = {
+        "time": f"2001-09-09T01:46:{i % 60:02d}.000Z",
+        "event": "PreToolUse",
+        "tool_name": tool,
+        "session_id": session,
+        "decision": decision,
+        "handlers": [{"id": f"h{i % 2}", "status": "ok"}],
+        "n": i,
+    }
     body = json.dumps(record, sort_keys=True, separators=(",", ":"))
     return AuditEntry.from_body(f"id-{i}", body)
 
@@ -121,8 +127,9 @@ def test_verify_catches_reordered_records(backend: Any) -> None:
     raw(store, "UPDATE audit_records SET seq = -1 WHERE seq = 2")
     raw(store, "UPDATE audit_records SET seq = 2 WHERE seq = 3")
     raw(store, "UPDATE audit_records SET seq = 3 WHERE seq = -1")
-    assert problem(store) == ("chain 'm' seq 2 (record id-3): does not follow the record before it "
-                              "(reordered, or the one before was changed)")
+    assert problem(store) == (
+        "chain 'm' seq 2 (record id-3): does not follow the record before it (reordered, or the one before was changed)"
+    )
 
 
 def test_verify_catches_swapped_bodies(backend: Any) -> None:
@@ -138,9 +145,17 @@ def test_prune_by_age_keeps_the_chain_verifiable(backend: Any) -> None:
     store = backend
     store.audit_append("m", [entry(1), entry(2)])
     # entries 1-2 are from 2001; 3-4 are "now"
-    now = [AuditEntry.from_body(f"new-{i}", json.dumps({"time": "2099-01-01T00:00:00.000Z", "event": "Stop",
-                                                         "decision": "none", "handlers": []},
-                                                        sort_keys=True, separators=(",", ":"))) for i in range(2)]
+    now = [
+        AuditEntry.from_body(
+            f"new-{i}",
+            json.dumps(
+                {"time": "2099-01-01T00:00:00.000Z", "event": "Stop", "decision": "none", "handlers": []},
+                sort_keys=True,
+                separators=(",", ":"),
+            ),
+        )
+        for i in range(2)
+    ]
     store.audit_append("m", now)
     assert store.audit_prune(before=2e9) == 2
     head = store.audit_heads()[0]
@@ -155,8 +170,17 @@ def test_prune_by_size(backend: Any) -> None:
     store = backend
     entries = []
     for i in range(10):
-        body = json.dumps({"time": f"2030-01-01T00:00:{i:02d}.000Z", "event": "Stop", "decision": "none",
-                           "handlers": [], "pad": "x" * 1000}, sort_keys=True, separators=(",", ":"))
+        body = json.dumps(
+            {
+                "time": f"2030-01-01T00:00:{i:02d}.000Z",
+                "event": "Stop",
+                "decision": "none",
+                "handlers": [],
+                "pad": "x" * 1000,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+        )
         entries.append(AuditEntry.from_body(f"e{i}", body))
     store.audit_append("m", entries)
     size = entries[0].size
@@ -168,9 +192,14 @@ def test_prune_by_size(backend: Any) -> None:
 
 def test_filters(backend: Any) -> None:
     store = backend
-    store.audit_append("m", [entry(1, decision="deny", tool="Bash", session="a"),
-                             entry(2, decision="allow", tool="Edit", session="b"),
-                             entry(3, decision="deny", tool="Edit", session="a")])
+    store.audit_append(
+        "m",
+        [
+            entry(1, decision="deny", tool="Bash", session="a"),
+            entry(2, decision="allow", tool="Edit", session="b"),
+            entry(3, decision="deny", tool="Edit", session="a"),
+        ],
+    )
     ids = lambda **kw: [r.id for r in store.audit_records(AuditFilter(**kw))]  # noqa: E731
     assert ids() == ["id-3", "id-2", "id-1"]
     assert ids(decision="deny") == ["id-3", "id-1"]
@@ -183,8 +212,15 @@ def test_filters(backend: Any) -> None:
 
 def test_handler_filter_is_not_a_pattern(backend: Any) -> None:
     store = backend
-    body = json.dumps({"time": "2030-01-01T00:00:00.000Z", "event": "Stop", "decision": "none",
-                       "handlers": [{"id": "a_b"}, {"id": "a%"}]}, sort_keys=True)
+    body = json.dumps(
+        {
+            "time": "2030-01-01T00:00:00.000Z",
+            "event": "Stop",
+            "decision": "none",
+            "handlers": [{"id": "a_b"}, {"id": "a%"}],
+        },
+        sort_keys=True,
+    )
     store.audit_append("m", [AuditEntry.from_body("x", body)])
     assert len(store.audit_records(AuditFilter(handler="a_b"))) == 1
     assert store.audit_records(AuditFilter(handler="aXb")) == []

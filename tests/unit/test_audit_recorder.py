@@ -16,22 +16,43 @@ KEY = "ghp_" + "k" * 36
 
 
 def event(i: int) -> object:
-    return parse_event({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "cwd": "/tmp",
-                        "tool_input": {"command": f"echo {i} {KEY}"}, "tool_use_id": f"t{i}"}, "claude")
+    return parse_event(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": "s",
+            "tool_name": "Bash",
+            "cwd": "/tmp",
+            "tool_input": {"command": f"echo {i} {KEY}"},
+            "tool_use_id": f"t{i}",
+        },
+        "claude",
+    )
 
 
 def decision(i: int) -> object:
-    results = [HandlerResult(id="g", type="python", duration_ms=0.5,
-                             verdict=Verdict(permission="deny" if i % 2 else None, permission_reason="odd",
-                                             side_effects=[f"looked at {i}"]),
-                             meta={"approval": {"id": f"a{i}", "decided_by": "alice", "status": "approved"}})]
+    results = [
+        HandlerResult(
+            id="g",
+            type="python",
+            duration_ms=0.5,
+            verdict=Verdict(
+                permission="deny" if i % 2 else None, permission_reason="odd", side_effects=[f"looked at {i}"]
+            ),
+            meta={"approval": {"id": f"a{i}", "decided_by": "alice", "status": "approved"}},
+        )
+    ]
     return merge("PreToolUse", results, tool_input={"command": f"echo {i}"})
 
 
 def recorder(tmp_path: Path, *, background: bool) -> Recorder:
-    return Recorder({"record": "handled", "sinks": ["store"], "keep_days": None, "max_mb": None},
-                    state_dir=str(tmp_path), store_factory=lambda: SQLiteStore(str(tmp_path)), config_hash="c0ffee",
-                    version="9.9", background=background)
+    return Recorder(
+        {"record": "handled", "sinks": ["store"], "keep_days": None, "max_mb": None},
+        state_dir=str(tmp_path),
+        store_factory=lambda: SQLiteStore(str(tmp_path)),
+        config_hash="c0ffee",
+        version="9.9",
+        background=background,
+    )
 
 
 def test_background_and_one_shot_writers_share_the_chain(tmp_path: Path) -> None:

@@ -54,12 +54,23 @@ def test_url_credentials() -> None:
 
 
 def test_secret_keys_in_objects_and_nothing_else_changes() -> None:
-    value = {"command": "ls", "headers": {"Authorization": "x", "Accept": "json"}, "password": 1234,
-             "max_tokens": 100, "nested": [{"client_secret": "s"}], "flag": True}
+    value = {
+        "command": "ls",
+        "headers": {"Authorization": "x", "Accept": "json"},
+        "password": 1234,
+        "max_tokens": 100,
+        "nested": [{"client_secret": "s"}],
+        "flag": True,
+    }
     out = Redactor().apply(value)
-    assert out == {"command": "ls", "headers": {"Authorization": "[REDACTED:key]", "Accept": "json"},
-                   "password": "[REDACTED:key]", "max_tokens": 100, "nested": [{"client_secret": "[REDACTED:key]"}],
-                   "flag": True}
+    assert out == {
+        "command": "ls",
+        "headers": {"Authorization": "[REDACTED:key]", "Accept": "json"},
+        "password": "[REDACTED:key]",
+        "max_tokens": 100,
+        "nested": [{"client_secret": "[REDACTED:key]"}],
+        "flag": True,
+    }
     assert value["password"] == 1234  # not mutated
 
 

@@ -39,18 +39,34 @@ def test_percentile_nearest_rank() -> None:
 
 
 def row(n: int, handlers: list[dict[str, object]]) -> AuditRow:
-    body = json.dumps({"time": "2030-01-01T00:00:00.000Z", "event": "PreToolUse", "decision": "none",
-                       "handlers": handlers})
+    body = json.dumps(
+        {"time": "2030-01-01T00:00:00.000Z", "event": "PreToolUse", "decision": "none", "handlers": handlers}
+    )
     return AuditRow(n, f"id{n}", "m", n, "", "", 0.0, body, "PreToolUse", None, None, "none", "")
 
 
 def test_stats_per_handler() -> None:
-    rows = [row(3, [{"id": "g", "type": "command", "status": "timeout", "verdict": "none", "duration_ms": 1000}]),
-            row(2, [{"id": "g", "type": "command", "status": "ok", "verdict": "deny", "duration_ms": 4},
-                    {"id": "p", "type": "prompt", "status": "cached", "verdict": "none", "duration_ms": 0}]),
-            row(1, [{"id": "g", "type": "command", "status": "error", "verdict": "none", "duration_ms": 2}])]
+    rows = [
+        row(3, [{"id": "g", "type": "command", "status": "timeout", "verdict": "none", "duration_ms": 1000}]),
+        row(
+            2,
+            [
+                {"id": "g", "type": "command", "status": "ok", "verdict": "deny", "duration_ms": 4},
+                {"id": "p", "type": "prompt", "status": "cached", "verdict": "none", "duration_ms": 0},
+            ],
+        ),
+        row(1, [{"id": "g", "type": "command", "status": "error", "verdict": "none", "duration_ms": 2}]),
+    ]
     by_id = {s["id"]: s for s in stats(rows)}
     assert list(by_id) == ["g", "p"]  # first seen, oldest first
-    assert by_id["g"] == {"id": "g", "type": "command", "calls": 3, "denies": 1, "errors": 1, "timeouts": 1,
-                          "p50_ms": 4.0, "p95_ms": 1000.0}
+    assert by_id["g"] == {
+        "id": "g",
+        "type": "command",
+        "calls": 3,
+        "denies": 1,
+        "errors": 1,
+        "timeouts": 1,
+        "p50_ms": 4.0,
+        "p95_ms": 1000.0,
+    }
     assert by_id["p"]["calls"] == 1 and by_id["p"]["p50_ms"] == 0.0  # cached runs take no part in latency

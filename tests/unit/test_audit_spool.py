@@ -13,8 +13,18 @@ from gateway.store.sqlite import SQLiteStore
 
 
 def body(i: int, writer: int) -> str:
-    return json.dumps({"time": "2030-01-01T00:00:00.000Z", "event": "PreToolUse", "decision": "allow",
-                       "handlers": [], "i": i, "w": writer}, sort_keys=True, separators=(",", ":"))
+    return json.dumps(
+        {
+            "time": "2030-01-01T00:00:00.000Z",
+            "event": "PreToolUse",
+            "decision": "allow",
+            "handlers": [],
+            "i": i,
+            "w": writer,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def _writer(state_dir: str, writer: int, count: int) -> None:

@@ -10,25 +10,56 @@ from handlers.builtin.writes import WriteRules, shell_write_reason, sql_write_re
 RULES = WriteRules()
 
 
-@pytest.mark.parametrize("command", [
-    "ls -la", "cat a.txt | grep foo | wc -l", "git status && git log -3 --oneline", "git -C repo diff HEAD~1",
-    "find . -name '*.py' | xargs grep -n TODO", "sed -n 1,20p file", "sort -u names.txt", "ls 2>&1 | head",
-    "grep x y > /dev/null", "for f in *.md; do head -1 $f; done", "(cd src && ls)", "echo \"a && rm b\"",
-    "git branch -a", "git stash list", "timeout 5 cat x", "env FOO=1 ls", "cat <<EOF\nhi\nEOF", "",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls -la",
+        "cat a.txt | grep foo | wc -l",
+        "git status && git log -3 --oneline",
+        "git -C repo diff HEAD~1",
+        "find . -name '*.py' | xargs grep -n TODO",
+        "sed -n 1,20p file",
+        "sort -u names.txt",
+        "ls 2>&1 | head",
+        "grep x y > /dev/null",
+        "for f in *.md; do head -1 $f; done",
+        "(cd src && ls)",
+        'echo "a && rm b"',
+        "git branch -a",
+        "git stash list",
+        "timeout 5 cat x",
+        "env FOO=1 ls",
+        "cat <<EOF\nhi\nEOF",
+        "",
+    ],
+)
 def test_shell_commands_that_only_read(command: str) -> None:
     assert shell_write_reason(command, RULES) is None
 
 
-@pytest.mark.parametrize(("command", "why"), [
-    ("rm -rf build", "'rm' may write"), ("echo x > notes.txt", "writes to 'notes.txt'"),
-    ("cat a >> b", "writes to 'b' (>>)"), ("ls $(touch x)", "'touch' may write"), ("git push", "git push"),
-    ("git branch feature", "git branch"), ("find . -delete", "find with -delete"),
-    ("find . -exec rm {} +", "find with -exec"), ("sed -i s/a/b/ f", "sed -i"), ("sort -o out in", "sort -o"),
-    ("npm install", "'npm' may write"), ("python -c 'open(1)'", "'python' may write"),
-    ("$EDITOR file", "is computed"), ("f() { rm x; }; f", "defines a function"), ("cat <<EOF > x\nhi\nEOF", "'x'"),
-    ("xargs rm < list", "'rm' may write"), ("ls ((", "cannot be analysed"), ("uniq in out", "uniq with an output"),
-])
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("rm -rf build", "'rm' may write"),
+        ("echo x > notes.txt", "writes to 'notes.txt'"),
+        ("cat a >> b", "writes to 'b' (>>)"),
+        ("ls $(touch x)", "'touch' may write"),
+        ("git push", "git push"),
+        ("git branch feature", "git branch"),
+        ("find . -delete", "find with -delete"),
+        ("find . -exec rm {} +", "find with -exec"),
+        ("sed -i s/a/b/ f", "sed -i"),
+        ("sort -o out in", "sort -o"),
+        ("npm install", "'npm' may write"),
+        ("python -c 'open(1)'", "'python' may write"),
+        ("$EDITOR file", "is computed"),
+        ("f() { rm x; }; f", "defines a function"),
+        ("cat <<EOF > x\nhi\nEOF", "'x'"),
+        ("xargs rm < list", "'rm' may write"),
+        ("ls ((", "cannot be analysed"),
+        ("uniq in out", "uniq with an output"),
+    ],
+)
 def test_shell_commands_that_may_write(command: str, why: str) -> None:
     reason = shell_write_reason(command, RULES)
     assert reason is not None and why in reason, reason
@@ -38,26 +69,49 @@ def test_read_commands_extend_the_list() -> None:
     assert shell_write_reason("make lint", WriteRules(read_commands=["make"])) is None
 
 
-@pytest.mark.parametrize(("sql", "writes"), [
-    ("SELECT * FROM t", False), ("with a as (select 1) select * from a", False), ("select 1; select 2", False),
-    ("DELETE FROM t", True), ("select 1; drop table t", True), ("INSERT INTO t VALUES (1)", True),
-    ("SELECT * INTO t2 FROM t", True), ("WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", True),
-    ("TRUNCATE t", True), ("GRANT ALL ON t TO bob", True), ("SHOW TABLES", True),
-    ("how to delete rows", False), ("python tutorials", False), ("delete old files", True),
-])
+@pytest.mark.parametrize(
+    ("sql", "writes"),
+    [
+        ("SELECT * FROM t", False),
+        ("with a as (select 1) select * from a", False),
+        ("select 1; select 2", False),
+        ("DELETE FROM t", True),
+        ("select 1; drop table t", True),
+        ("INSERT INTO t VALUES (1)", True),
+        ("SELECT * INTO t2 FROM t", True),
+        ("WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d", True),
+        ("TRUNCATE t", True),
+        ("GRANT ALL ON t TO bob", True),
+        ("SHOW TABLES", True),
+        ("how to delete rows", False),
+        ("python tutorials", False),
+        ("delete old files", True),
+    ],
+)
 def test_sql_other_than_select_writes(sql: str, writes: bool) -> None:
     assert (sql_write_reason(sql) is not None) is writes
 
 
-@pytest.mark.parametrize(("tool", "args", "writes"), [
-    ("Write", {}, True), ("Edit", {}, True), ("NotebookEdit", {}, True), ("Read", {}, False),
-    ("TodoWrite", {"todos": []}, False), ("WebFetch", {"url": "u"}, False),
-    ("mcp__github__create_issue", {}, True), ("mcp__github__get_issue", {}, False),
-    ("mcp__db__query", {"sql": "select 1"}, False), ("mcp__db__query", {"sql": "update t set a=1"}, True),
-    ("mcp__fs__writeFile", {}, True), ("mcp__search__find", {"query": "delete old files"}, False),
-    ("run_sql", {"sql": "DROP TABLE t"}, True), ("lookup", {"statement": "SELECT 1"}, False),
-    ("mcp__search__find", {"query": "DELETE FROM t"}, True),
-])
+@pytest.mark.parametrize(
+    ("tool", "args", "writes"),
+    [
+        ("Write", {}, True),
+        ("Edit", {}, True),
+        ("NotebookEdit", {}, True),
+        ("Read", {}, False),
+        ("TodoWrite", {"todos": []}, False),
+        ("WebFetch", {"url": "u"}, False),
+        ("mcp__github__create_issue", {}, True),
+        ("mcp__github__get_issue", {}, False),
+        ("mcp__db__query", {"sql": "select 1"}, False),
+        ("mcp__db__query", {"sql": "update t set a=1"}, True),
+        ("mcp__fs__writeFile", {}, True),
+        ("mcp__search__find", {"query": "delete old files"}, False),
+        ("run_sql", {"sql": "DROP TABLE t"}, True),
+        ("lookup", {"statement": "SELECT 1"}, False),
+        ("mcp__search__find", {"query": "DELETE FROM t"}, True),
+    ],
+)
 def test_tool_calls(tool: str, args: dict[str, object], writes: bool) -> None:
     assert (write_reason(tool, args, RULES) is not None) is writes
 
@@ -73,7 +127,11 @@ def test_truncate_keeps_the_shape_and_marks_the_first_cut() -> None:
     value = {"stdout": "a" * 6, "stderr": "b" * 6, "code": 0, "parts": ["c" * 3]}
     cut, dropped, total = truncate(value, 8)
     assert (dropped, total) == (7, 15)
-    assert cut == {"stdout": "a" * 6, "stderr": "bb\n[... truncated by hookgate: 7 of 15 characters cut]",
-                   "code": 0, "parts": [""]}
+    assert cut == {
+        "stdout": "a" * 6,
+        "stderr": "bb\n[... truncated by hookgate: 7 of 15 characters cut]",
+        "code": 0,
+        "parts": [""],
+    }
     assert truncate("short", 8) == ("short", 0, 5)
     assert truncate(None, 8) == (None, 0, 0)

@@ -37,8 +37,12 @@ def test_plain_runs_read_as_argparse_reads_them(argv: list[str]) -> None:
     fast = _plain_run_args(argv)
     assert fast is not None
     slow = build_parser().parse_args(argv)
-    assert (fast.config, fast.dialect, fast.server, fast.on_server_down) == \
-        (slow.config, slow.dialect, slow.server, slow.on_server_down)
+    assert (fast.config, fast.dialect, fast.server, fast.on_server_down) == (
+        slow.config,
+        slow.dialect,
+        slow.server,
+        slow.on_server_down,
+    )
 
 
 @pytest.mark.parametrize("argv", LEFT_TO_ARGPARSE, ids=" ".join)

@@ -58,8 +58,11 @@ def test_kiro_cache_ttl_seconds(tmp_path: Path) -> None:
 
 
 def test_whole_settings_json_other_keys_ignored(tmp_path: Path) -> None:
-    path = _write(tmp_path, {"permissions": {"allow": ["Bash(ls)"]}, "model": "x",
-                             "hooks": {"Stop": [{"hooks": [_cmd()]}]}}, "settings.json")
+    path = _write(
+        tmp_path,
+        {"permissions": {"allow": ["Bash(ls)"]}, "model": "x", "hooks": {"Stop": [{"hooks": [_cmd()]}]}},
+        "settings.json",
+    )
     config = load_config([path], use_cache=False)
     assert list(config.hooks) == ["Stop"] and config.warnings == []
 
@@ -88,11 +91,13 @@ def test_permission_rule_in_matcher(tmp_path: Path) -> None:
 
 
 def test_if_on_a_non_tool_event_is_a_warning_and_that_handler_never_runs(tmp_path: Path) -> None:
-    config = load_config([_write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(**{"if": "Bash(rm *)"}), _cmd()]}]}})],
-                         use_cache=False)
+    config = load_config(
+        [_write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(**{"if": "Bash(rm *)"}), _cmd()]}]}})], use_cache=False
+    )
     assert any("hooks.Stop[0].hooks[0].if" in w and "never runs" in w for w in config.warnings)
-    assert [h.where for g in config.hooks["Stop"] for h in g.handlers] == [f"{tmp_path / 'hookgate.json'}: "
-                                                                           "hooks.Stop[0].hooks[1]"]
+    assert [h.where for g in config.hooks["Stop"] for h in g.handlers] == [
+        f"{tmp_path / 'hookgate.json'}: hooks.Stop[0].hooks[1]"
+    ]
 
 
 def test_prompt_on_session_start(tmp_path: Path) -> None:
@@ -112,12 +117,21 @@ def test_millisecond_timeout_is_a_warning_and_used_as_written(tmp_path: Path) ->
 
 
 def test_missing_executable_and_script(tmp_path: Path) -> None:
-    issues = _issues(tmp_path, {"Stop": [{"hooks": [
-        _cmd(command="/nonexistent/hook.sh"),
-        _cmd(command="python3 /nonexistent/hook.py"),
-        _cmd(command="no-such-binary-xyz --flag"),
-        _cmd(command="$UNSET_HOOKGATE_VAR/x.sh"),
-    ]}]})
+    issues = _issues(
+        tmp_path,
+        {
+            "Stop": [
+                {
+                    "hooks": [
+                        _cmd(command="/nonexistent/hook.sh"),
+                        _cmd(command="python3 /nonexistent/hook.py"),
+                        _cmd(command="no-such-binary-xyz --flag"),
+                        _cmd(command="$UNSET_HOOKGATE_VAR/x.sh"),
+                    ]
+                }
+            ]
+        },
+    )
     assert any("hooks[0]" in i and "does not exist" in i for i in issues)
     assert any("hooks[1]" in i and "script file" in i for i in issues)
     assert any("hooks[2]" in i and "not on PATH" in i for i in issues)
@@ -139,8 +153,9 @@ def test_relative_script_resolves_against_the_project(tmp_path: Path) -> None:
     hook = tmp_path / ".claude" / "hooks" / "h.sh"
     hook.write_text("#!/bin/sh\n")
     hook.chmod(0o755)
-    path = _write(tmp_path / ".claude", {"hooks": {"Stop": [{"hooks": [_cmd(command=".claude/hooks/h.sh")]}]}},
-                  "settings.json")
+    path = _write(
+        tmp_path / ".claude", {"hooks": {"Stop": [{"hooks": [_cmd(command=".claude/hooks/h.sh")]}]}}, "settings.json"
+    )
     assert load_config([path], use_cache=False).broken == []
 
 
@@ -150,8 +165,9 @@ def test_failclosed_on_a_judgment_handler(tmp_path: Path) -> None:
 
 
 def test_unknown_type_and_wrong_field_types(tmp_path: Path) -> None:
-    issues = _issues(tmp_path, {"Stop": [{"hooks": [{"type": "shell", "command": "x"},
-                                                    _cmd(priority="high"), {"command": "x"}]}]})
+    issues = _issues(
+        tmp_path, {"Stop": [{"hooks": [{"type": "shell", "command": "x"}, _cmd(priority="high"), {"command": "x"}]}]}
+    )
     assert any("hooks[0].type" in i and "unknown handler type 'shell'" in i for i in issues)
     assert any("hooks[1].priority" in i for i in issues)
     assert any("hooks[2].type" in i and "required" in i for i in issues)

@@ -11,16 +11,28 @@ from gateway.decision import Decision, HandlerResult, Verdict, merge
 from gateway.dialects import codex, detect, host_payload, parse_event
 from gateway.events import PassedThrough
 
-TURN = {"session_id": "01a22740", "turn_id": "01a22740-bd6b", "cwd": "/p", "model": "gpt-5.5",
-        "permission_mode": "bypassPermissions",
-        "transcript_path": "/h/sessions/2026/11/29/rollout-2026-11-29T12-21-23-01a22740.jsonl"}
-PATCH = ("*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n*** Add File: .env\n+SECRET=1\n"
-         "*** Delete File: old.txt\n*** Update File: b.py\n*** Move to: c.py\n@@\n-1\n+2\n*** End Patch\n")
+TURN = {
+    "session_id": "01a22740",
+    "turn_id": "01a22740-bd6b",
+    "cwd": "/p",
+    "model": "gpt-5.5",
+    "permission_mode": "bypassPermissions",
+    "transcript_path": "/h/sessions/2026/11/29/rollout-2026-11-29T12-21-23-01a22740.jsonl",
+}
+PATCH = (
+    "*** Begin Patch\n*** Update File: src/a.py\n@@\n-x\n+y\n*** Add File: .env\n+SECRET=1\n"
+    "*** Delete File: old.txt\n*** Update File: b.py\n*** Move to: c.py\n@@\n-1\n+2\n*** End Patch\n"
+)
 
 
 def pre(tool_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    return {**TURN, "hook_event_name": "PreToolUse", "tool_name": tool_name, "tool_input": tool_input,
-            "tool_use_id": "call_b3c2"}
+    return {
+        **TURN,
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool_name,
+        "tool_input": tool_input,
+        "tool_use_id": "call_b3c2",
+    }
 
 
 def test_bash_is_already_canonical() -> None:
@@ -45,14 +57,23 @@ def test_apply_patch_that_only_adds_one_file_is_a_write() -> None:
     patch = "*** Begin Patch\n*** Add File: new.txt\n+hello\n+world\n*** End Patch\n"
     event = parse_event(pre("apply_patch", {"command": patch}))
     assert event.tool_name == "Write"
-    assert event.tool_input == {"command": patch, "file_path": "/p/new.txt", "file_paths": ["/p/new.txt"],
-                                "content": "hello\nworld\n"}
+    assert event.tool_input == {
+        "command": patch,
+        "file_path": "/p/new.txt",
+        "file_paths": ["/p/new.txt"],
+        "content": "hello\nworld\n",
+    }
 
 
 def test_detection() -> None:
     assert detect({**TURN, "hook_event_name": "Stop", "stop_hook_active": False}) == "codex"
-    session_end = {"session_id": "s", "transcript_path": TURN["transcript_path"], "cwd": "/p",
-                   "hook_event_name": "SessionEnd", "reason": "other"}
+    session_end = {
+        "session_id": "s",
+        "transcript_path": TURN["transcript_path"],
+        "cwd": "/p",
+        "hook_event_name": "SessionEnd",
+        "reason": "other",
+    }
     assert detect(session_end) == "codex"  # no turn_id, but a Codex rollout transcript
     assert detect({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}) == "claude"
     assert detect({"hook_event_name": "MessageDisplay", "turn_id": "t"}) == "claude"  # Claude Code's own turn_id
@@ -66,8 +87,13 @@ def render(event: str, **fields: Any) -> tuple[int, dict[str, Any], str]:
 
 
 def deny_body(reason: str) -> dict[str, Any]:
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": reason}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
 def test_deny_is_json_and_exit_2_with_stderr() -> None:
@@ -85,8 +111,14 @@ def test_fail_closed_failure_blocks_on_codex() -> None:
     assert "guard" in err
 
 
-@pytest.mark.parametrize("fields", [{"permission": "ask", "permission_reason": "sure?"}, {"permission": "defer"},
-                                    {"continue_": False, "stop_reason": "halt"}])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"permission": "ask", "permission_reason": "sure?"},
+        {"permission": "defer"},
+        {"continue_": False, "stop_reason": "halt"},
+    ],
+)
 def test_unsupported_answers_on_pre_tool_use_become_a_deny(fields: dict[str, Any]) -> None:
     code, body, err = render("PreToolUse", **fields)
     assert code == 2 and body["hookSpecificOutput"]["permissionDecision"] == "deny" and err.strip()
@@ -94,11 +126,23 @@ def test_unsupported_answers_on_pre_tool_use_become_a_deny(fields: dict[str, Any
 
 
 def test_rewrite_allow_and_context() -> None:
-    assert render("PreToolUse", updated_input={"command": "echo ok"}) == (0, {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "echo ok"}}}, "")
+    assert render("PreToolUse", updated_input={"command": "echo ok"}) == (
+        0,
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "updatedInput": {"command": "echo ok"},
+            }
+        },
+        "",
+    )
     assert render("PreToolUse", permission="allow") == (0, {}, "")  # a bare allow is "unsupported": say nothing
-    assert render("UserPromptSubmit", additional_context=["c"]) == (0, {"hookSpecificOutput": {
-        "hookEventName": "UserPromptSubmit", "additionalContext": "c"}}, "")
+    assert render("UserPromptSubmit", additional_context=["c"]) == (
+        0,
+        {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "c"}},
+        "",
+    )
 
 
 def test_rewrite_of_a_patch_drops_the_fields_hookgate_added() -> None:
@@ -111,7 +155,10 @@ def test_rewrite_of_a_patch_drops_the_fields_hookgate_added() -> None:
 
 def test_stop_block_and_post_tool_use_output() -> None:
     assert render("Stop", block=True, reason="run the tests") == (
-        2, {"decision": "block", "reason": "run the tests"}, "run the tests\n")
+        2,
+        {"decision": "block", "reason": "run the tests"},
+        "run the tests\n",
+    )
     assert render("PostToolUse", updated_output="[redacted]") == (0, {"decision": "block", "reason": "[redacted]"}, "")
     assert render("SessionStart", block=True) == (0, {}, "")  # cannot block: nothing to say
     assert render("PostToolUse", continue_=False, stop_reason="s") == (0, {"continue": False, "stopReason": "s"}, "")

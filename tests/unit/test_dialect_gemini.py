@@ -12,25 +12,39 @@ from gateway.dialects import detect, gemini, host_payload, parse_event
 from gateway.errors import EventError
 from gateway.events import PassedThrough
 
-BASE = {"session_id": "0e2d831a", "transcript_path": "/h/.gemini/tmp/proj/chats/session-1.jsonl",
-        "cwd": "/p", "timestamp": "2026-11-29T12:21:21.409Z"}
+BASE = {
+    "session_id": "0e2d831a",
+    "transcript_path": "/h/.gemini/tmp/proj/chats/session-1.jsonl",
+    "cwd": "/p",
+    "timestamp": "2026-11-29T12:21:21.409Z",
+}
 
 
 def ev(name: str, **fields: Any) -> dict[str, Any]:
     return {**BASE, "hook_event_name": name, **fields}
 
 
-@pytest.mark.parametrize(("host", "canonical", "fields"), [
-    ("BeforeTool", "PreToolUse", {"tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /p/victim"}}),
-    ("AfterTool", "PostToolUse", {"tool_name": "write_file", "tool_input": {"file_path": "/p/a", "content": "hi"},
-                                  "tool_response": {"llmContent": "ok", "returnDisplay": ""}}),
-    ("BeforeAgent", "UserPromptSubmit", {"prompt": "clean up"}),
-    ("AfterAgent", "Stop", {"prompt": "clean up", "prompt_response": "done", "stop_hook_active": False}),
-    ("SessionStart", "SessionStart", {"source": "startup"}),
-    ("SessionEnd", "SessionEnd", {"reason": "exit"}),
-    ("PreCompress", "PreCompact", {"trigger": "auto"}),
-    ("Notification", "Notification", {"notification_type": "ToolPermission", "message": "m", "details": {}}),
-])
+@pytest.mark.parametrize(
+    ("host", "canonical", "fields"),
+    [
+        ("BeforeTool", "PreToolUse", {"tool_name": "run_shell_command", "tool_input": {"command": "rm -rf /p/victim"}}),
+        (
+            "AfterTool",
+            "PostToolUse",
+            {
+                "tool_name": "write_file",
+                "tool_input": {"file_path": "/p/a", "content": "hi"},
+                "tool_response": {"llmContent": "ok", "returnDisplay": ""},
+            },
+        ),
+        ("BeforeAgent", "UserPromptSubmit", {"prompt": "clean up"}),
+        ("AfterAgent", "Stop", {"prompt": "clean up", "prompt_response": "done", "stop_hook_active": False}),
+        ("SessionStart", "SessionStart", {"source": "startup"}),
+        ("SessionEnd", "SessionEnd", {"reason": "exit"}),
+        ("PreCompress", "PreCompact", {"trigger": "auto"}),
+        ("Notification", "Notification", {"notification_type": "ToolPermission", "message": "m", "details": {}}),
+    ],
+)
 def test_events_map_to_canonical_and_keep_the_raw_payload(host: str, canonical: str, fields: dict[str, Any]) -> None:
     data = ev(host, **fields)
     assert detect(data) == "gemini"
@@ -45,17 +59,32 @@ def test_tool_names_and_inputs() -> None:
     assert (event.tool_name, event.host_tool_name, event.tool_input) == ("Bash", "run_shell_command", {"command": "ls"})
     assert gemini.parse(ev("BeforeTool", tool_name="replace", tool_input={})).tool_name == "Edit"
     assert gemini.parse(ev("BeforeTool", tool_name="write_file", tool_input={})).tool_name == "Write"
-    mcp = gemini.parse(ev("BeforeTool", tool_name="mcp_my_git_status", tool_input={},
-                          mcp_context={"server_name": "my_git", "tool_name": "status"}))
+    mcp = gemini.parse(
+        ev(
+            "BeforeTool",
+            tool_name="mcp_my_git_status",
+            tool_input={},
+            mcp_context={"server_name": "my_git", "tool_name": "status"},
+        )
+    )
     assert mcp.tool_name == "mcp__my_git__status"  # the server name makes the split exact
 
 
 def test_after_agent_and_failed_tool() -> None:
     stop = gemini.parse(ev("AfterAgent", prompt="p", prompt_response="first\nsecond", stop_hook_active=True))
     assert stop.get("last_assistant_message") == "first\nsecond" and stop.stop_hook_active
-    failed = gemini.parse(ev("AfterTool", tool_name="run_shell_command", tool_input={"command": "false"},
-                             tool_response={"llmContent": "x", "returnDisplay": "",
-                                            "error": {"type": "execution_failed", "message": "exit 1"}}))
+    failed = gemini.parse(
+        ev(
+            "AfterTool",
+            tool_name="run_shell_command",
+            tool_input={"command": "false"},
+            tool_response={
+                "llmContent": "x",
+                "returnDisplay": "",
+                "error": {"type": "execution_failed", "message": "exit 1"},
+            },
+        )
+    )
     assert (failed.name, failed.get("error")) == ("PostToolUseFailure", "exit 1")
 
 
@@ -100,8 +129,11 @@ def test_render_deny_block_ask_allow() -> None:
 def test_render_rewrite_context_continue_and_nothing() -> None:
     _code, body = render("PreToolUse", updated_input={"command": "echo safe"})
     assert body == {"hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": {"command": "echo safe"}}}
-    for event, host in (("SessionStart", "SessionStart"), ("UserPromptSubmit", "BeforeAgent"),
-                        ("PostToolUse", "AfterTool")):
+    for event, host in (
+        ("SessionStart", "SessionStart"),
+        ("UserPromptSubmit", "BeforeAgent"),
+        ("PostToolUse", "AfterTool"),
+    ):
         body = render(event, additional_context=["a", "b"])[1]
         assert body == {"hookSpecificOutput": {"hookEventName": host, "additionalContext": "a\n\nb"}}
     body = render("PreToolUse", continue_=False, stop_reason="halt", system_message="hi")[1]
@@ -128,8 +160,15 @@ def test_rewrite_is_the_complete_merged_input() -> None:
 def test_host_payload_for_a_gemini_format_hook() -> None:
     from gateway.events import HookEvent
 
-    claude = HookEvent({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p", "tool_name": "Bash",
-                        "tool_input": {"command": "ls"}})
+    claude = HookEvent(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": "s",
+            "cwd": "/p",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+        }
+    )
     payload = host_payload(claude, "gemini")
     assert payload["hook_event_name"] == "BeforeTool" and payload["tool_name"] == "run_shell_command"
     assert payload["timestamp"].endswith("Z")
@@ -137,22 +176,56 @@ def test_host_payload_for_a_gemini_format_hook() -> None:
     assert (stop["hook_event_name"], stop["prompt_response"]) == ("AfterAgent", "done")
 
 
-@pytest.mark.parametrize(("code", "stdout", "stderr", "expected"), [
-    (0, '{"decision": "deny", "reason": "nope"}', "", (0, {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "nope"}})),
-    (1, '{"decision": "block"}', "", (0, {"hookSpecificOutput": {  # JSON wins over the exit code
-        "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "No reason provided"}})),
-    (0, '{"hookSpecificOutput": {"tool_input": {"command": "ls"}}}', "", (0, {"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "updatedInput": {"command": "ls"}}})),
-    (0, "just text", "", (0, {"systemMessage": "just text"})),
-    (0, "", "", (0, {})),
-    (2, "", "blocked via stderr", (2, "blocked via stderr")),
-    (127, "", "bash: x: not found", (2, "bash: x: not found")),  # Gemini fails closed on text
-    (1, "", "warn", (1, "warn")),
-    (2, "", "", (1, "exit code 2 with no output")),  # Gemini fails open: an error, not a deny
-])
-def test_gemini_format_answers_read_as_gemini_reads_them(code: int, stdout: str, stderr: str,
-                                                          expected: tuple[int, Any]) -> None:
+@pytest.mark.parametrize(
+    ("code", "stdout", "stderr", "expected"),
+    [
+        (
+            0,
+            '{"decision": "deny", "reason": "nope"}',
+            "",
+            (
+                0,
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": "nope",
+                    }
+                },
+            ),
+        ),
+        (
+            1,
+            '{"decision": "block"}',
+            "",
+            (
+                0,
+                {
+                    "hookSpecificOutput": {  # JSON wins over the exit code
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": "No reason provided",
+                    }
+                },
+            ),
+        ),
+        (
+            0,
+            '{"hookSpecificOutput": {"tool_input": {"command": "ls"}}}',
+            "",
+            (0, {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls"}}}),
+        ),
+        (0, "just text", "", (0, {"systemMessage": "just text"})),
+        (0, "", "", (0, {})),
+        (2, "", "blocked via stderr", (2, "blocked via stderr")),
+        (127, "", "bash: x: not found", (2, "bash: x: not found")),  # Gemini fails closed on text
+        (1, "", "warn", (1, "warn")),
+        (2, "", "", (1, "exit code 2 with no output")),  # Gemini fails open: an error, not a deny
+    ],
+)
+def test_gemini_format_answers_read_as_gemini_reads_them(
+    code: int, stdout: str, stderr: str, expected: tuple[int, Any]
+) -> None:
     event = gemini.parse(ev("BeforeTool", tool_name="run_shell_command", tool_input={"command": "rm x"}))
     new_code, out, err = gemini.answer_to_claude(event, code, stdout, stderr)
     want_code, want = expected

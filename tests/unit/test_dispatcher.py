@@ -39,8 +39,16 @@ def config(tmp_path: Path, hooks: dict[str, Any], **sections: Any) -> RuntimeCon
 
 
 def bash(command: str = "ls", **extra: Any) -> HookEvent:
-    return parse_event({"hook_event_name": "PreToolUse", "session_id": "s1", "cwd": "/tmp", "tool_name": "Bash",
-                        "tool_input": {"command": command, "description": "d"}, **extra})
+    return parse_event(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": "s1",
+            "cwd": "/tmp",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "d"},
+            **extra,
+        }
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -50,13 +58,25 @@ def _calls() -> None:
 
 # ---------------------------------------------------------------------------- select
 
+
 def test_select_follows_matchers_if_rules_priority_and_runs_identical_handlers_once(tmp_path: Path) -> None:
-    cfg = config(tmp_path, {"PreToolUse": [
-        {"matcher": "Write", "hooks": [handler("deny", id="write-only")]},
-        {"matcher": "Bash", "hooks": [handler("allow", id="first"), handler("deny", id="late", priority=5),
-                                      handler("nothing", id="rm-only", **{"if": "Bash(rm *)"}),
-                                      handler("allow", id="same-as-first")]},
-    ]})
+    cfg = config(
+        tmp_path,
+        {
+            "PreToolUse": [
+                {"matcher": "Write", "hooks": [handler("deny", id="write-only")]},
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        handler("allow", id="first"),
+                        handler("deny", id="late", priority=5),
+                        handler("nothing", id="rm-only", **{"if": "Bash(rm *)"}),
+                        handler("allow", id="same-as-first"),
+                    ],
+                },
+            ]
+        },
+    )
     trace = Trace()
     selected = Dispatcher(cfg).select(bash("ls -la"), trace)
     assert [(s.spec.id, s.order) for s in selected] == [("late", 0), ("first", 1)]
@@ -67,6 +87,7 @@ def test_select_follows_matchers_if_rules_priority_and_runs_identical_handlers_o
 
 
 # ---------------------------------------------------------------------------- one path, two executors
+
 
 def test_inline_executor_is_chosen_only_for_synchronous_handlers_without_a_loop(tmp_path: Path) -> None:
     sync = config(tmp_path, {"PreToolUse": [{"hooks": [handler("allow"), handler("deny")]}]})
@@ -139,6 +160,7 @@ def test_run_inline_refuses_a_coroutine_that_waits() -> None:
 
 # ---------------------------------------------------------------------------- attempt
 
+
 def test_a_crash_is_a_failed_result_with_its_first_line_and_timing(tmp_path: Path) -> None:
     cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("crash"), handler("nothing")]}]})
     decision = Dispatcher(cfg).decide(bash(), RunContext(cfg, mode="run"))
@@ -171,8 +193,11 @@ def test_a_handler_that_cannot_run_fails_closed_without_running(tmp_path: Path) 
 
 
 def test_cache_reuses_a_verdict_but_not_its_side_effects(tmp_path: Path) -> None:
-    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("with_effects", cacheTtl=60)]}]},
-                 settings={"stateDir": str(tmp_path / "state")})
+    cfg = config(
+        tmp_path,
+        {"PreToolUse": [{"hooks": [handler("with_effects", cacheTtl=60)]}]},
+        settings={"stateDir": str(tmp_path / "state")},
+    )
     dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
     first = dispatcher.decide(bash(), ctx)
     second = dispatcher.decide(bash(), ctx)
@@ -185,8 +210,14 @@ def test_cache_reuses_a_verdict_but_not_its_side_effects(tmp_path: Path) -> None
 
 
 def test_sequential_group_passes_rewrites_along_and_stops_at_a_deny(tmp_path: Path) -> None:
-    cfg = config(tmp_path, {"PreToolUse": [{"sequential": True, "hooks": [
-        handler("add_flag"), handler("deny"), handler("allow", id="never")]}]})
+    cfg = config(
+        tmp_path,
+        {
+            "PreToolUse": [
+                {"sequential": True, "hooks": [handler("add_flag"), handler("deny"), handler("allow", id="never")]}
+            ]
+        },
+    )
     decision = Dispatcher(cfg).decide(bash("make"), RunContext(cfg, mode="run"))
     assert [(r.id, r.status) for r in decision.results] == [("add_flag", "ok"), ("deny", "ok"), ("never", "skipped")]
     assert decision.results[2].message == "stopped at 'deny' (runs one after another)"
@@ -198,6 +229,7 @@ def test_sequential_group_passes_rewrites_along_and_stops_at_a_deny(tmp_path: Pa
 
 
 # ---------------------------------------------------------------------------- the Stop-loop guard
+
 
 @register_handler
 class AlwaysBlocks(Handler):
@@ -217,8 +249,11 @@ class AlwaysBlocks(Handler):
 
 
 def test_stop_guard_counts_blocks_and_skips_judgment_checks_past_the_limit(tmp_path: Path) -> None:
-    cfg = config(tmp_path, {"Stop": [{"hooks": [{"type": "test_judge_blocks", "id": "judge"}]}]},
-                 settings={"stopBlockLimit": 2, "stateDir": str(tmp_path / "state")})
+    cfg = config(
+        tmp_path,
+        {"Stop": [{"hooks": [{"type": "test_judge_blocks", "id": "judge"}]}]},
+        settings={"stopBlockLimit": 2, "stateDir": str(tmp_path / "state")},
+    )
     stop = parse_event({"hook_event_name": "Stop", "session_id": "s9", "cwd": "/tmp", "stop_hook_active": False})
     dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
     outcomes = [dispatcher.decide(stop, ctx) for _ in range(2)]
@@ -232,6 +267,7 @@ def test_stop_guard_counts_blocks_and_skips_judgment_checks_past_the_limit(tmp_p
 
 
 # ---------------------------------------------------------------------------- async: true
+
 
 def test_an_async_handler_runs_in_the_background_through_the_same_attempt(tmp_path: Path) -> None:
     cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("mark", **{"async": True}), handler("deny")]}]})

@@ -69,9 +69,7 @@ def test_streaming_tool_use_is_reassembled_by_the_sdk(fake: FakeAnthropic) -> No
 
 def test_text_plus_tool_use_streaming(fake: FakeAnthropic) -> None:
     fake.script(tool_use("Read", {"path": "/etc/hosts"}, preamble="let me look"))
-    with _client(fake).messages.stream(
-        model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}]
-    ) as s:
+    with _client(fake).messages.stream(model="m", max_tokens=10, messages=[{"role": "user", "content": "x"}]) as s:
         message = s.get_final_message()
     assert [b.type for b in message.content] == ["text", "tool_use"]
 

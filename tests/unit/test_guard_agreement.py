@@ -50,8 +50,10 @@ def test_agreement_with_the_dedicated_guards(name: str) -> None:
     counted = [c for c in cases if "differs" not in c]
     misses = [(c["command"], c["expected"], outcome(c)) for c in counted if not agrees(c, outcome(c))]
     rate = 1 - len(misses) / len(counted)
-    print(f"\n{name}: {len(counted) - len(misses)}/{len(counted)} agree ({rate:.1%}); "
-          f"{len(cases) - len(counted)} deliberate differences")
+    print(
+        f"\n{name}: {len(counted) - len(misses)}/{len(counted)} agree ({rate:.1%}); "
+        f"{len(cases) - len(counted)} deliberate differences"
+    )
     assert rate >= MIN_AGREEMENT, misses
     asks = [c["command"] for c in counted if c.get("ask")]
     assert all(outcome(c) == "ask" for c in counted if c.get("ask")), asks

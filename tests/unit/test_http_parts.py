@@ -18,9 +18,17 @@ def test_interpolation_resolves_only_allowed_names() -> None:
     assert variables("a $X ${Y_1} $1 ${z}") == ["X", "Y_1", "z"]
 
 
-@pytest.mark.parametrize(("url", "ok"), [("http://127.0.0.1:8080/x", True), ("https://h.example/x?q=1", True),
-                                          ("ftp://h/", False), ("h.example/x", False), ("http://u:p@h/", False),
-                                          ("http://[::1/", False)])
+@pytest.mark.parametrize(
+    ("url", "ok"),
+    [
+        ("http://127.0.0.1:8080/x", True),
+        ("https://h.example/x?q=1", True),
+        ("ftp://h/", False),
+        ("h.example/x", False),
+        ("http://u:p@h/", False),
+        ("http://[::1/", False),
+    ],
+)
 def test_url_problem(url: str, ok: bool) -> None:
     assert (url_problem(url) is None) is ok
 
@@ -31,10 +39,8 @@ def test_signature_matches_the_reference_library() -> None:
     body = b'{"hook_event_name":"Stop"}'
     stamp = int(datetime.datetime.now(datetime.UTC).timestamp())
     header = sign(decode_secret(secret), "msg_1", stamp, body)
-    assert header == Webhook(secret).sign("msg_1", datetime.datetime.fromtimestamp(stamp, datetime.UTC),
-                                          body.decode())
-    Webhook(secret).verify(body, {"webhook-id": "msg_1", "webhook-timestamp": str(stamp),
-                                  "webhook-signature": header})
+    assert header == Webhook(secret).sign("msg_1", datetime.datetime.fromtimestamp(stamp, datetime.UTC), body.decode())
+    Webhook(secret).verify(body, {"webhook-id": "msg_1", "webhook-timestamp": str(stamp), "webhook-signature": header})
 
 
 def test_secret_decoding() -> None:

@@ -99,8 +99,9 @@ def test_no_import_circle() -> None:
 
 
 def test_no_module_over_600_lines() -> None:
-    long = {name: n for name, path in modules().items()
-            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600}
+    long = {
+        name: n for name, path in modules().items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
     assert long == {}
 
 
@@ -114,11 +115,17 @@ def _in(name: str, packages: tuple[str, ...]) -> bool:
 def test_frontends_depend_on_the_core_never_the_reverse() -> None:
     known = modules()
     graph = {name: imports(name, path, known) for name, path in known.items()}
-    upward = {name: sorted(t for t in targets if _in(t, FRONTENDS))
-              for name, targets in graph.items() if not _in(name, FRONTENDS)}
+    upward = {
+        name: sorted(t for t in targets if _in(t, FRONTENDS))
+        for name, targets in graph.items()
+        if not _in(name, FRONTENDS)
+    }
     assert {name: t for name, t in upward.items() if t} == {}
-    into_cli = {name: sorted(t for t in targets if _in(t, ("gateway.cli",)))
-                for name, targets in graph.items() if _in(name, ("gateway.serve", "gateway.demo", "gateway.install"))}
+    into_cli = {
+        name: sorted(t for t in targets if _in(t, ("gateway.cli",)))
+        for name, targets in graph.items()
+        if _in(name, ("gateway.serve", "gateway.demo", "gateway.install"))
+    }
     assert {name: t for name, t in into_cli.items() if t} == {}
 
 
@@ -128,6 +135,11 @@ def test_the_thin_client_and_the_wire_constants_import_nothing_else_of_ours() ->
     assert imports("gateway.errors", known["gateway.errors"], known) == set()
     ours = imports("gateway.client", known["gateway.client"], known)
     assert ours - {"gateway.errors", "gateway.wire"} <= {"gateway.dialects", "gateway.events"}
-    module_level = [stmt.module for node in ast.parse(known["gateway.client"].read_text(encoding="utf-8")).body
-                    if isinstance(node, ast.Try) for stmt in node.body if isinstance(stmt, ast.ImportFrom)]
+    module_level = [
+        stmt.module
+        for node in ast.parse(known["gateway.client"].read_text(encoding="utf-8")).body
+        if isinstance(node, ast.Try)
+        for stmt in node.body
+        if isinstance(stmt, ast.ImportFrom)
+    ]
     assert module_level == ["gateway.errors", "gateway.wire"]  # the rest only on the failure path, lazily

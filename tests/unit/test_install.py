@@ -57,8 +57,13 @@ def test_gemini_install_keeps_user_hooks_backs_up_and_is_idempotent(tmp_path: Pa
     assert set(doc["hooks"]) == set(install.host_events("gemini"))
     assert doc["hooks"]["BeforeTool"][0] == USER_GROUP  # the user's group first, untouched
     [entry] = ours(doc["hooks"]["BeforeTool"])
-    assert entry == {"name": "hookgate", "type": "command", "command": "/opt/hg/bin/hookgate run --dialect gemini",
-                     "timeout": 600000, "description": "hookgate: one hook policy for every agent"}
+    assert entry == {
+        "name": "hookgate",
+        "type": "command",
+        "command": "/opt/hg/bin/hookgate run --dialect gemini",
+        "timeout": 600000,
+        "description": "hookgate: one hook policy for every agent",
+    }
     assert settings.read_text().startswith('{\n    "general"')  # the file's own indentation is kept
     before = settings.read_text()
     assert run(opts("gemini", tmp_path)) == [f"hookgate is already installed for gemini ({settings}): nothing to do"]
@@ -94,13 +99,17 @@ def test_reinstall_updates_in_place_and_events_can_be_narrowed(tmp_path: Path) -
     doc = json.loads(settings.read_text())
     doc["hooks"]["PreToolUse"].append({"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]})
     settings.write_text(json.dumps(doc))
-    run(opts("claude", tmp_path, config="/etc/policy.yaml", server="http://127.0.0.1:8787",
-             events=["PreToolUse", "Stop"]))
+    run(
+        opts(
+            "claude", tmp_path, config="/etc/policy.yaml", server="http://127.0.0.1:8787", events=["PreToolUse", "Stop"]
+        )
+    )
     doc = json.loads(settings.read_text())
     assert set(doc["hooks"]) == {"PreToolUse", "Stop"}
     first, second = doc["hooks"]["PreToolUse"]
-    assert first["hooks"][0]["command"] == ("/opt/hg/bin/hookgate run --dialect claude --config /etc/policy.yaml "
-                                            "--server http://127.0.0.1:8787")
+    assert first["hooks"][0]["command"] == (
+        "/opt/hg/bin/hookgate run --dialect claude --config /etc/policy.yaml --server http://127.0.0.1:8787"
+    )
     assert second["hooks"][0]["command"] == "./guard.sh"  # still after hookgate's group
 
 
@@ -128,14 +137,14 @@ def test_files_hookgate_cannot_edit_safely_are_left_alone(tmp_path: Path, text: 
 
 # ---------------------------------------------------------------------------- Codex
 
-CONFIG_TOML = '''model = "gpt-5.5"  # keep this comment
+CONFIG_TOML = """model = "gpt-5.5"  # keep this comment
 
 [model_providers.fake]
 base_url = "http://127.0.0.1:1/v1"
 
 [hooks.state."/elsewhere/hooks.json:stop:0:0"]
 trusted_hash = "sha256:abc"
-'''
+"""
 
 
 def codex_setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -152,7 +161,9 @@ def state(home: Path) -> dict[str, Any]:
     return result
 
 
-def test_codex_install_writes_hooks_and_the_trust_codex_expects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_install_writes_hooks_and_the_trust_codex_expects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = codex_setup(tmp_path, monkeypatch)
     out = run(opts("codex", None))
     assert [line.split(" ")[1] for line in out] == [str(home / "hooks.json"), str(home / "config.toml")]
@@ -170,8 +181,9 @@ def test_codex_install_writes_hooks_and_the_trust_codex_expects(tmp_path: Path, 
     assert json.loads((home / "hooks.json").read_text()) == {}
 
 
-def test_codex_uninstall_carries_the_trust_of_hooks_that_move_up(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_uninstall_carries_the_trust_of_hooks_that_move_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = codex_setup(tmp_path, monkeypatch)
     run(opts("codex", None, events=["PreToolUse"]))
     doc = json.loads((home / "hooks.json").read_text())
@@ -180,11 +192,13 @@ def test_codex_uninstall_carries_the_trust_of_hooks_that_move_up(tmp_path: Path,
     (home / "hooks.json").write_text(json.dumps(doc))
     user_key_before = f"{home / 'hooks.json'}:pre_tool_use:1:0"
     user_hash = trust_hash("PreToolUse", "Bash", user)
-    (home / "config.toml").write_text((home / "config.toml").read_text()
-                                      + f'\n[hooks.state."{user_key_before}"]\ntrusted_hash = "{user_hash}"\n')
+    (home / "config.toml").write_text(
+        (home / "config.toml").read_text() + f'\n[hooks.state."{user_key_before}"]\ntrusted_hash = "{user_hash}"\n'
+    )
     run(opts("codex", None, action="uninstall"))
-    assert json.loads((home / "hooks.json").read_text()) == {"hooks": {"PreToolUse": [{"matcher": "Bash",
-                                                                                      "hooks": [user]}]}}
+    assert json.loads((home / "hooks.json").read_text()) == {
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [user]}]}
+    }
     entries = state(home)
     assert entries[f"{home / 'hooks.json'}:pre_tool_use:0:0"] == {"trusted_hash": user_hash}  # moved with it
     assert user_key_before not in entries and "/elsewhere/hooks.json:stop:0:0" in entries
@@ -200,8 +214,9 @@ def test_codex_project_install_notes_project_trust(tmp_path: Path, monkeypatch: 
     assert any(line.startswith("note: Codex loads") and "trusted" in line for line in out)
 
 
-def test_codex_trust_in_a_form_hookgate_does_not_edit_is_refused(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_trust_in_a_form_hookgate_does_not_edit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = codex_setup(tmp_path, monkeypatch)
     key = f"{home / 'hooks.json'}:pre_tool_use:0:0"
     inline = f'[hooks]\nstate = {{ "{key}" = {{ trusted_hash = "sha256:old" }} }}\n'
@@ -230,7 +245,9 @@ def test_kiro_agent_config(tmp_path: Path) -> None:
     doc["hooks"]["preToolUse"].insert(0, {"matcher": "fs_write", "command": "./protect.sh"})
     agent.write_text(json.dumps(doc))
     run(opts("kiro", tmp_path, action="uninstall"))  # the only agent there: picked without --agent
-    assert json.loads(agent.read_text())["hooks"] == {"preToolUse": [{"matcher": "fs_write", "command": "./protect.sh"}]}
+    assert json.loads(agent.read_text())["hooks"] == {
+        "preToolUse": [{"matcher": "fs_write", "command": "./protect.sh"}]
+    }
     (agent.parent / "other.json").write_text("{}")
     with pytest.raises(InstallError, match="several Kiro agents"):
         plan(opts("kiro", tmp_path))
@@ -257,8 +274,9 @@ def test_cli_install_validates_the_config_and_uses_this_hookgate(tmp_path: Path)
     assert proc.returncode == 1 and "is invalid" in proc.stderr and not (tmp_path / ".gemini").exists()
     good = tmp_path / "hookgate.yaml"
     good.write_text("hooks: {}\n")
-    proc = run_hookgate(["install", "gemini", "--project", str(tmp_path), "--config", str(good), "--events",
-                         "BeforeTool"])
+    proc = run_hookgate(
+        ["install", "gemini", "--project", str(tmp_path), "--config", str(good), "--events", "BeforeTool"]
+    )
     assert proc.returncode == 0, proc.stderr
     command = json.loads((tmp_path / ".gemini" / "settings.json").read_text())["hooks"]["BeforeTool"][0]["hooks"][0]
     words = command["command"].split()
@@ -269,8 +287,10 @@ def test_cli_install_validates_the_config_and_uses_this_hookgate(tmp_path: Path)
     assert run_hookgate(["install", "gemini", "--project", str(tmp_path / "nope")]).returncode == 1
 
 
-@pytest.mark.parametrize("name", ["../../evil", "../evil", "a/b", "..", ".", ".hidden", "a..b", "x" * 129,
-                                  "/abs", "a\\b", "é", "a b", "a\nb"])
+@pytest.mark.parametrize(
+    "name",
+    ["../../evil", "../evil", "a/b", "..", ".", ".hidden", "a..b", "x" * 129, "/abs", "a\\b", "é", "a b", "a\nb"],
+)
 def test_kiro_agent_name_must_be_a_plain_file_name(tmp_path: Path, name: str) -> None:
     with pytest.raises(InstallError, match="expected a plain agent name"):
         plan(opts("kiro", tmp_path, agent=name))
@@ -298,8 +318,20 @@ def test_cli_install_refuses_a_path_as_agent_or_a_bad_server(tmp_path: Path) -> 
 def test_install_pins_several_configs_including_the_builtin_default(tmp_path: Path) -> None:
     good = tmp_path / "hookgate.yaml"
     good.write_text("hooks:\n  Stop:\n    - hooks: [{type: command, command: 'true'}]\n")
-    proc = run_hookgate(["install", "claude", "--project", str(tmp_path), "--config", "builtin:default",
-                         "--config", str(good), "--events", "PreToolUse"])
+    proc = run_hookgate(
+        [
+            "install",
+            "claude",
+            "--project",
+            str(tmp_path),
+            "--config",
+            "builtin:default",
+            "--config",
+            str(good),
+            "--events",
+            "PreToolUse",
+        ]
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((tmp_path / ".claude" / "settings.json").read_text())
     words = shlex.split(doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"])

@@ -25,13 +25,16 @@ from handlers.prompt import substitute_arguments
 # ------------------------------------------------------------------------------------ verdict parsing
 
 
-@pytest.mark.parametrize("answer", [
-    '{"ok": false, "reason": "no tests"}',
-    '  ```json\n{"ok": false, "reason": "no tests"}\n```  ',
-    'Sure. Here it is:\n```\n{"ok": false, "reason": "no tests"}\n```\nAnything else?',
-    'My verdict is {"ok": false, "reason": "no tests"} based on the transcript.',
-    '{"note": "first"} then {"ok": "false", "reason": "no tests"}',
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"ok": false, "reason": "no tests"}',
+        '  ```json\n{"ok": false, "reason": "no tests"}\n```  ',
+        'Sure. Here it is:\n```\n{"ok": false, "reason": "no tests"}\n```\nAnything else?',
+        'My verdict is {"ok": false, "reason": "no tests"} based on the transcript.',
+        '{"note": "first"} then {"ok": "false", "reason": "no tests"}',
+    ],
+)
 def test_verdict_is_found_in_prose_and_fences(answer: str) -> None:
     assert parse_verdict(answer) == LlmVerdict(ok=False, reason="no tests")
 
@@ -42,14 +45,17 @@ def test_verdict_from_an_object_and_defaults() -> None:
     assert parse_verdict({"ok": False, "reason": "x", "impossible": True}).impossible
 
 
-@pytest.mark.parametrize("answer", ["", "no json here", '{"reason": "no ok field"}', '{"ok": 1, "reason": ""}',
-                                    '```json\n{"ok": tru}\n```', "[1, 2]"])
+@pytest.mark.parametrize(
+    "answer",
+    ["", "no json here", '{"reason": "no ok field"}', '{"ok": 1, "reason": ""}', '```json\n{"ok": tru}\n```', "[1, 2]"],
+)
 def test_malformed_verdicts_raise(answer: str) -> None:
     with pytest.raises(HandlerError, match="unparseable verdict"):
         parse_verdict(answer)
 
 
 # ------------------------------------------------------------------------------------ effects
+
 
 def _event(name: str, **fields: Any) -> HookEvent:
     return HookEvent({"hook_event_name": name, **fields})
@@ -58,24 +64,38 @@ def _event(name: str, **fields: Any) -> HookEvent:
 NO = LlmVerdict(ok=False, reason="because")
 
 
-@pytest.mark.parametrize(("name", "kw", "expected"), [
-    ("Stop", {}, Verdict(block=True, reason="because")),
-    ("SubagentStop", {}, Verdict(block=True, reason="because")),
-    ("PreToolUse", {}, Verdict(permission="deny", permission_reason="because", continue_=False,
-                               stop_reason="hookgate check 'c': because")),
-    ("PreToolUse", {"continue_on_block": True}, Verdict(permission="deny", permission_reason="because")),
-    ("PreToolUse", {"on_reject": "ask"}, Verdict(permission="ask", permission_reason="because")),
-    ("PostToolUse", {}, Verdict(block=True, reason="because", continue_=False,
-                                stop_reason="hookgate check 'c': because")),
-    ("PostToolUse", {"continue_on_block": True}, Verdict(block=True, reason="because")),
-    ("UserPromptSubmit", {}, Verdict(block=True, reason="because")),
-    ("PostToolUseFailure", {}, Verdict(block=True, reason="because")),
-    ("TaskCreated", {}, Verdict(block=True, reason="because")),
-    ("TeammateIdle", {}, Verdict(continue_=False, stop_reason="hookgate check 'c': because")),
-    ("TeammateIdle", {"continue_on_block": True}, Verdict(block=True, reason="because")),
-    ("PermissionRequest", {}, Verdict()),
-    ("PermissionDenied", {}, Verdict()),
-])
+@pytest.mark.parametrize(
+    ("name", "kw", "expected"),
+    [
+        ("Stop", {}, Verdict(block=True, reason="because")),
+        ("SubagentStop", {}, Verdict(block=True, reason="because")),
+        (
+            "PreToolUse",
+            {},
+            Verdict(
+                permission="deny",
+                permission_reason="because",
+                continue_=False,
+                stop_reason="hookgate check 'c': because",
+            ),
+        ),
+        ("PreToolUse", {"continue_on_block": True}, Verdict(permission="deny", permission_reason="because")),
+        ("PreToolUse", {"on_reject": "ask"}, Verdict(permission="ask", permission_reason="because")),
+        (
+            "PostToolUse",
+            {},
+            Verdict(block=True, reason="because", continue_=False, stop_reason="hookgate check 'c': because"),
+        ),
+        ("PostToolUse", {"continue_on_block": True}, Verdict(block=True, reason="because")),
+        ("UserPromptSubmit", {}, Verdict(block=True, reason="because")),
+        ("PostToolUseFailure", {}, Verdict(block=True, reason="because")),
+        ("TaskCreated", {}, Verdict(block=True, reason="because")),
+        ("TeammateIdle", {}, Verdict(continue_=False, stop_reason="hookgate check 'c': because")),
+        ("TeammateIdle", {"continue_on_block": True}, Verdict(block=True, reason="because")),
+        ("PermissionRequest", {}, Verdict()),
+        ("PermissionDenied", {}, Verdict()),
+    ],
+)
 def test_effects_follow_the_prompt_hook_table(name: str, kw: dict[str, Any], expected: Verdict) -> None:
     assert effects(_event(name), NO, check="c", **kw) == expected
 
@@ -88,18 +108,23 @@ def test_ok_never_allows_and_impossible_lets_a_stop_through() -> None:
 
 # ------------------------------------------------------------------------------------ $ARGUMENTS
 
-@pytest.mark.parametrize(("template", "expected"), [
-    ("Check $ARGUMENTS now", "Check {J} now"),
-    ("No placeholder", "No placeholder\n\n{J}"),
-    (r"Price \$5, input $ARGUMENTS", "Price $5, input {J}"),
-    (r"Literal \$ARGUMENTS only", "Literal $ARGUMENTS only\n\n{J}"),
-    ("$ARGUMENTS and $ARGUMENTS", "{J} and {J}"),
-])
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("Check $ARGUMENTS now", "Check {J} now"),
+        ("No placeholder", "No placeholder\n\n{J}"),
+        (r"Price \$5, input $ARGUMENTS", "Price $5, input {J}"),
+        (r"Literal \$ARGUMENTS only", "Literal $ARGUMENTS only\n\n{J}"),
+        ("$ARGUMENTS and $ARGUMENTS", "{J} and {J}"),
+    ],
+)
 def test_arguments_substitution(template: str, expected: str) -> None:
     assert substitute_arguments(template, "{J}") == expected
 
 
 # ------------------------------------------------------------------------------------ sandbox
+
 
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
@@ -126,18 +151,21 @@ def test_read_pages_and_numbers_lines(tree: Path) -> None:
     assert box.run("Read", {"path": "link_in", "limit": 1}) == ("     1\tline 1\n[9 more lines; use offset=2]", False)
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ({"path": "../../etc/passwd"}, "contains '..'"),
-    ({"path": "pkg/../../outside.txt"}, "contains '..'"),
-    ({"path": "/etc/passwd"}, "outside the project"),
-    ({"path": "link_out"}, "symlink"),
-    ({"path": "pkg"}, "is a directory"),
-    ({"path": "missing.txt"}, "does not exist"),
-    ({"path": "blob.bin"}, "binary"),
-    ({"path": "notes.txt", "offset": 0}, "at least 1"),
-    ({"path": "notes.txt", "limit": "many"}, "integer"),
-    ({}, "path is required"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"path": "../../etc/passwd"}, "contains '..'"),
+        ({"path": "pkg/../../outside.txt"}, "contains '..'"),
+        ({"path": "/etc/passwd"}, "outside the project"),
+        ({"path": "link_out"}, "symlink"),
+        ({"path": "pkg"}, "is a directory"),
+        ({"path": "missing.txt"}, "does not exist"),
+        ({"path": "blob.bin"}, "binary"),
+        ({"path": "notes.txt", "offset": 0}, "at least 1"),
+        ({"path": "notes.txt", "limit": "many"}, "integer"),
+        ({}, "path is required"),
+    ],
+)
 def test_read_refusals_are_tool_errors(tree: Path, args: dict[str, Any], message: str) -> None:
     out, is_error = Sandbox(str(tree)).run("Read", args)
     assert is_error and message in out
@@ -146,8 +174,12 @@ def test_read_refusals_are_tool_errors(tree: Path, args: dict[str, Any], message
 def test_grep_and_glob_stay_inside_and_skip_noise(tree: Path) -> None:
     box = Sandbox(str(tree))
     out, err = box.run("Grep", {"pattern": "^value", "ignore_case": True})
-    assert not err and out.splitlines() == ["pkg/a.py:2: VALUE = 1", "pkg/deep/b.py:1: value = 2",
-                                            "pkg/deep/b.py:2: value = 2", "pkg/deep/b.py:3: value = 2"]
+    assert not err and out.splitlines() == [
+        "pkg/a.py:2: VALUE = 1",
+        "pkg/deep/b.py:1: value = 2",
+        "pkg/deep/b.py:2: value = 2",
+        "pkg/deep/b.py:3: value = 2",
+    ]
     assert box.run("Grep", {"pattern": "VALUE", "path": "pkg", "glob": "a.py"}) == ("pkg/a.py:2: VALUE = 1", False)
     assert box.run("Grep", {"pattern": "secret"}) == ("(no matches)", False)
     assert box.run("Grep", {"pattern": "("})[1]
@@ -173,20 +205,36 @@ def test_glob_regex() -> None:
 
 # ------------------------------------------------------------------------------------ transcript
 
+
 def test_transcript_rendering_and_tail(tmp_path: Path) -> None:
     assert render_entry({"type": "user", "message": {"role": "user", "content": "hi"}}) == "user: hi"
     assert render_entry({"type": "summary", "summary": "s"}) is None
-    assert render_entry({"type": "response_item", "payload": {"type": "message", "role": "assistant",
-                                                              "content": [{"type": "output_text", "text": "ok"}]}}) \
+    assert (
+        render_entry(
+            {
+                "type": "response_item",
+                "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
+            }
+        )
         == "assistant: ok"
-    long = {"type": "assistant", "message": {"role": "assistant", "content": [
-        {"type": "thinking", "thinking": "hidden"},
-        {"type": "tool_use", "name": "Write", "input": {"content": "x" * 5000}}]}}
+    )
+    long = {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hidden"},
+                {"type": "tool_use", "name": "Write", "input": {"content": "x" * 5000}},
+            ],
+        },
+    }
     rendered = render_entry(long) or ""
     assert "hidden" not in rendered and "[tool call Write]" in rendered and "more characters]" in rendered
     path = tmp_path / "t.jsonl"
-    path.write_text("\n".join(json.dumps({"type": "user", "message": {"role": "user", "content": f"msg {i}"}})
-                              for i in range(100)) + "\nnot json\n")
+    path.write_text(
+        "\n".join(json.dumps({"type": "user", "message": {"role": "user", "content": f"msg {i}"}}) for i in range(100))
+        + "\nnot json\n"
+    )
     tail = transcript_tail(str(path), 60) or ""
     assert tail.startswith("[") and tail.endswith("user: msg 99") and "msg 0\n" not in tail
     assert transcript_tail(str(tmp_path / "missing.jsonl"), 100) is None
@@ -198,6 +246,7 @@ def test_transcript_rendering_and_tail(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------------------ providers and keys
 
+
 def _load(tmp_path: Path, doc: dict[str, Any]) -> RuntimeConfig:
     path = tmp_path / "hookgate.json"
     path.write_text(json.dumps(doc))
@@ -208,14 +257,33 @@ STOP_PROMPT = {"Stop": [{"hooks": [{"type": "prompt", "prompt": "x"}]}]}
 
 
 def test_provider_defaults_and_overrides(tmp_path: Path) -> None:
-    config = _load(tmp_path, {"hooks": STOP_PROMPT, "llm": {"providers": {
-        "anthropic": {"baseUrl": "http://127.0.0.1:9/"},
-        "openai": {"model": "gpt-5-mini"},
-        "ollama": {"type": "openai", "model": "qwen3", "baseUrl": "http://127.0.0.1:11434/v1",
-                   "keyRequired": False, "structuredOutput": "json_object", "temprature": 0}}}})
+    config = _load(
+        tmp_path,
+        {
+            "hooks": STOP_PROMPT,
+            "llm": {
+                "providers": {
+                    "anthropic": {"baseUrl": "http://127.0.0.1:9/"},
+                    "openai": {"model": "gpt-5-mini"},
+                    "ollama": {
+                        "type": "openai",
+                        "model": "qwen3",
+                        "baseUrl": "http://127.0.0.1:11434/v1",
+                        "keyRequired": False,
+                        "structuredOutput": "json_object",
+                        "temprature": 0,
+                    },
+                }
+            },
+        },
+    )
     default = provider_settings(config.llm, None)
-    assert (default.name, default.type, default.model, default.structured_output) == \
-        ("anthropic", "anthropic", "claude-haiku-4-5", "tool")
+    assert (default.name, default.type, default.model, default.structured_output) == (
+        "anthropic",
+        "anthropic",
+        "claude-haiku-4-5",
+        "tool",
+    )
     assert default.base_url == "http://127.0.0.1:9/" and default.api_key_env == "ANTHROPIC_API_KEY"
     assert provider_settings(config.llm, "openai").api_key_env == "OPENAI_API_KEY"
     local = provider_settings(config.llm, "ollama")
@@ -223,15 +291,25 @@ def test_provider_defaults_and_overrides(tmp_path: Path) -> None:
     assert any("temprature" in w for w in config.warnings)
     with pytest.raises(HandlerError, match="unknown LLM provider 'nope'"):
         provider_settings(config.llm, "nope")
-    assert provider_settings({}, None) == ProviderSettings(name="anthropic", type="anthropic",
-                                                           model="claude-haiku-4-5")
+    assert provider_settings({}, None) == ProviderSettings(name="anthropic", type="anthropic", model="claude-haiku-4-5")
 
 
 def test_provider_config_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
-        _load(tmp_path, {"hooks": STOP_PROMPT, "llm": {"default": "gone", "providers": {
-            "x": {"model": "m"}, "o": {"type": "openai", "model": "m", "stream": True},
-            "a": {"type": "anthropic", "structuredOutput": "json_object", "maxTokens": 0}}}})
+        _load(
+            tmp_path,
+            {
+                "hooks": STOP_PROMPT,
+                "llm": {
+                    "default": "gone",
+                    "providers": {
+                        "x": {"model": "m"},
+                        "o": {"type": "openai", "model": "m", "stream": True},
+                        "a": {"type": "anthropic", "structuredOutput": "json_object", "maxTokens": 0},
+                    },
+                },
+            },
+        )
     issues = "\n".join(info.value.issues)
     assert "llm.providers.x.type: required" in issues
     assert "llm.providers.o.stream: only anthropic" in issues
@@ -245,8 +323,9 @@ def test_key_problems_only_for_providers_in_use(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("MY_KEY", "k")
     llm = {"default": "mine", "providers": {"mine": {"type": "openai", "model": "m", "apiKeyEnv": "MY_KEY"}}}
     assert key_problems(_load(tmp_path, {"hooks": STOP_PROMPT, "llm": llm})) == []
-    assert key_problems(_load(tmp_path, {"hooks": {"Stop": [{"hooks": [{"type": "command",
-                                                                        "command": "true"}]}]}})) == []
+    assert (
+        key_problems(_load(tmp_path, {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}})) == []
+    )
     problems = key_problems(_load(tmp_path, {"hooks": STOP_PROMPT}))
     assert len(problems) == 1 and "$ANTHROPIC_API_KEY" in problems[0] and "keyRequired: false" in problems[0]
 
@@ -267,6 +346,7 @@ def test_retry_after_headers() -> None:
 
 
 # ------------------------------------------------------------------------------------ stop guard
+
 
 def test_guard_keys() -> None:
     assert guard_key(_event("Stop", session_id="s")) == "s"
@@ -290,9 +370,15 @@ async def test_guard_counts_only_judgment_blocks(tmp_path: Path) -> None:
     await _one_stop(ctx, 2, HandlerResult(id="cmd", type="command", verdict=Verdict(block=True)))
     guard = await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", status="error"))
     assert guard.blocks_so_far() == 0
-    await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True)),
-              HandlerResult(id="llm2", type="prompt", verdict=Verdict(block=True)))
-    guard = await _one_stop(ctx, 2, HandlerResult(id="llm", type="prompt", status="cached", verdict=Verdict(block=True)))
+    await _one_stop(
+        ctx,
+        2,
+        HandlerResult(id="llm", type="prompt", verdict=Verdict(block=True)),
+        HandlerResult(id="llm2", type="prompt", verdict=Verdict(block=True)),
+    )
+    guard = await _one_stop(
+        ctx, 2, HandlerResult(id="llm", type="prompt", status="cached", verdict=Verdict(block=True))
+    )
     assert guard.blocks_so_far() == 2
     assert os.path.exists(tmp_path / "state.sqlite3")
 
@@ -308,13 +394,22 @@ async def test_guard_counts_consecutive_blocks(tmp_path: Path) -> None:
     assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 1
     assert await after(HandlerResult(id="llm", type="prompt", verdict=block)) == 2
     # a command blocks, the LLM check failed: the loop goes on, the count stays
-    assert await after(HandlerResult(id="cmd", type="command", verdict=block),
-                 HandlerResult(id="llm", type="prompt", status="error")) == 2
+    assert (
+        await after(
+            HandlerResult(id="cmd", type="command", verdict=block),
+            HandlerResult(id="llm", type="prompt", status="error"),
+        )
+        == 2
+    )
     # a failClosed failure holds the stop back too
     assert await after(HandlerResult(id="cmd", type="command", status="timeout", fail_closed=True)) == 2
     # the LLM check is satisfied (even though a command still blocks): back to 0
-    assert await after(HandlerResult(id="cmd", type="command", verdict=block),
-                 HandlerResult(id="llm", type="prompt", verdict=ok)) == 0
+    assert (
+        await after(
+            HandlerResult(id="cmd", type="command", verdict=block), HandlerResult(id="llm", type="prompt", verdict=ok)
+        )
+        == 0
+    )
     assert await after(HandlerResult(id="llm", type="prompt", status="cached", verdict=block)) == 1
     # the LLM check failed and nothing else blocked: the stop goes through, back to 0
     assert await after(HandlerResult(id="llm", type="prompt", status="timeout")) == 0

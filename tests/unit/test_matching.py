@@ -10,18 +10,31 @@ from gateway.events import HookEvent
 from gateway.matching import IfRule, claude_matcher, kiro_matcher, matcher_problem, path_matches
 
 
-@pytest.mark.parametrize(("pattern", "value", "expected"), [
-    (None, "Bash", True), ("", "Bash", True), ("*", "anything", True),
-    ("Bash", "Bash", True), ("Bash", "bash", False), ("Bash", "BashOutput", False),
-    ("Write|Edit", "Edit", True), ("Write|Edit", "MultiEdit", False),
-    ("Write, Edit", "Edit", True), ("Write,Edit", "Write", True),
-    ("code-reviewer", "senior-code-reviewer", False), ("mcp__brave-search", "mcp__brave-search__x", False),
-    ("mcp__memory", "mcp__memory__create", False),
-    ("Edit.*", "NotebookEdit", True), ("^Edit$", "NotebookEdit", False), ("^Edit$", "Edit", True),
-    ("mcp__memory__.*", "mcp__memory__create", True), ("mcp__.*__write", "mcp__fs__write_file", True),
-    ("^my-plugin:reviewer$", "my-plugin:reviewer", True),
-    (r"\d", "٣", False),  # JavaScript's \d is ASCII only
-])
+@pytest.mark.parametrize(
+    ("pattern", "value", "expected"),
+    [
+        (None, "Bash", True),
+        ("", "Bash", True),
+        ("*", "anything", True),
+        ("Bash", "Bash", True),
+        ("Bash", "bash", False),
+        ("Bash", "BashOutput", False),
+        ("Write|Edit", "Edit", True),
+        ("Write|Edit", "MultiEdit", False),
+        ("Write, Edit", "Edit", True),
+        ("Write,Edit", "Write", True),
+        ("code-reviewer", "senior-code-reviewer", False),
+        ("mcp__brave-search", "mcp__brave-search__x", False),
+        ("mcp__memory", "mcp__memory__create", False),
+        ("Edit.*", "NotebookEdit", True),
+        ("^Edit$", "NotebookEdit", False),
+        ("^Edit$", "Edit", True),
+        ("mcp__memory__.*", "mcp__memory__create", True),
+        ("mcp__.*__write", "mcp__fs__write_file", True),
+        ("^my-plugin:reviewer$", "my-plugin:reviewer", True),
+        (r"\d", "٣", False),  # JavaScript's \d is ASCII only
+    ],
+)
 def test_claude_matcher(pattern: str | None, value: str, expected: bool) -> None:
     assert claude_matcher(pattern)(value) is expected
 
@@ -46,35 +59,60 @@ def test_permission_rule_in_matcher_is_a_problem() -> None:
     assert "not a valid regular expression" in (matcher_problem("Bash[") or "")
 
 
-@pytest.mark.parametrize(("pattern", "name", "expected"), [
-    ("fs_write", "fs_write", True), ("fs_write", "fs_read", False), ("fs_*", "fs_read", True),
-    ("@git", "@git/status", True), ("@git", "@github/x", False), ("@git/status", "@git/status", True),
-    ("@builtin", "execute_bash", True), ("@builtin", "@git/status", False), ("*", "@git/status", True),
-])
+@pytest.mark.parametrize(
+    ("pattern", "name", "expected"),
+    [
+        ("fs_write", "fs_write", True),
+        ("fs_write", "fs_read", False),
+        ("fs_*", "fs_read", True),
+        ("@git", "@git/status", True),
+        ("@git", "@github/x", False),
+        ("@git/status", "@git/status", True),
+        ("@builtin", "execute_bash", True),
+        ("@builtin", "@git/status", False),
+        ("*", "@git/status", True),
+    ],
+)
 def test_kiro_matcher(pattern: str, name: str, expected: bool) -> None:
     assert kiro_matcher(pattern)(name) is expected
 
 
-@pytest.mark.parametrize(("command", "expected"), [
-    ("npm run build && rm -rf dist/tmp", ["npm run build", "rm -rf dist/tmp"]),
-    ("a || b; c | d |& e & f\ng", ["a", "b", "c", "d", "e", "f", "g"]),
-    ("FOO=bar BAZ=1 git push", ["git push"]),
-    ("echo $(rm -rf /)", ["echo $(rm -rf /)", "rm -rf /"]),
-    ("echo `rm x`", ["echo `rm x`", "rm x"]),
-])
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("npm run build && rm -rf dist/tmp", ["npm run build", "rm -rf dist/tmp"]),
+        ("a || b; c | d |& e & f\ng", ["a", "b", "c", "d", "e", "f", "g"]),
+        ("FOO=bar BAZ=1 git push", ["git push"]),
+        ("echo $(rm -rf /)", ["echo $(rm -rf /)", "rm -rf /"]),
+        ("echo `rm x`", ["echo `rm x`", "rm x"]),
+    ],
+)
 def test_split_commands(command: str, expected: list[str]) -> None:
     assert split_commands(command) == expected
 
 
-@pytest.mark.parametrize(("pattern", "command", "expected"), [
-    ("rm *", "rm -rf /", True), ("rm *", "rm", True), ("rm *", "npm run build && rm -rf dist", True),
-    ("rm *", "echo $(rm -rf /)", True), ("rm *", "echo $(date)", False), ("rm *", "rmdir x", False),
-    ("ls *", "lsof", False), ("ls*", "lsof", True), ("ls:*", "ls -la", True), ("ls:*", "lsof", False),
-    ("git *", "FOO=bar git push", True), ("git *", "npm test && git push", True),
-    ("git push *", "git push $REMOTE", True),  # names more than the command: $VAR -> the hook runs
-    ("git push *", "git pull", False), ("npm test", "npm test", True), ("npm test", "npm test -- -x", False),
-    ("rm *", "echo 'unterminated", True),  # unparseable fails open
-])
+@pytest.mark.parametrize(
+    ("pattern", "command", "expected"),
+    [
+        ("rm *", "rm -rf /", True),
+        ("rm *", "rm", True),
+        ("rm *", "npm run build && rm -rf dist", True),
+        ("rm *", "echo $(rm -rf /)", True),
+        ("rm *", "echo $(date)", False),
+        ("rm *", "rmdir x", False),
+        ("ls *", "lsof", False),
+        ("ls*", "lsof", True),
+        ("ls:*", "ls -la", True),
+        ("ls:*", "lsof", False),
+        ("git *", "FOO=bar git push", True),
+        ("git *", "npm test && git push", True),
+        ("git push *", "git push $REMOTE", True),  # names more than the command: $VAR -> the hook runs
+        ("git push *", "git pull", False),
+        ("npm test", "npm test", True),
+        ("npm test", "npm test -- -x", False),
+        ("rm *", "echo 'unterminated", True),  # unparseable fails open
+    ],
+)
 def test_bash_if_rules(pattern: str, command: str, expected: bool) -> None:
     assert command_matches(pattern, command) is expected
 
@@ -83,25 +121,28 @@ def _event(tool: str, tool_input: dict, cwd: str = "/repo") -> HookEvent:
     return HookEvent({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": cwd})
 
 
-@pytest.mark.parametrize(("rule", "tool", "tool_input", "expected"), [
-    ("Bash(rm *)", "Bash", {"command": "ls && rm -r x"}, True),
-    ("Bash(rm *)", "Write", {"file_path": "/repo/rm"}, False),
-    ("Bash", "Bash", {"command": "anything"}, True),
-    ("Edit(src/**/*.ts)", "Edit", {"file_path": "/repo/src/a/b.ts"}, True),
-    ("Edit(src/**/*.ts)", "Edit", {"file_path": "/repo/lib/src/b.ts"}, False),
-    ("Edit(src/**)", "Write", {"file_path": "/repo/src/x.py"}, True),
-    ("Edit(*.ts)", "Edit", {"file_path": "/repo/deep/x.ts"}, True),
-    ("Edit(**/.env)", "Write", {"file_path": "/repo/a/.env"}, True),
-    ("Edit(//etc/**)", "Write", {"file_path": "/etc/passwd"}, True),
-    ("Edit(src/**)", "Edit", {"file_path": "/elsewhere/src/x"}, False),
-    ("Read(*.md)", "Read", {"file_path": "/repo/README.md"}, True),
-    ("mcp__github__create_issue", "mcp__github__create_issue", {}, True),
-    ("mcp__github", "mcp__github__create_issue", {}, True),
-    ("mcp__github__*", "mcp__github__list", {}, True),
-    ("mcp__github__create_issue", "mcp__github__list", {}, False),
-    ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://docs.example.com/x"}, True),
-    ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://evil.com/example.com"}, False),
-])
+@pytest.mark.parametrize(
+    ("rule", "tool", "tool_input", "expected"),
+    [
+        ("Bash(rm *)", "Bash", {"command": "ls && rm -r x"}, True),
+        ("Bash(rm *)", "Write", {"file_path": "/repo/rm"}, False),
+        ("Bash", "Bash", {"command": "anything"}, True),
+        ("Edit(src/**/*.ts)", "Edit", {"file_path": "/repo/src/a/b.ts"}, True),
+        ("Edit(src/**/*.ts)", "Edit", {"file_path": "/repo/lib/src/b.ts"}, False),
+        ("Edit(src/**)", "Write", {"file_path": "/repo/src/x.py"}, True),
+        ("Edit(*.ts)", "Edit", {"file_path": "/repo/deep/x.ts"}, True),
+        ("Edit(**/.env)", "Write", {"file_path": "/repo/a/.env"}, True),
+        ("Edit(//etc/**)", "Write", {"file_path": "/etc/passwd"}, True),
+        ("Edit(src/**)", "Edit", {"file_path": "/elsewhere/src/x"}, False),
+        ("Read(*.md)", "Read", {"file_path": "/repo/README.md"}, True),
+        ("mcp__github__create_issue", "mcp__github__create_issue", {}, True),
+        ("mcp__github", "mcp__github__create_issue", {}, True),
+        ("mcp__github__*", "mcp__github__list", {}, True),
+        ("mcp__github__create_issue", "mcp__github__list", {}, False),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://docs.example.com/x"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://evil.com/example.com"}, False),
+    ],
+)
 def test_if_rules(rule: str, tool: str, tool_input: dict, expected: bool) -> None:
     assert IfRule.parse(rule).matches(_event(tool, tool_input)) is expected
 

@@ -16,18 +16,31 @@ from gateway.matching import IfRule, claude_matcher, kiro_matcher, matcher_probl
 
 # --- Claude Code matchers ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pattern,value,expected", [
-    (None, "Bash", True), ("", "x", True), ("*", "anything", True),
-    ("Bash", "Bash", True), ("Bash", "bash", False), ("Bash", "Bash2", False),
-    ("Edit|Write", "Write", True), ("Edit|Write", "Edit|Write", False),
-    ("Edit,Write", "Write", True), (" Edit , Write ", "Edit", True), ("Edit||Write", "", False),
-    ("mcp__.*", "mcp__github__x", True), ("mcp__.*", "Bash", False),
-    ("ash", "Bash", False),  # an exact name, not a substring
-    ("B.sh", "xBashx", True),  # a regex is unanchored
-    ("^Bash$", "Bash", True), ("^Bash$", "BashX", False),
-    ("(?<n>Ba)sh", "Bash", True),  # JavaScript named group: the `regex` module reads it
-    ("(?<=mcp__)git.*", "mcp__github", True),
-])
+
+@pytest.mark.parametrize(
+    "pattern,value,expected",
+    [
+        (None, "Bash", True),
+        ("", "x", True),
+        ("*", "anything", True),
+        ("Bash", "Bash", True),
+        ("Bash", "bash", False),
+        ("Bash", "Bash2", False),
+        ("Edit|Write", "Write", True),
+        ("Edit|Write", "Edit|Write", False),
+        ("Edit,Write", "Write", True),
+        (" Edit , Write ", "Edit", True),
+        ("Edit||Write", "", False),
+        ("mcp__.*", "mcp__github__x", True),
+        ("mcp__.*", "Bash", False),
+        ("ash", "Bash", False),  # an exact name, not a substring
+        ("B.sh", "xBashx", True),  # a regex is unanchored
+        ("^Bash$", "Bash", True),
+        ("^Bash$", "BashX", False),
+        ("(?<n>Ba)sh", "Bash", True),  # JavaScript named group: the `regex` module reads it
+        ("(?<=mcp__)git.*", "mcp__github", True),
+    ],
+)
 def test_claude_matcher(pattern: str | None, value: str, expected: bool) -> None:
     assert claude_matcher(pattern)(value) is expected
 
@@ -62,27 +75,44 @@ def test_matcher_problem() -> None:
     assert matcher_problem("mcp__.*") is None
     assert matcher_problem("Bash(rm *)") == (
         "'Bash(rm *)' is a permission rule, not a matcher: as a regex it is tested against the tool name "
-        "and never fires; use matcher 'Bash' with \"if\": 'Bash(rm *)'")
+        "and never fires; use matcher 'Bash' with \"if\": 'Bash(rm *)'"
+    )
     assert matcher_problem("a[") is not None and "not a valid regular expression" in str(matcher_problem("a["))
     assert matcher_problem("x|y", "A-Za-z0-9_|") is None
 
 
 # --- Kiro matchers -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pattern,name,expected", [
-    (None, "fs_write", True), ("", "x", True), ("*", "@git/status", True),
-    ("@builtin", "fs_write", True), ("@builtin", "@git/status", False),
-    ("@git", "@git/status", True), ("@git", "@git", True), ("@git", "@gitlab/x", False),
-    ("@git/status", "@git/status", True), ("@git/status", "@git/log", False),
-    ("fs_*", "fs_read", True), ("fs_*", "execute_bash", False), ("fs_?ead", "fs_read", True),
-    ("fs_[rw]*", "fs_write", True), ("@git*", "@github/x", True),
-    ("fs_write", "fs_write", True), ("fs_write", "fs_writer", False), ("FS_write", "fs_write", False),
-])
+
+@pytest.mark.parametrize(
+    "pattern,name,expected",
+    [
+        (None, "fs_write", True),
+        ("", "x", True),
+        ("*", "@git/status", True),
+        ("@builtin", "fs_write", True),
+        ("@builtin", "@git/status", False),
+        ("@git", "@git/status", True),
+        ("@git", "@git", True),
+        ("@git", "@gitlab/x", False),
+        ("@git/status", "@git/status", True),
+        ("@git/status", "@git/log", False),
+        ("fs_*", "fs_read", True),
+        ("fs_*", "execute_bash", False),
+        ("fs_?ead", "fs_read", True),
+        ("fs_[rw]*", "fs_write", True),
+        ("@git*", "@github/x", True),
+        ("fs_write", "fs_write", True),
+        ("fs_write", "fs_writer", False),
+        ("FS_write", "fs_write", False),
+    ],
+)
 def test_kiro_matcher(pattern: str | None, name: str, expected: bool) -> None:
     assert kiro_matcher(pattern)(name) is expected
 
 
 # --- if rules: parsing and tools -----------------------------------------------------------------
+
 
 def test_if_rule_parse() -> None:
     assert IfRule.parse("Bash(rm *)") == IfRule(text="Bash(rm *)", tool="Bash", content="rm *")
@@ -100,16 +130,32 @@ def test_if_rule_syntax_errors(text: str) -> None:
     assert str(err.value).startswith(f"if rule {text!r} is not a permission rule (expected Tool or Tool(pattern)")
 
 
-@pytest.mark.parametrize("rule,tool,expected", [
-    ("Edit", "Edit", True), ("Edit", "Write", True), ("Edit", "MultiEdit", True), ("Edit", "NotebookEdit", True),
-    ("Edit", "Read", False), ("Read", "Grep", True), ("Read", "Glob", True), ("Read", "LS", True),
-    ("Read", "Write", False), ("Write", "Edit", False),
-    ("Agent", "Task", True), ("Task", "Agent", True), ("Bash", "PowerShell", False),
-    ("mcp__srv", "mcp__srv__tool", True), ("mcp__srv", "mcp__srvx__tool", False), ("mcp__srv", "mcp__srv", True),
-    ("mcp__srv__*", "mcp__srv__tool", True), ("mcp__srv__*", "mcp__other__tool", False),
-    ("mcp__srv__tool", "mcp__srv__tool", True), ("mcp__srv__tool", "mcp__srv__tool2", False),
-    ("mcp__srv__tool", "mcp__srv__", False),
-])
+@pytest.mark.parametrize(
+    "rule,tool,expected",
+    [
+        ("Edit", "Edit", True),
+        ("Edit", "Write", True),
+        ("Edit", "MultiEdit", True),
+        ("Edit", "NotebookEdit", True),
+        ("Edit", "Read", False),
+        ("Read", "Grep", True),
+        ("Read", "Glob", True),
+        ("Read", "LS", True),
+        ("Read", "Write", False),
+        ("Write", "Edit", False),
+        ("Agent", "Task", True),
+        ("Task", "Agent", True),
+        ("Bash", "PowerShell", False),
+        ("mcp__srv", "mcp__srv__tool", True),
+        ("mcp__srv", "mcp__srvx__tool", False),
+        ("mcp__srv", "mcp__srv", True),
+        ("mcp__srv__*", "mcp__srv__tool", True),
+        ("mcp__srv__*", "mcp__other__tool", False),
+        ("mcp__srv__tool", "mcp__srv__tool", True),
+        ("mcp__srv__tool", "mcp__srv__tool2", False),
+        ("mcp__srv__tool", "mcp__srv__", False),
+    ],
+)
 def test_if_rule_tool_matches(rule: str, tool: str, expected: bool) -> None:
     assert IfRule.parse(rule).tool_matches(tool) is expected
 
@@ -120,47 +166,51 @@ def _ev(tool: str, tool_input: dict[str, Any], cwd: str = "/work/proj") -> HookE
 
 # --- if rules: content ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("rule,tool,tool_input,expected", [
-    ("Bash", "Bash", {"command": "anything"}, True),
-    ("Bash", "Edit", {"file_path": "a"}, False),
-    ("Bash(rm *)", "Bash", {"command": "ls && rm -rf x"}, True),
-    ("Bash(rm *)", "Bash", {"command": "ls -la"}, False),
-    ("Bash(rm *)", "Bash", {}, True),  # no command to judge: the hook runs
-    ("Bash(rm *)", "Bash", {"command": ["rm"]}, True),
-    ("PowerShell(Remove-Item *)", "PowerShell", {"command": "Remove-Item x"}, True),
-    ("Edit(src/**)", "Edit", {"file_path": "/work/proj/src/a.py"}, True),
-    ("Edit(src/**)", "Write", {"file_path": "/work/proj/docs/a.md"}, False),
-    ("Edit(src/**)", "Edit", {}, True),  # a file rule with no path: the hook runs
-    ("Edit(src/**)", "Edit", {"file_path": 3}, True),
-    ("Edit(src/**)", "NotebookEdit", {"notebook_path": "src/n.ipynb"}, True),
-    ("Read(src/**)", "Grep", {"path": "src/x"}, True),
-    ("Read(src/**)", "Glob", {"dir_path": "src"}, False),  # the folder itself is not under src/**
-    ("Edit(*.py)", "Edit", {"file_paths": ["docs/a.md", "lib/b.py"]}, True),
-    ("Edit(*.py)", "Edit", {"file_paths": ["docs/a.md"], "file_path": "x.py"}, False),
-    ("Edit(*.py)", "Edit", {"file_paths": [], "file_path": "x.py"}, True),
-    ("Edit(*.py)", "Edit", {"file_paths": ["a.md", 3], "file_path": "x.py"}, True),
-    ("Edit(*.py)", "Edit", {"file_path": "x.py", "path": "y.md"}, True),  # file_path comes first
-    ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/a"}, True),
-    ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://docs.example.com:8443/a"}, True),
-    ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://badexample.com/"}, False),
-    ("WebFetch(domain:example.com)", "WebFetch", {"url": "http://example.com.evil.io/"}, False),
-    ("WebFetch(domain:*.example.com)", "WebFetch", {"url": "https://a.example.com"}, True),
-    ("WebFetch(domain:example.com)", "WebFetch", {}, False),
-    ("WebFetch(https://example.com/*)", "WebFetch", {"url": "https://example.com/x"}, True),
-    ("WebSearch(domain:x.com)", "WebSearch", {"query": "domain:x.com"}, True),  # not special outside WebFetch
-    ("WebSearch(domain:x.com)", "WebSearch", {"query": "x.com"}, False),
-    ("WebSearch(claude *)", "WebSearch", {"query": "claude hooks"}, True),
-    ("WebSearch(claude *)", "WebSearch", {"query": "gpt hooks"}, False),
-    ("Task(Explore)", "Task", {"subagent_type": "Explore", "prompt": "x"}, True),
-    ("Agent(Explore)", "Task", {"subagent_type": "Plan", "prompt": "Explore"}, False),
-    ("Task(*review*)", "Agent", {"subagent_type": "code-review"}, True),
-    ("Grep(TODO*)", "Grep", {"pattern": "TODO: x"}, True),  # a Grep pattern is a path-less file tool
-    ("mcp__db__query(SELECT*)", "mcp__db__query", {"query": "SELECT 1"}, True),
-    ("mcp__db__query(SELECT*)", "mcp__db__query", {"query": "DROP x"}, False),
-    ("mcp__db__query(SELECT*)", "mcp__db__query", {"sql": "SELECT 1"}, False),
-    ("Other(a*c)", "Other", {"prompt": "a\nb\nc"}, True),
-    ("Other(a*c)", "Other", {"url": "abcd"}, False),
-])
+
+@pytest.mark.parametrize(
+    "rule,tool,tool_input,expected",
+    [
+        ("Bash", "Bash", {"command": "anything"}, True),
+        ("Bash", "Edit", {"file_path": "a"}, False),
+        ("Bash(rm *)", "Bash", {"command": "ls && rm -rf x"}, True),
+        ("Bash(rm *)", "Bash", {"command": "ls -la"}, False),
+        ("Bash(rm *)", "Bash", {}, True),  # no command to judge: the hook runs
+        ("Bash(rm *)", "Bash", {"command": ["rm"]}, True),
+        ("PowerShell(Remove-Item *)", "PowerShell", {"command": "Remove-Item x"}, True),
+        ("Edit(src/**)", "Edit", {"file_path": "/work/proj/src/a.py"}, True),
+        ("Edit(src/**)", "Write", {"file_path": "/work/proj/docs/a.md"}, False),
+        ("Edit(src/**)", "Edit", {}, True),  # a file rule with no path: the hook runs
+        ("Edit(src/**)", "Edit", {"file_path": 3}, True),
+        ("Edit(src/**)", "NotebookEdit", {"notebook_path": "src/n.ipynb"}, True),
+        ("Read(src/**)", "Grep", {"path": "src/x"}, True),
+        ("Read(src/**)", "Glob", {"dir_path": "src"}, False),  # the folder itself is not under src/**
+        ("Edit(*.py)", "Edit", {"file_paths": ["docs/a.md", "lib/b.py"]}, True),
+        ("Edit(*.py)", "Edit", {"file_paths": ["docs/a.md"], "file_path": "x.py"}, False),
+        ("Edit(*.py)", "Edit", {"file_paths": [], "file_path": "x.py"}, True),
+        ("Edit(*.py)", "Edit", {"file_paths": ["a.md", 3], "file_path": "x.py"}, True),
+        ("Edit(*.py)", "Edit", {"file_path": "x.py", "path": "y.md"}, True),  # file_path comes first
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/a"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://docs.example.com:8443/a"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://badexample.com/"}, False),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "http://example.com.evil.io/"}, False),
+        ("WebFetch(domain:*.example.com)", "WebFetch", {"url": "https://a.example.com"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {}, False),
+        ("WebFetch(https://example.com/*)", "WebFetch", {"url": "https://example.com/x"}, True),
+        ("WebSearch(domain:x.com)", "WebSearch", {"query": "domain:x.com"}, True),  # not special outside WebFetch
+        ("WebSearch(domain:x.com)", "WebSearch", {"query": "x.com"}, False),
+        ("WebSearch(claude *)", "WebSearch", {"query": "claude hooks"}, True),
+        ("WebSearch(claude *)", "WebSearch", {"query": "gpt hooks"}, False),
+        ("Task(Explore)", "Task", {"subagent_type": "Explore", "prompt": "x"}, True),
+        ("Agent(Explore)", "Task", {"subagent_type": "Plan", "prompt": "Explore"}, False),
+        ("Task(*review*)", "Agent", {"subagent_type": "code-review"}, True),
+        ("Grep(TODO*)", "Grep", {"pattern": "TODO: x"}, True),  # a Grep pattern is a path-less file tool
+        ("mcp__db__query(SELECT*)", "mcp__db__query", {"query": "SELECT 1"}, True),
+        ("mcp__db__query(SELECT*)", "mcp__db__query", {"query": "DROP x"}, False),
+        ("mcp__db__query(SELECT*)", "mcp__db__query", {"sql": "SELECT 1"}, False),
+        ("Other(a*c)", "Other", {"prompt": "a\nb\nc"}, True),
+        ("Other(a*c)", "Other", {"url": "abcd"}, False),
+    ],
+)
 def test_if_rule_content(rule: str, tool: str, tool_input: dict[str, Any], expected: bool) -> None:
     assert IfRule.parse(rule).matches(_ev(tool, tool_input)) is expected
 
@@ -189,16 +239,26 @@ def test_file_rule_project_dir_from_env(tmp_path: Any, monkeypatch: pytest.Monke
 
 # --- path rules ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pattern,path,expected", [
-    ("//etc/**", "/etc/passwd", True), ("//etc/**", "/work/proj/etc/x", False),
-    ("/src/**", "/work/proj/src/a", True), ("/src/**", "/work/proj/sub/src/a", False),
-    ("src/**", "/work/proj/sub/src/a", False), ("src/**", "src/a", True),
-    ("*.env", "/work/proj/deep/x.env", True), (".env", "/work/proj/a/.env", True),
-    ("a/b.txt", "/work/proj/x/a/b.txt", False),  # a slash inside anchors at the root
-    ("**/b.txt", "/work/proj/x/a/b.txt", True),
-    ("*.py", "/elsewhere/x.py", False), ("*.py", "../x.py", False), ("*", "/work", False),
-    ("docs/", "/work/proj/docs/a.md", True),
-])
+
+@pytest.mark.parametrize(
+    "pattern,path,expected",
+    [
+        ("//etc/**", "/etc/passwd", True),
+        ("//etc/**", "/work/proj/etc/x", False),
+        ("/src/**", "/work/proj/src/a", True),
+        ("/src/**", "/work/proj/sub/src/a", False),
+        ("src/**", "/work/proj/sub/src/a", False),
+        ("src/**", "src/a", True),
+        ("*.env", "/work/proj/deep/x.env", True),
+        (".env", "/work/proj/a/.env", True),
+        ("a/b.txt", "/work/proj/x/a/b.txt", False),  # a slash inside anchors at the root
+        ("**/b.txt", "/work/proj/x/a/b.txt", True),
+        ("*.py", "/elsewhere/x.py", False),
+        ("*.py", "../x.py", False),
+        ("*", "/work", False),
+        ("docs/", "/work/proj/docs/a.md", True),
+    ],
+)
 def test_path_matches(pattern: str, path: str, expected: bool) -> None:
     assert path_matches(pattern, path, cwd="/work/proj", project_dir=None) is expected
 
@@ -213,40 +273,71 @@ def test_path_matches_home_and_project_dir() -> None:
 
 # --- Bash splitting ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("command,expected", [
-    ("ls -la", ["ls -la"]), ("  ls   -la  ", ["ls -la"]), ("A=1 B=2 make", ["make"]), ("A=1", []), ("", []),
-    ("ls && rm x || echo y; pwd", ["ls", "rm x", "echo y", "pwd"]),
-    ("cat a | grep b |& tee c", ["cat a", "grep b", "tee c"]),
-    ("sleep 1 & echo done", ["sleep 1", "echo done"]), ("ls\npwd", ["ls", "pwd"]),
-    ("echo $(rm -rf x)", ["echo $(rm -rf x)", "rm -rf x"]),
-    ("echo `whoami`", ["echo `whoami`", "whoami"]),
-    ("diff <(ls a) <(ls b)", ["diff <(ls a) <(ls b)", "ls a", "ls b"]),
-    ("(cd x && make)", ["cd x", "make"]), ("{ ls; pwd; }", ["ls", "pwd"]),
-    ("for f in a b; do rm $f; done", ["rm $f"]), ("if true; then rm x; fi", ["true", "rm x"]),
-    ("while false; do ls; done", ["false", "ls"]),
-    ("FOO='a b' git   push  origin", ["git push origin"]), ("echo 'a  b'", ["echo 'a b'"]),
-    ("echo 'unterminated", None),
-])
+
+@pytest.mark.parametrize(
+    "command,expected",
+    [
+        ("ls -la", ["ls -la"]),
+        ("  ls   -la  ", ["ls -la"]),
+        ("A=1 B=2 make", ["make"]),
+        ("A=1", []),
+        ("", []),
+        ("ls && rm x || echo y; pwd", ["ls", "rm x", "echo y", "pwd"]),
+        ("cat a | grep b |& tee c", ["cat a", "grep b", "tee c"]),
+        ("sleep 1 & echo done", ["sleep 1", "echo done"]),
+        ("ls\npwd", ["ls", "pwd"]),
+        ("echo $(rm -rf x)", ["echo $(rm -rf x)", "rm -rf x"]),
+        ("echo `whoami`", ["echo `whoami`", "whoami"]),
+        ("diff <(ls a) <(ls b)", ["diff <(ls a) <(ls b)", "ls a", "ls b"]),
+        ("(cd x && make)", ["cd x", "make"]),
+        ("{ ls; pwd; }", ["ls", "pwd"]),
+        ("for f in a b; do rm $f; done", ["rm $f"]),
+        ("if true; then rm x; fi", ["true", "rm x"]),
+        ("while false; do ls; done", ["false", "ls"]),
+        ("FOO='a b' git   push  origin", ["git push origin"]),
+        ("echo 'a  b'", ["echo 'a b'"]),
+        ("echo 'unterminated", None),
+    ],
+)
 def test_split_commands(command: str, expected: list[str] | None) -> None:
     assert split_commands(command) == expected
 
 
-@pytest.mark.parametrize("pattern,command,expected", [
-    ("rm *", "rm -rf x", True), ("rm *", "rm", True), ("rm *", "rmdir x", False), ("rm *", "xrm y", False),
-    ("rm:*", "rm -f a", True), ("rm:*", "rm", True), ("rm:*", "rmx", False),
-    ("git push *", "git push", True), ("git push *", "git push origin main", True),
-    ("git push *", "git pushx", False), ("git push *", "git status", False),
-    ("git push", "git push", True), ("git push", "git push origin", False),
-    ("git * main", "git push origin main", True), ("git * main", "git push origin dev", False),
-    ("npm run *", "cd a && npm run build", True), ("npm run *", "npm test", False),
-    ("rm *", "echo ok", False), ("rm *", "echo 'ok'", False), ("rm *", "echo $(rm x)", True),
-    ("git push *", "git $(echo push)", True),  # arguments not knowable statically: the hook runs
-    ("git push *", "git ${SUB} x", True), ("git push *", "echo `x`", True), ("rm", "ls $(pwd)", False),
-    ("rm *", "echo 'unterminated rm", True),  # unparseable: the hook runs
-    ("* --force", "git push --force", True), ("* --force", "git push", False),
-    ("ls*", "lsblk", True), ("  rm *  ", "rm a", True),
-    ("rm *", "R=1 rm a", True),
-])
+@pytest.mark.parametrize(
+    "pattern,command,expected",
+    [
+        ("rm *", "rm -rf x", True),
+        ("rm *", "rm", True),
+        ("rm *", "rmdir x", False),
+        ("rm *", "xrm y", False),
+        ("rm:*", "rm -f a", True),
+        ("rm:*", "rm", True),
+        ("rm:*", "rmx", False),
+        ("git push *", "git push", True),
+        ("git push *", "git push origin main", True),
+        ("git push *", "git pushx", False),
+        ("git push *", "git status", False),
+        ("git push", "git push", True),
+        ("git push", "git push origin", False),
+        ("git * main", "git push origin main", True),
+        ("git * main", "git push origin dev", False),
+        ("npm run *", "cd a && npm run build", True),
+        ("npm run *", "npm test", False),
+        ("rm *", "echo ok", False),
+        ("rm *", "echo 'ok'", False),
+        ("rm *", "echo $(rm x)", True),
+        ("git push *", "git $(echo push)", True),  # arguments not knowable statically: the hook runs
+        ("git push *", "git ${SUB} x", True),
+        ("git push *", "echo `x`", True),
+        ("rm", "ls $(pwd)", False),
+        ("rm *", "echo 'unterminated rm", True),  # unparseable: the hook runs
+        ("* --force", "git push --force", True),
+        ("* --force", "git push", False),
+        ("ls*", "lsblk", True),
+        ("  rm *  ", "rm a", True),
+        ("rm *", "R=1 rm a", True),
+    ],
+)
 def test_command_matches(pattern: str, command: str, expected: bool) -> None:
     assert command_matches(pattern, command) is expected
 
@@ -261,22 +352,28 @@ def test_cannot_match_never_hides_a_real_match() -> None:
 def test_if_rule_syntax_error_message_is_exact() -> None:
     with pytest.raises(ConfigError) as err:
         IfRule.parse("Bash(")
-    assert str(err.value) == ("if rule 'Bash(' is not a permission rule (expected Tool or Tool(pattern), "
-                              "e.g. \"Bash(rm *)\" or \"Edit(src/**)\")")
+    assert str(err.value) == (
+        "if rule 'Bash(' is not a permission rule (expected Tool or Tool(pattern), "
+        'e.g. "Bash(rm *)" or "Edit(src/**)")'
+    )
 
 
 def test_matcher_problem_names_the_tool_before_the_first_parenthesis() -> None:
     assert matcher_problem("Bash(echo (a))") == (
         "'Bash(echo (a))' is a permission rule, not a matcher: as a regex it is tested against the tool name "
-        "and never fires; use matcher 'Bash' with \"if\": 'Bash(echo (a))'")
+        "and never fires; use matcher 'Bash' with \"if\": 'Bash(echo (a))'"
+    )
 
 
-@pytest.mark.parametrize("rule,tool,tool_input,expected", [
-    ("mcp__srv__*", "mcp__srv_x", {}, False),
-    ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/a/b"}, True),
-    ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com:1:2/x"}, True),
-    ("X(XXXX)", "X", {}, False),
-])
+@pytest.mark.parametrize(
+    "rule,tool,tool_input,expected",
+    [
+        ("mcp__srv__*", "mcp__srv_x", {}, False),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/a/b"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com:1:2/x"}, True),
+        ("X(XXXX)", "X", {}, False),
+    ],
+)
 def test_if_rule_edges(rule: str, tool: str, tool_input: dict[str, Any], expected: bool) -> None:
     assert IfRule.parse(rule).matches(_ev(tool, tool_input)) is expected
 

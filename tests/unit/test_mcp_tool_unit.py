@@ -12,25 +12,40 @@ from gateway.errors import HandlerError
 from gateway.events import HookEvent
 from handlers.mcp_tool import input_problems, placeholder_problems, substitute, verdict_from_result
 
-EVENT = HookEvent({"hook_event_name": "PreToolUse", "tool_name": "MultiEdit", "cwd": "/repo", "session_id": "s",
-                   "tool_input": {"file_path": "/repo/a.py", "edits": [{"old_string": "a", "new_string": "b"}],
-                                  "replace_all": False, "count": 2, "meta": None}})
+EVENT = HookEvent(
+    {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "MultiEdit",
+        "cwd": "/repo",
+        "session_id": "s",
+        "tool_input": {
+            "file_path": "/repo/a.py",
+            "edits": [{"old_string": "a", "new_string": "b"}],
+            "replace_all": False,
+            "count": 2,
+            "meta": None,
+        },
+    }
+)
 
 
-@pytest.mark.parametrize(("template", "expected"), [
-    ("${tool_input.file_path}", "/repo/a.py"),
-    ("${tool_input}", EVENT.payload["tool_input"]),
-    ("${tool_input.count}", 2),
-    ("${tool_input.replace_all}", False),
-    ("${tool_input.meta}", None),
-    ("${tool_input.edits.0.new_string}", "b"),
-    ("${ tool_name }", "MultiEdit"),
-    ("${tool_name} on ${tool_input.file_path}", "MultiEdit on /repo/a.py"),
-    ("n=${tool_input.count} all=${tool_input.replace_all} meta=[${tool_input.meta}]", "n=2 all=false meta=[]"),
-    ("edits: ${tool_input.edits}", 'edits: [{"old_string": "a", "new_string": "b"}]'),
-    ("literal $${tool_name} and ${tool_name}", "literal ${tool_name} and MultiEdit"),
-    ("no placeholder $HOME {x}", "no placeholder $HOME {x}"),
-])
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("${tool_input.file_path}", "/repo/a.py"),
+        ("${tool_input}", EVENT.payload["tool_input"]),
+        ("${tool_input.count}", 2),
+        ("${tool_input.replace_all}", False),
+        ("${tool_input.meta}", None),
+        ("${tool_input.edits.0.new_string}", "b"),
+        ("${ tool_name }", "MultiEdit"),
+        ("${tool_name} on ${tool_input.file_path}", "MultiEdit on /repo/a.py"),
+        ("n=${tool_input.count} all=${tool_input.replace_all} meta=[${tool_input.meta}]", "n=2 all=false meta=[]"),
+        ("edits: ${tool_input.edits}", 'edits: [{"old_string": "a", "new_string": "b"}]'),
+        ("literal $${tool_name} and ${tool_name}", "literal ${tool_name} and MultiEdit"),
+        ("no placeholder $HOME {x}", "no placeholder $HOME {x}"),
+    ],
+)
 def test_substitution(template: str, expected: Any) -> None:
     assert substitute(template, EVENT) == expected
 
@@ -46,17 +61,30 @@ def test_claude_project_dir_comes_from_the_environment_else_the_event(monkeypatc
     assert substitute("${CLAUDE_PROJECT_DIR}", EVENT) == "/elsewhere"
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ({"p": "${tool_input.path}"}, "input.p: ${tool_input.path} is not in this PreToolUse event: tool_input has no "
-                                  "'path' (it has: count, edits, file_path, meta, replace_all)"),
-    ({"e": ["${tool_input.edits.3.new_string}"]},
-     "input.e[0]: ${tool_input.edits.3.new_string} is not in this PreToolUse event: tool_input.edits has 1 item(s)"),
-    ({"x": "a ${tool_input.file_path.name}"},
-     "input.x: ${tool_input.file_path.name} is not in this PreToolUse event: tool_input.file_path is str, "
-     "not an object"),
-    ({"x": "${prompt}"}, "input.x: ${prompt} is not in this PreToolUse event: the event has no 'prompt' (it has: "
-                         "cwd, hook_event_name, session_id, tool_input, tool_name)"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            {"p": "${tool_input.path}"},
+            "input.p: ${tool_input.path} is not in this PreToolUse event: tool_input has no "
+            "'path' (it has: count, edits, file_path, meta, replace_all)",
+        ),
+        (
+            {"e": ["${tool_input.edits.3.new_string}"]},
+            "input.e[0]: ${tool_input.edits.3.new_string} is not in this PreToolUse event: tool_input.edits has 1 item(s)",
+        ),
+        (
+            {"x": "a ${tool_input.file_path.name}"},
+            "input.x: ${tool_input.file_path.name} is not in this PreToolUse event: tool_input.file_path is str, "
+            "not an object",
+        ),
+        (
+            {"x": "${prompt}"},
+            "input.x: ${prompt} is not in this PreToolUse event: the event has no 'prompt' (it has: "
+            "cwd, hook_event_name, session_id, tool_input, tool_name)",
+        ),
+    ],
+)
 def test_missing_paths_are_clear_errors(value: dict[str, Any], message: str) -> None:
     with pytest.raises(HandlerError) as err:
         substitute(value, EVENT)
@@ -74,13 +102,20 @@ def test_placeholder_problems_are_found_at_load_time() -> None:
 
 # ---------------------------------------------------------------------------- the answer
 
+
 def _result(text: str = "", structured: Any = None, is_error: bool = False) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)] if text else [],
-                          structured_content=structured, is_error=is_error)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)] if text else [], structured_content=structured, is_error=is_error
+    )
 
 
-DENY = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                               "permissionDecisionReason": "structured"}}
+DENY = {
+    "hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "structured",
+    }
+}
 
 
 def test_structured_content_wins_over_text() -> None:
@@ -110,25 +145,38 @@ def test_is_error_and_bad_schema_are_handler_errors() -> None:
         verdict_from_result(_result("boom\ntrace", is_error=True), EVENT, meta, label="s/t")
     assert meta["is_error"] is True
     with pytest.raises(HandlerError, match="permissionDecision"):
-        verdict_from_result(_result("", {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                                                "permissionDecision": "maybe"}}),
-                            EVENT, {}, label="s/t")
+        verdict_from_result(
+            _result("", {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "maybe"}}),
+            EVENT,
+            {},
+            label="s/t",
+        )
 
 
 # ---------------------------------------------------------------------------- input vs the tool's schema
 
-SCHEMA = {"type": "object", "properties": {"command": {"type": "string", "pattern": "^[a-z]"},
-                                           "count": {"type": "integer"}, "opts": {"type": "object"}},
-          "required": ["command"], "additionalProperties": False}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "pattern": "^[a-z]"},
+        "count": {"type": "integer"},
+        "opts": {"type": "object"},
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
 
 
 def test_input_problems() -> None:
     assert input_problems({"command": "ls", "count": 1}, SCHEMA) == []
-    assert input_problems({"command": "${tool_input.command}", "count": "${tool_input.n}", "opts": "${x}"},
-                          SCHEMA) == []  # whole placeholders: known at run time
+    assert (
+        input_problems({"command": "${tool_input.command}", "count": "${tool_input.n}", "opts": "${x}"}, SCHEMA) == []
+    )  # whole placeholders: known at run time
     assert input_problems({"command": "Run ${tool_name}"}, SCHEMA) == []  # pattern: known at run time
     assert input_problems({"count": 2, "extra": 1}, SCHEMA) == [
         "input: 'command' is a required property (the tool's input schema)",
-        "input: Additional properties are not allowed ('extra' was unexpected) (the tool's input schema)"]
+        "input: Additional properties are not allowed ('extra' was unexpected) (the tool's input schema)",
+    ]
     assert input_problems({"command": "ls", "count": "n=${tool_input.n}"}, SCHEMA) == [
-        "input.count: 'n=${tool_input.n}' is not of type 'integer' (the tool's input schema)"]
+        "input.count: 'n=${tool_input.n}' is not of type 'integer' (the tool's input schema)"
+    ]

@@ -14,8 +14,11 @@ def test_configs_files_are_package_data() -> None:
     patterns = pyproject["tool"]["setuptools"]["package-data"]["configs"]
     configs = ROOT / "configs"
     shipped = [p for p in configs.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    missing = [str(p.relative_to(configs)) for p in shipped
-               if p.name != "__init__.py" and not any(fnmatch(str(p.relative_to(configs)), pat) for pat in patterns)]
+    missing = [
+        str(p.relative_to(configs))
+        for p in shipped
+        if p.name != "__init__.py" and not any(fnmatch(str(p.relative_to(configs)), pat) for pat in patterns)
+    ]
     assert not missing, f"not in package-data: {missing}"
     assert any(p.parent.name == "demo" for p in shipped)
 

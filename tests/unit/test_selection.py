@@ -17,11 +17,35 @@ from gateway.events import HookEvent
 from gateway.selection import Prefilter
 
 MATCHERS = [None, "Bash", "Bash|Edit", "", "*", "Ed.*", "Write", "PowerShell"]
-RULES: list[Any] = [None, "Bash(rm *)", "Bash(git push *)", "Bash(npm test)", "Edit(src/**)", "Bash",
-                    ["Bash(rm *)", "Bash(curl *)"], ["Bash(rm *)", "Edit(*.py)"], "PowerShell(Remove-Item *)",
-                    "Bash(*)", "Bash(rm -r /srv/1/*)", "Bash(  gh pr *)", "Read"]
-COMMANDS: list[Any] = ["npm test", "rm -rf build", "echo $(rm x)", "git push origin main", "ls 'rm'", "cd a && rm b",
-                       "FOO=1 gh pr list", "curl x | sh", "Remove-Item x", "make", 42, None]
+RULES: list[Any] = [
+    None,
+    "Bash(rm *)",
+    "Bash(git push *)",
+    "Bash(npm test)",
+    "Edit(src/**)",
+    "Bash",
+    ["Bash(rm *)", "Bash(curl *)"],
+    ["Bash(rm *)", "Edit(*.py)"],
+    "PowerShell(Remove-Item *)",
+    "Bash(*)",
+    "Bash(rm -r /srv/1/*)",
+    "Bash(  gh pr *)",
+    "Read",
+]
+COMMANDS: list[Any] = [
+    "npm test",
+    "rm -rf build",
+    "echo $(rm x)",
+    "git push origin main",
+    "ls 'rm'",
+    "cd a && rm b",
+    "FOO=1 gh pr list",
+    "curl x | sh",
+    "Remove-Item x",
+    "make",
+    42,
+    None,
+]
 
 
 def random_config(rng: random.Random, tmp_path: Path, n: int) -> Dispatcher:
@@ -73,9 +97,21 @@ def test_pruned_selection_matches_the_full_walk(tmp_path: Path) -> None:
 
 def test_a_thousand_rm_rules_are_pruned_by_one_gate(tmp_path: Path) -> None:
     path = tmp_path / "many.json"
-    path.write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "if": f"Bash(rm -r /srv/{n}/*)", "command": "true"}]}
-        for n in range(1000)]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [{"type": "command", "if": f"Bash(rm -r /srv/{n}/*)", "command": "true"}],
+                        }
+                        for n in range(1000)
+                    ]
+                }
+            }
+        )
+    )
     config = load_config([str(path)], use_cache=False)
     prefilter = Prefilter(config.hooks["PreToolUse"])
     assert prefilter.all_gates == {("Bash", "rm")}
@@ -84,6 +120,11 @@ def test_a_thousand_rm_rules_are_pruned_by_one_gate(tmp_path: Path) -> None:
     for command in ("rm -r /srv/7/x", "echo $HOME"):  # names it, or may hide it: nothing is ruled out
         event = HookEvent({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": command}})
         assert prefilter.pruned(event).survivors is None
-    assert [s.spec.if_rule for s in Dispatcher(config).select(HookEvent({
-        "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": "rm -r /srv/7/x"}}))] == ["Bash(rm -r /srv/7/*)"]
+    assert [
+        s.spec.if_rule
+        for s in Dispatcher(config).select(
+            HookEvent(
+                {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -r /srv/7/x"}}
+            )
+        )
+    ] == ["Bash(rm -r /srv/7/*)"]

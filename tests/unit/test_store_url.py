@@ -7,23 +7,33 @@ import pytest
 from gateway.store.url import parse, password_of, redact, selected
 
 
-@pytest.mark.parametrize(("value", "kind", "sqlite_dir"), [
-    (None, "sqlite", None), ("", "sqlite", None), ("sqlite", "sqlite", None),
-    ("sqlite:///var/lib/hookgate", "sqlite", "/var/lib/hookgate"),
-    ("postgresql://u@db:5432/hookgate", "postgresql", None), ("postgres://db/hookgate", "postgresql", None),
-    ("postgresql:///?service=hookgate", "postgresql", None), ("postgresql:///hookgate", "postgresql", None),
-])
+@pytest.mark.parametrize(
+    ("value", "kind", "sqlite_dir"),
+    [
+        (None, "sqlite", None),
+        ("", "sqlite", None),
+        ("sqlite", "sqlite", None),
+        ("sqlite:///var/lib/hookgate", "sqlite", "/var/lib/hookgate"),
+        ("postgresql://u@db:5432/hookgate", "postgresql", None),
+        ("postgres://db/hookgate", "postgresql", None),
+        ("postgresql:///?service=hookgate", "postgresql", None),
+        ("postgresql:///hookgate", "postgresql", None),
+    ],
+)
 def test_parse(value: str | None, kind: str, sqlite_dir: str | None) -> None:
     choice = parse(value)
     assert choice.kind == kind and choice.sqlite_dir == sqlite_dir
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("mysql://root:hunter2@db/x", "mysql://root:***@db/x: expected 'sqlite'"),
-    ("postgresql://u:hunter2@db:port/x", "postgresql://u:***@db:port/x is not a valid PostgreSQL URL"),
-    ("postgresql://", "names no host, database or service"),
-    ("sqlite:relative", "sqlite:///ABSOLUTE/DIR"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("mysql://root:hunter2@db/x", "mysql://root:***@db/x: expected 'sqlite'"),
+        ("postgresql://u:hunter2@db:port/x", "postgresql://u:***@db:port/x is not a valid PostgreSQL URL"),
+        ("postgresql://", "names no host, database or service"),
+        ("sqlite:relative", "sqlite:///ABSOLUTE/DIR"),
+    ],
+)
 def test_bad_urls_are_one_line_without_the_password(value: str, message: str) -> None:
     with pytest.raises(ValueError) as err:
         parse(value)
@@ -33,8 +43,10 @@ def test_bad_urls_are_one_line_without_the_password(value: str, message: str) ->
 def test_redact_and_password_of() -> None:
     assert redact("postgresql://u:p%40ss@h:5432/db?sslmode=require") == "postgresql://u:***@h:5432/db?sslmode=require"
     assert password_of("postgresql://u:p%40ss@h/db") == "p@ss"
-    assert redact("postgresql://h/db?user=u&password=x&sslpassword=y") == \
-        "postgresql://h/db?user=u&password=***&sslpassword=***"
+    assert (
+        redact("postgresql://h/db?user=u&password=x&sslpassword=y")
+        == "postgresql://h/db?user=u&password=***&sslpassword=***"
+    )
     assert password_of("postgresql://h/db?password=x") == "x"
     assert redact("postgresql://u@h/db") == "postgresql://u@h/db" and password_of("postgresql://u@h/db") is None
 

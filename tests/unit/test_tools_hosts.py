@@ -16,24 +16,46 @@ GEMINI = {"session_id": "s", "transcript_path": "/t", "cwd": "/p", "timestamp": 
 CODEX = {"session_id": "s", "turn_id": "t", "transcript_path": "/h/sessions/rollout-1.jsonl", "cwd": "/p"}
 
 
-@pytest.mark.parametrize(("host", "name", "canonical"), [
-    ("gemini", "run_shell_command", "Bash"), ("gemini", "write_file", "Write"), ("gemini", "replace", "Edit"),
-    ("gemini", "read_file", "Read"), ("gemini", "grep_search", "Grep"), ("gemini", "list_directory", "LS"),
-    ("gemini", "google_web_search", "WebSearch"), ("gemini", "mcp_git_status", "mcp__git__status"),
-    ("codex", "Bash", "Bash"), ("codex", "exec_command", "Bash"), ("codex", "apply_patch", "Edit"),
-    ("codex", "mcp__git__status", "mcp__git__status"),
-    ("kiro", "execute_bash", "Bash"), ("kiro", "fs_write", "Write"), ("kiro", "@git/status", "mcp__git__status"),
-    ("claude", "Bash", "Bash"), ("gemini", "some_new_tool", "some_new_tool"),
-])
+@pytest.mark.parametrize(
+    ("host", "name", "canonical"),
+    [
+        ("gemini", "run_shell_command", "Bash"),
+        ("gemini", "write_file", "Write"),
+        ("gemini", "replace", "Edit"),
+        ("gemini", "read_file", "Read"),
+        ("gemini", "grep_search", "Grep"),
+        ("gemini", "list_directory", "LS"),
+        ("gemini", "google_web_search", "WebSearch"),
+        ("gemini", "mcp_git_status", "mcp__git__status"),
+        ("codex", "Bash", "Bash"),
+        ("codex", "exec_command", "Bash"),
+        ("codex", "apply_patch", "Edit"),
+        ("codex", "mcp__git__status", "mcp__git__status"),
+        ("kiro", "execute_bash", "Bash"),
+        ("kiro", "fs_write", "Write"),
+        ("kiro", "@git/status", "mcp__git__status"),
+        ("claude", "Bash", "Bash"),
+        ("gemini", "some_new_tool", "some_new_tool"),
+    ],
+)
 def test_to_canonical(host: str, name: str, canonical: str) -> None:
     assert to_canonical(host, name) == canonical
 
 
-@pytest.mark.parametrize(("host", "canonical", "name"), [
-    ("gemini", "Bash", "run_shell_command"), ("gemini", "Edit", "replace"), ("gemini", "Read", "read_file"),
-    ("gemini", "mcp__git__status", "mcp_git_status"), ("codex", "Bash", "Bash"), ("codex", "Write", "apply_patch"),
-    ("kiro", "Bash", "execute_bash"), ("kiro", "mcp__git__status", "@git/status"), ("claude", "Edit", "Edit"),
-])
+@pytest.mark.parametrize(
+    ("host", "canonical", "name"),
+    [
+        ("gemini", "Bash", "run_shell_command"),
+        ("gemini", "Edit", "replace"),
+        ("gemini", "Read", "read_file"),
+        ("gemini", "mcp__git__status", "mcp_git_status"),
+        ("codex", "Bash", "Bash"),
+        ("codex", "Write", "apply_patch"),
+        ("kiro", "Bash", "execute_bash"),
+        ("kiro", "mcp__git__status", "@git/status"),
+        ("claude", "Edit", "Edit"),
+    ],
+)
 def test_to_host(host: str, canonical: str, name: str) -> None:
     assert to_host(host, canonical) == name
 
@@ -46,22 +68,56 @@ def test_gemini_mcp_split_uses_the_server_name_when_given() -> None:
 def events() -> dict[str, Any]:
     """The same shell call and file writes as three hosts send them."""
     return {
-        "claude-bash": {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/p",
-                        "tool_input": {"command": "ls && rm -rf build"}},
-        "gemini-bash": {**GEMINI, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
-                        "tool_input": {"command": "ls && rm -rf build"}},
-        "codex-bash": {**CODEX, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                       "tool_input": {"command": "ls && rm -rf build"}},
-        "kiro-bash": {"hook_event_name": "preToolUse", "tool_name": "execute_bash", "cwd": "/p",
-                      "tool_input": {"command": "ls && rm -rf build"}},
-        "claude-write": {"hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": "/p",
-                         "tool_input": {"file_path": "/p/.env", "content": "X=1"}},
-        "gemini-write": {**GEMINI, "hook_event_name": "BeforeTool", "tool_name": "write_file",
-                         "tool_input": {"file_path": "/p/.env", "content": "X=1"}},
-        "gemini-edit": {**GEMINI, "hook_event_name": "BeforeTool", "tool_name": "replace",
-                        "tool_input": {"file_path": "/p/.env", "old_string": "a", "new_string": "b"}},
-        "codex-patch": {**CODEX, "hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": {
-            "command": "*** Begin Patch\n*** Update File: a.py\n@@\n-a\n+b\n*** Add File: .env\n+X=1\n*** End Patch\n"}},
+        "claude-bash": {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "cwd": "/p",
+            "tool_input": {"command": "ls && rm -rf build"},
+        },
+        "gemini-bash": {
+            **GEMINI,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "ls && rm -rf build"},
+        },
+        "codex-bash": {
+            **CODEX,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls && rm -rf build"},
+        },
+        "kiro-bash": {
+            "hook_event_name": "preToolUse",
+            "tool_name": "execute_bash",
+            "cwd": "/p",
+            "tool_input": {"command": "ls && rm -rf build"},
+        },
+        "claude-write": {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "cwd": "/p",
+            "tool_input": {"file_path": "/p/.env", "content": "X=1"},
+        },
+        "gemini-write": {
+            **GEMINI,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "write_file",
+            "tool_input": {"file_path": "/p/.env", "content": "X=1"},
+        },
+        "gemini-edit": {
+            **GEMINI,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "replace",
+            "tool_input": {"file_path": "/p/.env", "old_string": "a", "new_string": "b"},
+        },
+        "codex-patch": {
+            **CODEX,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "apply_patch",
+            "tool_input": {
+                "command": "*** Begin Patch\n*** Update File: a.py\n@@\n-a\n+b\n*** Add File: .env\n+X=1\n*** End Patch\n"
+            },
+        },
     }
 
 
@@ -105,8 +161,10 @@ def test_gemini_format_matchers() -> None:
     start = parse_event({**GEMINI, "hook_event_name": "SessionStart", "source": "resume"})
     assert group_matches(group("resume", "gemini"), start)[0]
     assert not group_matches(group("startup", "gemini"), start)[0]
-    assert group_matches(group("(", "gemini"), parse_event({**GEMINI, "hook_event_name": "BeforeTool",
-                                                            "tool_name": "(", "tool_input": {}}))[0]
+    assert group_matches(
+        group("(", "gemini"),
+        parse_event({**GEMINI, "hook_event_name": "BeforeTool", "tool_name": "(", "tool_input": {}}),
+    )[0]
 
 
 def test_default_policy_guards_apply_to_gemini_and_codex_payloads() -> None:
@@ -115,8 +173,11 @@ def test_default_policy_guards_apply_to_gemini_and_codex_payloads() -> None:
 
     config = load_config([default_config_path()], use_cache=False)
     dispatcher = Dispatcher(config)
-    for name, handler in (("gemini-bash", "destructive-shell"), ("codex-bash", "destructive-shell"),
-                          ("gemini-write", "secrets-files"), ("codex-patch", "secrets-files")):
+    for name, handler in (
+        ("gemini-bash", "destructive-shell"),
+        ("codex-bash", "destructive-shell"),
+        ("gemini-write", "secrets-files"),
+        ("codex-patch", "secrets-files"),
+    ):
         selected = [s.spec.id for s in dispatcher.select(parse_event(events()[name]))]
         assert selected == [handler], name
-

@@ -36,8 +36,9 @@ def analyse(command: str, cwd: str | None = None, settings: Settings | None = No
     reason: str | None
     try:
         if len(command) > MAX_LENGTH:
-            reason = regex_scan(command, "hookgate cannot analyse this command (it is too long), and it appears to "
-                                "contain", ctx)
+            reason = regex_scan(
+                command, "hookgate cannot analyse this command (it is too long), and it appears to contain", ctx
+            )
         else:
             try:
                 toks = Lexer(command, 0).run()
@@ -46,16 +47,27 @@ def analyse(command: str, cwd: str | None = None, settings: Settings | None = No
             else:
                 reason = rules.check_tokens(toks, ctx)
     except Unanalysable as exc:
-        reason = ctx.hit("parse.unanalysable", command[:80],
-                         f"The command {exc} for hookgate to check, so {POLICY} blocks it. Simplify the command.")
+        reason = ctx.hit(
+            "parse.unanalysable",
+            command[:80],
+            f"The command {exc} for hookgate to check, so {POLICY} blocks it. Simplify the command.",
+        )
     except (TooDeep, RecursionError):
-        reason = ctx.hit("parse.unanalysable", command[:80], (
-            f"The command nests substitutions or `sh -c` more than {MAX_DEPTH} levels deep, too deep for hookgate "
-            f"to check, so {POLICY} blocks it. Simplify the command."))
+        reason = ctx.hit(
+            "parse.unanalysable",
+            command[:80],
+            (
+                f"The command nests substitutions or `sh -c` more than {MAX_DEPTH} levels deep, too deep for hookgate "
+                f"to check, so {POLICY} blocks it. Simplify the command."
+            ),
+        )
     except Exception as exc:  # a bug in this guard must not block ordinary commands: fall back to the raw scan
         state.denied, state.asks = None, []
-        reason = regex_scan(command, f"hookgate cannot analyse this command (internal error {type(exc).__name__}), "
-                            "and it appears to contain", ctx)
+        reason = regex_scan(
+            command,
+            f"hookgate cannot analyse this command (internal error {type(exc).__name__}), and it appears to contain",
+            ctx,
+        )
     if reason and state.denied is not None:
         found = state.denied
         return Finding(found.rule, "deny", reason, found.part)

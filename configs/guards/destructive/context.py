@@ -28,12 +28,29 @@ POLICY = "hookgate's default policy"
 class State:
     """What one ``check_command`` call shares across nesting levels."""
 
-    __slots__ = ("_areas", "_cd", "_home", "_tmpdir", "argv_checker", "asks", "command", "denied", "part",
-                 "raw_scan", "settings", "token_checker")
+    __slots__ = (
+        "_areas",
+        "_cd",
+        "_home",
+        "_tmpdir",
+        "argv_checker",
+        "asks",
+        "command",
+        "denied",
+        "part",
+        "raw_scan",
+        "settings",
+        "token_checker",
+    )
 
-    def __init__(self, command: str, settings: Settings, token_checker: Callable[[list[Token], Ctx], str | None],
-                 argv_checker: Callable[[list[Word], Cmd | None, Ctx], str | None],
-                 raw_scan: Callable[[str, str, Ctx], str | None]) -> None:
+    def __init__(
+        self,
+        command: str,
+        settings: Settings,
+        token_checker: Callable[[list[Token], Ctx], str | None],
+        argv_checker: Callable[[list[Word], Cmd | None, Ctx], str | None],
+        raw_scan: Callable[[str, str, Ctx], str | None],
+    ) -> None:
         self.command = command
         self.settings = settings
         self.token_checker = token_checker
@@ -51,8 +68,11 @@ class State:
         """``(temp roots, allowPaths)``, absolute and normalised (``$TMPDIR`` as ``tmpdir()``; unset: left out)."""
         if self._areas is None:
             tmpdir = self.tmpdir()
-            roots = [os.path.normpath(tmpdir if r in ("$TMPDIR", "${TMPDIR}") else r) for r in self.settings.temp_roots
-                     if r not in ("$TMPDIR", "${TMPDIR}") or tmpdir]
+            roots = [
+                os.path.normpath(tmpdir if r in ("$TMPDIR", "${TMPDIR}") else r)
+                for r in self.settings.temp_roots
+                if r not in ("$TMPDIR", "${TMPDIR}") or tmpdir
+            ]
             self._areas = roots, self.settings.resolved_allow_paths()
         return self._areas
 
@@ -87,8 +107,11 @@ class State:
         """The literal directories a ``cd``/``pushd`` in the command may move to (``cd ~/.ssh && rm id_rsa``)."""
         if not self.changes_directory():
             return []
-        return [m.group(1).strip("'\"") for m in re.finditer(r"(?:^|[;&|({`\s])(?:cd|pushd)\s+([^\s;&|)]+)",
-                                                             self.command) if not m.group(1).startswith("-")]
+        return [
+            m.group(1).strip("'\"")
+            for m in re.finditer(r"(?:^|[;&|({`\s])(?:cd|pushd)\s+([^\s;&|)]+)", self.command)
+            if not m.group(1).startswith("-")
+        ]
 
     def candidates(self, path: str) -> list[str]:
         """``path``, and for a relative path the same name in each literal ``cd`` target."""

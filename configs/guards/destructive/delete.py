@@ -19,10 +19,43 @@ from .protected import rule_for, write_reason
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 DELETERS = frozenset({"rm", "unlink", "shred", "rmdir"})
-_FIND_FILTERS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
-                           "-type", "-xtype", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-used",
-                           "-empty", "-size", "-user", "-group", "-uid", "-gid", "-nouser", "-nogroup", "-perm",
-                           "-links", "-inum", "-samefile", "-lname", "-ilname", "-context", "-fstype"})
+_FIND_FILTERS = frozenset(
+    {
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-type",
+        "-xtype",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-used",
+        "-empty",
+        "-size",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-nouser",
+        "-nogroup",
+        "-perm",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-lname",
+        "-ilname",
+        "-context",
+        "-fstype",
+    }
+)
 
 
 def resolve(word: Word, ctx: Ctx) -> str | None:
@@ -41,7 +74,7 @@ def resolve(word: Word, ctx: Ctx) -> str | None:
                     value = ctx.cwd
                 if value is None:
                     return None
-                text = value + text[len(prefix):]
+                text = value + text[len(prefix) :]
                 break
         else:
             if not word.literal or text.startswith("~"):
@@ -102,9 +135,24 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
 
 
 # generated files a recursive delete may name next to the build folders (lock files and coverage data)
-BUILD_FILES = frozenset({"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "npm-shrinkwrap.json",
-                         "poetry.lock", "Pipfile.lock", "Cargo.lock", "composer.lock", "Gemfile.lock", ".coverage",
-                         "coverage.xml", ".eslintcache", "tsconfig.tsbuildinfo"})
+BUILD_FILES = frozenset(
+    {
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "bun.lockb",
+        "npm-shrinkwrap.json",
+        "poetry.lock",
+        "Pipfile.lock",
+        "Cargo.lock",
+        "composer.lock",
+        "Gemfile.lock",
+        ".coverage",
+        "coverage.xml",
+        ".eslintcache",
+        "tsconfig.tsbuildinfo",
+    }
+)
 
 
 def _glob_holds(pattern: str, other: str) -> bool:
@@ -130,7 +178,7 @@ def _build_part(path: str, ctx: Ctx, parent_only: bool) -> bool:
     else:
         if project in ("/", ctx.state.home()) or not _inside(path, project):
             return False
-        rel = path[len(project.rstrip("/")) + 1:]
+        rel = path[len(project.rstrip("/")) + 1 :]
     parts = rel.split("/")
     if parent_only:
         parts = parts[:-1]
@@ -146,8 +194,10 @@ def rm_reason(shown: str, target: str | None = None) -> str:
     if target and len(shown) < 100:
         where = f" (its target {target} is not in a build folder or a temp directory)"
     what = f"`{shown}`{where}"
-    return (f"{what} deletes a whole directory tree (a recursive delete) with no undo, so {POLICY} blocks it. "
-            "Delete the specific files you need to, or ask the user to run it.")
+    return (
+        f"{what} deletes a whole directory tree (a recursive delete) with no undo, so {POLICY} blocks it. "
+        "Delete the specific files you need to, or ask the user to run it."
+    )
 
 
 def check_rm(args: list[Word], shown: str, ctx: Ctx) -> str | None:
@@ -216,7 +266,7 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
             end = j + 1
             while end < len(expr) and expr[end].text not in (";", "+"):
                 end += 1
-            run = expr[j + 1:end]
+            run = expr[j + 1 : end]
             for path in found:  # {} is each file found
                 reason = ctx.check_argv([path if w.text == "{}" else w for w in run])
                 if reason:
@@ -246,19 +296,31 @@ def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:
     for root in roots or [Word(".")]:
         where = outside(root, ctx.cwd, ctx.state.home())
         if where:
-            return ctx.hit("find.delete", shown, f"`{shown}` deletes files under {where}, with no undo, so {POLICY} "
-                           "blocks it. Run it on a path inside the project, or ask the user.")
+            return ctx.hit(
+                "find.delete",
+                shown,
+                f"`{shown}` deletes files under {where}, with no undo, so {POLICY} "
+                "blocks it. Run it on a path inside the project, or ask the user.",
+            )
     if not tests:
         where = " ".join(w.text for w in roots) or "."
-        return ctx.hit("find.delete", shown, f"`{shown}` has no test (such as -name or -type), so it deletes "
-                       f"everything under {where}, .git included, with no undo; {POLICY} blocks it. Add a test that "
-                       "selects the files, or ask the user.")
+        return ctx.hit(
+            "find.delete",
+            shown,
+            f"`{shown}` has no test (such as -name or -type), so it deletes "
+            f"everything under {where}, .git included, with no undo; {POLICY} blocks it. Add a test that "
+            "selects the files, or ask the user.",
+        )
     if unrestricted or negated:
         where = " ".join(w.text for w in roots) or "."
-        return ctx.hit("find.delete", shown, f"`{shown}` deletes files under {where} that its -name tests do not "
-                       "restrict to the build and cache folders (node_modules, __pycache__, *.pyc...; the tests must "
-                       f"come before -delete), with no undo; {POLICY} blocks it. Delete the specific files, or ask "
-                       "the user.")
+        return ctx.hit(
+            "find.delete",
+            shown,
+            f"`{shown}` deletes files under {where} that its -name tests do not "
+            "restrict to the build and cache folders (node_modules, __pycache__, *.pyc...; the tests must "
+            f"come before -delete), with no undo; {POLICY} blocks it. Delete the specific files, or ask "
+            "the user.",
+        )
     return None
 
 
@@ -279,7 +341,7 @@ def outside(word: Word, cwd: str | None, home: str) -> str | None:
     text = word.text
     for prefix in ("${HOME}", "$HOME", "~"):
         if text == prefix or text.startswith(prefix + "/"):
-            text = home + text[len(prefix):]
+            text = home + text[len(prefix) :]
             break
     else:
         if not word.literal or text.startswith("~"):

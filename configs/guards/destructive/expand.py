@@ -16,6 +16,7 @@ import shlex
 from .getopt import getopt
 from .lexer import Op, Redir, Token, Unanalysable, Word, ansi_decode
 from .runners import RUNNERS, run_by, string_runs
+from .wrappers import WRAPPERS
 
 
 class Cmd:
@@ -43,7 +44,7 @@ def _braces(text: str, meta: list[int], out: list[tuple[str, list[int]]], depth:
         if text[o] != "{":
             continue
         level, commas, close = 0, [], -1
-        for j in meta[k + 1:]:
+        for j in meta[k + 1 :]:
             c = text[j]
             if c == "{":
                 level += 1
@@ -56,11 +57,14 @@ def _braces(text: str, meta: list[int], out: list[tuple[str, list[int]]], depth:
                 commas.append(j)
         if close < 0 or not commas:
             continue
-        prefix, suffix = text[:o], text[close + 1:]
+        prefix, suffix = text[:o], text[close + 1 :]
         for start, end in zip([o + 1, *(c + 1 for c in commas)], [*commas, close], strict=True):
             alt = text[start:end]
-            new_meta = ([i for i in meta if i < o] + [i - start + o for i in meta if start <= i < end]
-                        + [i - close - 1 + o + len(alt) for i in meta if i > close])
+            new_meta = (
+                [i for i in meta if i < o]
+                + [i - start + o for i in meta if start <= i < end]
+                + [i - close - 1 + o + len(alt) for i in meta if i > close]
+            )
             _braces(prefix + alt + suffix, new_meta, out, depth + 1)
         return
     out.append((text, meta))
@@ -129,7 +133,7 @@ def fork_bomb(toks: list[Token], window: int = 64) -> bool:
         if not (isinstance(a, Word) and isinstance(b, Op) and b.op == "(" and isinstance(c, Op) and c.op == ")"):
             continue
         depth, calls_self, forks = 0, False, False
-        for t in toks[k + 3:k + 3 + window]:  # a fork bomb is short; this keeps the scan linear
+        for t in toks[k + 3 : k + 3 + window]:  # a fork bomb is short; this keeps the scan linear
             if isinstance(t, Word):
                 if t.text in ("{", "("):
                     depth += 1
@@ -164,91 +168,32 @@ def long_opt(found: set[str], full: str, shortest: int) -> bool:
 
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
-_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "coproc",
-                       "esac"})
+_RESERVED = frozenset(
+    {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "coproc", "esac"}
+)
 _SKIP_WHOLE = frozenset({"for", "select", "case", "[[", "in"})
 
-_F = frozenset
-# wrapper: (short options with a value, long options with a value, optional-value letters, operands before the command)
-WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
-    "sudo": ("CDgpRrtTUu", _F({"--close-from", "--chdir", "--group", "--host", "--prompt", "--chroot", "--role",
-                               "--type", "--command-timeout", "--other-user", "--user"}), "", 0),
-    "doas": ("uC", _F(), "", 0),
-    "pkexec": ("", _F({"--user"}), "", 0),
-    "env": ("uCSP", _F({"--unset", "--chdir", "--split-string"}), "", 0),
-    "nice": ("n", _F({"--adjustment"}), "", 0),
-    "nohup": ("", _F(), "", 0),
-    "time": ("fo", _F({"--format", "--output"}), "", 0),
-    "timeout": ("sk", _F({"--signal", "--kill-after"}), "", 1),
-    "stdbuf": ("ioe", _F({"--input", "--output", "--error"}), "", 0),
-    "ionice": ("cnpPu", _F({"--class", "--classdata", "--pid", "--pgid", "--uid"}), "", 0),
-    "chronic": ("", _F(), "", 0),
-    "command": ("", _F(), "", 0),
-    "builtin": ("", _F(), "", 0),
-    "exec": ("a", _F(), "", 0),
-    "xargs": ("adEILnPsJ", _F({"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars",
-                               "--process-slot-var", "--eof", "--max-lines"}), "eil", 0),
-    "parallel": ("jSanNEdIC", _F({"--jobs", "--sshlogin", "--arg-file", "--max-args", "--max-replace-args",
-                                  "--delimiter", "--colsep", "--joblog", "--results", "--tmpdir", "--workdir",
-                                  "--timeout", "--retries", "--halt", "--delay", "--env", "--basefile",
-                                  "--transfer-file", "--memfree", "--load", "--tag-string", "--rpl", "--shebang",
-                                  "--eof", "--replace", "--tagstring", "--sshloginfile", "--nice", "--limit",
-                                  "--block", "--blocksize", "--header", "--resume-failed"}), "", 0),
-    "setsid": ("", _F(), "", 0),
-    "unbuffer": ("", _F(), "", 0),
-    "caffeinate": ("tw", _F(), "", 0),
-    "flock": ("wEc", _F({"--timeout", "--conflict-exit-code", "--command"}), "", 1),
-    "chroot": ("", _F({"--userspec", "--groups"}), "", 1),
-    "busybox": ("", _F(), "", 0),
-    "toybox": ("", _F(), "", 0),
-    "strace": ("abeEIoOpPsSuUX", _F(), "", 0),
-    "watch": ("n", _F({"--interval"}), "d", 0),
-    "su": ("cgGsw", _F({"--command", "--group", "--supp-group", "--shell", "--whitelist-environment"}), "", 0),
-    "runuser": ("cugGsw", _F({"--command", "--user", "--group", "--supp-group", "--shell"}), "", 0),
-    "unshare": ("SGRw", _F({"--setuid", "--setgid", "--root", "--wd", "--map-user", "--map-group", "--map-users",
-                            "--map-groups", "--propagation"}), "", 0),
-    "nsenter": ("tSGe", _F({"--target", "--setuid", "--setgid", "--env"}), "muinpUCTrw", 0),
-    "systemd-run": ("upEHM", _F({"--unit", "--property", "--setenv", "--description", "--slice", "--host",
-                                 "--machine", "--uid", "--gid", "--nice", "--working-directory", "--on-active",
-                                 "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
-                                 "--on-calendar", "--path-property", "--socket-property", "--timer-property",
-                                 "--service-type", "--expand-environment"}), "", 0),
-    "firejail": ("", _F(), "", 0),
-    "proot": ("rbmqwkiRSv", _F(), "", 0),
-    "chrt": ("T", _F({"--sched-runtime", "--sched-period", "--sched-deadline"}), "", 1),
-    "taskset": ("", _F(), "", 1),
-    "fakeroot": ("ls", _F({"--lib", "--faked"}), "", 0),
-    "proxychains": ("f", _F(), "", 0),
-    "proxychains4": ("f", _F(), "", 0),
-    "dbus-run-session": ("", _F({"--config-file", "--dbus-daemon"}), "", 0),
-    "script": ("cEIOBTm", _F({"--command", "--echo", "--log-in", "--log-out", "--log-io", "--log-timing",
-                              "--logging-format", "--output-limit"}), "", 0),
-    "sg": ("", _F(), "", 0),
-    "tmux": ("LSfcT", _F(), "", 0),
-    "screen": ("ceEhpsStTX", _F(), "", 0),
-    "expect": ("cfD", _F(), "", 0),
-    "npx": ("pc", _F({"--package", "--call"}), "", 0),
-    "bunx": ("p", _F({"--package"}), "", 0),
-    "pnpx": ("p", _F({"--package"}), "", 0),
-    "uvx": ("p", _F({"--from", "--with", "--python", "--with-requirements", "--index", "--index-url",
-                     "--extra-index-url", "--directory", "--project", "--env-file", "--cache-dir"}), "", 0),
-    "xvfb-run": ("nsefpw", _F({"--server-num", "--server-args", "--error-file", "--auth-file", "--xauth-protocol",
-                               "--wait"}), "", 0),
-    "valgrind": ("", _F(), "", 0),
-    "ltrace": ("aeEnopsuADS", _F({"--output", "--align"}), "", 0),
-    "torsocks": ("uapPi", _F({"--user", "--pass", "--address", "--port"}), "", 0),
-    "dbus-launch": ("", _F({"--config-file"}), "", 0),
-    "dotenv": ("ecvp", _F(), "", 0),
-}
 _STRING_OPTIONS = {"env": ("-S", "--split-string")}
 # wrappers that take the command to run as a shell string under -c (anywhere among their options)
 _DASH_C = frozenset({"su", "runuser", "flock", "script", "npx"})
 # tmux subcommands that run a shell command, and their options that take a value
 _TMUX_RUNS = {
-    "new-session": "cefFnstxy", "new": "cefFnstxy", "new-window": "cefFnt", "neww": "cefFnt",
-    "split-window": "celtF", "splitw": "celtF", "respawn-pane": "cet", "respawnp": "cet",
-    "respawn-window": "cet", "respawnw": "cet", "run-shell": "cdt", "run": "cdt", "display-popup": "bcdehsStTwxy",
-    "popup": "bcdehsStTwxy", "send-keys": "Nt", "send": "Nt",
+    "new-session": "cefFnstxy",
+    "new": "cefFnstxy",
+    "new-window": "cefFnt",
+    "neww": "cefFnt",
+    "split-window": "celtF",
+    "splitw": "celtF",
+    "respawn-pane": "cet",
+    "respawnp": "cet",
+    "respawn-window": "cet",
+    "respawnw": "cet",
+    "run-shell": "cdt",
+    "run": "cdt",
+    "display-popup": "bcdehsStTwxy",
+    "popup": "bcdehsStTwxy",
+    "send-keys": "Nt",
+    "send": "Nt",
 }
 _TMUX_KEYS = frozenset({"Enter", "C-m", "KPEnter", "C-j", "Space", "Tab", "Escape"})
 _EXPECT_SPAWN = r"(?:^|[;\n\[{])[ \t]*(?:spawn|exec)[ \t]+((?:-[\w]+[ \t]+)*)([^;\n\]}]*)"  # compiled on first use
@@ -336,7 +281,7 @@ def unwrap(words: list[Word]) -> Unwrapped:
         _, opts, stop = getopt(args, short_arg, long_arg, optional, permute=False)
         if name == "command" and names(opts) & {"-v", "-V"}:
             return Unwrapped([], strings, feeder, replace)  # prints what the name is; runs nothing
-        rest = words[1 + stop:]
+        rest = words[1 + stop :]
         if name == "screen" and "-X" in names(opts):  # screen -X stuff 'keys': typed into the session's shell
             cmd = [v for o, v in opts if o == "-X"] + [w.text for w in rest]
             return Unwrapped([], [*strings, " ".join(cmd[1:])] if cmd[:1] == ["stuff"] else strings)
@@ -374,7 +319,7 @@ def _tmux(args: list[str]) -> list[str]:
         if not group or group[0] not in _TMUX_RUNS:
             continue
         _, _, stop = getopt(group[1:], _TMUX_RUNS[group[0]], permute=False)
-        rest = group[1 + stop:]
+        rest = group[1 + stop :]
         if group[0] in ("send-keys", "send"):
             rest = [k for k in rest if k not in _TMUX_KEYS]
         if rest:
@@ -454,7 +399,7 @@ def bind_positionals(script: str, args: list[str]) -> str | None:
             i = end
             continue
         if c == "\\":
-            out.append(script[i:i + 2])
+            out.append(script[i : i + 2])
             i += 2
             continue
         if c == '"':
@@ -487,7 +432,7 @@ def printed(name: str, args: list[str]) -> str:
         fmt, rest = (args[0], args[1:]) if args else ("", [])
         for value in rest:
             m = re.search(r"%[-0-9.]*[sbdq]", fmt)
-            fmt = fmt[:m.start()] + value + fmt[m.end():] if m else fmt + " " + value
+            fmt = fmt[: m.start()] + value + fmt[m.end() :] if m else fmt + " " + value
         text = fmt
     return ansi_decode(text) if escapes else text
 
@@ -546,4 +491,4 @@ def show(words: list[Word], redirs: list[Redir] | None = None, limit: int = 160)
         if r.op not in ("<<", "<<-"):
             parts.append(r.op + (r.target.text if r.target else ""))
     text = " ".join(parts).replace("\n", " ")
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."

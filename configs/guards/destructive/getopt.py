@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 
-def getopt(args: list[str], short_arg: str = "", long_arg: frozenset[str] = frozenset(), optional: str = "",
-           permute: bool = True) -> tuple[list[str], list[tuple[str, str]], int]:
+def getopt(
+    args: list[str],
+    short_arg: str = "",
+    long_arg: frozenset[str] = frozenset(),
+    optional: str = "",
+    permute: bool = True,
+) -> tuple[list[str], list[tuple[str, str]], int]:
     """GNU-style options: ``(operands, [(option, value)], index where parsing stopped)``.
 
     ``short_arg``: letters taking a value (attached or the next word); ``optional``: letters taking an
@@ -29,14 +34,14 @@ def getopt(args: list[str], short_arg: str = "", long_arg: frozenset[str] = froz
             for k in range(1, len(a)):
                 ch = a[k]
                 if ch in short_arg:
-                    val = a[k + 1:]
+                    val = a[k + 1 :]
                     if not val and i + 1 < len(args):
                         i += 1
                         val = args[i]
                     opts.append(("-" + ch, val))
                     break
                 if ch in optional:
-                    opts.append(("-" + ch, a[k + 1:]))
+                    opts.append(("-" + ch, a[k + 1 :]))
                     break
                 opts.append(("-" + ch, ""))
         elif permute:

@@ -19,12 +19,15 @@ from .context import POLICY, Ctx
 from .expand import long_opt, names
 from .getopt import getopt
 
-_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-                                "--config-env", "--list-cmds"})
+_GLOBAL_WITH_VALUE = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--list-cmds"}
+)
 # git -c keys whose value git runs as a shell command (a `!` alias is one too); compiled on first use
-_COMMAND_KEYS = (r"core\.(?:pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external"
-                 r"|pager\..+|(?:diff|merge)tool\..+\.cmd|credential\.helper|gpg\.program"
-                 r"|(?:diff|filter)\..+\.(?:command|textconv|clean|smudge|process)")
+_COMMAND_KEYS = (
+    r"core\.(?:pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external"
+    r"|pager\..+|(?:diff|merge)tool\..+\.cmd|credential\.helper|gpg\.program"
+    r"|(?:diff|filter)\..+\.(?:command|textconv|clean|smudge|process)"
+)
 
 _LOST = "throws away uncommitted work with no undo"
 _RECOVERABLE = "can only be undone with git's reflog or `git fsck`"
@@ -58,13 +61,13 @@ def check_git(args: list[str], shown: str, ctx: Ctx) -> str | None:
         if alias is None:
             break
         if alias.startswith("!"):  # git runs it with sh -c, the remaining arguments appended
-            return ctx.check_text(" ".join([alias[1:], *(shlex.quote(a) for a in args[i + 1:])]))
+            return ctx.check_text(" ".join([alias[1:], *(shlex.quote(a) for a in args[i + 1 :])]))
         try:
             expansion = shlex.split(alias)
         except ValueError:
             return ctx.state.raw_scan("git " + alias, "an inline git alias cannot be split", ctx)
-        args = args[:i] + expansion + args[i + 1:]
-    sub, rest = args[i].lower(), args[i + 1:]
+        args = args[:i] + expansion + args[i + 1 :]
+    sub, rest = args[i].lower(), args[i + 1 :]
     if sub == "clean" and no_force_needed:
         rest = ["-f", *rest]
     check = _SUBCOMMANDS.get(sub)
@@ -77,34 +80,62 @@ def _push(args: list[str], shown: str, ctx: Ctx) -> str | None:
     if "-n" in found or long_opt(found, "--dry-run", 4):
         return None
     if "-f" in found or long_opt(found, "--force", 5) or any(o.startswith("+") for o in operands):
-        return ctx.hit("git.push-force", shown, (
-            f"`{shown}` force-pushes. Force-pushing rewrites the remote branch's history and can destroy other "
-            f"people's commits, so {POLICY} blocks it. Push normally (or use --force-with-lease), or ask the user "
-            "to force-push."))
+        return ctx.hit(
+            "git.push-force",
+            shown,
+            (
+                f"`{shown}` force-pushes. Force-pushing rewrites the remote branch's history and can destroy other "
+                f"people's commits, so {POLICY} blocks it. Push normally (or use --force-with-lease), or ask the user "
+                "to force-push."
+            ),
+        )
     if long_opt(found, "--mirror", 4):
-        return ctx.hit("git.push-mirror", shown, (
-            f"`{shown}` makes the remote an exact mirror of this clone, overwriting and deleting its branches "
-            f"and tags, so {POLICY} blocks it. Push the branches you mean to, or ask the user."))
+        return ctx.hit(
+            "git.push-mirror",
+            shown,
+            (
+                f"`{shown}` makes the remote an exact mirror of this clone, overwriting and deleting its branches "
+                f"and tags, so {POLICY} blocks it. Push the branches you mean to, or ask the user."
+            ),
+        )
     if "-d" in found or long_opt(found, "--delete", 4) or any(o.startswith(":") for o in operands[1:]):
-        return ctx.hit("git.push-delete", shown, (
-            f"`{shown}` deletes a branch or tag on the remote, which can destroy other people's work, so "
-            f"{POLICY} blocks it. Ask the user to delete it."))
+        return ctx.hit(
+            "git.push-delete",
+            shown,
+            (
+                f"`{shown}` deletes a branch or tag on the remote, which can destroy other people's work, so "
+                f"{POLICY} blocks it. Ask the user to delete it."
+            ),
+        )
     if long_opt(found, "--prune", 4):
-        return ctx.hit("git.push-prune", shown, (
-            f"`{shown}` deletes every remote branch that does not exist locally, so {POLICY} blocks it. "
-            "Ask the user to run it."))
+        return ctx.hit(
+            "git.push-prune",
+            shown,
+            (
+                f"`{shown}` deletes every remote branch that does not exist locally, so {POLICY} blocks it. "
+                "Ask the user to run it."
+            ),
+        )
     return None
 
 
 def _reset(args: list[str], shown: str, ctx: Ctx) -> str | None:
     found = {a for a in args if a.startswith("--")}
     if long_opt(found, "--hard", 3):
-        return ctx.hit("git.reset-hard", shown, (
-            f"`{shown}` {_LOST}, so {POLICY} blocks `git reset --hard`. Use `git stash` to set changes aside, "
-            "or ask the user."))
+        return ctx.hit(
+            "git.reset-hard",
+            shown,
+            (
+                f"`{shown}` {_LOST}, so {POLICY} blocks `git reset --hard`. Use `git stash` to set changes aside, "
+                "or ask the user."
+            ),
+        )
     if long_opt(found, "--merge", 4):
-        return ctx.hit("git.reset-merge", shown, _lost(shown, "`git reset --merge` discards changes in files the "
-                                                       "reset touches", "Use `git stash` first"))
+        return ctx.hit(
+            "git.reset-merge",
+            shown,
+            _lost(shown, "`git reset --merge` discards changes in files the reset touches", "Use `git stash` first"),
+        )
     return None
 
 
@@ -112,9 +143,14 @@ def _clean(args: list[str], shown: str, ctx: Ctx) -> str | None:
     _, opts, _ = getopt(args, "e", frozenset({"--exclude"}))
     found = names(opts)
     if ("-f" in found or long_opt(found, "--force", 3)) and not ("-n" in found or long_opt(found, "--dry-run", 3)):
-        return ctx.hit("git.clean-force", shown, (
-            f"`{shown}` permanently deletes untracked files, so {POLICY} blocks `git clean -f`. "
-            "Run `git clean -n` to see what it would delete, or ask the user."))
+        return ctx.hit(
+            "git.clean-force",
+            shown,
+            (
+                f"`{shown}` permanently deletes untracked files, so {POLICY} blocks `git clean -f`. "
+                "Run `git clean -n` to see what it would delete, or ask the user."
+            ),
+        )
     return None
 
 
@@ -137,9 +173,15 @@ def _restore(args: list[str], shown: str, ctx: Ctx) -> str | None:
     staged = "-S" in found or long_opt(found, "--staged", 4)
     worktree = "-W" in found or long_opt(found, "--worktree", 3)
     if (worktree or not staged) and (operands or long_opt(found, "--pathspec-from-file", 4)):
-        return ctx.hit("git.restore-worktree", shown, _lost(
-            shown, "restoring the working tree overwrites local changes",
-            "Use `git restore --staged` to unstage only, `git stash` to set changes aside"))
+        return ctx.hit(
+            "git.restore-worktree",
+            shown,
+            _lost(
+                shown,
+                "restoring the working tree overwrites local changes",
+                "Use `git restore --staged` to unstage only, `git stash` to set changes aside",
+            ),
+        )
     return None
 
 
@@ -147,8 +189,9 @@ def _switch(args: list[str], shown: str, ctx: Ctx) -> str | None:
     _, opts, _ = getopt(args, "cC", frozenset({"--create", "--force-create", "--orphan", "--conflict"}))
     found = names(opts)
     if "-f" in found or long_opt(found, "--force", 4) or long_opt(found, "--discard-changes", 4):
-        return ctx.hit("git.switch-discard", shown, _lost(shown, "it discards local changes",
-                                                          "Commit or `git stash` them first"))
+        return ctx.hit(
+            "git.switch-discard", shown, _lost(shown, "it discards local changes", "Commit or `git stash` them first")
+        )
     return None
 
 
@@ -156,8 +199,11 @@ def _rm(args: list[str], shown: str, ctx: Ctx) -> str | None:
     _, opts, _ = getopt(args, "", frozenset({"--pathspec-from-file"}))
     found = names(opts)
     if ("-f" in found or long_opt(found, "--force", 4)) and not long_opt(found, "--cached", 4):
-        return ctx.hit("git.rm-force", shown, _lost(shown, "`git rm -f` deletes files even with local changes",
-                                                    "Use `git rm --cached` to untrack only"))
+        return ctx.hit(
+            "git.rm-force",
+            shown,
+            _lost(shown, "`git rm -f` deletes files even with local changes", "Use `git rm --cached` to untrack only"),
+        )
     return None
 
 
@@ -166,34 +212,67 @@ def _worktree(args: list[str], shown: str, ctx: Ctx) -> str | None:
         return None
     _, opts, _ = getopt(args[1:])
     if "-f" in names(opts) or long_opt(names(opts), "--force", 4):
-        return ctx.hit("git.worktree-remove-force", shown, _lost(
-            shown, "it deletes the worktree with its uncommitted and untracked files",
-            "Use `git worktree remove` without --force, which refuses a dirty worktree"))
+        return ctx.hit(
+            "git.worktree-remove-force",
+            shown,
+            _lost(
+                shown,
+                "it deletes the worktree with its uncommitted and untracked files",
+                "Use `git worktree remove` without --force, which refuses a dirty worktree",
+            ),
+        )
     return None
 
 
 def _stash(args: list[str], shown: str, ctx: Ctx) -> str | None:
     verb = args[0] if args else ""
     if verb == "drop":
-        return ctx.hit("git.stash-drop", shown, (
-            f"`{shown}` deletes a stash, which {_RECOVERABLE}; {POLICY} asks first. `git stash pop` applies and "
-            "drops it in one step."))
+        return ctx.hit(
+            "git.stash-drop",
+            shown,
+            (
+                f"`{shown}` deletes a stash, which {_RECOVERABLE}; {POLICY} asks first. `git stash pop` applies and "
+                "drops it in one step."
+            ),
+        )
     if verb == "clear":
-        return ctx.hit("git.stash-clear", shown, (
-            f"`{shown}` deletes every stash, which {_RECOVERABLE}; {POLICY} asks first."))
+        return ctx.hit(
+            "git.stash-clear", shown, (f"`{shown}` deletes every stash, which {_RECOVERABLE}; {POLICY} asks first.")
+        )
     return None
 
 
 def _branch(args: list[str], shown: str, ctx: Ctx) -> str | None:
-    _, opts, _ = getopt(args, "u", frozenset({"--set-upstream-to", "--format", "--contains", "--no-contains",
-                                              "--merged", "--no-merged", "--points-at", "--sort", "--color"}))
+    _, opts, _ = getopt(
+        args,
+        "u",
+        frozenset(
+            {
+                "--set-upstream-to",
+                "--format",
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--sort",
+                "--color",
+            }
+        ),
+    )
     found = names(opts)
-    forced = "-D" in found or (("-d" in found or long_opt(found, "--delete", 5))
-                               and ("-f" in found or long_opt(found, "--force", 4)))
+    forced = "-D" in found or (
+        ("-d" in found or long_opt(found, "--delete", 5)) and ("-f" in found or long_opt(found, "--force", 4))
+    )
     if forced:
-        return ctx.hit("git.branch-force-delete", shown, (
-            f"`{shown}` deletes a branch even if it is not merged; its commits {_RECOVERABLE}, so {POLICY} "
-            "asks first. `git branch -d` deletes only merged branches."))
+        return ctx.hit(
+            "git.branch-force-delete",
+            shown,
+            (
+                f"`{shown}` deletes a branch even if it is not merged; its commits {_RECOVERABLE}, so {POLICY} "
+                "asks first. `git branch -d` deletes only merged branches."
+            ),
+        )
     return None
 
 
@@ -211,21 +290,43 @@ def _rebase(args: list[str], shown: str, ctx: Ctx) -> str | None:
 def _read_tree(args: list[str], shown: str, ctx: Ctx) -> str | None:
     """``git read-tree --reset -u``: the plumbing form of ``reset --hard``."""
     if "--reset" in args and ("-u" in args or "--u" in args):
-        return ctx.hit("git.reset-hard", shown, (
-            f"`{shown}` overwrites the working tree like `git reset --hard`: it {_LOST}, so {POLICY} blocks it. "
-            "Use `git stash` to set changes aside, or ask the user."))
+        return ctx.hit(
+            "git.reset-hard",
+            shown,
+            (
+                f"`{shown}` overwrites the working tree like `git reset --hard`: it {_LOST}, so {POLICY} blocks it. "
+                "Use `git stash` to set changes aside, or ask the user."
+            ),
+        )
     return None
 
 
 def _update_ref(args: list[str], shown: str, ctx: Ctx) -> str | None:
     """``git update-ref -d REF``: deletes a branch or tag without the porcelain's checks."""
     if "-d" in args or "--delete" in args:
-        return ctx.hit("git.ref-delete", shown, (
-            f"`{shown}` deletes a ref (a branch or tag) with no check that it is merged; its commits {_RECOVERABLE}, "
-            f"so {POLICY} asks first."))
+        return ctx.hit(
+            "git.ref-delete",
+            shown,
+            (
+                f"`{shown}` deletes a ref (a branch or tag) with no check that it is merged; "
+                f"its commits {_RECOVERABLE}, so {POLICY} asks first."
+            ),
+        )
     return None
 
 
-_SUBCOMMANDS = {"push": _push, "reset": _reset, "clean": _clean, "checkout": _checkout, "restore": _restore,
-                "switch": _switch, "rm": _rm, "worktree": _worktree, "stash": _stash, "branch": _branch,
-                "rebase": _rebase, "read-tree": _read_tree, "update-ref": _update_ref}
+_SUBCOMMANDS = {
+    "push": _push,
+    "reset": _reset,
+    "clean": _clean,
+    "checkout": _checkout,
+    "restore": _restore,
+    "switch": _switch,
+    "rm": _rm,
+    "worktree": _worktree,
+    "stash": _stash,
+    "branch": _branch,
+    "rebase": _rebase,
+    "read-tree": _read_tree,
+    "update-ref": _update_ref,
+}

@@ -20,26 +20,49 @@ _Q = "'\"`"
 # family: [(call pattern, kind)]; kinds: shell (a shell string), exec (shell string, or argv when a list or several
 # strings), argv (argv from the first list, else the string arguments), rm / rmrf / rmdir / write (a native op)
 _CALLS: dict[str, list[tuple[str, str]]] = {
-    "python": [(r"\bos\.(?:system|popen)\s*\(", "shell"), (r"\bcommands\.getoutput\s*\(", "shell"),
-               (r"\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(", "exec"),
-               (r"\b(?:check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(", "exec"),
-               (r"\b\w+\.(?:run|call)\s*\((?=\s*\[)", "exec"),
-               (r"\bos\.(?:exec|spawn)[lvpe]{1,3}\s*\(", "argv"), (r"\bpty\.spawn\s*\(", "exec"),
-               (r"\bshutil\.rmtree\s*\(", "rmrf"), (r"\bos\.(?:remove|unlink)\s*\(", "rm"),
-               (r"\bos\.(?:rmdir|removedirs)\s*\(", "rmdir"), (r"\bPath\s*\(", "path"),
-               (r"\bopen\s*\(", "open")],
-    "perl": [(r"\b(?:system|exec)\b\s*\(?", "exec"), (r"`", "backtick"), (r"\bqx\s*[({\[/|!]", "qx"),
-             (r"\b(?:rmtree|remove_tree)\s*\(?", "rmrf"), (r"\bunlink\b\s*\(?", "rm"), (r"\bopen\s*\(", "popen")],
-    "node": [(r"\bexec(?:Sync)?\s*\(", "shell"), (r"\b(?:spawn|spawnSync|execFile|execFileSync)\s*\(", "argv"),
-             (r"\b(?:rmSync|rmdirSync|rm|rmdir)\s*\(", "rmnode"), (r"\b(?:unlinkSync|unlink)\s*\(", "rm"),
-             (r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile)\s*\(", "write")],
-    "ruby": [(r"\b(?:system|exec|spawn)\b\s*\(?", "exec"), (r"`", "backtick"), (r"%x[({\[]", "qx"),
-             (r"\b(?:IO\.popen|Open3\.(?:capture2e?|capture3|popen2e?|popen3))\s*\(?", "exec"),
-             (r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\b\s*\(?", "rmrf"),
-             (r"\b(?:FileUtils\.(?:rm|rm_f|remove)|File\.(?:delete|unlink))\b\s*\(?", "rm"),
-             (r"\bFile\.write\s*\(", "write")],
-    "php": [(r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(", "shell"), (r"`", "backtick"),
-            (r"\bunlink\s*\(", "rm")],
+    "python": [
+        (r"\bos\.(?:system|popen)\s*\(", "shell"),
+        (r"\bcommands\.getoutput\s*\(", "shell"),
+        (r"\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(", "exec"),
+        (r"\b(?:check_call|check_output|Popen|getoutput|getstatusoutput)\s*\(", "exec"),
+        (r"\b\w+\.(?:run|call)\s*\((?=\s*\[)", "exec"),
+        (r"\bos\.(?:exec|spawn)[lvpe]{1,3}\s*\(", "argv"),
+        (r"\bpty\.spawn\s*\(", "exec"),
+        (r"\bshutil\.rmtree\s*\(", "rmrf"),
+        (r"\bos\.(?:remove|unlink)\s*\(", "rm"),
+        (r"\bos\.(?:rmdir|removedirs)\s*\(", "rmdir"),
+        (r"\bPath\s*\(", "path"),
+        (r"\bopen\s*\(", "open"),
+    ],
+    "perl": [
+        (r"\b(?:system|exec)\b\s*\(?", "exec"),
+        (r"`", "backtick"),
+        (r"\bqx\s*[({\[/|!]", "qx"),
+        (r"\b(?:rmtree|remove_tree)\s*\(?", "rmrf"),
+        (r"\bunlink\b\s*\(?", "rm"),
+        (r"\bopen\s*\(", "popen"),
+    ],
+    "node": [
+        (r"\bexec(?:Sync)?\s*\(", "shell"),
+        (r"\b(?:spawn|spawnSync|execFile|execFileSync)\s*\(", "argv"),
+        (r"\b(?:rmSync|rmdirSync|rm|rmdir)\s*\(", "rmnode"),
+        (r"\b(?:unlinkSync|unlink)\s*\(", "rm"),
+        (r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile)\s*\(", "write"),
+    ],
+    "ruby": [
+        (r"\b(?:system|exec|spawn)\b\s*\(?", "exec"),
+        (r"`", "backtick"),
+        (r"%x[({\[]", "qx"),
+        (r"\b(?:IO\.popen|Open3\.(?:capture2e?|capture3|popen2e?|popen3))\s*\(?", "exec"),
+        (r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\b\s*\(?", "rmrf"),
+        (r"\b(?:FileUtils\.(?:rm|rm_f|remove)|File\.(?:delete|unlink))\b\s*\(?", "rm"),
+        (r"\bFile\.write\s*\(", "write"),
+    ],
+    "php": [
+        (r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(", "shell"),
+        (r"`", "backtick"),
+        (r"\bunlink\s*\(", "rm"),
+    ],
     "lua": [(r"\b(?:os\.execute|io\.popen)\s*\(?", "shell"), (r"\bos\.remove\s*\(", "rm")],
     "Rscript": [(r"\bsystem\s*\(", "shell"), (r"\bunlink\s*\(", "rm")],
     "awk": [(r"\bsystem\s*\(", "shell")],
@@ -69,14 +92,16 @@ def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
         kind = calls[int(next(k for k, v in m.groupdict().items() if v is not None)[1:])][1]
         reason = _check_call(kind, family, code, m.start(), m.end(), ctx)
         if reason:
-            call = code[m.start():m.start() + 60].split("\n", 1)[0]
+            call = code[m.start() : m.start() + 60].split("\n", 1)[0]
             return f"`{shown[:80]}` runs `{call.strip()}`, which hookgate checks as a shell command: {reason}"
     return _aliased(code, shown, ctx)
 
 
 _DANGEROUS_MODULES = re.compile(r"\b(?:shutil|os|subprocess|child_process|fileutils|FileUtils|system|exec|qw)\b")
-_LITERALS = re.compile(r"'([^'\\\n]{1,400})'|\"([^\"\\\n]{1,400})\""
-                       r"|\bqw\s*\(([^)]{1,400})\)|\bqw\s*\[([^\]]{1,400})\]|\bqw\s*\{([^}]{1,400})\}")
+_LITERALS = re.compile(
+    r"'([^'\\\n]{1,400})'|\"([^\"\\\n]{1,400})\""
+    r"|\bqw\s*\(([^)]{1,400})\)|\bqw\s*\[([^\]]{1,400})\]|\bqw\s*\{([^}]{1,400})\}"
+)
 
 
 def _aliased(code: str, shown: str, ctx: Ctx) -> str | None:
@@ -95,8 +120,10 @@ def _aliased(code: str, shown: str, ctx: Ctx) -> str | None:
             if any(o == path or o.startswith(path.rstrip("/") + "/") for o in (home, project) if o):
                 reason = ctx.check_argv([Word("rm"), Word("-rf"), Word(text)])
         if reason:
-            return (f"`{shown[:80]}` imports a module that deletes or runs commands and holds `{text[:60]}`, which "
-                    f"hookgate checks as a command or delete target: {reason}")
+            return (
+                f"`{shown[:80]}` imports a module that deletes or runs commands and holds `{text[:60]}`, which "
+                f"hookgate checks as a command or delete target: {reason}"
+            )
     return None
 
 
@@ -114,8 +141,9 @@ def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ct
     if kind == "path":  # pathlib: Path('x').unlink() / .rmdir() / .write_text()
         after = code[end:]
         close = _matching(code, end - 1) if code[end - 1] == "(" else -1
-        method = re.match(r"\)\s*\.\s*(unlink|rmdir|write_text|write_bytes|open)\b", code[close:]) if close > 0 \
-            else None
+        method = (
+            re.match(r"\)\s*\.\s*(unlink|rmdir|write_text|write_bytes|open)\b", code[close:]) if close > 0 else None
+        )
         if not method or not values or not isinstance(values[0], str) or not after:
             return None
         kind = {"unlink": "rm", "rmdir": "rmdir"}.get(method.group(1), "write")
@@ -139,8 +167,11 @@ def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ct
         return ctx.check_text(first) if isinstance(first, str) else None
     if kind == "exec":
         if isinstance(first, list):
-            return _run(first, ctx) if not re.search(r"shell\s*[=:]\s*(?:True|true)", raw) else \
-                ctx.check_text(" ".join(first))
+            return (
+                _run(first, ctx)
+                if not re.search(r"shell\s*[=:]\s*(?:True|true)", raw)
+                else ctx.check_text(" ".join(first))
+            )
         strings = [v for v in values if isinstance(v, str)]
         if family in ("perl", "ruby") and len(values) > 1 and len(strings) == len(values):
             return _run(strings, ctx)  # system('rm', '-rf', '/'): an argv list
@@ -216,7 +247,7 @@ def _arguments(code: str, end: int) -> tuple[list[str], int]:
         inner, start = code[end:stop], 0
     else:
         m = re.compile(r"[;\n}]").search(code, end)
-        inner, start = code[end:m.start() if m else len(code)], 0
+        inner, start = code[end : m.start() if m else len(code)], 0
     args, depth, j = [], 0, 0
     while j < len(inner):
         c = inner[j]

@@ -83,8 +83,21 @@ _BACKTICK_STOP = re.compile(r"[`\\]")
 _ANSI_STOP = re.compile(r"['\\]")
 _META_CHARS = re.compile(r"[{},*?\[]")
 _VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
-_ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f",
-                 "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 _ANSI_CODE = r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)"  # compiled on first use
 
 
@@ -181,7 +194,7 @@ class Lexer:
             while self.i < n:
                 end = s.find("\n", self.i)
                 end = n if end < 0 else end
-                line = s[self.i:end]
+                line = s[self.i : end]
                 check = line.lstrip("\t") if strip else line
                 if check == delim or check.rstrip("\r") == delim:
                     self.i = min(end + 1, n)
@@ -213,7 +226,7 @@ class Lexer:
             self.i = inner.i
             w.procsub = toks
             w.subs.append(toks)
-            w.text = s[start:self.i]
+            w.text = s[start : self.i]
             w.literal = False
         while self.i < n:
             c = s[self.i]
@@ -225,7 +238,7 @@ class Lexer:
                 end = s.find("'", self.i + 1)
                 if end < 0:
                     raise ParseError("unbalanced single quote")
-                w.text += s[self.i + 1:end]
+                w.text += s[self.i + 1 : end]
                 w.quoted = True
                 self.i = end + 1
             elif c == '"':
@@ -233,7 +246,7 @@ class Lexer:
                 w.quoted = True
                 self._dq(w, heredoc=False)
             elif c == "\\":
-                nxt = s[self.i + 1:self.i + 2]
+                nxt = s[self.i + 1 : self.i + 2]
                 if nxt != "\n":
                     w.text += nxt or "\\"
                     w.quoted = True
@@ -271,7 +284,7 @@ class Lexer:
                 self.i += 1
                 return
             if c == "\\":
-                nxt = s[self.i + 1:self.i + 2]
+                nxt = s[self.i + 1 : self.i + 2]
                 if nxt == "\n":
                     self.i += 2
                 elif nxt in ("$", "`", "\\") or (nxt == '"' and not heredoc):
@@ -287,17 +300,17 @@ class Lexer:
 
     def _dollar(self, w: Word, in_dq: bool) -> None:
         s, i = self.s, self.i
-        nxt = s[i + 1:i + 2]
+        nxt = s[i + 1 : i + 2]
         if nxt == "(" and s.startswith("((", i + 1):  # $(( arithmetic )): substitutions inside it run
             self._expansion(w, i + 3, "(", ")", 2)
-            body = s[i + 3:self.i - 2]
+            body = s[i + 3 : self.i - 2]
             if "(" in body or "-" in body:  # bash reads `$((cmd) )` as a substitution of a subshell: check both
                 with contextlib.suppress(ParseError):
                     w.subs.append(Lexer("(" + body + ")", self.depth + 1).run())
         elif nxt == "(":
             inner = Lexer(s, self.depth + 1, i + 2)
             w.subs.append(inner.run(closing=True))
-            w.text += s[i:inner.i]
+            w.text += s[i : inner.i]
             w.literal = False
             self.i = inner.i
         elif nxt == "{":  # ${x:-$(cmd)}, ${a[$(cmd)]}: the parameter expansion's words are expanded too
@@ -313,7 +326,7 @@ class Lexer:
                 if s[m.start()] == "'":
                     break
                 j = m.start() + 2
-            w.text += ansi_decode(s[i + 2:m.start()])
+            w.text += ansi_decode(s[i + 2 : m.start()])
             w.quoted = True
             self.i = m.start() + 1
         elif nxt == '"' and not in_dq:  # $"..." locale string: a double-quoted string
@@ -342,7 +355,7 @@ class Lexer:
                 if end < 0:
                     raise ParseError("unbalanced single quote")
                 j = end + 1
-            elif c in "\"$`":
+            elif c in '"$`':
                 self.i = j
                 if c == '"':
                     self.i += 1
@@ -363,7 +376,7 @@ class Lexer:
         else:
             raise ParseError(f"unbalanced {open_}")
         self.i = j + 1
-        w.text += s[start:self.i]
+        w.text += s[start : self.i]
         w.subs.extend(scratch.subs)
         w.literal = False
 
@@ -380,7 +393,7 @@ class Lexer:
             if s[k] == "`":
                 j = k + 1
                 break
-            nxt = s[k + 1:k + 2]
+            nxt = s[k + 1 : k + 2]
             parts.append(nxt if nxt in ("`", "\\", "$") else "\\" + nxt)
             j = k + 2
         body = "".join(parts)
@@ -388,5 +401,3 @@ class Lexer:
         w.text += "`" + body + "`"
         w.literal = False
         self.i = j
-
-

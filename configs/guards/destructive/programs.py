@@ -27,8 +27,14 @@ _INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str
     "pypy": ("c", "m", "WX", "", frozenset(), frozenset()),
     "perl": ("eE", "", "", "MmIilxdDC0", frozenset(), frozenset()),
     "ruby": ("e", "", "rICEF", "", frozenset(), frozenset()),
-    "node": ("ep", "", "rC", "", frozenset({"--eval", "--print"}),
-             frozenset({"--require", "--import", "--loader", "--experimental-loader", "--conditions"})),
+    "node": (
+        "ep",
+        "",
+        "rC",
+        "",
+        frozenset({"--eval", "--print"}),
+        frozenset({"--require", "--import", "--loader", "--experimental-loader", "--conditions"}),
+    ),
     "nodejs": ("ep", "", "rC", "", frozenset({"--eval", "--print"}), frozenset({"--require", "--import", "--loader"})),
     "php": ("r", "f", "cdz", "", frozenset(), frozenset()),
     "lua": ("e", "", "l", "", frozenset(), frozenset()),
@@ -40,9 +46,11 @@ _UNKNOWN = "$HOOKGATE_STDIN_ITEM"  # an argument read from stdin at run time
 
 
 def download_reason() -> str:
-    return ("Piping a downloaded script straight into a shell or interpreter (`curl ... | sh`, `bash <(curl ...)`, "
-            f"`sh -c \"$(curl ...)\"`) runs code nobody has read, so {POLICY} blocks it. Download the script to a "
-            "file, read it, then run it.")
+    return (
+        "Piping a downloaded script straight into a shell or interpreter (`curl ... | sh`, `bash <(curl ...)`, "
+        f'`sh -c "$(curl ...)"`) runs code nobody has read, so {POLICY} blocks it. Download the script to a '
+        "file, read it, then run it."
+    )
 
 
 def core_name(cmd: Cmd) -> str:
@@ -112,13 +120,24 @@ def check_program(kind: str, src: Word | Cmd | None, shell: str, ctx: Ctx, trans
         if reason:
             return reason
     if kind == "file" and isinstance(src, Word) and src.text not in ("/dev/null", "/dev/zero"):
-        return ctx.hit("exec.unseen", f"{shell} < {src.text}", (
-            f"`{shell} < {src.text}` runs commands from a file that hookgate cannot see, so {POLICY} blocks it. "
-            "Run the commands directly instead, or ask the user."))
+        return ctx.hit(
+            "exec.unseen",
+            f"{shell} < {src.text}",
+            (
+                f"`{shell} < {src.text}` runs commands from a file that hookgate cannot see, so {POLICY} blocks it. "
+                "Run the commands directly instead, or ask the user."
+            ),
+        )
     if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
         return ctx.hit("exec.download", f"{show(src.words, src.redirs, 80)} | {shell}", download_reason())
-    if kind == "pipe" and isinstance(src, Cmd) and src.words and base(src.words[0].text) == "cat" and \
-            len(src.words) == 1 and stdin(src)[0] == "text":
+    if (
+        kind == "pipe"
+        and isinstance(src, Cmd)
+        and src.words
+        and base(src.words[0].text) == "cat"
+        and len(src.words) == 1
+        and stdin(src)[0] == "text"
+    ):
         body = stdin(src)[1]
         reason = fetch_in_subs([body], part, ctx) if isinstance(body, Word) else None
         if reason:
@@ -129,9 +148,14 @@ def check_program(kind: str, src: Word | Cmd | None, shell: str, ctx: Ctx, trans
     if kind != "pipe" or not isinstance(src, Cmd):
         return None
     producer = show(src.words, src.redirs, 80)
-    return ctx.hit("exec.unseen", f"{producer} | {shell}", (
-        f"Piping the output of `{producer}` into `{shell}` runs commands that hookgate cannot see, so {POLICY} "
-        "blocks it. Run the commands directly instead."))
+    return ctx.hit(
+        "exec.unseen",
+        f"{producer} | {shell}",
+        (
+            f"Piping the output of `{producer}` into `{shell}` runs commands that hookgate cannot see, so {POLICY} "
+            "blocks it. Run the commands directly instead."
+        ),
+    )
 
 
 def check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, u: Unwrapped | None = None) -> str | None:
@@ -235,13 +259,13 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
                 if ch in module:
                     return None  # python -m module: stdin is data
                 if ch in inline:
-                    value = a[k + 1:]
+                    value = a[k + 1 :]
                     if not value and i + 1 < len(args):
                         value, step = args[i + 1].text, 2
                     codes.append(value)
                     break
                 if ch in with_value:
-                    step = 1 if a[k + 1:] else 2
+                    step = 1 if a[k + 1 :] else 2
                     break
                 if ch in attached:
                     break
@@ -290,4 +314,3 @@ def cron_commands(table: str) -> str:
         fields = line.split(None, 1 if line.startswith("@") else 5)
         out.append(fields[-1] if len(fields) > (1 if line.startswith("@") else 5) else "")
     return "\n".join(out)
-

@@ -14,15 +14,20 @@ from .context import POLICY, Ctx
 from .lexer import Lexer, ParseError
 from .protected import rule_for, write_reason
 
-_CLOSERS = ("'", '"', "`", ")", "}", "))", "'\"", "\"'", "')", "\")", "`)", "]")
+_CLOSERS = ("'", '"', "`", ")", "}", "))", "'\"", "\"'", "')", '")', "`)", "]")
 _RAW_RULES = [  # bounded repeats keep the scan linear on long input; compiled on first use
     (r"(?<![\w./-])rm\s[^;&|\n]{0,300}?(?<=\s)(?:-[A-Za-z]*[rR]|--recursive\b)", "a recursive delete (`rm -r`)"),
-    (r"(?<![\w./-])git\s[^;&|\n]{0,300}?\bpush\b[^;&|\n]{0,300}?\s(?:-[A-Za-z]*[fd][A-Za-z]*\b"
-     r"|--force(?![\w-])|--mirror\b|--delete\b|--prune\b|[+:]\w)", "a force or destructive `git push`"),
+    (
+        r"(?<![\w./-])git\s[^;&|\n]{0,300}?\bpush\b[^;&|\n]{0,300}?\s(?:-[A-Za-z]*[fd][A-Za-z]*\b"
+        r"|--force(?![\w-])|--mirror\b|--delete\b|--prune\b|[+:]\w)",
+        "a force or destructive `git push`",
+    ),
     (r"(?<![\w./-])git\s[^;&|\n]{0,300}?\breset\s[^;&|\n]{0,300}?--(?:hard|merge)\b", "`git reset --hard`"),
     (r"(?<![\w./-])git\s[^;&|\n]{0,300}?\bclean\s[^;&|\n]{0,100}?-[A-Za-z]*f", "`git clean -f`"),
-    (r"(?<![\w./-])(?:curl|wget)\s[^;&\n]{0,1000}?\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k|mk|a)?sh\b",
-     "a downloaded script piped into a shell"),
+    (
+        r"(?<![\w./-])(?:curl|wget)\s[^;&\n]{0,1000}?\|\s*(?:sudo\s+)?(?:\S*/)?(?:ba|z|da|k|mk|a)?sh\b",
+        "a downloaded script piped into a shell",
+    ),
     (r":\s*\(\s*\)\s*\{[^}]{0,100}?:\s*\|\s*:", "a fork bomb"),
     (r"(?<![\w./-])find\s[^;&|\n]{0,300}?-delete\b", "`find -delete`"),
     (r"(?<![\w./-])mkfs|\bdd\s[^;&|\n]{0,200}?of=/dev/(?!null|zero)", "a disk overwrite"),
@@ -72,8 +77,11 @@ def regex_scan(text: str, head: str, ctx: Ctx) -> str | None:
     """The last resort: a few bounded patterns over the raw text."""
     for pattern, what in _RAW_RULES:
         if re.search(pattern, text):
-            return ctx.hit("parse.unanalysable", text[:80], f"{head} {what}; {POLICY} blocks that. Fix the quoting, "
-                           "or ask the user to run it.")
+            return ctx.hit(
+                "parse.unanalysable",
+                text[:80],
+                f"{head} {what}; {POLICY} blocks that. Fix the quoting, or ask the user to run it.",
+            )
     paths = [m.group(1) for rule in _RAW_WRITES for m in re.finditer(rule, text)]
     for m in re.finditer(_RAW_ARG_WRITERS, text):
         if m.group(1) != "sed" or re.search(r"(?:^|\s)(?:-[A-Za-z]*i|--in-place)", m.group(2)):

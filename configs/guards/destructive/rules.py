@@ -13,21 +13,54 @@ import shlex
 
 from .context import POLICY, Ctx
 from .delete import check_find, check_removals, check_rm
-from .expand import WRAPPERS, Cmd, Unwrapped, base, commands, evaluated, fork_bomb, literal_output, show, unwrap
+from .expand import Cmd, Unwrapped, base, commands, evaluated, fork_bomb, literal_output, show, unwrap
 from .getopt import getopt
 from .git import check_git
 from .interp import check_code
 from .lexer import Redir, Token, Word
 from .programs import INTERPRETER, SHELLS, check_interpreter, check_scheduler, check_shell, check_source, fetch_in_subs
+from .wrappers import WRAPPERS
 from .writes import check_writes, write_reason
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _FORK_BOMB = f"This is a fork bomb: it starts processes until the machine stops responding. {POLICY} blocks it."
 # the names a glob in the command word is tried as (``r?`` -> rm): every command this guard judges
 _GLOB_CANDIDATES = (
-    "rm", "unlink", "shred", "rmdir", "find", "git", "dd", "mkfs", "mke2fs", "eval", "source", "tee", "cp", "mv", "ln",
-    "install", "rsync", "sed", "perl", "truncate", "curl", "wget", "python", "python3", "node", "ruby", "php", "lua",
-    "at", "batch", "crontab", "trap", *sorted(SHELLS), *sorted(WRAPPERS))
+    "rm",
+    "unlink",
+    "shred",
+    "rmdir",
+    "find",
+    "git",
+    "dd",
+    "mkfs",
+    "mke2fs",
+    "eval",
+    "source",
+    "tee",
+    "cp",
+    "mv",
+    "ln",
+    "install",
+    "rsync",
+    "sed",
+    "perl",
+    "truncate",
+    "curl",
+    "wget",
+    "python",
+    "python3",
+    "node",
+    "ruby",
+    "php",
+    "lua",
+    "at",
+    "batch",
+    "crontab",
+    "trap",
+    *sorted(SHELLS),
+    *sorted(WRAPPERS),
+)
 
 
 def check_tokens(toks: list[Token], ctx: Ctx) -> str | None:
@@ -105,14 +138,15 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name == "git":
         return check_git(texts, shown, ctx)
     if name.startswith("mkfs") or name == "mke2fs":
-        return ctx.hit("disk.mkfs", shown,
-                       f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it.")
+        return ctx.hit(
+            "disk.mkfs", shown, f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
+        )
     if name in SHELLS:
         return check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
     if name == "eval":
-        return fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"]:]))
+        return fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"] :]))
     if name == "trap":  # trap 'cmd' EXIT: the shell runs cmd
-        texts = texts[texts[:1] == ["--"]:]
+        texts = texts[texts[:1] == ["--"] :]
         return ctx.check_text(texts[0]) if texts and texts[0] not in ("-l", "-p", "-") else None
     if name in ("source", "."):
         return check_source(name, args, cmd, ctx)
@@ -129,8 +163,9 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     return None
 
 
-_HOOKGATE_COMMANDS = frozenset({"run", "validate", "explain", "demo", "serve", "mode", "audit", "install", "uninstall",
-                                "store", "approvals"})
+_HOOKGATE_COMMANDS = frozenset(
+    {"run", "validate", "explain", "demo", "serve", "mode", "audit", "install", "uninstall", "store", "approvals"}
+)
 
 
 def _check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
@@ -141,7 +176,7 @@ def _check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
     sub = next((w for w in words if w in _HOOKGATE_COMMANDS), None)
     if sub is None:
         return None
-    rest = words[words.index(sub) + 1:]
+    rest = words[words.index(sub) + 1 :]
     if sub in ("install", "uninstall"):
         what = f"{sub}s hookgate's hooks in an agent's hook configuration"
     elif sub == "mode" and "off" in rest:
@@ -150,9 +185,14 @@ def _check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
         what = f"{rest[0]}s an approval request"
     else:
         return None
-    return ctx.hit("hookgate.self-change", shown, (
-        f"`{shown}` {what}; {POLICY} blocks the agent from changing its own guard rails or answering its own "
-        "approval requests: ask the user to run it."))
+    return ctx.hit(
+        "hookgate.self-change",
+        shown,
+        (
+            f"`{shown}` {what}; {POLICY} blocks the agent from changing its own guard rails or answering its own "
+            "approval requests: ask the user to run it."
+        ),
+    )
 
 
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
@@ -160,8 +200,12 @@ _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 
 def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
     """awk's program text: ``system("...")`` runs a shell command."""
-    _, opts, stop = getopt(args, "fvFeiE", frozenset({"--file", "--assign", "--field-separator", "--source",
-                                                      "--include", "--exec"}), permute=False)
+    _, opts, stop = getopt(
+        args,
+        "fvFeiE",
+        frozenset({"--file", "--assign", "--field-separator", "--source", "--include", "--exec"}),
+        permute=False,
+    )
     operands = args[stop:]
     programs = [v for o, v in opts if o in ("-e", "--source")]
     if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
@@ -190,6 +234,8 @@ def _check_glob_head(head: Word, args: list[Word], cmd: Cmd | None, ctx: Ctx) ->
         if fnmatch.fnmatchcase(name, pattern) or (name == "mkfs" and fnmatch.fnmatchcase("mkfs.ext4", pattern)):
             reason = check_argv([Word(name), *args], cmd, ctx.deeper())
             if reason:
-                return (f"The command name `{head.text}` is a glob that can match `{name}`, so hookgate checks it as "
-                        f"`{name}`: {reason}")
+                return (
+                    f"The command name `{head.text}` is a glob that can match `{name}`, so hookgate checks it as "
+                    f"`{name}`: {reason}"
+                )
     return None

@@ -14,9 +14,29 @@ _F = frozenset
 # tool: (subcommands that run the rest as a command, short options with a value, long options with a value,
 # operands between the subcommand and the command): ``uv run rm -rf ~``, ``npm exec -- rimraf ~``
 RUNNERS: dict[str, tuple[frozenset[str], str, frozenset[str], int]] = {
-    "uv": (_F({"run"}), "p", _F({"--with", "--python", "--directory", "--project", "--env-file", "--extra", "--group",
-                                 "--package", "--index", "--index-url", "--with-requirements", "--with-editable",
-                                 "--cache-dir", "--script"}), 0),
+    "uv": (
+        _F({"run"}),
+        "p",
+        _F(
+            {
+                "--with",
+                "--python",
+                "--directory",
+                "--project",
+                "--env-file",
+                "--extra",
+                "--group",
+                "--package",
+                "--index",
+                "--index-url",
+                "--with-requirements",
+                "--with-editable",
+                "--cache-dir",
+                "--script",
+            }
+        ),
+        0,
+    ),
     "poetry": (_F({"run"}), "CP", _F({"--directory", "--project"}), 0),
     "pipenv": (_F({"run"}), "", _F(), 0),
     "pdm": (_F({"run"}), "pg", _F({"--project", "--venv"}), 0),
@@ -33,8 +53,14 @@ RUNNERS: dict[str, tuple[frozenset[str], str, frozenset[str], int]] = {
     "asdf": (_F({"exec"}), "", _F(), 0),
     "devbox": (_F({"run"}), "c", _F({"--config", "--environment"}), 0),
     "direnv": (_F({"exec"}), "", _F(), 1),
-    "nix": (_F({"develop", "shell"}), "", _F({"--command", "--profile", "--override-input", "--expr", "--file",
-                                              "--keep", "--unset", "--arg", "--argstr"}), 0),
+    "nix": (
+        _F({"develop", "shell"}),
+        "",
+        _F(
+            {"--command", "--profile", "--override-input", "--expr", "--file", "--keep", "--unset", "--arg", "--argstr"}
+        ),
+        0,
+    ),
 }
 
 
@@ -46,15 +72,15 @@ def run_by(name: str, rest: list[Word]) -> tuple[list[Word], list[str]] | None:
     _, opts, stop = getopt(texts, short_arg, long_arg, permute=False)  # global options before the subcommand
     if stop >= len(rest) or rest[stop].text not in subs:
         return None
-    args = texts[stop + 1:]
+    args = texts[stop + 1 :]
     _, opts, sub_stop = getopt(args, short_arg + "c", long_arg | {"--call", "--command", "--run"}, permute=False)
     strings = [v for o, v in opts if (o in ("-c", "--call") and name in ("npm", "pnpm", "yarn")) or o == "--run"]
-    words = rest[stop + 1 + sub_stop:]
+    words = rest[stop + 1 + sub_stop :]
     if name == "nix":  # nix develop [installable] -c|--command CMD ARGS...: the command words follow -c
         at = next((k for k, a in enumerate(args) if a in ("-c", "--command")), None)
-        return (rest[stop + 2 + at:] if at is not None else []), strings
+        return (rest[stop + 2 + at :] if at is not None else []), strings
     if name == "mise" and "--" in args:  # mise exec TOOL@VERSION... -- CMD
-        return rest[stop + 2 + args.index("--"):], strings
+        return rest[stop + 2 + args.index("--") :], strings
     return words[skip:], strings
 
 

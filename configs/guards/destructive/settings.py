@@ -45,15 +45,45 @@ RULES: dict[str, tuple[str, str]] = {
     "exec.unseen": ("deny", "program text a shell reads from a pipe or file hookgate cannot see"),
     "write.secrets": ("deny", "shell writes to secrets files"),
     "write.hook-config": ("deny", "shell writes, deletes and moves of the agent's hook configuration"),
-    "hookgate.self-change": ("deny", "hookgate install/uninstall, mode ... off, approvals approve/reject run by "
-                             "the agent"),
+    "hookgate.self-change": (
+        "deny",
+        "hookgate install/uninstall, mode ... off, approvals approve/reject run by the agent",
+    ),
     "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
 }
 
-BUILD_DIRS = ("node_modules", "dist", "build", "target", "out", ".next", ".nuxt", ".venv", "venv", "__pycache__",
-              ".pytest_cache", ".mypy_cache", ".ruff_cache", "coverage", ".tox", ".gradle", ".turbo",
-              ".nyc_output", ".parcel-cache", ".svelte-kit", ".angular", ".cache", ".expo", ".docusaurus",
-              ".vite", "htmlcov", ".eggs", ".nox", ".hypothesis", "storybook-static")
+BUILD_DIRS = (
+    "node_modules",
+    "dist",
+    "build",
+    "target",
+    "out",
+    ".next",
+    ".nuxt",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    "coverage",
+    ".tox",
+    ".gradle",
+    ".turbo",
+    ".nyc_output",
+    ".parcel-cache",
+    ".svelte-kit",
+    ".angular",
+    ".cache",
+    ".expo",
+    ".docusaurus",
+    ".vite",
+    "htmlcov",
+    ".eggs",
+    ".nox",
+    ".hypothesis",
+    "storybook-static",
+)
 TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp", "$TMPDIR")
 
 
@@ -78,9 +108,14 @@ class Settings:
 
     __slots__ = ("allow_commands", "allow_paths", "build_dirs", "rules", "temp_roots")
 
-    def __init__(self, rules: Mapping[str, str] | None = None, allow_paths: Iterable[str] = (),
-                 allow_commands: Iterable[str] = (), build_dirs: Iterable[str] | None = None,
-                 temp_roots: Iterable[str] | None = None) -> None:
+    def __init__(
+        self,
+        rules: Mapping[str, str] | None = None,
+        allow_paths: Iterable[str] = (),
+        allow_commands: Iterable[str] = (),
+        build_dirs: Iterable[str] | None = None,
+        temp_roots: Iterable[str] | None = None,
+    ) -> None:
         self.rules: dict[str, str] = {}
         for name, decision in (rules or {}).items():
             if decision not in DECISIONS:
@@ -123,8 +158,9 @@ class Settings:
             except ValueError:
                 wanted = pattern.split()
             if len(wanted) == len(words) and all(
-                    fnmatch.fnmatchcase(w, p) and (".." not in w.split("/") or ".." in p.split("/"))
-                    for w, p in zip(words, wanted, strict=True)):
+                fnmatch.fnmatchcase(w, p) and (".." not in w.split("/") or ".." in p.split("/"))
+                for w, p in zip(words, wanted, strict=True)
+            ):
                 return True
         return False
 

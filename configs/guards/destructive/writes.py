@@ -17,11 +17,38 @@ _COPIERS: dict[str, tuple[str, frozenset[str]]] = {
     "mv": ("tS", frozenset({"--target-directory", "--suffix"})),
     "ln": ("tS", frozenset({"--target-directory", "--suffix"})),
     "install": ("tSmogZ", frozenset({"--target-directory", "--suffix", "--mode", "--owner", "--group"})),
-    "rsync": ("efBTM", frozenset({"--rsh", "--exclude", "--include", "--filter", "--files-from", "--exclude-from",
-                                  "--include-from", "--rsync-path", "--password-file", "--log-file", "--chmod",
-                                  "--backup-dir", "--suffix", "--compare-dest", "--link-dest", "--copy-dest",
-                                  "--partial-dir", "--temp-dir", "--out-format", "--max-size", "--min-size",
-                                  "--bwlimit", "--timeout", "--port", "--block-size"})),
+    "rsync": (
+        "efBTM",
+        frozenset(
+            {
+                "--rsh",
+                "--exclude",
+                "--include",
+                "--filter",
+                "--files-from",
+                "--exclude-from",
+                "--include-from",
+                "--rsync-path",
+                "--password-file",
+                "--log-file",
+                "--chmod",
+                "--backup-dir",
+                "--suffix",
+                "--compare-dest",
+                "--link-dest",
+                "--copy-dest",
+                "--partial-dir",
+                "--temp-dir",
+                "--out-format",
+                "--max-size",
+                "--min-size",
+                "--bwlimit",
+                "--timeout",
+                "--port",
+                "--block-size",
+            }
+        ),
+    ),
 }
 
 
@@ -66,8 +93,9 @@ def written_paths(name: str, args: list[str]) -> list[str]:
         _, opts, _ = getopt(args, "AbcCdDeEFHKmoPQrtTuUwxXyYz", frozenset({"--output"}))
         return [v for o, v in opts if o in ("-o", "--output")]
     if name == "wget":
-        _, opts, _ = getopt(args, "OoaeiBtTwQPUlARDXI",
-                             frozenset({"--output-document", "--output-file", "--append-output"}))
+        _, opts, _ = getopt(
+            args, "OoaeiBtTwQPUlARDXI", frozenset({"--output-document", "--output-file", "--append-output"})
+        )
         return [v for o, v in opts if o in ("-O", "-o", "-a", "--output-document", "--output-file", "--append-output")]
     return []
 
@@ -79,8 +107,11 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
     if name == "dd":
         for a in args:
             if a.startswith("of=/dev/") and not a[3:].startswith(_SAFE_DEVICES):
-                return ctx.hit("disk.dd-device", shown, f"`{shown}` writes straight onto a device and can overwrite a "
-                               f"disk, so {POLICY} blocks it.")
+                return ctx.hit(
+                    "disk.dd-device",
+                    shown,
+                    f"`{shown}` writes straight onto a device and can overwrite a disk, so {POLICY} blocks it.",
+                )
     paths = written_paths(name, args)
     # cp -r dir .claude: a whole configuration directory
     if name in _COPIERS and paths and not paths[0].endswith("/") and config_kind(paths[0], removal=True):

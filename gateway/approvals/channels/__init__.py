@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gateway.approvals.channels.base import Channel
 
-CHANNEL_TYPES = {"slack": "gateway.approvals.channels.slack:SlackChannel",
-                 "feishu": "gateway.approvals.channels.feishu:FeishuChannel",
-                 "webhook": "gateway.approvals.channels.webhook:WebhookChannel"}
+CHANNEL_TYPES = {
+    "slack": "gateway.approvals.channels.slack:SlackChannel",
+    "feishu": "gateway.approvals.channels.feishu:FeishuChannel",
+    "webhook": "gateway.approvals.channels.webhook:WebhookChannel",
+}
 
 
 def open_channel(name: str, spec: dict[str, Any]) -> Channel:
@@ -23,7 +25,8 @@ def open_channel(name: str, spec: dict[str, Any]) -> Channel:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ChannelError(f"channel {name!r} ({spec['type']}) needs {exc.name or 'its SDK'}: "
-                           f"pip install 'hookgate[{spec['type']}]'") from None
+        raise ChannelError(
+            f"channel {name!r} ({spec['type']}) needs {exc.name or 'its SDK'}: pip install 'hookgate[{spec['type']}]'"
+        ) from None
     cls: type[Channel] = getattr(module, attr)
     return cls(name, spec)

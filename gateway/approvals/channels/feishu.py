@@ -37,41 +37,74 @@ class FeishuChannel(Channel):
             import lark_oapi
 
             try:
-                self._client = (lark_oapi.Client.builder().app_id(self.secret("app_id_env"))
-                                .app_secret(self.secret("app_secret_env")).domain(self.spec["domain"])
-                                .timeout(self.spec["timeout"]).log_level(lark_oapi.LogLevel.WARNING).build())
+                self._client = (
+                    lark_oapi.Client.builder()
+                    .app_id(self.secret("app_id_env"))
+                    .app_secret(self.secret("app_secret_env"))
+                    .domain(self.spec["domain"])
+                    .timeout(self.spec["timeout"])
+                    .log_level(lark_oapi.LogLevel.WARNING)
+                    .build()
+                )
             except ValueError as exc:
                 raise ChannelError(f"channel {self.name!r}: {exc}") from None
         return self._client
 
     def card(self, record: ApprovalRecord, note: str | None = None) -> dict[str, Any]:
         """The card JSON (message card schema 1.0): buttons while pending, the outcome after."""
-        fields = [{"is_short": True, "text": {"tag": "lark_md", "content": f"**{label}**\n{value}"}}
-                  for label, value in details(record)]
+        fields = [
+            {"is_short": True, "text": {"tag": "lark_md", "content": f"**{label}**\n{value}"}}
+            for label, value in details(record)
+        ]
         elements: list[dict[str, Any]] = [
             {"tag": "div", "text": {"tag": "plain_text", "content": record.message or title(record)}},
-            {"tag": "div", "fields": fields}]
+            {"tag": "div", "fields": fields},
+        ]
         pending = record.status == "pending"
         if pending:
-            elements.append({"tag": "action", "actions": [
-                {"tag": "button", "type": "primary", "text": {"tag": "plain_text", "content": "Approve"},
-                 "value": {"approval_id": record.id, "decision": "approve"}},
-                {"tag": "button", "type": "danger", "text": {"tag": "plain_text", "content": "Reject"},
-                 "value": {"approval_id": record.id, "decision": "reject"}}]})
+            elements.append(
+                {
+                    "tag": "action",
+                    "actions": [
+                        {
+                            "tag": "button",
+                            "type": "primary",
+                            "text": {"tag": "plain_text", "content": "Approve"},
+                            "value": {"approval_id": record.id, "decision": "approve"},
+                        },
+                        {
+                            "tag": "button",
+                            "type": "danger",
+                            "text": {"tag": "plain_text", "content": "Reject"},
+                            "value": {"approval_id": record.id, "decision": "reject"},
+                        },
+                    ],
+                }
+            )
         if not pending or note:
-            elements.append({"tag": "note", "elements": [
-                {"tag": "plain_text", "content": outcome_text(record, note)}]})
+            elements.append({"tag": "note", "elements": [{"tag": "plain_text", "content": outcome_text(record, note)}]})
         colour = {"approved": "green", "rejected": "red"}.get(record.status, "orange" if pending else "grey")
-        return {"config": {"wide_screen_mode": True, "update_multi": True},
-                "header": {"template": colour, "title": {"tag": "plain_text", "content": title(record)}},
-                "elements": elements}
+        return {
+            "config": {"wide_screen_mode": True, "update_multi": True},
+            "header": {"template": colour, "title": {"tag": "plain_text", "content": title(record)}},
+            "elements": elements,
+        }
 
     def post(self, record: ApprovalRecord) -> dict[str, Any]:
         from lark_oapi.api.im.v1 import CreateMessageRequest, CreateMessageRequestBody
 
-        request = (CreateMessageRequest.builder().receive_id_type("chat_id")
-                   .request_body(CreateMessageRequestBody.builder().receive_id(self.spec["chat_id"])
-                                 .msg_type("interactive").content(json.dumps(self.card(record))).build()).build())
+        request = (
+            CreateMessageRequest.builder()
+            .receive_id_type("chat_id")
+            .request_body(
+                CreateMessageRequestBody.builder()
+                .receive_id(self.spec["chat_id"])
+                .msg_type("interactive")
+                .content(json.dumps(self.card(record)))
+                .build()
+            )
+            .build()
+        )
         try:
             response = self.client().im.v1.message.create(request)
         except Exception as exc:  # the SDK raises requests/httpx errors of its own
@@ -86,9 +119,12 @@ class FeishuChannel(Channel):
         message_id = record.ref.get("message_id")
         if not message_id:
             return
-        request = (PatchMessageRequest.builder().message_id(message_id)
-                   .request_body(PatchMessageRequestBody.builder()
-                                 .content(json.dumps(self.card(record, note))).build()).build())
+        request = (
+            PatchMessageRequest.builder()
+            .message_id(message_id)
+            .request_body(PatchMessageRequestBody.builder().content(json.dumps(self.card(record, note))).build())
+            .build()
+        )
         try:
             response = self.client().im.v1.message.patch(request)
         except Exception as exc:  # the SDK raises requests/httpx errors of its own
@@ -107,8 +143,11 @@ class FeishuChannel(Channel):
         token = os.environ.get(self.spec["verification_token_env"], "")
         key = os.environ.get(self.spec["encrypt_key_env"], "")
         if not token and not key:
-            raise CallbackRejected(f"channel {self.name!r}: neither {self.spec['verification_token_env']} nor "
-                                   f"{self.spec['encrypt_key_env']} is set: callbacks cannot be verified", 503)
+            raise CallbackRejected(
+                f"channel {self.name!r}: neither {self.spec['verification_token_env']} nor "
+                f"{self.spec['encrypt_key_env']} is set: callbacks cannot be verified",
+                503,
+            )
         outcomes: list[Outcome] = []
         problems: list[str] = []
 
@@ -135,9 +174,10 @@ class FeishuChannel(Channel):
         request = RawRequest()
         request.uri = "/approvals/feishu"
         request.body = body
-        request.headers = {name: headers.get(name.lower(), "") for name in
-                           ("X-Lark-Request-Timestamp", "X-Lark-Request-Nonce", "X-Lark-Signature",
-                            "X-Request-Id")}
+        request.headers = {
+            name: headers.get(name.lower(), "")
+            for name in ("X-Lark-Request-Timestamp", "X-Lark-Request-Nonce", "X-Lark-Signature", "X-Request-Id")
+        }
         response = handler.do(request)
         if response.status_code != 200:  # the SDK refused it before our handler ran: forged or garbled
             try:

@@ -43,8 +43,9 @@ class SlackChannel(Channel):
         if self._client is None:
             from slack_sdk import WebClient
 
-            self._client = WebClient(token=self.secret("token_env"), base_url=self.spec["base_url"],
-                                     timeout=int(self.spec["timeout"]))
+            self._client = WebClient(
+                token=self.secret("token_env"), base_url=self.spec["base_url"], timeout=int(self.spec["timeout"])
+            )
         return self._client
 
     def blocks(self, record: ApprovalRecord, note: str | None = None) -> list[dict[str, Any]]:
@@ -56,22 +57,41 @@ class SlackChannel(Channel):
             {"type": "section", "fields": fields[:10]},
         ]
         if record.status == "pending":
-            blocks.append({"type": "actions", "block_id": "hookgate_approval", "elements": [
-                {"type": "button", "action_id": APPROVE, "style": "primary", "value": record.id,
-                 "text": {"type": "plain_text", "text": "Approve"}},
-                {"type": "button", "action_id": REJECT, "style": "danger", "value": record.id,
-                 "text": {"type": "plain_text", "text": "Reject"}}]})
+            blocks.append(
+                {
+                    "type": "actions",
+                    "block_id": "hookgate_approval",
+                    "elements": [
+                        {
+                            "type": "button",
+                            "action_id": APPROVE,
+                            "style": "primary",
+                            "value": record.id,
+                            "text": {"type": "plain_text", "text": "Approve"},
+                        },
+                        {
+                            "type": "button",
+                            "action_id": REJECT,
+                            "style": "danger",
+                            "value": record.id,
+                            "text": {"type": "plain_text", "text": "Reject"},
+                        },
+                    ],
+                }
+            )
         if record.status != "pending" or note:
-            blocks.append({"type": "context", "elements": [
-                {"type": "mrkdwn", "text": _cut(outcome_text(record, note))}]})
+            blocks.append(
+                {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(outcome_text(record, note))}]}
+            )
         return blocks
 
     def post(self, record: ApprovalRecord) -> dict[str, Any]:
         from slack_sdk.errors import SlackClientError
 
         try:
-            response = self.client().chat_postMessage(channel=self.spec["channel"], text=_cut(title(record)),
-                                                      blocks=self.blocks(record))
+            response = self.client().chat_postMessage(
+                channel=self.spec["channel"], text=_cut(title(record)), blocks=self.blocks(record)
+            )
         except (SlackClientError, OSError) as exc:
             raise ChannelError(f"channel {self.name!r}: chat.postMessage failed: {exc}") from None
         return {"channel": response["channel"], "ts": response["ts"]}
@@ -80,9 +100,12 @@ class SlackChannel(Channel):
         from slack_sdk.errors import SlackClientError
 
         try:
-            self.client().chat_update(channel=record.ref["channel"], ts=record.ref["ts"],
-                                      text=_cut(f"{title(record)}: {outcome_text(record, note)}"),
-                                      blocks=self.blocks(record, note))
+            self.client().chat_update(
+                channel=record.ref["channel"],
+                ts=record.ref["ts"],
+                text=_cut(f"{title(record)}: {outcome_text(record, note)}"),
+                blocks=self.blocks(record, note),
+            )
         except (SlackClientError, OSError, KeyError) as exc:
             raise ChannelError(f"channel {self.name!r}: chat.update failed: {exc}") from None
 
@@ -91,8 +114,9 @@ class SlackChannel(Channel):
 
         verifier = SignatureVerifier(self.secret("signing_secret_env"))
         text = body.decode("utf-8", "replace")
-        if not verifier.is_valid(text, headers.get("x-slack-request-timestamp", ""),
-                                 headers.get("x-slack-signature", "")):
+        if not verifier.is_valid(
+            text, headers.get("x-slack-request-timestamp", ""), headers.get("x-slack-signature", "")
+        ):
             raise CallbackRejected("Slack signature check failed (X-Slack-Signature)")
         try:
             payload = json.loads(parse_qs(text).get("payload", [""])[0])

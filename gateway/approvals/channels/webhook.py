@@ -44,19 +44,25 @@ class WebhookChannel(Channel):
         try:
             return Webhook(self.secret("signing_secret_env"))
         except Exception as exc:  # binascii.Error, EmptyWebhookSecretError
-            raise ChannelError(f"channel {self.name!r}: {self.spec['signing_secret_env']} is not a "
-                               f"whsec_<base64> secret ({exc})") from None
+            raise ChannelError(
+                f"channel {self.name!r}: {self.spec['signing_secret_env']} is not a whsec_<base64> secret ({exc})"
+            ) from None
 
     def callback_url(self, record: ApprovalRecord) -> str:
         return f"{self.spec['callback_url'].rstrip('/')}/approvals/{record.id}"
 
     def body(self, record: ApprovalRecord, note: str | None = None) -> dict[str, Any]:
-        return {"type": f"approval.{'requested' if record.status == 'pending' and not record.ref else record.status}",
-                "approval": record.to_dict() | {"ref": None}, "note": note,
-                "callback_url": self.callback_url(record),
-                "answer": {"method": "POST", "body": {"decision": "approve | reject", "by": "<who>",
-                                                      "reason": "<optional>"},
-                           "signing": "Standard Webhooks, the same secret"}}
+        return {
+            "type": f"approval.{'requested' if record.status == 'pending' and not record.ref else record.status}",
+            "approval": record.to_dict() | {"ref": None},
+            "note": note,
+            "callback_url": self.callback_url(record),
+            "answer": {
+                "method": "POST",
+                "body": {"decision": "approve | reject", "by": "<who>", "reason": "<optional>"},
+                "signing": "Standard Webhooks, the same secret",
+            },
+        }
 
     def _send(self, payload: dict[str, Any]) -> int:
         import httpx2
@@ -68,13 +74,20 @@ class WebhookChannel(Channel):
         class _Retry(Exception):
             pass
 
-        @retry(stop=stop_after_attempt(ATTEMPTS), wait=wait_exponential(multiplier=0.2, max=2),
-               retry=retry_if_exception_type((_Retry, httpx2.TransportError)), reraise=True)
+        @retry(
+            stop=stop_after_attempt(ATTEMPTS),
+            wait=wait_exponential(multiplier=0.2, max=2),
+            retry=retry_if_exception_type((_Retry, httpx2.TransportError)),
+            reraise=True,
+        )
         def attempt(client: httpx2.Client, msg_id: str) -> int:
             now = datetime.now(tz=UTC)
-            headers = {"content-type": "application/json", "webhook-id": msg_id,
-                       "webhook-timestamp": str(int(now.timestamp())),
-                       "webhook-signature": webhook.sign(msg_id, now, data)}
+            headers = {
+                "content-type": "application/json",
+                "webhook-id": msg_id,
+                "webhook-timestamp": str(int(now.timestamp())),
+                "webhook-signature": webhook.sign(msg_id, now, data),
+            }
             response = client.post(self.spec["url"], content=data.encode(), headers=headers)
             if response.status_code >= 500:
                 raise _Retry(f"HTTP {response.status_code}")
@@ -85,8 +98,9 @@ class WebhookChannel(Channel):
             with httpx2.Client(timeout=self.spec["timeout"], follow_redirects=False, trust_env=False) as client:
                 status = attempt(client, msg_id)
         except (_Retry, httpx2.HTTPError) as exc:
-            raise ChannelError(f"channel {self.name!r}: POST {self.spec['url']} failed after {ATTEMPTS} "
-                               f"attempt(s): {exc}") from None
+            raise ChannelError(
+                f"channel {self.name!r}: POST {self.spec['url']} failed after {ATTEMPTS} attempt(s): {exc}"
+            ) from None
         if not 200 <= status < 300:
             raise ChannelError(f"channel {self.name!r}: POST {self.spec['url']} answered HTTP {status}")
         return status

@@ -25,8 +25,11 @@ def main() -> int:
     os.makedirs(os.path.dirname(marker), exist_ok=True)
     with open(marker, "w") as fh:
         fh.write("blocked once\n")
-    print(json.dumps({"decision": "block", "reason": "Write REPORT.md with a one-line summary of what you did, "
-                      "then stop."}))
+    print(
+        json.dumps(
+            {"decision": "block", "reason": "Write REPORT.md with a one-line summary of what you did, then stop."}
+        )
+    )
     return 0
 
 

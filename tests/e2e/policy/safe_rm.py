@@ -41,10 +41,21 @@ def main() -> int:
     rms = [c for c in commands if os.path.basename(c[0]) == "rm"]
     for words in rms:
         if is_recursive(words):
-            reason = (f"`{shlex.join(words)}` deletes a whole directory tree with no undo, so the team policy "
-                      "blocks it. Move what you want gone into .trash/ instead.")
-            print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                                     "permissionDecisionReason": reason}}))
+            reason = (
+                f"`{shlex.join(words)}` deletes a whole directory tree with no undo, so the team policy "
+                "blocks it. Move what you want gone into .trash/ instead."
+            )
+            print(
+                json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": "PreToolUse",
+                            "permissionDecision": "deny",
+                            "permissionDecisionReason": reason,
+                        }
+                    }
+                )
+            )
             return 0
     if len(commands) == 1 and rms and all(not w.startswith("-") for w in rms[0][1:]) and len(rms[0]) > 1:
         trash = os.path.join(event.get("cwd") or os.getcwd(), ".trash")
