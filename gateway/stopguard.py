@@ -26,6 +26,11 @@ until no reserved check of that session is still running (an in-flight counter i
 ten-minute buckets so a process killed mid-call cannot hold it for ever); else the stops of one burst
 would reset the count for each other.
 
+Cost: two store steps per guarded stop, whatever happens: ``Store.counter_reserve`` before the
+handlers (the capped +1 and, when it added, the in-flight +1; else the count for the message) and
+``Store.counter_settle`` after them (keep, reset or give back the reservation, or reset when no
+reserved check is running, together with the in-flight -1); on PostgreSQL each is one statement.
+
 When the state store cannot be reached the checks run as usual (the guard only ever lets a stop
 through; Claude Code's own cap still ends a loop) and a system message says so.
 
@@ -118,13 +123,12 @@ class StopGuard:
 
         try:
             state = self.ctx.state  # opening the store may fail too
-            self.reserved = await state.acounter_add_capped(SCOPE, self.key, self.limit) is not None
+            inflight_key = f"{self.key}@{_bucket()}"
+            added, count = await state.acounter_reserve(SCOPE, self.key, self.limit, (INFLIGHT_SCOPE, inflight_key))
+            self.reserved = added is not None
             if self.reserved:
-                inflight_key = f"{self.key}@{_bucket()}"
-                await state.acounter_add(INFLIGHT_SCOPE, inflight_key)
                 self.inflight_key = inflight_key
                 return selected, []
-            count = await state.acounter_get(SCOPE, self.key)
         except StoreError as exc:
             self.unavailable = str(exc)
             return selected, []
@@ -161,17 +165,25 @@ class StopGuard:
         answered = [r for r in results if r.id in self.judgment_ids and r.status in ("ok", "cached")]
         blocked = any(r.verdict is not None and r.verdict.block for r in answered)
         goes_through = not any(_holds_back(r) for r in results)
-        try:
-            state = self.ctx.state
-            if self.unavailable is None and self.reserved and not blocked:
-                if answered or goes_through:
-                    await state.acounter_reset(SCOPE, self.key)
-                else:
-                    await state.acounter_add(SCOPE, self.key, -1)
-            elif self.unavailable is None and not self.reserved and goes_through and not await self._others_running():
-                await state.acounter_reset(SCOPE, self.key)
-        except StoreError as exc:
-            self.unavailable = str(exc)
+        action: str | None = None
+        busy: tuple[tuple[str, str], ...] = ()
+        if self.unavailable is not None:
+            pass
+        elif self.reserved:
+            action = "keep" if blocked else ("reset" if answered or goes_through else "release")
+        elif goes_through:  # a skipped stop went through: reset, unless a reserved check is still running
+            action = "reset_if_idle"
+            busy = tuple((INFLIGHT_SCOPE, f"{self.key}@{_bucket(offset)}") for offset in (0, 1))
+        if action is not None:
+            # one step settles the count and ends this event's in-flight mark (``done`` has nothing left;
+            # never sent twice: a lost reply may hide a commit)
+            inflight, self.inflight_key = self.inflight_key, None
+            try:
+                await self.ctx.state.acounter_settle(
+                    SCOPE, self.key, action, inflight=(INFLIGHT_SCOPE, inflight) if inflight else None, busy=busy
+                )
+            except StoreError as exc:
+                self.unavailable = str(exc)
         if self.unavailable is None:
             return []
         message = (
@@ -199,13 +211,6 @@ class StopGuard:
         if key is not None:
             with contextlib.suppress(StoreError):  # else the bucket expires on its own
                 await self.ctx.state.acounter_add(INFLIGHT_SCOPE, key, -1)
-
-    async def _others_running(self) -> bool:
-        state = self.ctx.state
-        for offset in (0, 1):
-            if await state.acounter_get(INFLIGHT_SCOPE, f"{self.key}@{_bucket(offset)}") > 0:
-                return True
-        return False
 
 
 def _holds_back(result: HandlerResult) -> bool:

@@ -89,6 +89,39 @@ class Store(ABC):
     def flag_set(self, name: str, value: Any | None) -> None:
         """Set flag ``name`` to the JSON ``value``; None deletes it."""
 
+    # ---- compound counter steps (the Stop-loop guard, ``gateway.stopguard``): each is one atomic step,
+    # one round trip on a networked store. The defaults here run the primitives above one after another
+    # (each atomic on its own, enough for one machine's file); ``PostgresStore`` sends one statement.
+
+    def counter_reserve(self, scope: str, key: str, limit: int, inflight: tuple[str, str]) -> tuple[int | None, int]:
+        """``counter_add_capped(scope, key, limit)`` and, only when it added, +1 on the in-flight counter
+        ``inflight`` (``(scope, key)``). Returns ``(the new value, or None when the limit was already
+        reached, the counter's value)``."""
+        added = self.counter_add_capped(scope, key, limit)
+        if added is not None:
+            self.counter_add(*inflight, 1)
+            return added, added
+        return None, self.counter_get(scope, key)
+
+    def counter_settle(
+        self,
+        scope: str,
+        key: str,
+        action: str,
+        *,
+        inflight: tuple[str, str] | None = None,
+        busy: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        """Settle counter ``(scope, key)`` after a reservation: ``action`` is ``keep`` (leave it),
+        ``reset`` (back to 0), ``release`` (-1) or ``reset_if_idle`` (back to 0 unless one of the ``busy``
+        counters is above 0); ``inflight``: a counter to take 1 off in the same step."""
+        if action == "reset" or (action == "reset_if_idle" and all(self.counter_get(*b) <= 0 for b in busy)):
+            self.counter_reset(scope, key)
+        elif action == "release":
+            self.counter_add(scope, key, -1)
+        if inflight is not None:
+            self.counter_add(*inflight, -1)
+
     # ---- approval requests (``gateway.approvals``): pending -> approved | rejected | expired | cancelled
 
     @abstractmethod
@@ -191,6 +224,22 @@ class Store(ABC):
 
     async def acounter_reset(self, scope: str, key: str) -> None:
         self.counter_reset(scope, key)
+
+    async def acounter_reserve(
+        self, scope: str, key: str, limit: int, inflight: tuple[str, str]
+    ) -> tuple[int | None, int]:
+        return self.counter_reserve(scope, key, limit, inflight)
+
+    async def acounter_settle(
+        self,
+        scope: str,
+        key: str,
+        action: str,
+        *,
+        inflight: tuple[str, str] | None = None,
+        busy: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self.counter_settle(scope, key, action, inflight=inflight, busy=busy)
 
     async def aflag_get(self, name: str) -> Any | None:
         return self.flag_get(name)

@@ -5,8 +5,10 @@ receives each statement's rows (``list[tuple]``) back; its return value is the o
 ``SyncDB.run(op)`` drives it on one psycopg ``Connection`` (``hookgate run``, the CLI: one process, one
 event); ``AsyncDB.run(op)`` drives the same generator on a connection borrowed from a
 ``psycopg_pool.AsyncConnectionPool`` (``hookgate serve``: the event loop never blocks on the database).
-Connections are in autocommit mode, so a single-statement operation is exactly one round trip; an
-operation run with ``tx=True`` is wrapped in ``BEGIN``/``COMMIT`` (two more). ``round_trips`` counts
+Connections are in autocommit mode and never prepare statements (``prepare_threshold=None``: psycopg
+would otherwise spend an extra round trip preparing a statement on its fifth use), so a
+single-statement operation is exactly one round trip; an operation run with ``tx=True`` is wrapped in
+``BEGIN``/``COMMIT`` (two more). ``round_trips`` counts
 what was sent (the figure README's cost section reports).
 
 Errors are mapped into hookgate's tree at this boundary (``psycopg`` never escapes):
@@ -118,7 +120,9 @@ class SyncDB:
 
         if self._conn is None or self._conn.closed:
             try:
-                self._conn = psycopg.connect(conninfo(self.url, self.application_name), autocommit=True)
+                self._conn = psycopg.connect(
+                    conninfo(self.url, self.application_name), autocommit=True, prepare_threshold=None
+                )
             except psycopg.Error as exc:
                 raise map_error(exc, self.url) from None
         return self._conn
@@ -204,7 +208,7 @@ class AsyncDB:
                 conninfo(self.url, self.application_name),
                 min_size=self.min_size,
                 max_size=self.max_size,
-                kwargs={"autocommit": True},
+                kwargs={"autocommit": True, "prepare_threshold": None},
                 open=False,
                 timeout=self.pool_timeout,
                 reconnect_timeout=0,

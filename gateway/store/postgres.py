@@ -127,6 +127,38 @@ class PostgresStore(PostgresAuditMixin, Store):
     async def acounter_add_capped(self, scope: str, key: str, limit: int) -> int | None:
         return await self._arun(lambda: _counter_add_capped(scope, key, limit))
 
+    def counter_reserve(self, scope: str, key: str, limit: int, inflight: tuple[str, str]) -> tuple[int | None, int]:
+        """The capped +1 and, when it added, the in-flight +1: one statement (two data-modifying CTEs)."""
+        return self._run(_counter_reserve(scope, key, limit, inflight))
+
+    async def acounter_reserve(
+        self, scope: str, key: str, limit: int, inflight: tuple[str, str]
+    ) -> tuple[int | None, int]:
+        return await self._arun(lambda: _counter_reserve(scope, key, limit, inflight))
+
+    def counter_settle(
+        self,
+        scope: str,
+        key: str,
+        action: str,
+        *,
+        inflight: tuple[str, str] | None = None,
+        busy: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        """The settling step and the in-flight -1 in one statement (none for ``keep`` without ``inflight``)."""
+        self._run(_counter_settle(scope, key, action, inflight, busy))
+
+    async def acounter_settle(
+        self,
+        scope: str,
+        key: str,
+        action: str,
+        *,
+        inflight: tuple[str, str] | None = None,
+        busy: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        await self._arun(lambda: _counter_settle(scope, key, action, inflight, busy))
+
     # -- flags ----------------------------------------------------------------------------------------
 
     def flag_get(self, name: str) -> Any | None:
@@ -225,6 +257,62 @@ def _counter_add_capped(scope: str, key: str, limit: int) -> Op[int | None]:
         (scope, key, int(limit)),
     )
     return int(rows[0][0]) if rows else None
+
+
+def _counter_reserve(scope: str, key: str, limit: int, inflight: tuple[str, str]) -> Op[tuple[int | None, int]]:
+    if limit <= 0:
+        return None, (yield from _counter_get(scope, key))
+    # Data-modifying CTEs run exactly once each, in one statement (one snapshot, one round trip): the
+    # in-flight upsert inserts from ``r``, so it happens only when the capped upsert returned a row.
+    # The last column reads the snapshot from before the statement (the count when nothing was added).
+    rows = yield Q(
+        f"WITH r AS (INSERT INTO counters (scope, key, value, updated) VALUES (%s, %s, 1, {NOW}) "
+        "ON CONFLICT (scope, key) DO UPDATE SET value = counters.value + 1, updated = excluded.updated "
+        "WHERE counters.value < %s RETURNING value), "
+        f"f AS (INSERT INTO counters (scope, key, value, updated) SELECT %s, %s, 1, {NOW} FROM r "
+        "ON CONFLICT (scope, key) DO UPDATE SET value = counters.value + 1, updated = excluded.updated) "
+        "SELECT (SELECT value FROM r), (SELECT value FROM counters WHERE scope = %s AND key = %s)",
+        (scope, key, int(limit), *inflight, scope, key),
+    )
+    added = rows[0][0]
+    if added is not None:
+        return int(added), int(added)
+    return None, int(rows[0][1] or 0)
+
+
+_SETTLE = {
+    "keep": None,
+    "reset": "DELETE FROM counters WHERE scope = %s AND key = %s",
+    "release": f"UPDATE counters SET value = value - 1, updated = {NOW} WHERE scope = %s AND key = %s",
+}
+
+
+def _counter_settle(
+    scope: str, key: str, action: str, inflight: tuple[str, str] | None, busy: tuple[tuple[str, str], ...]
+) -> Op[None]:
+    parts: list[tuple[str, tuple[Any, ...]]] = []
+    if action == "reset_if_idle":
+        idle = ""
+        params: tuple[Any, ...] = (scope, key)
+        if busy:
+            pairs = ", ".join(["(%s, %s)"] * len(busy))
+            idle = f" AND NOT EXISTS (SELECT 1 FROM counters WHERE (scope, key) IN ({pairs}) AND value > 0)"
+            params += tuple(v for pair in busy for v in pair)
+        parts.append(("DELETE FROM counters WHERE scope = %s AND key = %s" + idle, params))
+    elif action not in _SETTLE:
+        raise ValueError(f"counter_settle: unknown action {action!r}")
+    elif _SETTLE[action] is not None:
+        parts.append((str(_SETTLE[action]), (scope, key)))
+    if inflight is not None:
+        parts.append((_SETTLE["release"] or "", inflight))
+    if not parts:
+        return
+    if len(parts) == 1:
+        yield Q(*parts[0])
+        return
+    # one statement: each step a data-modifying CTE (they touch different rows)
+    sql = "WITH " + ", ".join(f"s{i} AS ({text})" for i, (text, _) in enumerate(parts)) + " SELECT 1"
+    yield Q(sql, tuple(v for _, p in parts for v in p))
 
 
 def _flag_get(name: str) -> Op[Any | None]:
