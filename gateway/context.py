@@ -31,7 +31,7 @@ class RunContext:
         self.config = config
         self.mode: Mode = mode
         self._resources: dict[str, Any] = {}
-        self._closers: list[Callable[[], Awaitable[None]]] = []
+        self._closers: list[tuple[str, Callable[[], Awaitable[None]]]] = []
         self._background: set[asyncio.Task[Any]] = set()
 
     @property
@@ -46,7 +46,7 @@ class RunContext:
             value = factory()
             self._resources[name] = value
             if closer is not None:
-                self._closers.append(lambda: closer(value))
+                self._closers.append((name, lambda: closer(value)))
         return self._resources[name]
 
     @property
@@ -113,13 +113,15 @@ class RunContext:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*self._background, return_exceptions=True), timeout)
 
-    async def aclose(self) -> None:
-        """Close every resource created through ``get_resource``."""
-        for closer in reversed(self._closers):
-            with contextlib.suppress(Exception):
-                await closer()
-        self._closers.clear()
-        self._resources.clear()
+    async def aclose(self, *, keep: tuple[str, ...] = ()) -> None:
+        """Close every resource created through ``get_resource``, except those named in ``keep`` (they
+        stay open and shared)."""
+        for name, closer in reversed(self._closers):
+            if name not in keep:
+                with contextlib.suppress(Exception):
+                    await closer()
+        self._closers = [(name, closer) for name, closer in self._closers if name in keep]
+        self._resources = {name: value for name, value in self._resources.items() if name in keep}
 
 
 async def _close_store(store: Store) -> None:

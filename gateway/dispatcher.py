@@ -385,7 +385,7 @@ class InlineExecutor(Executor):
 class AsyncioExecutor(Executor):
     """Handlers run concurrently on the running loop, each under ``asyncio.timeout``. With no loop
     running (``hookgate run``), ``run`` starts one for this event and closes the context's resources
-    before it ends (they belong to that loop)."""
+    before it ends (they belong to that loop), except the state store (a sync connection in ``run``)."""
 
     async def run(
         self, dispatcher: Dispatcher, event: HookEvent, selected: list[Selected], ctx: RunContext
@@ -398,7 +398,9 @@ class AsyncioExecutor(Executor):
             try:
                 return await super(AsyncioExecutor, self).run(dispatcher, event, selected, ctx)
             finally:
-                await ctx.aclose()
+                # the loop's resources end with it; a "run" context's state store is not the loop's (one
+                # sync connection) and stays open: the Stop-loop guard settles on it after this loop
+                await ctx.aclose(keep=("state",))
 
         return asyncio.run(on_own_loop())
 

@@ -137,6 +137,35 @@ class PgServer:
         )
         return int(out.strip() or 0)
 
+    def log_statements(self, db: str) -> None:
+        """Make the server log every statement run in ``db`` (``log_statement = 'all'`` for that database
+        only; connections opened afterwards pick it up)."""
+        self.psql(f"ALTER DATABASE \"{db}\" SET log_statement = 'all'", db)
+
+    def log_mark(self) -> int:
+        """The server log's current end (pass it to ``logged_statements``)."""
+        try:
+            return self.log.stat().st_size
+        except OSError:
+            return 0
+
+    def logged_statements(self, since: int, settle: float = 0.3) -> list[tuple[int, str]]:
+        """``(backend pid, first line of the SQL)`` of every statement the server logged after ``since``
+        (a ``log_mark``), in order; waits until the log has been quiet for ``settle`` seconds. With
+        ``log_statements`` on, each is one statement a client sent, that is one round trip for hookgate's
+        autocommit connections (they never prepare; ``BEGIN``/``COMMIT`` would show up as statements)."""
+        import re
+
+        size = -1
+        while size != self.log_mark():
+            size = self.log_mark()
+            time.sleep(settle)
+        with self.log.open("rb") as fh:
+            fh.seek(since)
+            text = fh.read().decode("utf-8", "replace")
+        found = re.findall(r"\[(\d+)\] LOG:  (?:statement|execute [^:]*): (.*)", text)
+        return [(int(pid), sql) for pid, sql in found]
+
     def start(self, timeout: float = 60) -> None:
         self._run(
             str(self.bin_dir / "pg_ctl"),
