@@ -130,12 +130,11 @@ class ApprovalHandler(Handler):
         created (not yet posted)."""
         from gateway.approvals.record import ApprovalRecord, fingerprint, new_id, request_key
 
-        desk.sweep()
         payload = event.payload
         tool_use_id = payload.get("tool_use_id") if isinstance(payload.get("tool_use_id"), str) else None
         print_ = fingerprint(event.session_id, event.tool_name, event.tool_input)
         key = request_key(event.session_id, tool_use_id, print_)
-        found = desk.find(key, print_)
+        found = desk.lookup(key, print_)  # expires what is due first (one store step)
         if found is not None:
             return found, False
         now = time.time()

@@ -82,9 +82,14 @@ class Desk:
 
     # ------------------------------------------------------------------ lifecycle
 
-    def find(self, key: str, fingerprint: str) -> ApprovalRecord | None:
-        """The open request for a call (pending, or answered and not yet consumed), or None."""
-        return self.store.approval_find(key, fingerprint)
+    def lookup(self, key: str, fingerprint: str) -> ApprovalRecord | None:
+        """The open request for a call (pending, or answered and not yet consumed), or None, after expiring
+        every request whose time is up (as ``sweep``): one store step (``Store.approval_lookup``)."""
+        expired, found = self.store.approval_lookup(key, fingerprint, time.time(), "hookgate:sweeper")
+        for record in expired:
+            self._after(record, "expired")
+            self.show(record)
+        return found
 
     def create(self, record: ApprovalRecord) -> tuple[ApprovalRecord, bool]:
         """Store ``record`` as pending; returns ``(record, created)``: when another process created the

@@ -158,6 +158,15 @@ class Store(ABC):
     def approval_expire_due(self, now: float, by: str) -> list[ApprovalRecord]:
         """Expire every pending request with ``expires_at <= now`` (decided_by ``by``); returns them."""
 
+    def approval_lookup(
+        self, key: str, fingerprint: str, now: float, by: str
+    ) -> tuple[list[ApprovalRecord], ApprovalRecord | None]:
+        """``approval_expire_due(now, by)`` then ``approval_find(key, fingerprint)`` as one step (the
+        approval handler's lookup: one round trip on PostgreSQL): ``(the requests expired now, the open
+        request found or None)``. A request expired by this step is never the one found."""
+        expired = self.approval_expire_due(now, by)
+        return expired, self.approval_find(key, fingerprint)
+
     @abstractmethod
     def approval_set_ref(self, approval_id: str, ref: dict[str, Any]) -> None:
         """Keep the channel's handle on the posted message (JSON object) with the request."""

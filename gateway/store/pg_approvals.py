@@ -1,5 +1,6 @@
 """The approval operations of ``PostgresStore`` (``gateway.store.base.Store.approval_*``), one statement
-each, as ``pg_conn`` operations: the same table and rules as the SQLite store's migration 3.
+each (``create``: two only when it lost a race to a request committed meanwhile), as ``pg_conn``
+operations: the same table and rules as the SQLite store's migration 3.
 
 Each transition is ``UPDATE ... WHERE id = %s AND status = 'pending' RETURNING ...``: of two answers
 racing on any replicas, exactly one gets the row. ``approvals_open_key`` (a partial unique index over
@@ -41,11 +42,16 @@ def create(record: ApprovalRecord) -> Op[ApprovalRecord]:
     from gateway.approvals.record import COLUMNS
 
     row = record.to_row()
-    yield Q(
-        f"INSERT INTO approvals ({_COLUMNS}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) ON CONFLICT DO NOTHING",
-        tuple(row[c] for c in COLUMNS),
+    # one statement: the insert, or (it conflicted) the open request that was there first, read from the
+    # statement's snapshot; only when that request committed after the snapshot is a second read needed
+    rows = yield Q(
+        f"WITH ins AS (INSERT INTO approvals ({_COLUMNS}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) "
+        f"ON CONFLICT DO NOTHING RETURNING {_COLUMNS}) SELECT {_COLUMNS} FROM ins UNION ALL "
+        f"({_SELECT} WHERE key = %s AND {_OPEN} AND NOT EXISTS (SELECT 1 FROM ins) LIMIT 1)",
+        (*(row[c] for c in COLUMNS), record.key),
     )
-    rows = yield Q(f"{_SELECT} WHERE key = %s AND {_OPEN}", (record.key,))
+    if not rows:
+        rows = yield Q(f"{_SELECT} WHERE key = %s AND {_OPEN}", (record.key,))
     return _one(rows) or record
 
 
@@ -61,6 +67,23 @@ def find(key: str, fingerprint: str) -> Op[ApprovalRecord | None]:
         (key, fingerprint),
     )
     return _one(rows)
+
+
+def lookup(key: str, fingerprint: str, now: float, by: str) -> Op[tuple[list[ApprovalRecord], ApprovalRecord | None]]:
+    # one statement: the expiry sweep (a data-modifying CTE) and the find, which reads the snapshot from
+    # before the sweep and so leaves out what the sweep expired
+    fresh = "id NOT IN (SELECT id FROM expired)"
+    rows = yield Q(
+        f"WITH expired AS (UPDATE approvals SET status = 'expired', decided_by = %s, decided_at = %s, "
+        f"reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= %s "
+        f"RETURNING {_COLUMNS}), "
+        f"found AS (({_SELECT} WHERE key = %s AND {_OPEN} AND {fresh} LIMIT 1) UNION ALL "
+        f"({_SELECT} WHERE fingerprint = %s AND {_OPEN} AND {fresh} ORDER BY created_at DESC LIMIT 1)) "
+        f"SELECT true, {_COLUMNS} FROM expired UNION ALL (SELECT false, {_COLUMNS} FROM found LIMIT 1)",
+        (by, now, now, key, fingerprint),
+    )
+    expired = _records([r[1:] for r in rows if r[0]])
+    return expired, _one([r[1:] for r in rows if not r[0]])
 
 
 def listing(statuses: list[str] | None, limit: int) -> Op[list[ApprovalRecord]]:

@@ -178,7 +178,8 @@ class PostgresStore(PostgresAuditMixin, Store):
     # -- approval requests (gateway.store.pg_approvals) -----------------------------------------------
 
     def approval_create(self, record: ApprovalRecord) -> ApprovalRecord:
-        """Store a new pending request unless one is open for its key; the open one. Two statements."""
+        """Store a new pending request unless one is open for its key; the open one. One statement (two when
+        the open one committed while it ran)."""
         return self._run(pg_approvals.create(record))
 
     def approval_get(self, approval_id: str) -> ApprovalRecord | None:
@@ -186,6 +187,12 @@ class PostgresStore(PostgresAuditMixin, Store):
 
     def approval_find(self, key: str, fingerprint: str) -> ApprovalRecord | None:
         return self._run(pg_approvals.find(key, fingerprint))
+
+    def approval_lookup(
+        self, key: str, fingerprint: str, now: float, by: str
+    ) -> tuple[list[ApprovalRecord], ApprovalRecord | None]:
+        """The expiry sweep and the find in one statement."""
+        return self._run(pg_approvals.lookup(key, fingerprint, now, by))
 
     def approval_list(self, statuses: list[str] | None = None, limit: int = 100) -> list[ApprovalRecord]:
         return self._run(pg_approvals.listing(statuses, limit))

@@ -11,6 +11,7 @@ server logged while it was answered are counted: every stateful hot path costs a
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -204,6 +205,21 @@ def test_round_trips_per_event_through_serve(
             assert measure(pg_server, send, f"serve-{round_}") == []
 
 
+def approval() -> Any:
+    from gateway.approvals.record import ApprovalRecord, fingerprint, new_id, request_key
+
+    print_ = fingerprint("s", "Edit", {"file_path": "/x"})
+    now = time.time()
+    return ApprovalRecord(
+        id=new_id(),
+        key=request_key("s", None, print_),
+        fingerprint=print_,
+        status="pending",
+        created_at=now,
+        expires_at=now + 60,
+    )
+
+
 def test_each_store_step_is_one_protocol_round_trip(pg_url: str, tmp_path: Path) -> None:
     """The same, seen from the client: libpq's own protocol trace (``PGconn.trace``) of the connection
     shows one ``ReadyForQuery`` (the end of one exchange) per store step, also after a statement's fifth
@@ -232,6 +248,10 @@ def test_each_store_step_is_one_protocol_round_trip(pg_url: str, tmp_path: Path)
         ("flag", lambda: store.flag_get("readOnly"), 1),
         ("cache get", lambda: store.cache_get("k"), 1),
         ("cache put", lambda: store.cache_put("k", {"v": 1}, 60), 1),
+        ("approval lookup (sweep and find)", lambda: store.approval_lookup("k", "f", time.time(), "sweeper"), 1),
+        ("approval create", lambda: store.approval_create(approval()), 1),
+        ("approval re-read while waiting", lambda: store.approval_get("apr-none"), 1),
+        ("approval consume", lambda: store.approval_consume("apr-none", time.time()), 1),
     ]
     try:
         with trace.open("w") as fh:

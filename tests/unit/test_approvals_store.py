@@ -131,3 +131,36 @@ def test_request_key_binds_the_input() -> None:
     assert request_key("s", "toolu_1", a) != request_key("s", "toolu_1", b)
     assert request_key("s", "toolu_1", a) == request_key("s", "toolu_1", a)
     assert request_key("s", None, a) == f"input:{a}"
+
+
+def test_lookup_expires_what_is_due_and_never_finds_it(store: Store) -> None:
+    """``approval_lookup``: the sweep and the find as one step; the request it expired is not found."""
+    due = store.approval_create(record("toolu_due", ttl=-1))
+    expired, found = store.approval_lookup(due.key, due.fingerprint, time.time(), "hookgate:sweeper")
+    assert [r.id for r in expired] == [due.id] and expired[0].status == "expired" and found is None
+    assert (got := store.approval_get(due.id)) is not None and got.decided_by == "hookgate:sweeper"
+    live = store.approval_create(record("toolu_live"))
+    expired, found = store.approval_lookup(live.key, live.fingerprint, time.time(), "hookgate:sweeper")
+    assert expired == [] and found is not None and found.id == live.id
+    # by fingerprint when the key differs (a retried call with a new tool_use_id)
+    _, again = store.approval_lookup("other-key", live.fingerprint, time.time(), "hookgate:sweeper")
+    assert again is not None and again.id == live.id
+
+
+def test_stop_guard_steps_reserve_and_settle(store: Store) -> None:
+    """``counter_reserve`` / ``counter_settle`` (the Stop-loop guard's two steps), on both backends."""
+    flight = ("inflight", "s@1")
+    assert [store.counter_reserve("g", "s", 2, flight) for _ in range(3)] == [(1, 1), (2, 2), (None, 2)]
+    assert store.counter_get(*flight) == 2
+    store.counter_settle("g", "s", "keep", inflight=flight)
+    assert store.counter_get("g", "s") == 2 and store.counter_get(*flight) == 1
+    store.counter_settle("g", "s", "reset_if_idle", busy=(flight, ("inflight", "s@0")))
+    assert store.counter_get("g", "s") == 2  # a reserved check still runs: no reset
+    store.counter_settle("g", "s", "release", inflight=flight)
+    assert store.counter_get("g", "s") == 1 and store.counter_get(*flight) == 0
+    store.counter_settle("g", "s", "reset_if_idle", busy=(flight,))
+    assert store.counter_get("g", "s") == 0
+    assert store.counter_reserve("g", "s", 2, flight) == (1, 1)
+    store.counter_settle("g", "s", "reset", inflight=flight)
+    assert store.counter_get("g", "s") == 0 and store.counter_get(*flight) == 0
+    assert store.counter_reserve("g", "t", 0, flight) == (None, 0)
