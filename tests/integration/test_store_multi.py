@@ -20,7 +20,7 @@ import httpx2
 import pytest
 
 from tests.conftest import run_hookgate
-from tests.fakes.anthropic_api import FakeAnthropic, tool_use
+from tests.fakes.anthropic_api import FakeAnthropic, delayed, tool_use
 from tests.fakes.serving import listening_socket
 from tests.integration.serve_helpers import ServeProcess, isolated_env
 from tests.integration.test_approvals_channels import Receiver, signed
@@ -57,7 +57,13 @@ class Cluster:
 @pytest.fixture(scope="module")
 def claude() -> Iterator[FakeAnthropic]:
     with FakeAnthropic(sock=listening_socket()) as fake:
-        fake.responder = lambda body: tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
+        # the judge always says "not done"; slowly (3 s) for sessions named slow-*, so that a burst of
+        # parallel stops all reach the guard while the first ones are still being judged
+        fake.responder = lambda body: (
+            delayed(tool_use("submit_verdict", {"ok": False, "reason": "run the tests"}), 3.0)
+            if "slow-" in json.dumps(body)
+            else tool_use("submit_verdict", {"ok": False, "reason": "run the tests"})
+        )
         yield fake
 
 
@@ -157,6 +163,30 @@ def test_stop_guard_limit_holds_across_replicas(cluster: Cluster, claude: FakeAn
     assert [a.get("decision") for a in answers] == ["block", "block", "block", None, "block"]
     assert "stopBlockLimit" in answers[3].get("systemMessage", "")
     assert len(claude.message_requests) - before == 4
+
+
+def test_parallel_stops_across_replicas_block_exactly_the_limit(cluster: Cluster, claude: FakeAnthropic) -> None:
+    """30 Stops of one session at once, spread over the three replicas, while the judge takes 3 s: exactly
+    3 (stopBlockLimit) are judged and block, the other 27 go through at once with the guard's message,
+    and each cost exactly two statements on the database (reserve, then settle). Afterwards the count
+    is still at the limit (every stop let through ran while reserved checks were in flight, so none
+    reset it): the next stop goes through and resets it, the one after is judged again."""
+    session = "slow-par"
+
+    def judged() -> int:
+        return sum(1 for r in claude.message_requests if session.encode() in r.raw)
+
+    cluster.pg.statements_reset(cluster.db)
+    with ThreadPoolExecutor(30) as pool:
+        answers = list(pool.map(lambda i: post(cluster.url(i), stop_event(session)), range(30)))
+    decisions = [a.get("decision") for a in answers]
+    assert decisions.count("block") == 3, decisions
+    assert all("stopBlockLimit" in a.get("systemMessage", "") for a in answers if a.get("decision") != "block")
+    assert judged() == 3
+    assert cluster.pg.statements(cluster.db, touching="counters") == 2 * 30
+    after = [post(cluster.url(i), stop_event(session)) for i in range(2)]
+    assert [a.get("decision") for a in after] == [None, "block"]
+    assert judged() == 4
 
 
 def bash(session: str, n: int) -> dict[str, Any]:
