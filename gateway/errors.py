@@ -99,6 +99,15 @@ class StoreUnavailable(StoreError):
         super().__init__(message)
 
 
+class StoreNotFound(StoreError):
+    """A look that must not create anything (``hookgate store status``) found no store there yet;
+    ``where``: the path it looked at."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
+
+
 class StoreSchemaError(StoreError):
     """The store's schema version is older than this hookgate needs; the message names the command to run."""
 

@@ -163,7 +163,7 @@ class ApprovalHandler(Handler):
         """Wait for ``record`` to leave pending, until it expires or the handler's deadline."""
         import asyncio
 
-        from gateway.approvals.wake import recheck_interval
+        from gateway.approvals.wake import recheck_interval, stopping
 
         loop = asyncio.get_running_loop()
         recheck = recheck_interval(desk.store.kind)
@@ -171,7 +171,7 @@ class ApprovalHandler(Handler):
             while True:
                 current = await asyncio.to_thread(desk.store.approval_get, record.id)
                 record = current or record
-                if record.status != "pending":
+                if record.status != "pending" or stopping():  # answered, or serve is shutting down
                     return record
                 left = min(record.expires_at - time.time(), deadline - loop.time())
                 if left <= 0:
@@ -194,8 +194,11 @@ class ApprovalHandler(Handler):
             desk.consume(record)
             return self._no(event, f"rejected by {record.decided_by}{why} [approval {record.id}]", "deny"), meta
         if record.status == "pending":
+            from gateway.approvals.wake import stopping
+
+            why_pending = "hookgate serve is shutting down" if stopping() else "nobody answered in time"
             text = (
-                f"approval {record.id} is still pending (nobody answered in time); once it is approved, "
+                f"approval {record.id} is still pending ({why_pending}); once it is approved, "
                 "the same call will be allowed"
             )
         elif record.status == "expired":

@@ -7,7 +7,8 @@ end-of-file while the waiter holds it. A store shared across machines (PostgreSQ
 machine's FIFOs: waiters also re-read the request every ``RECHECK`` seconds (``recheck_interval``), so
 an answer given there is seen within that time; on the SQLite store, whose writers all share this
 machine's FIFO folder, only every ``LOCAL_RECHECK`` seconds, as a safety net. Linux and macOS
-(``os.mkfifo``); a stale FIFO (its waiter died) is removed by the next writer.
+(``os.mkfifo``); a stale FIFO (its waiter died) is removed by the next writer. ``stop_waiting`` ends
+every wait of the process at once (a graceful shutdown of ``hookgate serve``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,25 @@ LOCAL_RECHECK = 30.0
 def recheck_interval(store_kind: str) -> float:
     """How often a waiter re-reads its request on a store of ``store_kind`` (``Store.kind``)."""
     return LOCAL_RECHECK if store_kind == "sqlite" else RECHECK
+
+
+_stopping: list[bool] = [False]
+_waiting: set[asyncio.Event] = set()
+
+
+def stop_waiting() -> None:
+    """End every wait of this process now, and any that starts later (``hookgate serve`` got SIGTERM):
+    each ``Listener.wait`` returns as if woken and ``stopping()`` is True, so a waiting approval call
+    answers at once (its request stays pending in the store, for a retry after the restart). Call it on
+    the event loop's thread (``loop.call_soon_threadsafe(stop_waiting)`` from a signal handler)."""
+    _stopping[0] = True
+    for event in list(_waiting):
+        event.set()
+
+
+def stopping() -> bool:
+    """True once ``stop_waiting`` was called in this process."""
+    return _stopping[0]
 
 
 class Listener:
@@ -75,9 +95,13 @@ class Waker:
         loop = asyncio.get_running_loop()
         event = asyncio.Event()
         loop.add_reader(fd, event.set)
+        _waiting.add(event)
+        if stopping():
+            event.set()
         try:
             yield Listener(fd, event)
         finally:
+            _waiting.discard(event)
             loop.remove_reader(fd)
             os.close(fd)
             with contextlib.suppress(FileNotFoundError):

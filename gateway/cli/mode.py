@@ -5,7 +5,8 @@ on each call, so switching it takes effect at once for every ``hookgate run`` pr
 ``hookgate serve`` and Python hosts using the same store (``settings.stateDir``, or a shared store).
 The store is the one the config names (``--config`` as for ``hookgate run``). ``status`` prints
 ``read-only: on|off`` with where it comes from (``settings.readOnly: true`` keeps it on whatever the
-flag says) and whether the config has a ``readOnly`` handler at all. Exit 0; 1 on a usage, config or
+flag says), then ``store: WHERE (KIND)``, the store it read and wrote (a URL shown without its
+password), and whether the config has a ``readOnly`` handler at all. Exit 0; 1 on a usage, config or
 store error (one line on stderr).
 """
 
@@ -47,6 +48,7 @@ def cmd_mode(args: argparse.Namespace) -> int:
             if args.state in ("on", "off"):
                 store.flag_set(FLAG, True if args.state == "on" else None)
             flag = bool(store.flag_get(FLAG))
+            where = f"{store.display} ({store.kind})"  # redacted: never a password
         finally:
             store.close()
     except StoreError as exc:
@@ -55,6 +57,7 @@ def cmd_mode(args: argparse.Namespace) -> int:
     forced = bool(config.settings.get("read_only"))
     source = " (settings.readOnly: true)" if forced else (" (hookgate mode read-only on)" if flag else "")
     print(f"read-only: {'on' if forced or flag else 'off'}{source}")
+    print(f"store: {where}")
     if args.state == "off" and forced:
         print("note: settings.readOnly: true in the config keeps read-only mode on")
     if not _has_read_only_handler(config):

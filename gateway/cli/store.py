@@ -8,7 +8,8 @@ under ``settings.stateDir`` by default) and name it by its redacted URL (never i
 - ``status`` prints the backend, the schema version next to the one this hookgate needs, and the row
   count of every table (``--json``: one object ``{"store", "kind", "version", "required", "tables"}``);
   exit 0 when the schema is current, 1 when it is older (the line names ``hookgate store migrate``) or
-  the store cannot be reached.
+  the store cannot be reached. It creates and changes nothing: an SQLite file is opened read-only, and
+  when there is none yet it says so (exit 0; ``--json`` adds ``"exists": false``).
 """
 
 from __future__ import annotations
@@ -22,20 +23,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
+    from gateway.store import OpenMode
     from gateway.store.base import Store
 
 
-def _open(args: argparse.Namespace) -> Store | None:
+def _open(args: argparse.Namespace, mode: OpenMode = "admin") -> Store | None:
     from gateway.config import find_config_paths, load_config
-    from gateway.errors import ConfigError, StoreError
+    from gateway.errors import ConfigError, StoreError, StoreNotFound
     from gateway.store import open_store
 
     try:
         config = load_config(find_config_paths(args.config))
-        return open_store(config, mode="admin")
+        return open_store(config, mode=mode)
     except ConfigError as exc:
         more = f" (and {len(exc.issues) - 1} more; run 'hookgate validate')" if len(exc.issues) > 1 else ""
         _err(f"invalid config: {exc.issues[0]}{more}")
+    except StoreNotFound:
+        raise
     except StoreError as exc:
         _err(str(exc))
     return None
@@ -66,9 +70,29 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from gateway.errors import StoreError
+    from gateway.errors import StoreError, StoreNotFound
 
-    store = _open(args)
+    try:
+        store = _open(args, mode="peek")  # a status creates nothing (an SQLite file is opened read-only)
+    except StoreNotFound as exc:
+        from gateway.store.sqlite import MIGRATIONS
+
+        if getattr(args, "json", False):
+            print(
+                json.dumps(
+                    {
+                        "store": exc.where,
+                        "kind": "sqlite",
+                        "version": 0,
+                        "required": len(MIGRATIONS),
+                        "tables": {},
+                        "exists": False,
+                    }
+                )
+            )
+        else:
+            print(f"store: {exc.where} (sqlite): not created yet (the first event that keeps state creates it)")
+        return EXIT_OK
     if store is None:
         return EXIT_ERROR
     try:

@@ -64,6 +64,7 @@ class HookServer(Routes):
         self._warned_project_dir = False
         self.max_body = event_limit(max_body)
         self.reload_interval = reload_interval
+        self.loop: asyncio.AbstractEventLoop | None = None  # the serving loop (set at startup)
         self.metrics = Metrics()
         self.generations = Generations(self.paths, self.metrics)
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -115,6 +116,7 @@ class HookServer(Routes):
     async def lifespan(self, app: Any) -> AsyncIterator[None]:
         """Start the file watcher and the SIGHUP handler; on shutdown drain and close everything."""
         loop = asyncio.get_running_loop()
+        self.loop = loop
         hup = False
         with contextlib.suppress(ValueError, RuntimeError, NotImplementedError, AttributeError):
             loop.add_signal_handler(signal.SIGHUP, lambda: self._spawn(self.reload("SIGHUP")))
@@ -269,5 +271,29 @@ def serve(
     # turns that into a clean exit 0 instead of death by SIGTERM.
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: None)
-    uvicorn.Server(uv_config).run(sockets=[sock])
+    _server_class()(uv_config, server).run(sockets=[sock])
     return 0
+
+
+def _server_class() -> Any:
+    import uvicorn
+
+    class GracefulServer(uvicorn.Server):
+        """uvicorn's server, which on SIGTERM/SIGINT also ends the approval waits in flight at once
+        (``gateway.approvals.wake.stop_waiting``): uvicorn's graceful shutdown waits for every open
+        request, and an approval wait would otherwise hold it for its whole timeout. Each waiting call
+        answers with its fail-closed "still pending" answer; the request stays pending in the store."""
+
+        def __init__(self, config: Any, hook_server: HookServer) -> None:
+            super().__init__(config)
+            self.hook_server = hook_server
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            from gateway.approvals.wake import stop_waiting
+
+            loop = self.hook_server.loop
+            if loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(stop_waiting)
+
+    return GracefulServer

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from gateway.store.base import Store
     from gateway.store.postgres import PostgresStore
 
-OpenMode = Literal["run", "serve", "api", "admin"]
+OpenMode = Literal["run", "serve", "api", "admin", "peek"]
 
 
 def default_state_dir() -> str:
@@ -38,7 +38,8 @@ def state_dir(config: RuntimeConfig) -> str:
 def open_store(config: RuntimeConfig, mode: OpenMode = "run") -> Store:
     """The store ``config`` names: ``$HOOKGATE_STORE_URL``, else ``settings.store``, else the SQLite file
     under ``settings.stateDir``. ``mode``: ``serve`` (async pool; no network I/O here), ``run``/``api``
-    (one connection; the schema is checked, see module docstring), ``admin`` (CLI: no check).
+    (one connection; the schema is checked, see module docstring), ``admin`` (CLI: no check), ``peek``
+    (``admin`` that creates nothing: an SQLite file is opened read-only, ``StoreNotFound`` when absent).
     Raises StoreError (one line, no password) when it cannot be opened."""
     from gateway.errors import StoreError
     from gateway.store.url import parse, selected
@@ -50,12 +51,12 @@ def open_store(config: RuntimeConfig, mode: OpenMode = "run") -> Store:
     if choice.kind == "sqlite":
         from gateway.store.sqlite import SQLiteStore
 
-        return SQLiteStore(choice.sqlite_dir or state_dir(config))
+        return SQLiteStore(choice.sqlite_dir or state_dir(config), readonly=mode == "peek")
     try:
         from gateway.store.postgres import PostgresStore
     except ImportError:
         raise StoreError(f"store {choice.display} needs psycopg: pip install 'hookgate[postgres]'") from None
-    store = PostgresStore(choice.url, mode="admin" if mode == "admin" else mode)
+    store = PostgresStore(choice.url, mode="admin" if mode == "admin" or mode == "peek" else mode)
     if mode in ("run", "api"):
         try:
             check_schema(store, stamp_dir=state_dir(config))
@@ -91,9 +92,9 @@ def check_schema(store: PostgresStore, stamp_dir: str | None = None) -> int:
         )
     if stamp is not None:
         try:
-            os.makedirs(os.path.dirname(stamp), exist_ok=True)
+            os.makedirs(os.path.dirname(stamp), mode=0o700, exist_ok=True)
             tmp = f"{stamp}.{os.getpid()}"
-            with open(tmp, "w", encoding="ascii") as fh:
+            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="ascii") as fh:
                 fh.write(str(version))
             os.replace(tmp, stamp)
         except OSError:

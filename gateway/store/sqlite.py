@@ -14,9 +14,10 @@ import json
 import os
 import sqlite3
 import time
+import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from gateway.errors import StoreError
+from gateway.errors import StoreError, StoreNotFound
 from gateway.store.base import Store
 from gateway.store.sqlite_audit import AUDIT_MIGRATION, SQLiteAuditMixin
 
@@ -91,18 +92,36 @@ def _version(db: sqlite3.Connection) -> int:
     return int(row[0]) if row else 0
 
 
+def _create_private(state_dir: str, path: str) -> None:
+    """The state folder (0700 when it is created here) and the database file, created 0600 (SQLite
+    gives its ``-wal`` and ``-shm`` files the database file's mode): the store holds approval requests
+    with tool inputs, cached verdicts and audit records, for this user only."""
+    os.makedirs(state_dir, mode=0o700, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+
+
 class SQLiteStore(SQLiteAuditMixin, Store):
-    """The ``Store`` in ``<state_dir>/state.sqlite3`` (created with its folder on first use).
+    """The ``Store`` in ``<state_dir>/state.sqlite3`` (created with its folder on first use: folder 0700,
+    files 0600). ``readonly``: open an existing file as it is, without creating, migrating or writing
+    anything (``hookgate store status``); StoreNotFound when there is none.
     Raises StoreError when the file cannot be opened or its schema is newer than this hookgate's."""
 
-    def __init__(self, state_dir: str) -> None:
+    def __init__(self, state_dir: str, *, readonly: bool = False) -> None:
         self.path = os.path.join(state_dir, "state.sqlite3")
         try:
-            os.makedirs(state_dir, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self.opened_at = _version(self._db)
-            self.version = migrate(self._db)
+            if readonly:
+                if not os.path.isfile(self.path):
+                    raise StoreNotFound(f"state store {self.path} does not exist yet", self.path)
+                uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
+                self._db = sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False)
+                self.opened_at = self.version = _version(self._db)
+            else:
+                _create_private(state_dir, self.path)
+                self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self.opened_at = _version(self._db)
+                self.version = migrate(self._db)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"state store {self.path}: {exc}") from None
         if self.version > len(MIGRATIONS):
@@ -122,8 +141,10 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         return self.path
 
     def schema_version(self) -> int:
-        row = self._run("SELECT version FROM schema_version", ()).fetchone()
-        return int(row[0]) if row else 0
+        try:
+            return _version(self._db)
+        except sqlite3.Error as exc:
+            raise StoreError(f"state store {self.path}: {exc}") from None
 
     def migrate(self) -> list[int]:
         """Opening already migrated (SQLite is one machine's file); the versions that opening applied."""

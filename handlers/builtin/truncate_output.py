@@ -1,8 +1,10 @@
 """``truncateOutput`` (PostToolUse): cut tool output over ``maxChars`` characters (default 8,000).
 
 The output keeps its shape (a string stays a string; in an object or list, such as Claude Code's
-``{stdout, stderr, ...}`` or Gemini's ``{llmContent, ...}``, the string values are cut in order until
-the budget is spent), and the first cut value ends with a marker saying how much was cut::
+``{stdout, stderr, ...}``, Gemini's ``{llmContent, ...}`` or an MCP result's content blocks, the text
+values are cut in order until the budget is spent; structural values under ``KEPT_KEYS``, such as a
+content block's ``type``, an image's base64 ``data`` or a ``uri``, are kept whole and not counted), and
+the first cut value ends with a marker saying how much was cut::
 
     [... truncated by hookgate: 12345 of 20345 characters cut]
 
@@ -29,12 +31,19 @@ def marker(cut: int, total: int) -> str:
     return f"\n[... truncated by hookgate: {cut} of {total} characters cut]"
 
 
+KEPT_KEYS = frozenset({"type", "mimeType", "uri", "name", "id", "data", "blob", "annotations", "_meta", "filePath"})
+"""Object keys whose values are structure, not text, and are kept whole (never cut, not counted): a
+content block's ``type`` (MCP's ``{"type": "text", "text": ...}``, ``{"type": "image", "data": <base64>,
+"mimeType": ...}``, an embedded ``resource``'s ``uri``/``blob``), names, ids and paths. Cutting them
+would leave an output the host or model cannot read (a ``type`` of ``"te"``, a broken base64 image)."""
+
+
 def text_size(value: Any) -> int:
-    """Characters in every string inside ``value``."""
+    """Characters in every string inside ``value`` that truncation may cut (not under ``KEPT_KEYS``)."""
     if isinstance(value, str):
         return len(value)
     if isinstance(value, dict):
-        return sum(text_size(v) for v in value.values())
+        return sum(text_size(v) for k, v in value.items() if k not in KEPT_KEYS)
     if isinstance(value, list):
         return sum(text_size(v) for v in value)
     return 0
@@ -60,7 +69,7 @@ def truncate(value: Any, max_chars: int) -> tuple[Any, int, int]:
                 return item[:keep] + mark
             return item[:keep]
         if isinstance(item, dict):
-            return {k: cut(v) for k, v in item.items()}
+            return {k: v if k in KEPT_KEYS else cut(v) for k, v in item.items()}
         if isinstance(item, list):
             return [cut(v) for v in item]
         return item

@@ -106,6 +106,10 @@ WRITE_VERBS = (
 
 SQL_FIELDS = ("sql", "query", "statement", "stmt")
 
+RUN_VERBS = frozenset({"run", "exec", "execute"})
+"""Verbs that, in the name of a tool given SQL (``run_sql``, ``execute_query``), say it runs that SQL: the
+SQL decides (a plain SELECT reads), not the verb."""
+
 READ_COMMANDS = frozenset(
     {
         "ls",
@@ -247,18 +251,21 @@ def write_reason(tool_name: str | None, tool_input: dict[str, Any] | None, rules
         return shell_write_reason(command if isinstance(command, str) else "", rules)
     if name in READ_TOOLS:
         return None
+    sql: list[tuple[str, str | None]] = []  # (field, why it writes) for each argument that is SQL
+    for key in rules.sql_fields:
+        value = args.get(key)
+        if isinstance(value, str) and is_sql(value, strict=key in STRICT_SQL_FIELDS):
+            sql.append((key, sql_write_reason(value, strict=key in STRICT_SQL_FIELDS)))
     if not _globbed(name, rules.read_tools):
         if _globbed(name, rules.write_tools):
             return f"tool {name} matches readOnly.writeTools"
         verb = _write_verb(name, rules.write_verbs)
-        if verb is not None:
+        # a tool that runs the SQL it is given (run_sql, execute_query) writes only when that SQL does
+        if verb is not None and not (verb.lower() in RUN_VERBS and sql):
             return f"tool {name} looks like a write ({verb!r} in its name)"
-    for key in rules.sql_fields:
-        value = args.get(key)
-        if isinstance(value, str):
-            why = sql_write_reason(value, strict=key in STRICT_SQL_FIELDS)
-            if why is not None:
-                return f"tool {name}: {key} {why}"
+    for key, why in sql:
+        if why is not None:
+            return f"tool {name}: {key} {why}"
     return None
 
 
@@ -299,6 +306,23 @@ _SQL_SHAPE = frozenset(
 STRICT_SQL_FIELDS = frozenset({"sql", "statement", "stmt"})
 """Fields that hold SQL by name: any text starting with a SQL keyword is taken as SQL. In other fields
 (``query``: often a search query) the statement must also have SQL's shape (``FROM``, ``SET``, ``INTO``...)."""
+
+
+def is_sql(text: str, *, strict: bool = True) -> bool:
+    """Whether ``text`` is SQL (starts with a SQL keyword; outside ``strict`` fields it must also have
+    SQL's shape, see ``STRICT_SQL_FIELDS``)."""
+    import sqlparse
+    from sqlparse import tokens as T
+
+    statement: Any
+    for statement in sqlparse.parse(text):
+        first = statement.token_first(skip_cm=True)
+        if first is None:
+            continue
+        if first.ttype is None or first.ttype not in T.Keyword:
+            return False
+        return strict or any(t.ttype in T.Keyword and t.normalized.upper() in _SQL_SHAPE for t in statement.flatten())
+    return False
 
 
 def sql_write_reason(text: str, *, strict: bool = True) -> str | None:
@@ -439,6 +463,16 @@ def _argv_reason(argv: list[str], allowed: frozenset[str]) -> str | None:
         return "sed -i (or a sed w command) writes files"
     if name == "sort" and any(a.startswith(("-o", "--output")) for a in args):
         return "sort -o writes a file"
+    if name == "sort" and any(a.startswith("--compress-program") for a in args):
+        return "sort --compress-program runs a program"
+    if name in ("less", "more"):
+        return _pager_reason(name, args)
+    if name == "tree" and any(a == "-o" or a.startswith("-o") for a in args):
+        return "tree -o writes a file"
+    if name == "date" and any(a in ("-s", "--set") or a.startswith(("--set=", "-s")) for a in args):
+        return "date -s sets the clock"
+    if name == "hostname" and any(not a.startswith("-") for a in args):
+        return "hostname NAME sets the host name"
     if name == "uniq" and len([a for a in args if not a.startswith("-")]) > 1:
         return "uniq with an output file writes it"
     if name == "git":
@@ -446,14 +480,43 @@ def _argv_reason(argv: list[str], allowed: frozenset[str]) -> str | None:
     return None
 
 
+_GIT_RUNS_CONFIG = ("-c", "--config-env", "--exec-path")
+"""git options that set configuration (``core.pager``, ``core.fsmonitor``, ``diff.external``, an alias
+...) or where git finds its programs: any of them can make a read-only subcommand run a program."""
+
+
+_PAGER_SAFE_START = re.compile(r"^\+(\d*|[gGF]|[/?][^!|\n\r]*)$")
+"""A pager's ``+COMMAND`` that only moves or searches (``+42``, ``+G``, ``+/pattern``); any other command
+(``+!cmd`` runs a shell, ``+|``, ``+s`` saves, ``+v`` opens an editor) may write."""
+
+
+def _pager_reason(name: str, args: list[str]) -> str | None:
+    for arg in args:
+        if arg.startswith("+") and not _PAGER_SAFE_START.match(arg):
+            return f"{name} {arg[:20]} runs a {name} command at start (it may run a shell or save a file)"
+        if name == "less" and arg.startswith(("-o", "-O", "--log-file", "--LOG-FILE")):
+            return f"less {arg.split('=', 1)[0]} writes a log file"
+    return None
+
+
 def _git_reason(args: list[str]) -> str | None:
     i = 0
     while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] in ("-C", "-c", "--git-dir", "--work-tree") else 1
+        option = args[i].split("=", 1)[0]
+        if option in _GIT_RUNS_CONFIG or (args[i].startswith("-c") and len(args[i]) > 2):
+            return f"git {option} may make git run a program (configuration on the command line)"
+        i += 2 if args[i] in ("-C", "--git-dir", "--work-tree", "--namespace") else 1
     if i >= len(args):
         return None
     sub, rest = args[i], args[i + 1 :]
     if sub in GIT_READ:
+        written = next((a for a in rest if a.split("=", 1)[0] in ("--output", "-o") and sub != "grep"), None)
+        if written is not None:
+            return f"git {sub} {written.split('=', 1)[0]} writes a file"
+        if sub == "grep" and any(a.startswith(("-O", "--open-files-in-pager")) for a in rest):
+            return "git grep -O runs a pager program"
+        if sub == "help" and any(a in ("-w", "--web", "-i", "--info", "-m", "--man") for a in rest):
+            return f"git help {next(a for a in rest if a.startswith('-'))} starts another program"
         return None
     if sub in ("branch", "tag") and all(a in _GIT_LIST_FLAGS for a in rest):
         return None

@@ -88,3 +88,28 @@ def test_serve_holds_the_wait_and_a_token_answer_releases_it(tmp_path: Path) -> 
         )
         assert bad.status_code == 400
         assert json.loads(bad.text)["error"]
+
+
+def test_sigterm_ends_approval_waits_promptly_and_the_request_stays_pending(tmp_path: Path) -> None:
+    """A graceful shutdown (SIGTERM) waits for open requests; an approval wait (here up to 120 s) ends at
+    once with its fail-closed "still pending" answer, serve exits 0 within seconds, and the request is
+    still pending in the store, so a restarted serve (or any replica) can still take its answer."""
+    config = write_config(tmp_path, {"timeout": 120})
+    env = {"HOOKGATE_TOKEN": TOKEN}
+    with ServeProcess(config, env=env) as serve:
+        waiting = Waiting(["run", "--server", serve.url, "--on-server-down", "closed"], bash_event(), env=env)
+        [request] = wait_for_pending(config)
+        started = time.monotonic()
+        code = serve.stop(timeout=30)
+        stopped_in = time.monotonic() - started
+        out_code, out, err = waiting.finish(timeout=30)
+    assert code == 0 and stopped_in < 10, (code, stopped_in, serve.lines[-5:])
+    assert out_code == 2, (out, err)
+    answer = decision_of(out)
+    assert answer["permissionDecision"] == "deny"
+    assert (
+        f"approval {request['id']} is still pending (hookgate serve is shutting down)"
+        in (answer["permissionDecisionReason"])
+    )
+    [record] = listed(config)
+    assert record["id"] == request["id"] and record["status"] == "pending"

@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import HOOKGATE, load_case, run_hookgate
 from tests.integration.serve_helpers import ServeProcess
+from tests.pg_server import PASSWORD
 
 WRITE = {
     "hook_event_name": "PreToolUse",
@@ -46,6 +47,18 @@ def permission(stdout: str) -> str | None:
     return json.loads(stdout)["hookSpecificOutput"].get("permissionDecision") if stdout.strip() else None
 
 
+def store_shown() -> str:
+    """How ``hookgate mode`` names the store the test's environment selects (never with its password)."""
+    import os
+
+    from gateway.store.url import redact
+
+    url = os.environ.get("HOOKGATE_STORE_URL")
+    if url:
+        return f"{redact(url)} (postgresql)"
+    return f"{os.path.join(os.environ['XDG_STATE_HOME'], 'hookgate', 'state.sqlite3')} (sqlite)"
+
+
 def post(url: str, body: dict[str, Any]) -> httpx2.Response:
     return httpx2.post(
         f"{url}/hooks", content=json.dumps(body).encode(), headers={"content-type": "application/json"}, timeout=30
@@ -58,13 +71,18 @@ def post(url: str, body: dict[str, Any]) -> httpx2.Response:
 @pytest.mark.usefixtures("store_backend")
 def test_read_only_is_switched_from_the_cli_for_run_and_serve(tmp_path: Path) -> None:
     cfg = config(tmp_path, "PreToolUse", {"type": "builtin", "name": "readOnly"})
-    assert run_hookgate(["mode", "read-only", "status", "-c", cfg]).stdout == "read-only: off\n"
+    status = run_hookgate(["mode", "read-only", "status", "-c", cfg]).stdout.splitlines()
+    assert status[0] == "read-only: off" and status[1] == f"store: {store_shown()}" and len(status) == 2
+    assert PASSWORD not in status[1]
     off = run_hookgate(["run", "-c", cfg], WRITE)
     assert (off.returncode, off.stdout) == (0, "")
     with ServeProcess(cfg) as server:
         assert post(server.url, WRITE).json() == {}
         switched = run_hookgate(["mode", "read-only", "on", "-c", cfg])  # another process flips the store flag
-        assert (switched.returncode, switched.stdout) == (0, "read-only: on (hookgate mode read-only on)\n")
+        assert (switched.returncode, switched.stdout.splitlines()[0]) == (
+            0,
+            "read-only: on (hookgate mode read-only on)",
+        )
         on = run_hookgate(["run", "-c", cfg], WRITE)
         assert on.returncode == 2 and permission(on.stdout) == "deny"
         assert "read-only mode is on (hookgate mode read-only on): Write changes files" in on.stderr
@@ -76,6 +94,9 @@ def test_read_only_is_switched_from_the_cli_for_run_and_serve(tmp_path: Path) ->
             ("rm -rf build", True),
             ("echo x > notes.txt", True),
             ("npm install", True),
+            ("git -c core.pager='touch /tmp/pwned' log", True),
+            ("git diff --output=/tmp/patch.txt", True),
+            ("less '+!touch /tmp/pwned' README.md", True),
         ]:
             answer = run_hookgate(["run", "-c", cfg], bash(command))
             assert (answer.returncode == 2) is denied, (command, answer.stdout, answer.stderr)
@@ -83,7 +104,11 @@ def test_read_only_is_switched_from_the_cli_for_run_and_serve(tmp_path: Path) ->
         assert "sql is SQL UPDATE, not a SELECT" in run_hookgate(["run", "-c", cfg], mcp).stderr
         mcp["tool_input"] = {"sql": "SELECT a FROM t"}
         assert run_hookgate(["run", "-c", cfg], mcp).returncode == 0
-        assert run_hookgate(["mode", "read-only", "off", "-c", cfg]).stdout == "read-only: off\n"
+        run_sql = {**WRITE, "tool_name": "run_sql", "tool_input": {"sql": "SELECT 1"}}  # README's example tool
+        assert run_hookgate(["run", "-c", cfg], run_sql).returncode == 0
+        run_sql["tool_input"] = {"sql": "DROP TABLE people"}
+        assert run_hookgate(["run", "-c", cfg], run_sql).returncode == 2
+        assert run_hookgate(["mode", "read-only", "off", "-c", cfg]).stdout.splitlines()[0] == "read-only: off"
         assert run_hookgate(["run", "-c", cfg], WRITE).returncode == 0
         assert post(server.url, WRITE).json() == {}
 
@@ -101,6 +126,7 @@ def test_settings_read_only_keeps_it_on(tmp_path: Path) -> None:
     off = run_hookgate(["mode", "read-only", "off", "-c", cfg])
     assert off.stdout.splitlines() == [
         "read-only: on (settings.readOnly: true)",
+        f"store: {store_shown()}",
         "note: settings.readOnly: true in the config keeps read-only mode on",
     ]
     assert run_hookgate(["run", "-c", cfg], {**WRITE, "tool_name": "mcp__ci__redeploy"}).returncode == 2

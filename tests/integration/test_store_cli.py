@@ -175,3 +175,56 @@ def test_psycopg_is_imported_only_when_postgresql_is_configured_and_state_is_use
     run_hookgate(["store", "migrate", "--config", str(config)], env={"HOOKGATE_STORE_URL": pg_url})
     assert not _psycopg_loaded(config, event("Bash", command="ls"), {"HOOKGATE_STORE_URL": pg_url})
     assert _psycopg_loaded(config, prompt, {"HOOKGATE_STORE_URL": pg_url})
+
+
+def test_status_of_an_sqlite_store_creates_and_changes_nothing(tmp_path: Path) -> None:
+    """`store status` only looks: no folder, no file, no migration; it says there is no store yet."""
+    target = tmp_path / "not-here" / "state"
+    config = str(_config(tmp_path))
+    env = {"HOOKGATE_STORE_URL": f"sqlite://{target}"}  # sqlite:///ABS/DIR
+    shown = run_hookgate(["store", "status", "--config", config], env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        shown.stdout.strip()
+        == f"store: {target / 'state.sqlite3'} (sqlite): not created yet (the first event that keeps state creates it)"
+    )
+    as_json = run_hookgate(["store", "status", "--json", "--config", config], env=env)
+    assert json.loads(as_json.stdout)["exists"] is False and as_json.returncode == 0
+    assert not (tmp_path / "not-here").exists()
+    # the default store (under $XDG_STATE_HOME) alike
+    default = run_hookgate(["store", "status", "--config", config])
+    assert default.returncode == 0 and "not created yet" in default.stdout
+    import os
+
+    assert not os.path.exists(os.path.join(os.environ["XDG_STATE_HOME"], "hookgate"))
+    # an existing file is read as it is (read-only: its bytes do not change)
+    hooks = {"PreToolUse": [{"hooks": [{"type": "builtin", "name": "rateLimit", "limit": 5, "window": 60}]}]}
+    stateful = str(_config(tmp_path, hooks))
+    assert run_hookgate(["run", "--config", stateful], event("Bash", command="ls"), env=env).returncode == 0
+    db = target / "state.sqlite3"
+    before = db.read_bytes()
+    again = run_hookgate(["store", "status", "--json", "--config", stateful], env=env)
+    assert again.returncode == 0 and json.loads(again.stdout)["tables"]["counters"] == 1
+    assert db.read_bytes() == before
+
+
+def test_the_sqlite_store_is_private_to_its_user(tmp_path: Path) -> None:
+    """The state folder is created 0700 and the database with its WAL files 0600 (approval requests, cached
+    verdicts and audit records are for this user only), whatever the umask lets through."""
+    import os
+    import stat
+
+    target = tmp_path / "state"
+    hooks = {"PreToolUse": [{"hooks": [{"type": "builtin", "name": "rateLimit", "limit": 5, "window": 60}]}]}
+    config = str(_config(tmp_path, hooks))
+    env = {"HOOKGATE_STORE_URL": f"sqlite://{target}"}
+    old = os.umask(0o022)
+    try:
+        assert run_hookgate(["run", "--config", config], event("Bash", command="ls"), env=env).returncode == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o700
+    files = [p for p in target.iterdir() if p.name.startswith("state.sqlite3")]
+    assert {p.name for p in files} >= {"state.sqlite3"}
+    for path in files:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path

@@ -31,6 +31,15 @@ RULES = WriteRules()
         "env FOO=1 ls",
         "cat <<EOF\nhi\nEOF",
         "",
+        "git -C repo log --oneline",
+        "git diff --output-indicator-new=+ HEAD",
+        "git grep -o TODO",
+        "less +G app.log",
+        "less +/ERROR app.log",
+        "less -N +42 file",
+        "more +/pattern file",
+        "date -u",
+        "hostname -f",
     ],
 )
 def test_shell_commands_that_only_read(command: str) -> None:
@@ -58,6 +67,22 @@ def test_shell_commands_that_only_read(command: str) -> None:
         ("xargs rm < list", "'rm' may write"),
         ("ls ((", "cannot be analysed"),
         ("uniq in out", "uniq with an output"),
+        ("git -c core.pager='sh -c \"rm -rf ~\"' log", "git -c may make git run a program"),
+        ("git -c alias.st='!rm -rf x' st", "git -c may make git run"),
+        ("git --config-env=core.pager=PAGER log", "git --config-env"),
+        ("git --exec-path=/tmp/evil status", "git --exec-path"),
+        ("git diff --output=notes.txt", "git diff --output writes a file"),
+        ("git log -p --output report.txt", "git log --output writes"),
+        ("git grep -Ovim TODO", "git grep -O runs a pager"),
+        ("git help -w log", "starts another program"),
+        ("less '+!rm -rf build' README.md", "runs a less command at start"),
+        ("less +s/tmp/copy file", "runs a less command"),
+        ("less -o copy.txt file", "writes a log file"),
+        ("less --log-file=copy.txt file", "writes a log file"),
+        ("more '+!touch x' file", "runs a more command"),
+        ("sort --compress-program=sh big.txt", "runs a program"),
+        ("tree -o listing.txt", "tree -o writes"),
+        ("date -s 2020-01-01", "sets the clock"),
     ],
 )
 def test_shell_commands_that_may_write(command: str, why: str) -> None:
@@ -108,6 +133,12 @@ def test_sql_other_than_select_writes(sql: str, writes: bool) -> None:
         ("mcp__fs__writeFile", {}, True),
         ("mcp__search__find", {"query": "delete old files"}, False),
         ("run_sql", {"sql": "DROP TABLE t"}, True),
+        ("run_sql", {"sql": "SELECT 1"}, False),  # README's own example: the SQL decides, not "run"
+        ("execute_query", {"query": "SELECT a FROM t"}, False),
+        ("mcp__db__exec", {"sql": "select 1; delete from t"}, True),
+        ("run_sql", {}, True),  # no SQL to judge by: the verb counts
+        ("run_migration", {"sql": "SELECT 1"}, False),
+        ("delete_rows", {"sql": "SELECT 1"}, True),  # a writing verb other than run/exec still counts
         ("lookup", {"statement": "SELECT 1"}, False),
         ("mcp__search__find", {"query": "DELETE FROM t"}, True),
     ],
@@ -135,3 +166,31 @@ def test_truncate_keeps_the_shape_and_marks_the_first_cut() -> None:
     }
     assert truncate("short", 8) == ("short", 0, 5)
     assert truncate(None, 8) == (None, 0, 0)
+
+
+def test_truncate_cuts_only_the_text_of_mcp_content_blocks() -> None:
+    """A tiny maxChars never cuts a block's ``type``, an image's base64 or a resource's ``uri``: the
+    result is still a valid MCP CallToolResult, with only ``text`` fields shortened."""
+    image = {"type": "image", "data": "iVBORw0KGgo" * 50, "mimeType": "image/png"}
+    resource = {
+        "type": "resource",
+        "resource": {"uri": "file:///var/log/app.log", "mimeType": "text/plain", "text": "r" * 10},
+    }
+    value = {"content": [{"type": "text", "text": "t" * 10}, image, resource], "isError": False}
+    cut, dropped, total = truncate(value, 3)
+    assert (dropped, total) == (17, 20)  # only the two texts count
+    assert cut["content"][0] == {
+        "type": "text",
+        "text": "ttt" + "\n[... truncated by hookgate: 17 of 20 characters cut]",
+    }
+    assert cut["content"][1] == image
+    assert cut["content"][2] == {
+        "type": "resource",
+        "resource": {"uri": "file:///var/log/app.log", "mimeType": "text/plain", "text": ""},
+    }
+    assert cut["isError"] is False
+    from mcp.types import CallToolResult
+
+    CallToolResult.model_validate(cut)  # still the MCP shape
+    # an output that is big only because of an image has nothing to cut
+    assert truncate({"content": [image]}, 3) == ({"content": [image]}, 0, 0)
