@@ -8,20 +8,21 @@ Tables (``pg_schema`` migration 3, the same version as the SQLite store's audit 
     audit_heads    chain text PRIMARY KEY, seq bigint, hash, base_seq bigint, base_hash
 
 ``body`` is ``text``, not ``jsonb``: the chain hashes the exact canonical text, which ``jsonb`` would
-re-format. ``audit_append`` runs in one transaction that locks the chain's head row
-(``SELECT ... FOR UPDATE``): writers of one chain serialize there, writers of other chains (other
-machines) never wait for each other, and the ``seq``/hashes are assigned inside the transaction, so a
-chain can never fork. One multi-row ``INSERT`` carries a whole batch (six round trips per batch with
-``BEGIN``/``COMMIT``). ``n`` is a sequence: with several machines writing at once a row with a smaller
-``n`` may commit after one with a larger ``n``, so ``tail --follow`` on a shared store can miss such a
-row (``query`` and ``verify`` see everything).
+re-format. ``audit_append`` is one statement per batch (one round trip; two only when two writers start
+a new chain at the same moment): it locks the chain's head row (``SELECT ... FOR UPDATE``), so writers
+of one chain serialize there and writers of other chains (other machines) never wait for each other,
+and the database computes each ``seq`` and SHA-256 link inside that statement (``_APPEND``), so a chain
+can never fork. The database must be UTF-8 (as ``initdb`` makes it by default) for its hashes to be
+the ones ``hookgate audit verify`` recomputes. ``n`` is a sequence: with several machines writing at
+once a row with a smaller ``n`` may commit after one with a larger ``n``, so ``tail --follow`` on a
+shared store can miss such a row (``query`` and ``verify`` see everything).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, AuditRow, ChainHead, link_hash, where_clause
+from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, AuditRow, ChainHead, where_clause
 from gateway.store.pg_conn import Op, Q
 
 if TYPE_CHECKING:
@@ -49,48 +50,78 @@ def _row(values: tuple[Any, ...]) -> AuditRow:
     return AuditRow(int(n), rid, chain, int(seq), prev, digest, float(ts), *rest)
 
 
+_APPEND = """
+WITH RECURSIVE
+locked AS (SELECT seq, hash FROM audit_heads WHERE chain = %(chain)s FOR UPDATE),
+head AS (
+    SELECT seq, hash FROM locked
+    UNION ALL SELECT 0::bigint, %(genesis)s::text WHERE NOT EXISTS (SELECT 1 FROM locked)),
+given AS (
+    SELECT * FROM unnest(%(ids)s::text[], %(ts)s::float8[], %(sizes)s::int[], %(bodies)s::text[],
+                         %(events)s::text[], %(sessions)s::text[], %(tools)s::text[], %(decisions)s::text[],
+                         %(handlers)s::text[])
+        WITH ORDINALITY AS g (id, ts, size, body, event, session_id, tool_name, decision, handler_ids, ord)),
+fresh AS (
+    SELECT DISTINCT ON (id) * FROM given
+    WHERE NOT EXISTS (SELECT 1 FROM audit_records r WHERE r.id = given.id) ORDER BY id, ord),
+numbered AS (SELECT *, row_number() OVER (ORDER BY ord) AS k FROM fresh),
+links (k, seq, prev_hash, hash) AS (
+    SELECT 0::bigint, seq, hash, hash FROM head
+    UNION ALL
+    SELECT n.k, l.seq + 1, l.hash,
+           encode(sha256(convert_to(l.hash || E'\\n' || %(chain)s || E'\\n' || (l.seq + 1)::text || E'\\n' || n.body,
+                                    'UTF8')), 'hex')
+    FROM links l JOIN numbered n ON n.k = l.k + 1),
+last AS (SELECT seq, hash FROM links ORDER BY k DESC LIMIT 1),
+made AS (
+    INSERT INTO audit_heads (chain, seq, hash, base_seq, base_hash)
+    SELECT %(chain)s, seq, hash, 0, %(genesis)s FROM last WHERE NOT EXISTS (SELECT 1 FROM locked)
+    ON CONFLICT (chain) DO NOTHING RETURNING 1),
+moved AS (
+    UPDATE audit_heads h SET seq = last.seq, hash = last.hash FROM last
+    WHERE h.chain = %(chain)s AND EXISTS (SELECT 1 FROM locked)),
+stored AS (
+    INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, tool_name,
+                               decision, handler_ids)
+    SELECT n.id, %(chain)s, l.seq, l.prev_hash, l.hash, n.ts, n.size, n.body, n.event, n.session_id, n.tool_name,
+           n.decision, n.handler_ids
+    FROM links l JOIN numbered n ON n.k = l.k
+    WHERE EXISTS (SELECT 1 FROM locked) OR EXISTS (SELECT 1 FROM made)
+    ORDER BY l.k
+    RETURNING 1)
+SELECT (SELECT count(*) FROM locked) + (SELECT count(*) FROM made), (SELECT count(*) FROM stored)
+"""
+"""One batch in one statement (autocommit: the statement is the transaction). ``locked`` locks the
+chain's head row (``FOR UPDATE``: a second writer of the chain waits here, then reads the head as the
+first left it, which READ COMMITTED re-reads after the wait); a new chain starts from the genesis link.
+The batch arrives as arrays (``unnest``); ids already stored, or repeated in the batch, are left out.
+``links`` computes each record's ``seq`` and SHA-256 link one after another from the head
+(``link_hash``'s bytes: ``prev "\\n" chain "\\n" seq "\\n" body`` in UTF-8); ``moved`` puts the head on
+the last one, or ``made`` creates a new chain's head row there. The sub-statements of one statement
+cannot see each other's rows, so a new chain's head is inserted with its final values rather than
+updated. When two writers start the same new chain at once, the later one's ``made`` waits for the
+first and inserts nothing, its records are not stored either (``stored`` requires the head), and the
+first column reads 0: ``_append`` then sends the statement again, which now finds the head."""
+
+
 def _append(chain: str, entries: list[AuditEntry]) -> Op[int]:
-    yield Q(
-        "INSERT INTO audit_heads (chain, seq, hash, base_seq, base_hash) VALUES (%s, 0, %s, 0, %s) "
-        "ON CONFLICT (chain) DO NOTHING",
-        (chain, GENESIS, GENESIS),
-    )
-    rows = yield Q("SELECT seq, hash FROM audit_heads WHERE chain = %s FOR UPDATE", (chain,))
-    seq, prev = int(rows[0][0]), str(rows[0][1])
-    found = yield Q("SELECT id FROM audit_records WHERE id = ANY(%s)", ([e.id for e in entries],))
-    known = {r[0] for r in found}
-    values: list[Any] = []
-    for entry in entries:
-        if entry.id in known:
-            continue
-        known.add(entry.id)
-        seq += 1
-        digest = link_hash(prev, chain, seq, entry.body)
-        values += [
-            entry.id,
-            chain,
-            seq,
-            prev,
-            digest,
-            entry.ts,
-            entry.size,
-            entry.body,
-            entry.event,
-            entry.session_id,
-            entry.tool_name,
-            entry.decision,
-            entry.handler_ids,
-        ]
-        prev = digest
-    stored = len(values) // 13
-    if stored:
-        yield Q(
-            "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, "
-            "tool_name, decision, handler_ids) VALUES " + ", ".join(["(" + ", ".join(["%s"] * 13) + ")"] * stored),
-            values,
-        )
-        yield Q("UPDATE audit_heads SET seq = %s, hash = %s WHERE chain = %s", (seq, prev, chain))
-    return stored
+    params = {
+        "chain": chain,
+        "genesis": GENESIS,
+        "ids": [e.id for e in entries],
+        "ts": [e.ts for e in entries],
+        "sizes": [e.size for e in entries],
+        "bodies": [e.body for e in entries],
+        "events": [e.event for e in entries],
+        "sessions": [e.session_id for e in entries],
+        "tools": [e.tool_name for e in entries],
+        "decisions": [e.decision for e in entries],
+        "handlers": [e.handler_ids for e in entries],
+    }
+    rows = yield Q(_APPEND, params)
+    if int(rows[0][0]) == 0:  # another writer made this new chain's head first (committed now): again
+        rows = yield Q(_APPEND, params)
+    return int(rows[0][1])
 
 
 def _records(flt: AuditFilter) -> Op[list[AuditRow]]:
@@ -162,10 +193,10 @@ class PostgresAuditMixin:
         raise NotImplementedError
 
     def audit_append(self, chain: str, entries: list[AuditEntry]) -> int:
-        """Append ``entries`` to ``chain`` in one transaction holding the chain's head row."""
+        """Append ``entries`` to ``chain``: one statement holding the chain's head row (see ``_APPEND``)."""
         if not entries:
             return 0
-        return self._run(_append(chain, entries), tx=True)
+        return self._run(_append(chain, entries))
 
     def audit_records(self, flt: AuditFilter) -> list[AuditRow]:
         return self._run(_records(flt))

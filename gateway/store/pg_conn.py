@@ -26,7 +26,7 @@ PostgreSQL store is configured (never on the ``hookgate run`` path of an SQLite 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -45,10 +45,10 @@ Rows = list[tuple[Any, ...]]
 
 @dataclass(frozen=True, slots=True)
 class Q:
-    """One SQL statement with ``%s`` placeholders and its parameters."""
+    """One SQL statement with ``%s`` placeholders and its parameters (or ``%(name)s`` and a mapping)."""
 
     sql: str
-    params: Sequence[Any] = ()
+    params: Sequence[Any] | Mapping[str, Any] = ()
 
 
 Op = Generator[Q, Rows, T]

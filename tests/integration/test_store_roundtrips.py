@@ -10,6 +10,7 @@ server logged while it was answered are counted: every stateful hot path costs a
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -264,5 +265,46 @@ def test_each_store_step_is_one_protocol_round_trip(pg_url: str, tmp_path: Path)
                 fh.flush()
                 exchanges = trace.read_text().count("ReadyForQuery") - before
                 assert exchanges == expected, (label, exchanges, trace.read_text()[-2000:])
+    finally:
+        store.close()
+
+
+def test_an_audit_batch_is_one_statement_and_its_links_verify(pg_url: str, tmp_path: Path) -> None:
+    """``audit_append`` on PostgreSQL: one exchange per batch (a new chain's too), no BEGIN/COMMIT; the links the database computed (non-ASCII bodies too) are the
+    ones ``hookgate audit verify`` recomputes, and ids already stored or repeated are left out."""
+    from gateway.audit.report import verify_store
+    from gateway.store.audit_types import AuditEntry, link_hash
+    from gateway.store.postgres import PostgresStore
+
+    def entry(i: int) -> AuditEntry:
+        body = json.dumps(
+            {"time": "2026-12-01T10:00:00Z", "event": "PreToolUse", "decision": "allow", "tool_name": "Bash",
+             "session_id": "s", "handlers": [], "n": i, "text": "grüße 🚀 \\ \" \n end"},
+            ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+        )  # fmt: skip
+        return AuditEntry.from_body(f"rec-{i}", body)
+
+    store = PostgresStore(pg_url)
+    store.migrate()
+    conn = store._sync.connection()
+    trace = tmp_path / "libpq.trace"
+    try:
+        for batch, expected, stored in [
+            ([entry(i) for i in range(50)], 1, 50),  # a new chain: its head row is made in the same statement
+            ([entry(i) for i in range(40, 300)] + [entry(299)], 1, 250),  # 10 known ids, one repeated
+            ([entry(5)], 1, 0),
+        ]:
+            with trace.open("w") as fh:
+                conn.pgconn.trace(fh.fileno())
+                assert store.audit_append("machine-a", batch) == stored
+                conn.pgconn.untrace()
+            text = trace.read_text()
+            assert text.count("ReadyForQuery") == expected, text[-3000:]
+            assert "BEGIN" not in text and "COMMIT" not in text
+        rows = store.audit_chain("machine-a", 0, 1000)
+        assert [r.seq for r in rows] == list(range(1, 301)) and [r.id for r in rows] == [f"rec-{i}" for i in range(300)]
+        for before, row in itertools.pairwise(rows):
+            assert row.prev_hash == before.hash and row.hash == link_hash(before.hash, "machine-a", row.seq, row.body)
+        assert all(r.problem is None for r in verify_store(store))
     finally:
         store.close()
