@@ -92,13 +92,17 @@ def _version(db: sqlite3.Connection) -> int:
     return int(row[0]) if row else 0
 
 
-def _create_private(state_dir: str, path: str) -> None:
-    """The state folder (0700 when it is created here) and the database file, created 0600 (SQLite
-    gives its ``-wal`` and ``-shm`` files the database file's mode): the store holds approval requests
-    with tool inputs, cached verdicts and audit records, for this user only."""
-    os.makedirs(state_dir, mode=0o700, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    os.close(fd)
+def _make_private(db: sqlite3.Connection, path: str) -> None:
+    """Give the database file mode 0600 (the store holds approval requests with tool inputs, cached
+    verdicts and audit records, for this user only); SQLite then creates its ``-wal`` and ``-shm``
+    files with the same mode. Done with ``chmod`` on the file SQLite opened, never by opening the file
+    ourselves: closing any other descriptor of a database file drops the process's SQLite locks on it."""
+    import stat
+
+    db.execute("PRAGMA schema_version")  # the file exists from here on
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if mode & 0o077:
+        os.chmod(path, mode & 0o600)
 
 
 class SQLiteStore(SQLiteAuditMixin, Store):
@@ -117,8 +121,9 @@ class SQLiteStore(SQLiteAuditMixin, Store):
                 self._db = sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False)
                 self.opened_at = self.version = _version(self._db)
             else:
-                _create_private(state_dir, self.path)
+                os.makedirs(state_dir, mode=0o700, exist_ok=True)
                 self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+                _make_private(self._db, self.path)
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self.opened_at = _version(self._db)
                 self.version = migrate(self._db)
