@@ -10,7 +10,7 @@ Run: ``.venv/bin/python tests/bench/bench_audit.py [--runs 40] [--seconds 6] [--
     the record step alone, timed inside fresh processes (imports included: what a hook call pays),
     median over ``--runs`` processes.
 (b) ``hookgate serve`` throughput on the same event, recording versus ``audit.record: off``, in
-    alternating windows (``tests.bench.bench_serve.alternate``): target ratio >= 0.95 (no measurable
+    alternating windows (``tests.bench.common.alternate``): target ratio >= 0.95 (no measurable
     cost: records are written in batches by a background thread). The recorded count is checked.
 
 Every process is hookgate from the throwaway venv of ``tests.bench.common.bench_venvs`` (a regular
@@ -67,8 +67,7 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from tests.bench.bench_serve import Proc, alternate
-    from tests.bench.common import Results, bench_venvs, interleaved
+    from tests.bench.common import Proc, Results, alternate, bench_venvs, interleaved
 
     venvs = bench_venvs(args.here)
     work = Path(tempfile.mkdtemp(prefix="hookgate-bench-audit-"))
@@ -146,7 +145,7 @@ def main() -> int:
     loud = Proc([*serve, str(on)], loud_env, cwd=str(work))
     try:
         base, result = alternate(
-            (quiet.port, "/hooks"), (loud.port, "/hooks"), args.seconds, args.rounds, args.concurrency
+            (quiet.port, "/hooks"), (loud.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
         )
     finally:
         quiet.stop()
