@@ -131,13 +131,3 @@ def saw_output(event: dict[str, Any]) -> dict[str, Any]:
     return {
         "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": f"saw {event['tool_response']}"}
     }
-
-
-def echo_event(event: dict[str, Any]) -> None:
-    """Write the whole event it was given to ``$HOOKGATE_TEST_MARK`` (JSON)."""
-    import json
-    import os
-
-    CALLS.append("echo_event")
-    with open(os.environ["HOOKGATE_TEST_MARK"], "w", encoding="utf-8") as fh:
-        json.dump(event, fh)

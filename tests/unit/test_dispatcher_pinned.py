@@ -33,7 +33,9 @@ from gateway.dispatcher import (
 )
 from gateway.events import HookEvent
 from tests.unit import dispatch_callables
-from tests.unit.test_dispatcher import bash, config, handler
+from tests.unit.test_dispatcher import AlwaysBlocks, bash, config, handler
+
+assert AlwaysBlocks.type == "test_judge_blocks"  # registered by that module: a judgment handler type
 
 GEMINI = {"session_id": "s", "transcript_path": "/t", "cwd": "/p", "timestamp": "2026-11-29T12:00:00.000Z"}
 CODEX = {"session_id": "s", "turn_id": "t", "transcript_path": "/h/sessions/rollout-1.jsonl", "cwd": "/p"}
@@ -265,6 +267,22 @@ def test_a_failure_without_a_message_is_named_by_its_type(tmp_path: Path) -> Non
     )
 
 
+def test_a_fail_closed_failure_blocks_where_the_event_can_block_and_only_informs_elsewhere(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {
+            "Stop": [{"hooks": [handler("crash", failClosed=True)]}],
+            "SessionStart": [{"hooks": [handler("crash", id="crash-at-start", failClosed=True)]}],
+        },
+    )
+    stop = run(cfg, event("Stop", stop_hook_active=False))
+    assert stop.block and stop.permission is None
+    assert stop.reason == "hookgate: handler 'crash' failed (error: boom) and is failClosed"
+    start = run(cfg, event("SessionStart", source="startup"))
+    assert not start.block and start.permission is None
+    assert start.system_message == "hookgate: handler 'crash-at-start' failed (error: boom) and is failClosed"
+
+
 def test_a_handler_errors_details_reach_the_result(tmp_path: Path) -> None:
     cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("crash_with_details")]}]})
     result = run(cfg, bash()).results[0]
@@ -423,7 +441,9 @@ def test_a_store_that_cannot_cache_only_costs_a_rerun_and_one_warning(
     assert [d.results[0].status for d in decisions] == ["ok", "ok"]
     assert dispatch_callables.CALLS == ["deny", "deny"]
     warnings = [r.getMessage() for r in caplog.records if r.name == "hookgate.store"]
-    assert len(warnings) == 1 and warnings[0].endswith("(cacheTtl handlers run uncached)")
+    assert warnings == [
+        f"state store {not_a_dir}/state.sqlite3: [Errno 17] File exists: '{not_a_dir}' (cacheTtl handlers run uncached)"
+    ]
 
 
 # ---------------------------------------------------------------------------- chains
@@ -480,6 +500,62 @@ def test_a_chain_passes_a_rewritten_tool_output_along(tmp_path: Path) -> None:
     decision = run(cfg, post)
     assert decision.updated_output == "[redacted]"
     assert decision.additional_context == ["saw [redacted]"]  # the second handler saw the first one's output
+
+
+def test_everything_after_the_stop_is_skipped_with_its_identity(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {
+            "PreToolUse": [
+                {
+                    "sequential": True,
+                    "hooks": [handler("deny"), handler("allow"), {"type": "test_judge_blocks", "id": "judge"}],
+                }
+            ]
+        },
+    )
+    decision = run(cfg, bash())
+    assert [(r.id, r.status) for r in decision.results] == [("deny", "ok"), ("allow", "skipped"), ("judge", "skipped")]
+    assert [r.judgment for r in decision.results] == [False, False, True]  # a skipped LLM check is still one
+    assert [r.type for r in decision.results] == ["python", "python", "test_judge_blocks"]
+
+
+def test_a_cached_handler_in_a_chain_is_cached_too(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {"PreToolUse": [{"sequential": True, "hooks": [handler("add_flag", cacheTtl=60), handler("seen")]}]},
+        settings={"stateDir": str(tmp_path / "state")},
+    )
+    dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
+    first, second = (dispatcher.decide(bash("make"), ctx) for _ in range(2))
+    assert [r.status for r in second.results] == ["cached", "ok"]
+    assert first.additional_context == second.additional_context == ["saw make --safe"]  # the cached rewrite applies
+
+
+def test_a_background_handler_in_a_chain_does_not_stop_it(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {"PreToolUse": [{"sequential": True, "hooks": [handler("nothing", **{"async": True}), handler("seen")]}]},
+    )
+
+    async def in_loop() -> Decision:
+        ctx = RunContext(cfg, mode="api")
+        decision = await Dispatcher(cfg).dispatch(bash("make"), ctx)
+        await ctx.drain(5)
+        return decision
+
+    decision = asyncio.run(in_loop())
+    assert [(r.id, r.status) for r in decision.results] == [("nothing", "skipped"), ("seen", "ok")]
+    assert decision.additional_context == ["saw make"]
+
+
+def test_a_chain_keeps_the_tool_output_when_nobody_rewrote_it(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path, {"PostToolUse": [{"sequential": True, "hooks": [handler("nothing"), handler("saw_output")]}]}
+    )
+    post = event("PostToolUse", tool_name="Bash", tool_input={"command": "cat a"}, tool_response="contents")
+    decision = run(cfg, post)
+    assert decision.additional_context == ["saw contents"] and decision.updated_output is None
 
 
 def test_a_failed_handler_in_a_chain_rewrites_nothing(tmp_path: Path) -> None:
@@ -597,9 +673,10 @@ def test_the_record_step_follows_audit_record(tmp_path: Path, mode: str, handled
 
 def test_explain_and_demo_record_nothing(tmp_path: Path) -> None:
     cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("deny")]}]}, audit={"record": "all"})
-    ctx = Recorded(cfg, mode="run")
-    assert Dispatcher(cfg).decide(bash(), ctx, Trace(), record=False).permission == "deny"
+    ctx, trace = Recorded(cfg, mode="run"), Trace()
+    assert Dispatcher(cfg).decide(bash(), ctx, trace, record=False).permission == "deny"
     assert ctx.submitted == []
+    assert trace.lines[-1] == f"  handler deny ({CALLABLE}:deny): runs"  # explain still gets its trace
 
 
 def test_the_default_is_to_record_handled_events(tmp_path: Path) -> None:
@@ -650,24 +727,30 @@ def test_an_internal_failure_denies_only_when_a_handler_of_the_event_is_fail_clo
 
 
 def test_a_background_handler_sees_the_event_a_foreground_one_sees(tmp_path: Path) -> None:
+    """A Gemini-format hook gets Gemini's own payload on stdin, in the foreground and in the detached
+    background process alike (the job carries the payload, the raw event, its dialect and tool name)."""
     import time
 
-    codex = parse_event(
-        {**CODEX, "hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": {"command": "x"}}
+    shell = parse_event(
+        {**GEMINI, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "ls"}}
     )
-    assert isinstance(codex, HookEvent)
+    assert isinstance(shell, HookEvent)
+    cfg = config(
+        tmp_path,
+        {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": 'cat > "$MARK"'}]}]},
+    )
+    spec = cfg.hooks["PreToolUse"][0].handlers[0]
     front, back = tmp_path / "front.json", tmp_path / "back.json"
-    foreground = config(tmp_path, {"PreToolUse": [{"hooks": [handler("echo_event")]}]})
-    (tmp_path / "bg").mkdir()
-    background = config(tmp_path / "bg", {"PreToolUse": [{"hooks": [handler("echo_event", **{"async": True})]}]})
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HOOKGATE_TEST_MARK", str(front))
-        run(foreground, codex)
-        mp.setenv("HOOKGATE_TEST_MARK", str(back))
-        mp.chdir(Path(__file__).resolve().parents[2])  # the detached process imports the callables from here
-        assert run(background, codex).results[0].status == "skipped"
+        mp.setenv("MARK", str(front))
+        assert run(cfg, shell).results[0].status == "ok"
+        mp.setenv("MARK", str(back))
+        mp.chdir(Path(__file__).resolve().parents[2])
+        spec.async_ = True
+        assert run(cfg, shell).results[0].status == "skipped"
         deadline = time.monotonic() + 30
-        while not back.exists() and time.monotonic() < deadline:
+        while not (back.exists() and back.read_text().endswith("}")) and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.1)  # the file is written in one go; let the writer close it
-    assert json.loads(back.read_text()) == json.loads(front.read_text())
+    seen = json.loads(front.read_text())
+    assert seen["hook_event_name"] == "BeforeTool" and seen["tool_name"] == "run_shell_command"
+    assert json.loads(back.read_text()) == seen
