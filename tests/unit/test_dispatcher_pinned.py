@@ -361,32 +361,44 @@ def test_the_cache_returns_the_same_verdict_without_its_side_effects(tmp_path: P
     assert again.verdict == Verdict(additional_context="noted")
 
 
-def test_prompts_are_cached_by_prompt_not_by_session(tmp_path: Path) -> None:
+def test_prompts_are_cached_by_prompt_alone(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "UserPromptSubmit", "nothing")
-    prompt = lambda session, text: parse_event(  # noqa: E731
-        {"hook_event_name": "UserPromptSubmit", "session_id": session, "cwd": "/tmp", "prompt": text}
-    )
-    assert statuses(cfg, [prompt("a", "hi"), prompt("b", "hi"), prompt("a", "other")]) == ["ok", "cached", "ok"]
+
+    def prompt(session: str, text: str, cwd: str = "/tmp") -> HookEvent:
+        return event("UserPromptSubmit", session_id=session, cwd=cwd, prompt=text, permission_mode="default")
+
+    asked = [prompt("a", "hi"), prompt("b", "hi", cwd="/srv"), prompt("a", "other")]
+    assert statuses(cfg, asked) == ["ok", "cached", "ok"]
 
 
-def test_stops_are_cached_by_the_last_assistant_message(tmp_path: Path) -> None:
+def test_stops_are_cached_by_the_last_assistant_message_alone(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "Stop", "nothing")
-    stop = lambda session, text: parse_event(  # noqa: E731
-        {"hook_event_name": "Stop", "session_id": session, "cwd": "/tmp", "last_assistant_message": text}
-    )
-    assert statuses(cfg, [stop("a", "done"), stop("b", "done"), stop("a", "not done")]) == ["ok", "cached", "ok"]
 
+    def stop(session: str, text: str, cwd: str = "/tmp") -> HookEvent:
+        return event("Stop", session_id=session, cwd=cwd, last_assistant_message=text, stop_hook_active=False)
 
-def test_other_events_are_cached_by_their_content_less_the_session(tmp_path: Path) -> None:
-    cfg = cached_config(tmp_path, "SessionStart", "nothing")
-    start = lambda session, source: parse_event(  # noqa: E731
-        {"hook_event_name": "SessionStart", "session_id": session, "cwd": "/tmp", "source": source}
-    )
-    assert statuses(cfg, [start("a", "startup"), start("b", "startup"), start("a", "resume")]) == [
+    assert statuses(cfg, [stop("a", "done"), stop("b", "done", cwd="/srv"), stop("a", "not done")]) == [
         "ok",
         "cached",
         "ok",
     ]
+
+
+def test_other_events_are_cached_by_their_content_less_the_session(tmp_path: Path) -> None:
+    cfg = cached_config(tmp_path, "SessionStart", "nothing")
+
+    def start(session: str, source: str, cwd: str = "/tmp") -> HookEvent:
+        return event(
+            "SessionStart",
+            session_id=session,
+            cwd=cwd,
+            source=source,
+            transcript_path=f"/t/{session}",
+            prompt_id=f"p-{session}",
+        )
+
+    started = [start("a", "startup"), start("b", "startup"), start("a", "resume"), start("a", "startup", cwd="/srv")]
+    assert statuses(cfg, started) == ["ok", "cached", "ok", "ok"]
 
 
 def test_tool_calls_are_cached_by_tool_and_input_not_by_session(tmp_path: Path) -> None:
@@ -398,6 +410,20 @@ def test_tool_calls_are_cached_by_tool_and_input_not_by_session(tmp_path: Path) 
         "ok",
         "ok",
     ]
+
+
+def test_the_same_input_in_another_key_order_is_the_same_call(tmp_path: Path) -> None:
+    cfg = cached_config(tmp_path, "PreToolUse", "nothing")
+    reordered = event("PreToolUse", tool_name="Bash", tool_input={"description": "d", "command": "ls"})
+    assert statuses(cfg, [bash("ls"), reordered]) == ["ok", "cached"]
+
+
+def test_a_python_agents_input_need_not_be_json_to_be_cached(tmp_path: Path) -> None:
+    cfg = cached_config(tmp_path, "PreToolUse", "nothing")
+    with_path = HookEvent(
+        {"hook_event_name": "PreToolUse", "tool_name": "Read", "tool_input": {"file_path": Path("/tmp/a")}}
+    )
+    assert statuses(cfg, [with_path, with_path]) == ["ok", "cached"]
 
 
 def test_each_handler_has_its_own_cache_entries(tmp_path: Path) -> None:
