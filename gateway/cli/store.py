@@ -22,12 +22,15 @@ from gateway.wire import EXIT_ERROR, EXIT_OK
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from gateway.store import OpenMode
     from gateway.store.base import Store
 
 
 def _open(args: argparse.Namespace, mode: OpenMode = "admin") -> Store | None:
+    """The store the config selects, or None after a one-line error; ``StoreNotFound`` passes through
+    (``peek``: an SQLite store not made yet)."""
     from gateway.config import find_config_paths, load_config
     from gateway.errors import ConfigError, StoreError, StoreNotFound
     from gateway.store import open_store
@@ -45,78 +48,80 @@ def _open(args: argparse.Namespace, mode: OpenMode = "admin") -> Store | None:
     return None
 
 
-def cmd_migrate(args: argparse.Namespace) -> int:
+def _with_store(args: argparse.Namespace, body: Callable[[Store], int], mode: OpenMode = "admin") -> int:
+    """Open the store the config selects, run ``body`` on it, close it: ``body``'s exit code, or 1 with a
+    one-line error when the store cannot be opened or a ``StoreError`` ends ``body``."""
     from gateway.errors import StoreError
 
-    store = _open(args)
+    store = _open(args, mode)
     if store is None:
         return EXIT_ERROR
     try:
-        applied = store.migrate()
-        version = store.schema_version()
+        return body(store)
     except StoreError as exc:
         _err(str(exc))
         return EXIT_ERROR
     finally:
         store.close()
-    if applied:
-        print(
-            f"store {store.display}: migrated to schema version {version} "
-            f"(applied {', '.join(str(v) for v in applied)})"
-        )
-    else:
-        print(f"store {store.display}: schema version {version} is current; nothing to apply")
-    return EXIT_OK
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    def migrate(store: Store) -> int:
+        applied = store.migrate()
+        version = store.schema_version()
+        if applied:
+            print(
+                f"store {store.display}: migrated to schema version {version} "
+                f"(applied {', '.join(str(v) for v in applied)})"
+            )
+        else:
+            print(f"store {store.display}: schema version {version} is current; nothing to apply")
+        return EXIT_OK
+
+    return _with_store(args, migrate)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from gateway.errors import StoreError, StoreNotFound
-
-    try:
-        store = _open(args, mode="peek")  # a status creates nothing (an SQLite file is opened read-only)
-    except StoreNotFound as exc:
-        from gateway.store.sqlite import MIGRATIONS
-
+    def status(store: Store) -> int:
+        version = store.schema_version()
+        counts = store.table_counts()
+        required = store.required_version
         if getattr(args, "json", False):
             print(
                 json.dumps(
                     {
-                        "store": exc.where,
-                        "kind": "sqlite",
-                        "version": 0,
-                        "required": len(MIGRATIONS),
-                        "tables": {},
-                        "exists": False,
+                        "store": store.display,
+                        "kind": store.kind,
+                        "version": version,
+                        "required": required,
+                        "tables": counts,
                     }
                 )
             )
         else:
+            print(f"store: {store.display} ({store.kind})")
+            print(f"schema version: {version} (this hookgate needs {required})")
+            width = max((len(name) for name in counts), default=0)
+            for name, count in counts.items():
+                print(f"  {name.ljust(width)}  {count} row(s)")
+        if version < required:
+            _err(
+                f"store {store.display}: schema version {version} is older than {required}: "
+                "run 'hookgate store migrate'"
+            )
+            return EXIT_ERROR
+        return EXIT_OK
+
+    from gateway.errors import StoreNotFound
+
+    try:  # a status creates nothing: an SQLite file is opened read-only
+        return _with_store(args, status, mode="peek")
+    except StoreNotFound as exc:
+        from gateway.store.sqlite import MIGRATIONS
+
+        if getattr(args, "json", False):
+            shown = {"store": exc.where, "kind": "sqlite", "version": 0, "required": len(MIGRATIONS), "tables": {}}
+            print(json.dumps({**shown, "exists": False}))
+        else:
             print(f"store: {exc.where} (sqlite): not created yet (the first event that keeps state creates it)")
         return EXIT_OK
-    if store is None:
-        return EXIT_ERROR
-    try:
-        version = store.schema_version()
-        counts = store.table_counts()
-    except StoreError as exc:
-        _err(str(exc))
-        return EXIT_ERROR
-    finally:
-        store.close()
-    required = store.required_version
-    if getattr(args, "json", False):
-        print(
-            json.dumps(
-                {"store": store.display, "kind": store.kind, "version": version, "required": required, "tables": counts}
-            )
-        )
-    else:
-        print(f"store: {store.display} ({store.kind})")
-        print(f"schema version: {version} (this hookgate needs {required})")
-        width = max((len(name) for name in counts), default=0)
-        for name, count in counts.items():
-            print(f"  {name.ljust(width)}  {count} row(s)")
-    if version < required:
-        _err(f"store {store.display}: schema version {version} is older than {required}: run 'hookgate store migrate'")
-        return EXIT_ERROR
-    return EXIT_OK

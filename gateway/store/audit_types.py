@@ -23,16 +23,19 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-GENESIS = "0" * 64
-"""The ``prev_hash`` of a chain's first record."""
+from gateway.store.audit_link import GENESIS, link_hash
 
-
-def link_hash(prev_hash: str, chain: str, seq: int, body: str) -> str:
-    """SHA-256 (hex) of ``prev_hash "\\n" chain "\\n" seq "\\n" body``: one record's link."""
-    import hashlib
-
-    data = f"{prev_hash}\n{chain}\n{seq}\n{body}".encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
+__all__ = [
+    "GENESIS",
+    "AuditEntry",
+    "AuditFilter",
+    "AuditRow",
+    "ChainHead",
+    "derived",
+    "link_hash",
+    "parse_time",
+    "where_clause",
+]
 
 
 def parse_time(text: str) -> float:
@@ -60,7 +63,7 @@ class AuditEntry:
         record = json.loads(body)
         if not isinstance(record, dict):
             raise ValueError("record is not an object")
-        return cls(id=entry_id, ts=parse_time(str(record["time"])), body=body, **derived(record))
+        return cls.from_record(entry_id, body, record)
 
     @classmethod
     def from_record(cls, entry_id: str, body: str, record: dict[str, Any]) -> AuditEntry:
