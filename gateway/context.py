@@ -115,9 +115,12 @@ class RunContext:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*self._background, return_exceptions=True), timeout)
 
-    async def aclose(self, *, keep: tuple[str, ...] = ()) -> None:
-        """Close every resource created through ``get_resource``, except those named in ``keep`` (they
-        stay open and shared)."""
+    async def aclose(self) -> None:
+        """Close every resource created through ``get_resource``. A ``run`` context keeps its state
+        store open (one sync connection, bound to no event loop): the loop that ``hookgate run`` starts
+        for one event's async handlers closes the context when it ends, and the Stop-loop guard still
+        settles on the store afterwards; the process's exit closes it."""
+        keep = ("state",) if self.mode == "run" else ()
         for name, closer in reversed(self._closers):
             if name not in keep:
                 with contextlib.suppress(Exception):

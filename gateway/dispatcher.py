@@ -408,9 +408,7 @@ class AsyncioExecutor(Executor):
             try:
                 return await super(AsyncioExecutor, self).run(dispatcher, event, selected, ctx)
             finally:
-                # the loop's resources end with it; a "run" context's state store is not the loop's (one
-                # sync connection) and stays open: the Stop-loop guard settles on it after this loop
-                await ctx.aclose(keep=("state",))
+                await ctx.aclose()  # a "run" context keeps its state store (RunContext.aclose)
 
         return asyncio.run(on_own_loop())
 
