@@ -31,7 +31,7 @@ import os
 import sys
 import time
 
-from gateway.audit.record import build_record, canonical
+from gateway.audit.record import build_record, canonical, outside_text
 from gateway.audit.redact import Redactor
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
@@ -157,11 +157,9 @@ class Recorder:
         from gateway.audit.spool import new_id
 
         record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
-        body = canonical(record)
-        if not self.redactor.clean(body):  # the common case skips the walk: nothing that could be a secret
+        if not self.redactor.clean(canonical(outside_text(record))):  # the common case skips the walk
             record = self.redactor.apply(record)
-            body = canonical(record)
-        return new_id(), round(now * 1000) / 1000, record, body, started_ns, decision
+        return new_id(), round(now * 1000) / 1000, record, canonical(record), started_ns, decision
 
     def _write(self, items: list[Item]) -> None:
         self._write_records(items)

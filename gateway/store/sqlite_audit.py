@@ -55,6 +55,26 @@ def _mapped(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+_INSERT = (
+    "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, tool_name, "
+    "decision, handler_ids) VALUES "
+)
+_WIDTH = 13
+_ROW = "(" + ",".join("?" * _WIDTH) + ")"
+ROWS_PER_INSERT = 500
+"""Rows per multi-row ``INSERT`` (within SQLite's bound-parameter limit, read from the connection)."""
+
+
+def _insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Insert ``rows`` with one multi-row ``INSERT`` per ``ROWS_PER_INSERT``: one statement step, so
+    the writer thread releases and takes the GIL once per chunk (``executemany`` does it per row, and
+    each time it takes the GIL back it may wait for the event loop's switch interval)."""
+    per = max(1, min(ROWS_PER_INSERT, db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // _WIDTH))
+    for start in range(0, len(rows), per):
+        chunk = rows[start : start + per]
+        db.execute(_INSERT + ",".join([_ROW] * len(chunk)), [value for row in chunk for value in row])
+
+
 def _row(values: tuple[Any, ...]) -> AuditRow:
     return AuditRow(*values)
 
@@ -83,14 +103,11 @@ class SQLiteAuditMixin:
             else:
                 seq, prev = int(head[0]), str(head[1])
             ids = [e.id for e in entries]
-            known = (
-                {
-                    r[0]
-                    for r in db.execute(f"SELECT id FROM audit_records WHERE id IN ({','.join('?' * len(ids))})", ids)
-                }
-                if ids
-                else set()
-            )
+            known: set[str] = set()
+            for start in range(0, len(ids), ROWS_PER_INSERT):  # a long spool: within the parameter limit
+                chunk = ids[start : start + ROWS_PER_INSERT]
+                sql = f"SELECT id FROM audit_records WHERE id IN ({','.join('?' * len(chunk))})"
+                known.update(r[0] for r in db.execute(sql, chunk))
             rows = []
             for entry in entries:
                 if entry.id in known:
@@ -116,11 +133,7 @@ class SQLiteAuditMixin:
                     )
                 )
                 prev = digest
-            db.executemany(
-                "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
-                "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
+            _insert(db, rows)
             stored = len(rows)
             db.execute("UPDATE audit_heads SET seq = ?, hash = ? WHERE chain = ?", (seq, prev, chain))
             db.execute("COMMIT")
