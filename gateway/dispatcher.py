@@ -456,8 +456,9 @@ def run_inline(coro: Coroutine[Any, Any, T]) -> T:
 
 
 CHAIN = -1
-_GUARD = "configs.guards.destructive"  # the default policy's shell guard (tuned by a config's guards section)
 """The job key of the event's chained handlers in ``Executor.run`` (group indexes are >= 0)."""
+
+_GUARD = "configs.guards.destructive"  # the default policy's shell guard (tuned by a config's guards section)
 
 
 class Chain:
