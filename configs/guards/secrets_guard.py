@@ -12,7 +12,9 @@ config (``hookgate.yaml``/``.yml``/``.json`` anywhere), Claude Code settings (``
 configs (``.kiro/agents/*.json``), Gemini settings (``.gemini/settings.json``), Codex (``.codex/hooks.json``,
 ``.codex/config.toml``, anything under ``~/.codex`` or ``$CODEX_HOME``) and hookgate's own cache and state
 (``~/.cache/hookgate``, ``$XDG_CACHE_HOME/hookgate``, ``$HOOKGATE_CACHE_DIR``, ``~/.local/state/hookgate``,
-``$XDG_STATE_HOME/hookgate``). A relative path is also judged against the event's ``cwd``.
+``$XDG_STATE_HOME/hookgate``), and the installed hookgate (``installed_roots``: its package folders, metadata and
+``bin/hookgate``). A relative path is also judged against the event's ``cwd``. File-tool writes to a repository's
+``.git/config`` and ``.git/hooks/`` are denied too (``git_kind``).
 
 Two ways to run it (standard library only: json, re, os):
 
