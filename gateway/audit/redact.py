@@ -3,9 +3,11 @@
 ``Redactor(extra_patterns, max_value).apply(value)`` returns a copy of ``value`` (any JSON value)
 in which:
 
-- every string is scanned with the default patterns below plus ``audit.redact`` (regular
-  expressions, Python ``re`` syntax); a match becomes ``[REDACTED:<kind>]``. For an assignment
-  (``API_KEY=...``) or an ``Authorization`` header only the value is replaced, the name stays;
+- every string, object keys included (``{"sk-ant-...": 1}``; keys that redact alike get `` #2``, ...),
+  is scanned with the default patterns below plus ``audit.redact`` (regular expressions, Python ``re``
+  syntax); a match becomes ``[REDACTED:<kind>]``. For an assignment (``API_KEY=...``), an option
+  (``--password X``, ``-pX``, ``-u user:X``) or an ``Authorization`` header only the value is
+  replaced, the name stays;
 - a dict entry whose key names a secret (``password``, ``api_key``, ``authorization``,
   ``client_secret``, ``*_token``, ...) has its whole value replaced, whatever it looks like;
 - a string longer than ``max_value`` characters (after redaction) is cut to its first
@@ -15,13 +17,20 @@ in which:
 
 Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----``
 up to its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization``
-values (``Bearer``, ``Basic``, ``token`` schemes); provider API keys and tokens (Anthropic ``sk-ant-``,
-OpenAI ``sk-``/``sk-proj-``, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack
-``xox?-``, AWS access key ids ``AKIA``/``ASIA``, Google ``AIza``, GitLab ``glpat-``, Stripe
-``sk_live_``/``rk_live_``, JSON web tokens ``eyJ...``); ``.env``-style assignments whose name
-contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S)
-(``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``, ``--password=...``), and credentials in
-URLs (``https://user:pass@host``).
+values (``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string
+that names an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
+(``mcp__x__write_AKIA...``): Anthropic ``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
+``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS
+access key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
+``sk_live_``/``rk_live_``, npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens
+``eyJ...``; ``.env``-style assignments whose name contains SECRET, TOKEN, PASSWORD/PASSWD,
+API_KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``,
+``DB_PASSWORD: ...``, ``--password=...``); credentials in URLs (``https://user:pass@host``); the space
+form of secret options (``--password X``, ``--token X``, ``--api-key X``, ``-pass X``); ``mysql -pX``
+(and ``mysqldump``, ``mariadb``...); ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric
+``uid:gid`` is kept). The policy validator's scanner (``configs.validators.policy``) keeps its own,
+stricter list (it lets documentation placeholders pass); ``tests/unit/test_audit_redact.py`` checks
+that every kind it finds is redacted here too.
 
 Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
 strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use.
