@@ -15,6 +15,7 @@ import re
 
 from .context import Ctx
 from .lexer import Word
+from .selfguard import check_code_literals
 
 _Q = "'\"`"
 # family: [(call pattern, kind)]; kinds: shell (a shell string), exec (shell string, or argv when a list or several
@@ -94,7 +95,7 @@ def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
         if reason:
             call = code[m.start() : m.start() + 60].split("\n", 1)[0]
             return f"`{shown[:80]}` runs `{call.strip()}`, which hookgate checks as a shell command: {reason}"
-    return _aliased(code, shown, ctx)
+    return check_code_literals(code, shown, ctx) or _aliased(code, shown, ctx)
 
 
 _DANGEROUS_MODULES = re.compile(r"\b(?:shutil|os|subprocess|child_process|fileutils|FileUtils|system|exec|qw)\b")

@@ -31,6 +31,8 @@ from .git import check_env, check_git
 from .interp import check_code
 from .lexer import Redir, Token, Word
 from .programs import INTERPRETER, SHELLS, check_interpreter, check_scheduler, check_shell, check_source, fetch_in_subs
+from .selfguard import _CLIENTS as HTTP_CLIENTS
+from .selfguard import check_hookgate, check_http, check_pip, check_sqlite
 from .tools import TOOLS, check_tool
 from .wrappers import WRAPPERS
 from .writes import check_writes, write_reason
@@ -178,7 +180,17 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name in ("at", "batch", "crontab"):
         return check_scheduler(name, args, cmd, ctx)
     if name == "hookgate":
-        return _check_hookgate(texts, shown, ctx)
+        return check_hookgate(texts, shown, ctx)
+    if name.rstrip("0123456789.") in _PIP_NAMES or (name == "uv" and texts[:1] in (["pip"], ["tool"])):
+        reason = check_pip(name, texts, shown, ctx)
+        if reason:
+            return reason
+    if name == "sqlite3":
+        return check_sqlite(texts, shown, ctx)
+    if name in HTTP_CLIENTS:
+        reason = check_http(texts, shown, ctx)
+        if reason:
+            return reason
     reason = (check_tool(name, args, shown, ctx) if name in TOOLS else None) or check_writes(name, texts, shown, ctx)
     if reason:
         return reason
@@ -188,38 +200,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     return None
 
 
-_HOOKGATE_COMMANDS = frozenset(
-    {"run", "validate", "explain", "demo", "serve", "mode", "audit", "install", "uninstall", "store", "approvals"}
-)
-
-
-def _check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
-    """hookgate's own commands that change the agent's hook configuration or policy state: ``install``,
-    ``uninstall``, ``mode ... off``, ``approvals approve|reject`` (the agent must not approve its own requests or
-    switch its own guard rails off). Reading commands (validate, explain, approvals list/show, audit...) pass."""
-    words = [a for a in args if not a.startswith("-")]
-    sub = next((w for w in words if w in _HOOKGATE_COMMANDS), None)
-    if sub is None:
-        return None
-    rest = words[words.index(sub) + 1 :]
-    if sub in ("install", "uninstall"):
-        what = f"{sub}s hookgate's hooks in an agent's hook configuration"
-    elif sub == "mode" and "off" in rest:
-        what = "switches a hookgate policy mode off"
-    elif sub == "approvals" and rest[:1] and rest[0] in ("approve", "reject"):
-        what = f"{rest[0]}s an approval request"
-    else:
-        return None
-    return ctx.hit(
-        "hookgate.self-change",
-        shown,
-        (
-            f"`{shown}` {what}; the agent must not change its own guard rails or answer its own approval "
-            f"requests, so {POLICY} blocks it: ask the user to run it."
-        ),
-    )
-
-
+_PIP_NAMES = frozenset({"pip", "pip3", "pipx"})
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 

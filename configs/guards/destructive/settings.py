@@ -59,7 +59,8 @@ RULES: dict[str, tuple[str, str]] = {
     "tar.remove-files": ("ask", "tar --remove-files (the files live on in the archive; to /dev/null: rm.recursive)"),
     "hookgate.self-change": (
         "deny",
-        "hookgate install/uninstall, mode ... off, approvals approve/reject run by the agent",
+        "hookgate install/uninstall, mode ... off, approvals approve/reject run by the agent (also via python -m "
+        "gateway, sqlite3 on its state, curl to the approvals routes), pip uninstall/reinstall of hookgate",
     ),
     "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
     "parse.unterminated": ("ask", "an unterminated $( or backquote: hookgate cannot tell what it runs"),
