@@ -91,7 +91,7 @@ def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:
 
         ok, name = matcher_accepts(group.matcher, event)
         return ok, f"Gemini matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}"
-    accepts = claude_matcher(group.matcher, event.spec.exact_chars)
+    accepts = claude_matcher(group.matcher, event.spec.exact_chars, validated=True)
     ok = accepts(value)
     field_name = event.spec.matcher_field
     host_name = event.host_tool_name

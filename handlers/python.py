@@ -21,15 +21,13 @@ maps onto the decision, and class hooks chain in priority order.
 
 from __future__ import annotations
 
-import copy
-import importlib
 from collections.abc import Callable, Hashable
 from functools import cache
 
 from gateway.answers import parse_text, verdict_from_json
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
-from handlers.base import Handler
+from handlers.base import Handler, import_module
 
 TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
@@ -51,7 +49,7 @@ def load_callable(path: str) -> Callable[[dict[str, Any]], Any]:
     if not sep or not module_name or not attr:
         raise HandlerError(f"callable {path!r} must look like 'package.module:function'")
     try:
-        obj: Any = importlib.import_module(module_name)
+        obj: Any = import_module(module_name)
     except Exception as exc:  # ImportError, or an error raised while the module runs
         raise HandlerError(f"callable {path!r}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
     for part in attr.split("."):
@@ -62,6 +60,20 @@ def load_callable(path: str) -> Callable[[dict[str, Any]], Any]:
         raise HandlerError(f"callable {path!r} is not callable")
     fn: Callable[[dict[str, Any]], Any] = obj
     return fn
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, and immutable scalars), as ``copy.deepcopy`` makes it but
+    without importing ``copy`` (and ``weakref``) on the hook path; anything else goes to ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {key: json_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [json_copy(item) for item in value]
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    import copy
+
+    return copy.deepcopy(value)
 
 
 def _split_meta(answer: Any) -> tuple[Any, dict[str, Any]]:
@@ -98,7 +110,8 @@ class PythonHandler(Handler):
     def _payload(self, event: HookEvent) -> dict[str, Any]:
         from gateway.dialects import host_payload
 
-        return copy.deepcopy(host_payload(event, self.spec.dialect))  # the function cannot alter the event
+        payload: dict[str, Any] = json_copy(host_payload(event, self.spec.dialect))  # the function cannot alter it
+        return payload
 
     def _is_hook(self) -> bool:
         return self.spec.options.get("hook") is not None

@@ -167,7 +167,14 @@ def long_opt(found: set[str], full: str, shortest: int) -> bool:
     return any(n == full or (n.startswith("--") and len(n) >= shortest and full.startswith(n)) for n in found)
 
 
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?="  # compiled on first use (re's cache)
+
+
+def _assignment(text: str) -> bool:
+    """Whether ``text`` starts with ``NAME=`` (or ``NAME+=``, ``NAME[i]=``)."""
+    return "=" in text and re.match(ASSIGNMENT, text) is not None
+
+
 _RESERVED = frozenset(
     {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "coproc", "esac"}
 )
@@ -219,7 +226,7 @@ def strip_prefix(words: list[Word]) -> list[Word]:
     while i < len(words):
         w = words[i]
         if w.quoted or not w.literal:
-            if ASSIGNMENT.match(w.text) and not w.text.startswith(("$", "`")):
+            if _assignment(w.text) and not w.text.startswith(("$", "`")):
                 i += 1
                 continue
             break
@@ -229,7 +236,7 @@ def strip_prefix(words: list[Word]) -> list[Word]:
             i += 1
         elif w.text == "function":
             i += 2
-        elif ASSIGNMENT.match(w.text):
+        elif _assignment(w.text):
             i += 1
         else:
             break
@@ -286,7 +293,7 @@ def unwrap(words: list[Word]) -> Unwrapped:
             cmd = [v for o, v in opts if o == "-X"] + [w.text for w in rest]
             return Unwrapped([], [*strings, " ".join(cmd[1:])] if cmd[:1] == ["stuff"] else strings)
         if name == "env":
-            while rest and (rest[0].text == "-" or ASSIGNMENT.match(rest[0].text)):
+            while rest and (rest[0].text == "-" or _assignment(rest[0].text)):
                 rest = rest[1:]
         rest = rest[skip:]
         text_opts = _STRING_OPTIONS.get(name, ())

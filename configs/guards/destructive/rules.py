@@ -18,7 +18,15 @@ from .getopt import getopt
 from .git import check_git
 from .interp import check_code
 from .lexer import Redir, Token, Word
-from .programs import INTERPRETER, SHELLS, check_interpreter, check_scheduler, check_shell, check_source, fetch_in_subs
+from .programs import (
+    SHELLS,
+    check_interpreter,
+    check_scheduler,
+    check_shell,
+    check_source,
+    fetch_in_subs,
+    interpreter_family,
+)
 from .wrappers import WRAPPERS
 from .writes import check_writes, write_reason
 
@@ -157,9 +165,9 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     reason = check_writes(name, texts, shown, ctx)
     if reason:
         return reason
-    m = INTERPRETER.fullmatch(name)
-    if m:
-        return check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
+    family = interpreter_family(name)
+    if family:
+        return check_interpreter(family, args, cmd, ctx, shown)
     return None
 
 
