@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 from gateway.answers import first_line, verdict_from_json
 from gateway.decision import Verdict
 from gateway.errors import HandlerError, HookgateError
-from gateway.events import dumps
+from gateway.events import dump_bytes
 from handlers.base import Handler
 
 if TYPE_CHECKING:
@@ -271,7 +271,7 @@ class HttpHandler(Handler):
         secret = self._secret()
         from gateway.dialects import host_payload
 
-        body = dumps(host_payload(event, self.spec.dialect)).encode()
+        body = dump_bytes(host_payload(event, self.spec.dialect))
         msg_id = f"msg_{uuid.uuid4().hex}"
         meta: dict[str, Any] = {"webhook_id": msg_id, "attempts": 0}
         status, answer = await self._deliver(ctx, url, headers, body, msg_id, secret, started, meta)
