@@ -82,6 +82,8 @@ _RESERVED_HEADERS = frozenset(
 
 def interpolate(text: str, allowed: list[str] | tuple[str, ...], environ: Any = None) -> str:
     """Replace ``$VAR``/``${VAR}``: allowed names by their value (empty when unset), others by ``""``."""
+    if "$" not in text:  # the common case (a fixed URL, fixed headers): nothing to look up
+        return text
     env = os.environ if environ is None else environ
 
     def value(match: re.Match[str]) -> str:
@@ -96,6 +98,7 @@ def variables(text: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _VAR.finditer(text)]
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of its arguments, checked on every delivery
 def url_problem(url: str, *, allow_private: bool = False) -> str | None:
     """What is wrong with an (interpolated) webhook URL, or None: the one check ``hookgate validate``
     and the handler at delivery time both apply (``handlers.netguard.host_problem`` for the host)."""
