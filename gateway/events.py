@@ -252,15 +252,29 @@ class HookEvent:
         return f"HookEvent({self.name!r}, tool_name={self.tool_name!r}, dialect={self.dialect!r})"
 
 
+# built once: json.dumps with any argument builds a new JSONEncoder on every call
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_COMPACT_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
+
+
 def dumps(value: Any) -> str:
     """Compact JSON text for a hook's stdin or a webhook body: UTF-8 text as is; a lone surrogate
     (which a JSON event may legally carry as ``\\udfff``) is kept as an escape instead of failing."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = _COMPACT.encode(value)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+        return _COMPACT_ASCII.encode(value)
     return text
+
+
+def dump_bytes(value: Any) -> bytes:
+    """``dumps(value)`` encoded as UTF-8 (encoded once: for an HTTP body)."""
+    text = _COMPACT.encode(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _COMPACT_ASCII.encode(value).encode("ascii")
 
 
 def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:

@@ -140,7 +140,7 @@ class WebhookClient:
     ) -> Answer:
         """POST ``body`` to ``url``. ``timeout``: seconds allowed between reads; ``connect_timeout``:
         seconds to resolve and connect. Raises DeliveryError, AddressBlocked."""
-        refusal = _literal_refusal(urlsplit(url).hostname or "", allow_private)
+        refusal = _url_refusal(url, allow_private)
         if refusal:  # aiohttp skips the resolver for literal IPs: they are vetted here
             raise AddressBlocked(refusal)
         limits = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_read=timeout)
@@ -169,8 +169,9 @@ class WebhookClient:
 
 
 @functools.lru_cache(maxsize=1024)
-def _literal_refusal(host: str, allow_private: bool) -> str | None:
-    ip = parse_ip(host)
+def _url_refusal(url: str, allow_private: bool) -> str | None:
+    """Why ``url``'s host, when it is a literal IP, may not be contacted (a pure function: cached)."""
+    ip = parse_ip(urlsplit(url).hostname or "")
     return None if ip is None else literal_refusal(ip, allow_private=allow_private)
 
 
