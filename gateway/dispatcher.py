@@ -282,12 +282,22 @@ class Dispatcher:
                 result.status, result.verdict = "cached", Verdict(**cached)
                 return result
         started = time.perf_counter()
+        tuning = None  # the default policy's tuning is this config's own (gateway.config.guards.scope)
+        if self.config.guards or _GUARD in sys.modules:
+            from gateway.config.guards import scope
+
+            tuning = scope(self.config.guards)
         try:
             _store(result, await call(handler, event, ctx, spec.timeout))
         except TimeoutError:
             result.status, result.message = "timeout", f"no answer within {spec.timeout:g} s"
         except Exception as exc:  # any failure is a value, never an exception to the agent
             _fail(result, exc)
+        finally:
+            if tuning is not None:
+                from gateway.config.guards import unscope
+
+                unscope(tuning)
         result.duration_ms = (time.perf_counter() - started) * 1000
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
             await _cache_put(ctx, cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
@@ -465,6 +475,7 @@ def run_inline(coro: Coroutine[Any, Any, T]) -> T:
 
 
 CHAIN = -1
+_GUARD = "configs.guards.destructive"  # the default policy's shell guard (tuned by a config's guards section)
 """The job key of the event's chained handlers in ``Executor.run`` (group indexes are >= 0)."""
 
 

@@ -2,10 +2,12 @@
 
 The rules live in the ``destructive`` package next to this file (see its docstring and README's "The
 built-in default policy"): recursive deletes outside build folders and temp directories, git commands that
-destroy work or remote history, disk overwrites, downloaded code run straight away, writes to secrets and to
-the agent's own hook configuration, and the same commands hidden in substitutions, wrappers, ``sh -c``,
-interpreter one-liners and schedulers. Each match names its rule (``rm.recursive``, ``git.stash-drop``...);
-most deny, a few ask (``git branch -D``, ``git stash drop``/``clear``: git can still bring the work back).
+destroy work or remote history, recursive mode changes and ``rsync --delete`` on protected roots, disk
+overwrites, downloaded code run straight away, writes to secrets, to ``.git/config`` and to the agent's own hook
+configuration, and the same commands hidden in substitutions, wrappers, ``sh -c``, environment variables git
+runs, interpreter one-liners and schedulers. Each match names its rule (``rm.recursive``, ``git.stash-drop``...);
+most deny, a few ask (``git branch -D``/``-d``, ``git stash drop``/``clear``, ``tar --remove-files``: the work
+can still be brought back).
 
 Two ways to run it (standard library only):
 

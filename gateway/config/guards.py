@@ -2,18 +2,19 @@
 
 ```yaml
 guards:
-  rules: {git.branch-force-delete: deny, rm.recursive: ask, git.*: off}   # deny | ask | off
+  rules: {git.branch-force-delete: deny, rm.recursive: ask, git.*: "off"}   # deny | ask | off
   allowPaths: [/srv/scratch]          # recursive deletes under these pass
   allowCommands: ["git clean -fdx"]   # shell patterns a simple command may match to pass
   buildDirs: [node_modules, dist]     # replaces the default build/cache folder list
   tempRoots: [/tmp, $TMPDIR]          # replaces the default temp roots
 ```
 
-Validated with pydantic at load time (an unknown rule or decision is a config error naming the file and key);
-several files merge (rules by name, the allow lists add up, a later ``buildDirs``/``tempRoots`` wins).
-``activate`` hands the result to ``configs.guards.destructive.configure`` when a config is loaded, so the
-in-process guard uses it; without a ``guards`` section the defaults apply. The tuning is process-wide: in one
-process (``serve``, the Python API) the config loaded last decides. A guard run as a command hook
+Validated with pydantic at load time (every unknown rule name and bad decision is a config error naming the
+file and key; an unquoted YAML ``off``, which YAML reads as false, counts as "off"); several files merge (rules
+by name, the allow lists add up, a later ``buildDirs``/``tempRoots`` wins). The tuning belongs to its config:
+``Dispatcher`` runs every handler of a config inside ``scope(config)``, so the in-process guard uses that
+config's tuning (``configs.guards.destructive.settings.scoped``) and two configs in one process (``serve``
+reloading, two ``Gateway`` objects) never see each other's. A guard run as a command hook
 (``python -I -S shell_guard.py``) uses the defaults.
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 import sys
 from functools import cache
 
-TYPE_CHECKING = False  # activate() runs on every hookgate run: typing costs ~2 ms to import
+TYPE_CHECKING = False  # scope() runs on every hookgate run with a guards section: typing costs ~2 ms
 if TYPE_CHECKING:
     from typing import Any
 
@@ -35,7 +36,7 @@ _GUARD = "configs.guards.destructive"
 def _model() -> Any:
     from typing import Any, Literal  # noqa: F401  (pydantic resolves the annotations below at run time)
 
-    from pydantic import BaseModel, ConfigDict, Field, field_validator
+    from pydantic import BaseModel, ConfigDict, Field
 
     class Guards(BaseModel):
         model_config = ConfigDict(extra="allow", populate_by_name=True, strict=True)
@@ -45,34 +46,45 @@ def _model() -> Any:
         build_dirs: list[str] | None = Field(None, alias="buildDirs")
         temp_roots: list[str] | None = Field(None, alias="tempRoots")
 
-        @field_validator("rules")
-        @classmethod
-        def _known(cls, rules: dict[str, str]) -> dict[str, str]:
-            from configs.guards.destructive.settings import RULES, rule_names
-
-            for name in rules:
-                if not rule_names(name):
-                    from gateway.config.schema import suggest
-
-                    raise ValueError(
-                        f"{name!r} is no rule of the default policy{suggest(name, list(RULES))} "
-                        "(see README: The built-in default policy)"
-                    )
-            return rules
-
     return Guards
+
+
+def _checked_rules(raw: Any, where: str, issues: list[str]) -> Any:
+    """``raw`` with its ``rules`` checked name by name, so every bad one is reported (each on its own line): an
+    unknown rule (with a did-you-mean), or ``true`` (YAML's unquoted on/yes/true). ``false`` (YAML's unquoted
+    off/no/false) is "off". The entries reported are dropped, so the model reports the rest."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("rules"), dict):
+        return raw
+    from configs.guards.destructive.settings import RULES, rule_names
+    from gateway.config.schema import suggest
+
+    rules: dict[Any, Any] = {}
+    for name, decision in raw["rules"].items():
+        if not isinstance(name, str) or not rule_names(name):
+            issues.append(
+                f"{where}.rules.{name}: no rule of the default policy has this name"
+                f"{suggest(str(name), list(RULES))} (see README: The built-in default policy)"
+            )
+        elif decision is True:
+            issues.append(
+                f"{where}.rules.{name}: true is not a decision: write deny, ask or off (YAML reads an unquoted "
+                "on/yes/true as true: quote it)"
+            )
+        else:
+            rules[name] = "off" if decision is False else decision
+    return {**raw, "rules": rules}
 
 
 def compile_guards(compiler: Compilation, path: str, raw: Any) -> None:
     """Validate one file's ``guards`` section and merge it into ``compiler.guards``."""
     model = _model()
+    where = f"{path}: guards"
+    reported = len(compiler.issues)
+    raw = _checked_rules(raw if raw is not None else {}, where, compiler.issues)
     section = compiler.validated(
-        model,
-        raw if raw is not None else {},
-        f"{path}: guards",
-        known=["rules", "allowPaths", "allowCommands", "buildDirs", "tempRoots"],
+        model, raw, where, known=["rules", "allowPaths", "allowCommands", "buildDirs", "tempRoots"]
     )
-    if section is None:
+    if section is None or len(compiler.issues) > reported:
         return
     merged = compiler.guards
     merged.setdefault("rules", {}).update(section.rules)
@@ -83,14 +95,39 @@ def compile_guards(compiler: Compilation, path: str, raw: Any) -> None:
             merged[key] = getattr(section, key)
 
 
-def activate(guards: dict[str, Any]) -> None:
-    """Make ``guards`` (a normalized section, or {} for the defaults) the shell guard's tuning. Imports the
-    guard only when there is something to set or it is loaded already (no cost for configs without it)."""
+def scope(guards: dict[str, Any]) -> Any:
+    """Make ``guards`` (a config's normalized section; {} for the defaults) the shell guard's tuning in the
+    current context (a ``contextvars`` token for ``unscope``), or None when there is nothing to do: no
+    tuning and the guard not imported (so configs without the section pay nothing)."""
     if not guards and _GUARD not in sys.modules:
-        return
-    from configs.guards.destructive import configure
+        return None
+    from configs.guards.destructive.settings import scoped
 
-    configure(settings(guards) if guards else None)
+    return scoped(_settings_of(guards))
+
+
+def unscope(token: Any) -> None:
+    """Undo ``scope`` (its token; None does nothing)."""
+    if token is not None:
+        from configs.guards.destructive.settings import unscoped
+
+        unscoped(token)
+
+
+_SETTINGS: dict[str, Any] = {}
+
+
+def _settings_of(guards: dict[str, Any]) -> Any:
+    if not guards:
+        return None
+    import json
+
+    key = json.dumps(guards, sort_keys=True)
+    if key not in _SETTINGS:
+        if len(_SETTINGS) > 64:
+            _SETTINGS.clear()
+        _SETTINGS[key] = settings(guards)
+    return _SETTINGS[key]
 
 
 def settings(guards: dict[str, Any]) -> Any:

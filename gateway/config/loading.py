@@ -108,13 +108,10 @@ def _write_cache(key: str, data: dict[str, Any]) -> None:
 
 
 def load_config(paths: list[str], *, use_cache: bool = True) -> RuntimeConfig:
-    """Load and validate ``paths`` into a ``RuntimeConfig``, and make its ``guards`` section the default
-    policy's tuning (``gateway.config.guards.activate``). Raises ConfigError listing every problem."""
-    from gateway.config.guards import activate
-
-    config = _load_config(paths, use_cache)
-    activate(config.guards)
-    return config
+    """Load and validate ``paths`` into a ``RuntimeConfig`` (its ``guards`` section tunes the default policy
+    while the dispatcher runs this config's handlers: ``gateway.config.guards.scope``). Raises ConfigError
+    listing every problem."""
+    return _load_config(paths, use_cache)
 
 
 def _load_config(paths: list[str], use_cache: bool) -> RuntimeConfig:

@@ -122,3 +122,90 @@ def test_the_command_hook_keeps_claude_codes_output_schema() -> None:
         set(out) == {"hookSpecificOutput"}
         and "[rule rm.recursive]" in out["hookSpecificOutput"]["permissionDecisionReason"]
     )
+
+
+# ---------------------------------------------------------------------------- tuning: wording, YAML, names, scope
+
+
+def yaml_config(tmp_path: Path, guards_yaml: str, name: str = "hookgate.yaml") -> Path:
+    config = tmp_path / name
+    config.write_text(
+        "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
+        "        - {type: python, callable: 'configs.guards.shell_guard:check_event', failClosed: true}\n"
+        f"guards:\n{guards_yaml}"
+    )
+    return config
+
+
+def test_the_reason_says_what_the_tuned_decision_does(tmp_path: Path) -> None:
+    to_deny = yaml_config(tmp_path, "  rules: {git.stash-drop: deny}\n", "deny.yaml")
+    denied = run_hookgate(["run", "--config", str(to_deny)], bash("git stash drop"))
+    assert denied.returncode == 2 and "blocks it" in denied.stderr and "asks first" not in denied.stderr
+    to_ask = yaml_config(tmp_path, "  rules: {rm.recursive: ask}\n", "ask.yaml")
+    asked = run_hookgate(["run", "--config", str(to_ask)], bash("rm -rf /srv/app/src"))
+    reason = json.loads(asked.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "asks first" in reason and "blocks" not in reason, reason
+    explained = run_hookgate(["explain", "--config", str(to_ask)], bash("rm -rf /srv/app/src"))
+    assert "rule: rm.recursive (ask), triggered by: `rm -rf /srv/app/src`" in explained.stdout
+    assert "asks first" in explained.stdout
+
+
+def test_an_unquoted_yaml_off_means_off_and_true_is_named(tmp_path: Path) -> None:
+    off = yaml_config(tmp_path, "  rules:\n    rm.recursive: off\n    git.*: no\n", "off.yaml")
+    checked = run_hookgate(["validate", "--config", str(off)])
+    assert (
+        checked.returncode == 0 and "rule rm.recursive: off" in checked.stdout and "rule git.*: off" in checked.stdout
+    )
+    assert run_hookgate(["run", "--config", str(off)], bash("rm -rf /srv/app/src && git reset --hard")).returncode == 0
+    on = yaml_config(tmp_path, "  rules:\n    rm.recursive: on\n", "on.yaml")
+    proc = run_hookgate(["validate", "--config", str(on)])
+    line = next(x for x in proc.stdout.splitlines() if "rm.recursive" in x)
+    assert proc.returncode == 1 and "guards.rules.rm.recursive: true is not a decision" in line and "quote it" in line
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_validate_lists_every_bad_rule_name(tmp_path: Path) -> None:
+    config = yaml_config(
+        tmp_path, "  rules:\n    rm.recursiv: deny\n    git.nope: ask\n    foo.bar: off\n    git.reset-hard: maybe\n"
+    )
+    proc = run_hookgate(["validate", "--config", str(config)])
+    assert proc.returncode == 1
+    for name in ("rm.recursiv", "git.nope", "foo.bar"):
+        assert f"guards.rules.{name}: no rule of the default policy has this name" in proc.stdout, proc.stdout
+    assert "did you mean 'rm.recursive'" in proc.stdout and "guards.rules.git.reset-hard" in proc.stdout
+    assert "4 error(s)" in proc.stdout
+
+
+TWO_GATEWAYS = """
+import asyncio, json, sys
+from gateway.api import Gateway
+
+def event(command):
+    return {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/srv/app", "tool_input": {"command": command}}
+
+async def main():
+    tuned, plain = Gateway.from_file(sys.argv[1]), Gateway.from_file(sys.argv[2])
+    out = []
+    for gateway in (tuned, plain, tuned, plain):
+        out.append((await gateway.dispatch(event("rm -rf /srv/app/src"))).permission)
+    both = await asyncio.gather(*(g.dispatch(event("rm -rf /srv/app/src")) for g in (plain, tuned, plain, tuned)))
+    out += [d.permission for d in both]
+    print(json.dumps(out))
+
+asyncio.run(main())
+"""
+
+
+def test_one_configs_tuning_does_not_leak_into_another_in_the_same_process(tmp_path: Path) -> None:
+    tuned = yaml_config(tmp_path, "  rules: {rm.recursive: off}\n", "tuned.yaml")
+    plain = write_config(tmp_path, None, "plain.yaml")
+    proc = subprocess.run(
+        [sys.executable, "-c", TWO_GATEWAYS, str(tuned), str(plain)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [None, "deny", None, "deny", "deny", None, "deny", None]

@@ -2,8 +2,11 @@
 tests/cases/guards/ with their source): kenryu42/claude-code-safety-net and Dicklesworthstone/
 destructive_command_guard. A case agrees when hookgate stops what the guard expects stopped (deny, or ask where
 hookgate asks on purpose) and lets through what it expects allowed. Cases marked ``differs`` are deliberate
-product differences (issue 11, README); they must behave as that note says, and are left out of the figure.
-Run with ``-s`` to see the figures."""
+product differences: only issue 11's own product decisions count as such (build and cache folders in the
+project, deletes below a temp root, echo/printf text as data, its per-command deny/ask choices, raw-text scans
+of unterminated quotes), each note starts with "issue 11:", and they must behave as that note says; they are
+left out of the figure. Every other disagreement (a ``note`` may explain one) counts against the figure. Run
+with ``-s`` to see the figures."""
 
 from __future__ import annotations
 
@@ -52,7 +55,7 @@ def test_agreement_with_the_dedicated_guards(name: str) -> None:
     rate = 1 - len(misses) / len(counted)
     print(
         f"\n{name}: {len(counted) - len(misses)}/{len(counted)} agree ({rate:.1%}); "
-        f"{len(cases) - len(counted)} deliberate differences"
+        f"{len(cases) - len(counted)} deliberate differences (issue 11's product decisions); misses: {misses}"
     )
     assert rate >= MIN_AGREEMENT, misses
     asks = [c["command"] for c in counted if c.get("ask")]
@@ -64,3 +67,11 @@ def test_deliberate_differences_behave_as_documented(name: str) -> None:
     for case in load(name):
         if "differs" in case:
             assert not agrees(case, outcome(case)), case  # the difference is real, not a stale note
+
+
+@pytest.mark.parametrize("name", ["safety_net.toml", "dcg.toml"])
+def test_every_deliberate_difference_is_an_issue_11_product_decision(name: str) -> None:
+    notes = [c["differs"] for c in load(name) if "differs" in c]
+    assert all(n.startswith("issue 11: ") for n in notes), [n for n in notes if not n.startswith("issue 11: ")]
+    decisions = ("temp root", "build", "echo", "printf", "unterminated quote", "git clean -f")
+    assert all(any(d in n for d in decisions) for n in notes), notes

@@ -23,6 +23,18 @@ if TYPE_CHECKING:
     from .lexer import Token, Word
 
 POLICY = "hookgate's default policy"
+_BLOCKS = POLICY + r" blocks (?:it|that|`[^`]*`)"  # compiled on first use (only when a rule is tuned)
+
+
+def worded(reason: str, decision: str) -> str:
+    """``reason`` saying what ``decision`` does: a rule tuned to ask says "asks first" where its reason said
+    "blocks it", a rule tuned to deny "blocks it" where it said "asks first"."""
+    if decision == "ask" and POLICY + " blocks" in reason:
+        reason = re.sub(_BLOCKS, POLICY + " asks first", reason)
+        return reason.replace(POLICY + " blocks ", POLICY + " asks first about ")
+    if decision == "deny" and POLICY + " asks first" in reason:
+        return reason.replace(POLICY + " asks first", POLICY + " blocks it")
+    return reason
 
 
 class State:
@@ -95,7 +107,12 @@ class State:
         if not self.changes_directory():
             return False
         text = self.command
-        while True:  # a cd inside ( ... ) or $( ... ) leaves the outer directory alone
+        while True:  # a cd inside ( ... ) or $( ... ) leaves the outer directory alone, but counts inside
+            for m in re.compile(_SUBSHELL).finditer(text):
+                group = m.group(0)
+                at = group.rfind(part) if part else -1
+                if at >= 0 and re.compile(_CD).search(group[:at]):
+                    return True  # ( cd ..; rm -rf build )
             folded = re.compile(_SUBSHELL).sub(
                 lambda m: "" if re.compile(_CD).search(m.group(0)) else m.group(0).replace("(", "\x00"), text
             )
@@ -159,6 +176,7 @@ class Ctx:
         decision = settings.decision(rule)
         if decision == "off" or settings.allows_command(part):
             return None
+        reason = worded(reason, decision)
         finding = Finding(rule, decision, reason, part)
         if decision == "ask":
             self.state.asks.append(finding)

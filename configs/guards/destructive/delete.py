@@ -15,7 +15,7 @@ from .context import POLICY, Ctx
 from .expand import unwrap
 from .getopt import getopt
 from .lexer import Word
-from .protected import rule_for, write_reason
+from .protected import git_kind, git_reason, rule_for, write_reason
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 DELETERS = frozenset({"rm", "unlink", "shred", "rmdir"})
@@ -245,6 +245,9 @@ def check_removals(paths: list[str], shown: str, ctx: Ctx) -> str | None:
             reason = write_reason(candidate, f"`{shown}`", removal=True)
             if reason:
                 return ctx.hit(rule_for(candidate, removal=True), shown, reason)
+            git = git_kind(candidate)
+            if git is not None:
+                return ctx.hit("write.git-config", shown, git_reason(candidate, f"`{shown}`", git, removal=True))
     return None
 
 

@@ -209,24 +209,29 @@ _EXPECT_SPAWN = r"(?:^|[;\n\[{])[ \t]*(?:spawn|exec)[ \t]+((?:-[\w]+[ \t]+)*)([^
 class Unwrapped:
     """What a wrapper chain runs: ``words`` (the command, maybe empty), ``strings`` (shell programs the
     wrappers run), ``feeder`` (xargs/parallel: more arguments come from stdin), ``replace`` (the placeholder
-    those arguments replace: ``-I {}``, ``-J %``, parallel's ``{}``; None: they are appended)."""
+    those arguments replace: ``-I {}``, ``-J %``, parallel's ``{}``; None: they are appended), ``assigns``:
+    the ``VAR=value`` words the command runs with (before it, or given to ``env``)."""
 
-    __slots__ = ("feeder", "replace", "strings", "words")
+    __slots__ = ("assigns", "feeder", "replace", "strings", "words")
 
     def __init__(self, words: list[Word], strings: list[str], feeder: bool = False, replace: str | None = None):
         self.words = words
         self.strings = strings
         self.feeder = feeder
         self.replace = replace
+        self.assigns: list[Word] = []
 
 
-def strip_prefix(words: list[Word]) -> list[Word]:
-    """Drop reserved words (``if``, ``{``, ``!``, ``do``...), ``function NAME`` and ``VAR=value`` words."""
+def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[Word]:
+    """Drop reserved words (``if``, ``{``, ``!``, ``do``...), ``function NAME`` and ``VAR=value`` words (the
+    assignments go to ``assigns``, when given)."""
     i = 0
     while i < len(words):
         w = words[i]
         if w.quoted or not w.literal:
             if _assignment(w.text) and not w.text.startswith(("$", "`")):
+                if assigns is not None:
+                    assigns.append(w)
                 i += 1
                 continue
             break
@@ -237,6 +242,8 @@ def strip_prefix(words: list[Word]) -> list[Word]:
         elif w.text == "function":
             i += 2
         elif _assignment(w.text):
+            if assigns is not None:
+                assigns.append(w)
             i += 1
         else:
             break
@@ -249,7 +256,14 @@ def _joined(words: list[Word]) -> str:
 
 def unwrap(words: list[Word]) -> Unwrapped:
     """The command a wrapper chain runs (see the module docstring)."""
-    words = strip_prefix(words)
+    assigns: list[Word] = []
+    u = _unwrap(words, assigns)
+    u.assigns = assigns
+    return u
+
+
+def _unwrap(words: list[Word], assigns: list[Word]) -> Unwrapped:
+    words = strip_prefix(words, assigns)
     strings: list[str] = []
     feeder, replace = False, None
     while words:
@@ -260,7 +274,7 @@ def unwrap(words: list[Word]) -> Unwrapped:
             if runner is None:
                 break
             strings += runner[1]
-            words = strip_prefix(runner[0])
+            words = strip_prefix(runner[0], assigns)
             continue
         if spec is None and words[0].literal and name in ("nix-shell", "gdb"):
             return Unwrapped([], strings + string_runs(name, [w.text for w in words[1:]]), feeder, replace)
@@ -294,6 +308,8 @@ def unwrap(words: list[Word]) -> Unwrapped:
             return Unwrapped([], [*strings, " ".join(cmd[1:])] if cmd[:1] == ["stuff"] else strings)
         if name == "env":
             while rest and (rest[0].text == "-" or _assignment(rest[0].text)):
+                if rest[0].text != "-":
+                    assigns.append(rest[0])
                 rest = rest[1:]
         rest = rest[skip:]
         text_opts = _STRING_OPTIONS.get(name, ())
@@ -308,7 +324,7 @@ def unwrap(words: list[Word]) -> Unwrapped:
             for o, v in opts:
                 if o in ("-I", "-J", "-i", "--replace"):
                     replace = v or "{}"
-        words = strip_prefix(rest)
+        words = strip_prefix(rest, assigns)
     return Unwrapped(words, strings, feeder, replace)
 
 
@@ -489,6 +505,33 @@ def evaluated(word: Word) -> list[Word] | None:
         return None
     parts = [result] if word.quoted else result.split()
     return [Word(p) for p in parts]
+
+
+_DEFAULT = r"\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?::?[-=+])([^{}$`]*)\}"  # ${x:-rm}; compiled on first use
+
+
+def defaulted(words: list[Word]) -> list[Word] | None:
+    """The words with each ``${VAR:-WORD}`` (``-``, ``=``, ``+``, with or without ``:``) replaced by its WORD,
+    the value bash gives it when VAR is unset (or, for ``+``, set): ``${x:-rm} -rf ~`` is ``rm -rf ~``; None
+    when no word has such an expansion. A word still holding an expansion is kept as it is."""
+    out: list[Word] = []
+    changed = False
+    for w in words:
+        if w.literal or "${" not in w.text or not re.search(_DEFAULT, w.text):
+            out.append(w)
+            continue
+        text = w.text
+        for _ in range(8):  # ${x:-${y:-rm}}: the innermost first
+            inner = re.sub(_DEFAULT, lambda m: m.group(1).replace('"', "").replace("'", ""), text)
+            if inner == text:
+                break
+            text = inner
+        if "$" in text or "`" in text:
+            out.append(w)
+            continue
+        changed = True
+        out.extend(Word(p) for p in ([text] if w.quoted else text.split()))
+    return out if changed else None
 
 
 def show(words: list[Word], redirs: list[Redir] | None = None, limit: int = 160) -> str:

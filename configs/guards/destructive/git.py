@@ -1,13 +1,15 @@
 """git: pushes that destroy remote history, and commands that throw away work.
 
-Deny where the work is lost for good (uncommitted changes, untracked files): ``reset --hard``/``--merge``,
-``clean -f``, ``checkout -- <paths>``/``-f``/``.``, ``restore`` of the worktree, ``switch --discard-changes``/
-``-f``, ``rm -f`` (not ``--cached``), ``worktree remove --force``, ``read-tree --reset -u``, and
-force/mirror/delete/prune pushes. Ask where git can still bring it back (the commits stay reachable through
-the reflog or ``git fsck``): ``branch -D``, ``update-ref -d``, ``stash drop``, ``stash clear``. Global options
-(``-C dir``, ``-c k=v``), abbreviated long options (``--fo``) and inline aliases (``-c alias.p='push -f'``;
-``!`` aliases and ``-c`` values git runs as commands are checked as shell commands) are followed, and so is
-the shell command ``rebase -x CMD`` runs.
+Deny where the work is lost for good (uncommitted changes, untracked files, unreachable objects):
+``reset --hard``/``--merge``, ``clean -f``, ``checkout -- <paths>``/``-f``/``.``, ``checkout-index -f``,
+``restore`` of the worktree, ``switch --discard-changes``/``-f``, ``rm -f`` (not ``--cached``), ``worktree remove
+--force``, ``read-tree --reset -u``, ``reflog expire --expire=now``/``reflog delete``, ``gc --prune=now``/``prune``,
+and force/mirror/delete/prune pushes. Ask where git can still bring it back (the commits stay reachable through
+the reflog or ``git fsck``): ``branch -D``/``-d``/``-M``/``-C`` (and ``branch`` with arguments known only at run
+time), ``update-ref -d``, ``stash drop``, ``stash clear``. Global options (``-C dir``, ``-c k=v``), abbreviated
+long options (``--fo``) and inline aliases (``-c alias.p='push -f'``; ``!`` aliases and ``-c`` values git runs
+as commands are checked as shell commands, and so are such values set with ``git config`` and the environment
+variables git runs: ``check_env``) are followed, and so is the shell command ``rebase -x CMD`` runs.
 """
 
 from __future__ import annotations
@@ -243,7 +245,10 @@ def _stash(args: list[str], shown: str, ctx: Ctx) -> str | None:
 
 
 def _branch(args: list[str], shown: str, ctx: Ctx) -> str | None:
-    _, opts, _ = getopt(
+    if "--end-of-options" in args:  # git branch --end-of-options -d: creates a branch named -d
+        cut = args.index("--end-of-options")
+        args = [*args[:cut], "--", *args[cut + 1 :]]
+    operands, opts, _ = getopt(
         args,
         "u",
         frozenset(
@@ -261,10 +266,9 @@ def _branch(args: list[str], shown: str, ctx: Ctx) -> str | None:
         ),
     )
     found = names(opts)
-    forced = "-D" in found or (
-        ("-d" in found or long_opt(found, "--delete", 5)) and ("-f" in found or long_opt(found, "--force", 4))
-    )
-    if forced:
+    force = "-f" in found or long_opt(found, "--force", 4)
+    delete = "-d" in found or long_opt(found, "--delete", 5)
+    if "-D" in found or (delete and force):
         return ctx.hit(
             "git.branch-force-delete",
             shown,
@@ -273,6 +277,120 @@ def _branch(args: list[str], shown: str, ctx: Ctx) -> str | None:
                 "asks first. `git branch -d` deletes only merged branches."
             ),
         )
+    if delete:
+        return ctx.hit(
+            "git.branch-delete",
+            shown,
+            (
+                f"`{shown}` deletes a branch (git refuses an unmerged one, but its own reflog goes with it and a "
+                f"branch merged only into another branch is deleted); its commits {_RECOVERABLE}, so {POLICY} "
+                "asks first."
+            ),
+        )
+    overwrite = "-M" in found or "-C" in found
+    overwrite = overwrite or (force and ("-m" in found or "-c" in found or long_opt(found, "--move", 4)))
+    if overwrite or (force and long_opt(found, "--copy", 4)):
+        return ctx.hit(
+            "git.branch-overwrite",
+            shown,
+            (
+                f"`{shown}` renames or copies a branch over one that may exist, which then points elsewhere; "
+                f"its old commits {_RECOVERABLE}, so {POLICY} asks first. Use -m/-c, which refuse to overwrite."
+            ),
+        )
+    dynamic = [o for o in operands if o.startswith(("$", "`"))]
+    if dynamic:  # git branch $(producer): the options are known only at run time (-D, at worst)
+        return ctx.hit(
+            "git.branch-force-delete",
+            shown,
+            (
+                f"`{shown}` takes arguments known only at run time ({dynamic[0]}), which could delete a branch "
+                f"(`-D`); its commits would then be recoverable only through git's reflog, so {POLICY} asks first."
+            ),
+        )
+    return None
+
+
+def _checkout_index(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git checkout-index -f -a``: the index's copy over every working-tree file."""
+    _, opts, _ = getopt(args, "", frozenset({"--prefix", "--stage"}))
+    found = names(opts)
+    prefix = next((v for o, v in opts if o == "--prefix"), "")
+    if ("-f" in found or long_opt(found, "--force", 4)) and "--temp" not in found and prefix in ("", "./"):
+        return ctx.hit(
+            "git.checkout-discard",
+            shown,
+            _lost(shown, "`checkout-index -f` overwrites the files' local changes", "Commit or `git stash` them first"),
+        )
+    return None
+
+
+def _reflog(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git reflog expire --expire=now`` / ``reflog delete``: the record that makes reset, rebase and deleted
+    branches recoverable."""
+    verb = args[0] if args else ""
+    _, opts, _ = getopt(args[1:], "", frozenset({"--expire", "--expire-unreachable"}))
+    expires = [v.lower() for o, v in opts if o in ("--expire", "--expire-unreachable")]
+    if {"-n", "--dry-run"} & names(opts):
+        return None
+    if verb == "delete" or (verb == "expire" and any(_soon(v) for v in expires)):
+        return ctx.hit(
+            "git.reflog-expire",
+            shown,
+            (
+                f"`{shown}` deletes reflog entries, the only record through which commits lost to a reset, a "
+                f"rebase or a deleted branch can be found again; once git collects garbage they are gone for good, "
+                f"so {POLICY} blocks it. Ask the user."
+            ),
+        )
+    return None
+
+
+def _soon(when: str) -> bool:
+    """Whether an ``--expire``/``--prune`` time drops what git would otherwise keep for weeks: ``now``, ``all``,
+    a time in seconds, minutes, hours or days."""
+    if when in ("now", "all", "0") or "now" in when:
+        return True
+    m = re.search(r"(\d+)\W*(second|minute|hour|day)", when)  # 2.weeks.ago, 90.days.ago: git's own pace
+    return m is not None and (m.group(2) != "day" or int(m.group(1)) < 7)
+
+
+def _prune(args: list[str], shown: str, ctx: Ctx, gc: bool) -> str | None:
+    """``git gc --prune=now`` / ``git prune``: unreachable objects (dropped stashes, deleted branches'
+    commits) deleted at once instead of after git's two-week grace period."""
+    found = {a.partition("=")[0] for a in args}
+    if "-n" in found or "--dry-run" in found:
+        return None
+    if gc:
+        if not any(_soon(a.partition("=")[2].lower()) for a in args if a.startswith("--prune=")):
+            return None
+    else:
+        _, opts, _ = getopt(args, "", frozenset({"--expire"}))
+        if any(not _soon(v.lower()) for o, v in opts if o == "--expire"):
+            return None
+    return ctx.hit(
+        "git.gc-prune",
+        shown,
+        (
+            f"`{shown}` deletes unreachable objects at once (dropped stashes, deleted branches' commits: what "
+            f"`git fsck` could still bring back), so they are lost for good; {POLICY} blocks it. Run `git gc` "
+            "without --prune=now, or ask the user."
+        ),
+    )
+
+
+def _config(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git config core.pager 'CMD'``, ``git config alias.x '!CMD'``: a value git will run as a shell command."""
+    operands, _, _ = getopt(args, "f", frozenset({"--file", "--blob", "--type", "--default", "--comment", "--value"}))
+    if operands[:1] in (["set"], ["--add"]):
+        operands = operands[1:]
+    if len(operands) < 2:
+        return None
+    key, value = operands[0], operands[1]
+    if key.lower().startswith("alias.") and value.startswith("!"):
+        return ctx.check_text(value[1:])
+    if re.fullmatch(_COMMAND_KEYS, key, re.IGNORECASE):
+        return ctx.check_text(value)
     return None
 
 
@@ -329,4 +447,59 @@ _SUBCOMMANDS = {
     "rebase": _rebase,
     "read-tree": _read_tree,
     "update-ref": _update_ref,
+    "checkout-index": _checkout_index,
+    "reflog": _reflog,
+    "gc": lambda args, shown, ctx: _prune(args, shown, ctx, gc=True),
+    "prune": lambda args, shown, ctx: _prune(args, shown, ctx, gc=False),
+    "config": _config,
 }
+
+
+# environment variables whose value git (or the pager and editor it starts) runs as a command
+_COMMAND_VARS = frozenset(
+    {
+        "GIT_PAGER",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_ASKPASS",
+        "GIT_PROXY_COMMAND",
+        "SSH_ASKPASS",
+        "PAGER",
+        "EDITOR",
+        "VISUAL",
+        "MANPAGER",
+        "LESSOPEN",
+        "LESSCLOSE",
+    }
+)
+_CONFIG_PAIR = r"'((?:[^']|'\\'')*)'(?:='((?:[^']|'\\'')*)')?"  # GIT_CONFIG_PARAMETERS ('k'='v' 'k2'='v2')
+
+
+def check_env(assigns: list[tuple[str, str]], ctx: Ctx) -> str | None:
+    """``GIT_PAGER='CMD' git log``, ``env GIT_SSH_COMMAND='CMD' git fetch``, ``export GIT_EDITOR='CMD'``: values
+    git runs as shell commands (also ``GIT_CONFIG_PARAMETERS`` and ``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n``
+    naming a command key). ``assigns``: ``(name, value)`` pairs as the shell assigns them."""
+    keys = {name[len("GIT_CONFIG_KEY_") :]: value for name, value in assigns if name.startswith("GIT_CONFIG_KEY_")}
+    for name, value in assigns:
+        program = None
+        if name in _COMMAND_VARS:
+            program = value.lstrip("|") if name.startswith("LESS") else value
+        elif name.startswith("GIT_CONFIG_VALUE_"):
+            key = keys.get(name[len("GIT_CONFIG_VALUE_") :])
+            if key is None or key.lower().startswith("alias.") or re.fullmatch(_COMMAND_KEYS, key, re.IGNORECASE):
+                program = value.lstrip("!")
+        elif name == "GIT_CONFIG_PARAMETERS":
+            for m in re.finditer(_CONFIG_PAIR, value):
+                key, setting = m.group(1), (m.group(2) or "").replace("'\\''", "'")
+                if key.lower().startswith("alias.") or re.fullmatch(_COMMAND_KEYS, key, re.IGNORECASE):
+                    reason = ctx.check_text(setting.lstrip("!"))
+                    if reason:
+                        return reason
+        if program:
+            reason = ctx.check_text(program)
+            if reason:
+                return reason
+    return None

@@ -14,6 +14,7 @@ from .context import POLICY, Ctx
 from .lexer import Lexer, ParseError
 from .protected import rule_for, write_reason
 
+_SUB_CLOSER = r"[)}`\]]"  # a closer that ends a substitution (compiled on first use)
 _CLOSERS = ("'", '"', "`", ")", "}", "))", "'\"", "\"'", "')", '")', "`)", "]")
 _RAW_RULES = [  # bounded repeats keep the scan linear on long input; compiled on first use
     (r"(?<![\w./-])rm\s[^;&|\n]{0,300}?(?<=\s)(?:-[A-Za-z]*[rR]|--recursive\b)", "a recursive delete (`rm -r`)"),
@@ -37,17 +38,28 @@ _RAW_ARG_WRITERS = r"(?<![\w./-])(tee|cp|mv|ln|install|sed|truncate)\s([^;&|\n]*
 
 
 def raw_scan(text: str, problem: str, ctx: Ctx) -> str | None:
-    """Check ``text``, which cannot be tokenized because of ``problem`` (see the module docstring)."""
+    """Check ``text``, which cannot be tokenized because of ``problem`` (see the module docstring). Nothing
+    found, but a substitution left open (``$(``, a backquote, ``${``): asks (``parse.unterminated``)."""
     head = f"hookgate cannot parse this command ({problem}), and it appears to contain"
     if len(text) <= 100_000 and ctx.depth < 18:
-        for reading in _readings(text):
+        readings = _readings(text)
+        for reading in readings:
             try:
                 toks = Lexer(reading, ctx.depth + 1).run()
             except ParseError:
                 continue
             reason = ctx.check_tokens(toks)
             if reason:
-                return f"{head} a command it blocks: {reason} Fix the quoting, or ask the user to run it."
+                return f"{head} a command it stops: {reason} Fix the quoting, or ask the user to run it."
+        if not readings or any(re.search(_SUB_CLOSER, r[len(text) :]) for r in readings):
+            return ctx.hit(
+                "parse.unterminated",
+                text[:80],
+                (
+                    f"hookgate cannot parse this command ({problem}): a substitution (`$(`, a backquote or `${{`) "
+                    f"is left open, so hookgate cannot tell what it runs, and {POLICY} asks first. Fix the quoting."
+                ),
+            )
         return None
     return regex_scan(text, head, ctx)
 

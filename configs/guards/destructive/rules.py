@@ -9,13 +9,26 @@ could match; a literal ``$(echo ...)`` command word as the command it prints.
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from .context import POLICY, Ctx
 from .delete import check_find, check_removals, check_rm
-from .expand import Cmd, Unwrapped, base, commands, evaluated, fork_bomb, literal_output, show, unwrap
+from .expand import (
+    ASSIGNMENT,
+    Cmd,
+    Unwrapped,
+    base,
+    commands,
+    defaulted,
+    evaluated,
+    fork_bomb,
+    literal_output,
+    show,
+    unwrap,
+)
 from .getopt import getopt
-from .git import check_git
+from .git import check_env, check_git
 from .interp import check_code
 from .lexer import Redir, Token, Word
 from .programs import (
@@ -27,6 +40,7 @@ from .programs import (
     fetch_in_subs,
     interpreter_family,
 )
+from .tools import TOOLS, check_tool
 from .wrappers import WRAPPERS
 from .writes import check_writes, write_reason
 
@@ -54,6 +68,9 @@ _GLOB_CANDIDATES = (
     "sed",
     "perl",
     "truncate",
+    "chmod",
+    "chown",
+    "tar",
     "curl",
     "wget",
     "python",
@@ -106,12 +123,21 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         spliced = [evaluated(w) for w in words]
         if any(s is not None for s in spliced):
             words = [x for w, s in zip(words, spliced, strict=True) for x in ([w] if s is None else s)]
+    if any(not w.literal and "${" in w.text for w in words):  # ${x:-rm} -rf ~: the default may be what runs
+        alternative = defaulted(words)
+        reason = check_argv(alternative, cmd, ctx.deeper()) if alternative is not None else None
+        if reason:
+            return reason
     u = unwrap(words)
     for text in u.strings:
         reason = ctx.check_text(text)
         if reason:
             return reason
     core = u.words
+    if u.assigns or (core and core[0].text in _DECLARES):  # GIT_PAGER='rm -rf ~' git log, export GIT_EDITOR=...
+        reason = _check_assignments([*u.assigns, *(core[1:] if core and core[0].text in _DECLARES else [])], ctx)
+        if reason:
+            return reason
     if not core:
         return None
     feeder_cmd = cmd if u.feeder else None  # xargs feeds its stdin as arguments; the command's stdin is empty
@@ -162,7 +188,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return check_scheduler(name, args, cmd, ctx)
     if name == "hookgate":
         return _check_hookgate(texts, shown, ctx)
-    reason = check_writes(name, texts, shown, ctx)
+    reason = (check_tool(name, args, shown, ctx) if name in TOOLS else None) or check_writes(name, texts, shown, ctx)
     if reason:
         return reason
     family = interpreter_family(name)
@@ -197,10 +223,22 @@ def _check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
         "hookgate.self-change",
         shown,
         (
-            f"`{shown}` {what}; {POLICY} blocks the agent from changing its own guard rails or answering its own "
-            "approval requests: ask the user to run it."
+            f"`{shown}` {what}; the agent must not change its own guard rails or answer its own approval "
+            f"requests, so {POLICY} blocks it: ask the user to run it."
         ),
     )
+
+
+_DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
+
+
+def _check_assignments(words: list[Word], ctx: Ctx) -> str | None:
+    pairs = []
+    for w in words:
+        m = re.match(ASSIGNMENT, w.text) if "=" in w.text else None
+        if m and w.literal:
+            pairs.append((m.group().rstrip("+=").split("[", 1)[0], w.text[m.end() :]))
+    return check_env(pairs, ctx) if pairs else None
 
 
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})

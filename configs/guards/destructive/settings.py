@@ -11,10 +11,12 @@ section with pydantic and calls ``configure``; the guard itself stays standard-l
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+    from contextvars import Token
 
 DECISIONS = ("deny", "ask", "off")
 
@@ -29,14 +31,21 @@ RULES: dict[str, tuple[str, str]] = {
     "git.reset-hard": ("deny", "git reset --hard, and its plumbing form git read-tree --reset -u"),
     "git.reset-merge": ("deny", "git reset --merge"),
     "git.clean-force": ("deny", "git clean -f"),
-    "git.checkout-discard": ("deny", "git checkout -- <paths>, git checkout -f, git checkout ."),
+    "git.checkout-discard": (
+        "deny",
+        "git checkout -- <paths>, git checkout -f, git checkout ., git checkout-index -f",
+    ),
     "git.restore-worktree": ("deny", "git restore <paths> (not --staged alone)"),
     "git.switch-discard": ("deny", "git switch --discard-changes / -f"),
     "git.rm-force": ("deny", "git rm -f without --cached"),
     "git.worktree-remove-force": ("deny", "git worktree remove --force"),
     "git.stash-drop": ("ask", "git stash drop"),
     "git.stash-clear": ("ask", "git stash clear"),
-    "git.branch-force-delete": ("ask", "git branch -D"),
+    "git.branch-force-delete": ("ask", "git branch -D, and git branch with arguments known only at run time"),
+    "git.branch-delete": ("ask", "git branch -d (merged branches)"),
+    "git.branch-overwrite": ("ask", "git branch -M / -C (rename or copy over an existing branch)"),
+    "git.reflog-expire": ("deny", "git reflog expire --expire=now, git reflog delete"),
+    "git.gc-prune": ("deny", "git gc --prune=now, git prune (unreachable objects deleted at once)"),
     "git.ref-delete": ("ask", "git update-ref -d (a branch or tag deleted through plumbing)"),
     "disk.dd-device": ("deny", "dd onto a device"),
     "disk.mkfs": ("deny", "mkfs"),
@@ -45,11 +54,16 @@ RULES: dict[str, tuple[str, str]] = {
     "exec.unseen": ("deny", "program text a shell reads from a pipe or file hookgate cannot see"),
     "write.secrets": ("deny", "shell writes to secrets files"),
     "write.hook-config": ("deny", "shell writes, deletes and moves of the agent's hook configuration"),
+    "write.git-config": ("deny", "shell writes, deletes and moves of .git/config and .git/hooks/"),
+    "perm.recursive": ("deny", "chmod -R / chown -R / chgrp -R on /, system folders, the home folder or the project"),
+    "rsync.delete": ("deny", "rsync --delete (and --delete-*) onto /, system folders, the home folder or the project"),
+    "tar.remove-files": ("ask", "tar --remove-files (the files live on in the archive; to /dev/null: rm.recursive)"),
     "hookgate.self-change": (
         "deny",
         "hookgate install/uninstall, mode ... off, approvals approve/reject run by the agent",
     ),
     "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
+    "parse.unterminated": ("ask", "an unterminated $( or backquote: hookgate cannot tell what it runs"),
 }
 
 BUILD_DIRS = (
@@ -181,14 +195,26 @@ def rule_names(pattern: str) -> list[str]:
 
 DEFAULT = Settings()
 _active = DEFAULT
+_SCOPED: ContextVar[Settings | None] = ContextVar("hookgate_guard_settings", default=None)
 
 
 def configure(settings: Settings | None) -> None:
-    """Make ``settings`` the tuning every later check uses (None: the defaults). hookgate calls this when it
-    loads a config with a ``guards`` section."""
+    """Make ``settings`` the process-wide tuning (None: the defaults): what a check uses outside ``scoped``
+    (a direct ``analyse`` or ``check_event`` call). hookgate itself uses ``scoped``."""
     global _active
     _active = settings or DEFAULT
 
 
+def scoped(settings: Settings | None) -> Token[Settings | None]:
+    """Make ``settings`` (None: the defaults) the tuning in the current context (thread or asyncio task) until
+    ``unscoped(token)``: hookgate's dispatcher runs a config's handlers inside its own config's tuning."""
+    return _SCOPED.set(settings or DEFAULT)
+
+
+def unscoped(token: Token[Settings | None]) -> None:
+    _SCOPED.reset(token)
+
+
 def active() -> Settings:
-    return _active
+    """The tuning in force: the context's (``scoped``), else the process-wide one (``configure``)."""
+    return _SCOPED.get() or _active

@@ -8,11 +8,11 @@ from .context import POLICY, Ctx
 from .delete import check_removals
 from .expand import base, names
 from .getopt import getopt
-from .protected import config_kind, glob_reason
+from .protected import config_kind, git_kind, git_reason, glob_reason
 from .protected import write_reason as protected_write_reason
 
 # command: (short options with a value, long options with a value)
-_COPIERS: dict[str, tuple[str, frozenset[str]]] = {
+COPIERS: dict[str, tuple[str, frozenset[str]]] = {
     "cp": ("tS", frozenset({"--target-directory", "--suffix"})),
     "mv": ("tS", frozenset({"--target-directory", "--suffix"})),
     "ln": ("tS", frozenset({"--target-directory", "--suffix"})),
@@ -56,8 +56,8 @@ def written_paths(name: str, args: list[str]) -> list[str]:
     """The files ``name ARGS`` writes to, as far as its arguments tell."""
     if name == "tee":
         return getopt(args, "", frozenset(), "")[0]
-    if name in _COPIERS:
-        short_arg, long_arg = _COPIERS[name]
+    if name in COPIERS:
+        short_arg, long_arg = COPIERS[name]
         operands, opts, _ = getopt(args, short_arg, long_arg)
         found = names(opts)
         if name == "install" and "-d" in found:
@@ -114,7 +114,7 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
                 )
     paths = written_paths(name, args)
     # cp -r dir .claude: a whole configuration directory
-    if name in _COPIERS and paths and not paths[0].endswith("/") and config_kind(paths[0], removal=True):
+    if name in COPIERS and paths and not paths[0].endswith("/") and config_kind(paths[0], removal=True):
         reason = protected_write_reason(paths[0], f"`{shown}`", removal=True, verb="replaces")
         return ctx.hit("write.hook-config", shown, reason) if reason else None
     for path in paths:
@@ -122,7 +122,7 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
         if reason:
             return reason
     if name == "mv":  # moving hook configuration away switches it off
-        operands, opts, _ = getopt(args, *_COPIERS["mv"])
+        operands, opts, _ = getopt(args, *COPIERS["mv"])
         if not any(o in ("-t", "--target-directory") for o, _ in opts):
             operands = operands[:-1]
         return check_removals(operands, shown, ctx)
@@ -141,4 +141,7 @@ def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
         if reason is not None:
             kind = config_kind(candidate) or (glob and "agent's own hook" in reason)
             return ctx.hit("write.hook-config" if kind else "write.secrets", shown, reason)
+        git = git_kind(candidate)
+        if git is not None:
+            return ctx.hit("write.git-config", shown, git_reason(candidate, what, git))
     return None

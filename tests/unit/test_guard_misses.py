@@ -1,0 +1,250 @@
+"""The default shell guard: the misses the review of issue 11 found after the first pass, each class with several
+disguises, and its near misses that must still pass (everyday commands of the same tools). Deny where the work
+is lost for good, ask where it can be recovered (README's table)."""
+
+from __future__ import annotations
+
+import pytest
+
+from configs.guards.destructive import Settings, analyse
+from configs.guards.destructive.settings import RULES
+
+CWD = "/home/dev/webshop"
+RM = "deny:rm.recursive"
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/dev")
+    monkeypatch.setenv("TMPDIR", "/tmp/u1000")
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+
+
+def rule_of(command: str, cwd: str | None = CWD, settings: Settings | None = None) -> str | None:
+    found = analyse(command, cwd, settings)
+    return None if found is None else f"{found.decision}:{found.rule}"
+
+
+def _cases(rule: str, *commands: str) -> list[tuple[str, str]]:
+    return [(c, rule) for c in commands]
+
+
+CAUGHT = [
+    *_cases(
+        "deny:git.checkout-discard",
+        "git checkout-index -f -a",
+        "git checkout-index --force --all",
+        "git checkout-index -fa",
+        "git checkout-index -a -f",
+        "git -C repo checkout-index -f -- src/app.py",
+        "sudo git checkout-index --fo --all",
+        "git checkout-index -u -f -a",
+    ),
+    # environment variables that make git (or its pager/editor) run a command
+    *_cases(
+        RM,
+        'GIT_PAGER="rm -rf ~" git log',
+        "GIT_EDITOR='rm -rf ~' git commit",
+        "GIT_SEQUENCE_EDITOR='rm -rf ~' git rebase -i HEAD~3",
+        'GIT_SSH_COMMAND="rm -rf ~" git fetch',
+        "GIT_SSH='rm -rf /' git push",
+        "GIT_EXTERNAL_DIFF='rm -rf ~' git diff",
+        "GIT_ASKPASS='rm -rf ~' git push",
+        'env GIT_PAGER="rm -rf ~" git log',
+        "env -u X GIT_SSH_COMMAND='rm -rf ~' git pull",
+        "sudo env GIT_EDITOR='rm -rf ~' git commit",
+        "export GIT_PAGER='rm -rf ~'; git log",
+        "export GIT_PAGER='rm -rf ~' && git log",
+        "declare -x GIT_EDITOR='rm -rf ~'",
+        "GIT_PAGER='rm -rf ~'; export GIT_PAGER; git log",
+        "PAGER='rm -rf ~' git log",
+        "LESSOPEN='|rm -rf ~ %s' git log",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf ~' git log",
+        "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='!rm -rf ~'; git x",
+        "GIT_CONFIG_PARAMETERS=\"'core.pager'='rm -rf ~'\" git log",
+        "git config core.pager 'rm -rf ~'",
+        "git config --global alias.up '!rm -rf ~'",
+        "git config set core.sshCommand 'rm -rf /'",
+    ),
+    # parameter-expansion defaults that make the command name or its arguments
+    *_cases(
+        RM,
+        "${x:-rm} -rf ~",
+        '"${x:-rm}" -rf ~',
+        "${x-rm} -rf /",
+        "${x:=rm} -rf ~",
+        "${x+rm} -rf ~",
+        "${x:-${y:-rm}} -rf ~",
+        "r${x:-m} -rf /",
+        "rm ${x:--rf} ~",
+        "rm -rf ${x:-~}",
+        "sudo ${x:-rm} -rf /",
+        "${x:-sudo} rm -rf ~",
+        'bash -c "${x:-rm} -rf ~"',
+    ),
+    ("git ${a:-reset} --hard", "deny:git.reset-hard"),
+    ("git reset ${m:=--hard}", "deny:git.reset-hard"),
+    ("${g:-git} push ${f:--f}", "deny:git.push-force"),
+    # rsync --delete onto a protected root
+    *_cases(
+        "deny:rsync.delete",
+        "rsync -a --delete empty/ ~/",
+        "rsync -a --delete /tmp/empty/ $HOME",
+        "rsync -av --delete-after x/ /",
+        "rsync -a --delete-before src/ /etc/",
+        "rsync -a --del empty/ .",
+        "rsync -a --delete-excluded --exclude=x a/ /home/dev/webshop",
+        "sudo rsync -aH --delete-during empty/ /usr/",
+        "rsync --recursive --delete --force empty/ ~/..",
+    ),
+    # tar --remove-files
+    *_cases(
+        "ask:tar.remove-files",
+        "tar --remove-files -czf backup.tgz src",
+        "tar czf backup.tgz --remove-files src docs",
+        "tar -cf - --remove-files src | ssh host tar xf -",
+        "tar --remove-files -C /home/dev -czf x.tgz notes",
+        "tar --remove-files --file=backup.tar ~/notes",
+    ),
+    *_cases(
+        RM,
+        "tar --remove-files -cf /dev/null ~",
+        "tar -cf /dev/null --remove-files src",
+        "tar cf /dev/null --remove-files /",
+    ),
+    # git reflog expire, git gc --prune=now, git prune
+    *_cases(
+        "deny:git.reflog-expire",
+        "git reflog expire --expire=now --all",
+        "git reflog expire --expire-unreachable=now --all",
+        "git reflog expire --expire now --all",
+        "git reflog expire --expire=all refs/heads/main",
+        "git reflog delete HEAD@{1}",
+        "git reflog expire --expire=now --all && git gc --prune=now",
+    ),
+    *_cases("deny:git.gc-prune", "git gc --prune=now", "git gc --prune=all --aggressive", "git prune", "git prune -v"),
+    # chmod -R / chown -R on protected roots
+    *_cases(
+        "deny:perm.recursive",
+        "chmod -R 755 /etc",
+        "chmod -R 777 ~",
+        "chmod -R 000 $HOME",
+        "chmod -R 777 /",
+        "chmod --recursive 000 .",
+        "chmod -R 777 *",
+        "chmod -R 755 /*",
+        "chmod -Rv a-w ~/",
+        "chown -R me:me /",
+        "sudo chown -R nobody /home",
+        "chown -R nobody /home/dev/webshop",
+        "chgrp -R staff ~",
+        "chmod -R 600 /usr/local",
+        "chown --recursive --reference=x ~",
+        "find . -maxdepth 0 -exec chmod -R 777 {} +",
+        "cd / && chmod -R 777 .",
+        "cd ~ && chown -R nobody *",
+    ),
+    # writes to .git/config and .git/hooks
+    *_cases(
+        "deny:write.git-config",
+        "echo x > .git/config",
+        "echo x >.git/config",
+        "printf '[core]\\n\\tpager = rm -rf ~\\n' >> .git/config",
+        "cp evil .git/hooks/pre-commit",
+        "tee .git/hooks/post-checkout < payload",
+        "sed -i 's/a/b/' .git/config",
+        "cat > .git/hooks/pre-push <<'EOF'\nrm -rf ~\nEOF",
+        "ln -sf /tmp/x .git/hooks/pre-commit",
+        "rm .git/config",
+        "mv .git/config /tmp/",
+        "echo x > sub/repo/.git/config",
+        "echo x > ./.git/./config",
+        "cd repo && cp x .git/hooks/",
+    ),
+    # the review's other dcg cases
+    *_cases("ask:git.branch-delete", "git branch -d merged", "git branch --delete x", "git branch --del x"),
+    *_cases(
+        "ask:git.branch-overwrite", "git branch -M old existing", "git branch -C a b", "git branch --move --force a b"
+    ),
+    *_cases("ask:git.branch-force-delete", "git branch $(branch_option_producer)", "git branch `opts`"),
+    *_cases("ask:parse.unterminated", 'echo "$s $(true"', "echo `ls", "echo ${x", "echo $((1+2)"),
+]
+
+
+@pytest.mark.parametrize(("command", "rule"), CAUGHT)
+def test_the_reviews_misses_are_caught(command: str, rule: str) -> None:
+    assert rule_of(command) == rule
+
+
+NEAR_MISSES = [
+    "git checkout-index -a",
+    "git checkout-index --prefix=export/ -a -f",
+    "git checkout-index --temp -f -a",
+    "GIT_PAGER=cat git log",
+    "GIT_EDITOR=vim git commit",
+    "export GIT_PAGER='less -R'",
+    "env GIT_SSH_COMMAND='ssh -i ~/.ssh/deploy' git fetch",
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='rm -rf ~' git log",
+    "git config user.name 'rm -rf ~'",
+    "git config core.pager 'less -FRX'",
+    "X=1 Y=2 make",
+    "echo ${HOME:-/}",
+    "ls ${DIR:-.}",
+    "${EDITOR:-vi} notes.txt",
+    "rsync -a --delete dist/ public/",
+    "rsync -a --delete dist/ host:/var/www/",
+    "rsync -av --delete build/ /tmp/u1000/site/",
+    "rsync -a src/ ~/",
+    "rsync -an --delete empty/ ~/",
+    "tar czf backup.tgz src",
+    "tar --remove-files -czf dist.tgz dist",
+    "tar xzf archive.tgz",
+    "git reflog",
+    "git reflog expire --expire=never --all",
+    "git reflog expire --expire=90.days.ago --dry-run --all",
+    "git gc",
+    "git gc --aggressive",
+    "git gc --prune=2.weeks.ago",
+    "git prune -n",
+    "git prune --expire=2.weeks.ago",
+    "chmod -R u+w build",
+    "cd ~/projects/x && chmod -R 777 *",
+    "chmod -R 700 ~/.ssh",
+    "chmod -R +x scripts",
+    "chmod 755 /etc/nginx",
+    "chmod -R 755 /var/www/html",
+    "chown -R me ~/projects/other",
+    "sudo chown -R www-data /srv/site/uploads",
+    "cat .git/config",
+    "git config --get remote.origin.url",
+    "cp .git/config /tmp/backup",
+    "grep url .git/config",
+    "chmod +x .git/hooks/pre-commit",
+    "git branch feature",
+    "git branch -m new-name",
+    "git branch --end-of-options -d",
+    "echo \"it's",
+    'git commit -m "wip',
+]
+
+
+@pytest.mark.parametrize("command", NEAR_MISSES)
+def test_their_near_misses_pass(command: str) -> None:
+    assert rule_of(command) is None
+
+
+def test_a_dynamic_branch_name_asks_rather_than_guesses() -> None:
+    assert rule_of('git branch "$NEW_NAME"') == "ask:git.branch-force-delete"
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_a_tuned_rule_words_its_reason_by_its_decision(rule: str) -> None:
+    from tests.unit.test_guard_classes import RULE_SAMPLES
+
+    for decision in ("deny", "ask"):
+        found = analyse(RULE_SAMPLES[rule], CWD, Settings(rules={rule: decision}))
+        assert found is not None and found.decision == decision
+        if decision == "ask":
+            assert "asks first" in found.reason and "policy blocks" not in found.reason, found.reason
+        else:
+            assert "blocks" in found.reason and "asks first" not in found.reason, found.reason
