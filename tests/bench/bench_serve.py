@@ -15,14 +15,17 @@ Run: ``.venv/bin/python tests/bench/bench_serve.py [--seconds 6] [--rounds 6] [-
     the policy validator over stdio) >= 0.35; and, with ``hookgate serve`` on one ``if``-rule group as
     the baseline, 1,000 such groups (``matcher: Bash``, ``if: Bash(rm -r /srv/N/*)``, none fits) >= 0.5.
 (b) Fan-out: one event through ``hookgate serve`` to 64 ``http`` handlers whose receiver answers after
-    200 ms: median latency within 1.1x of 200 ms.
+    200 ms: median latency within 1.1x of 200 ms. Measured in alternation with the same 64 POSTs made at
+    once by a bare aiohttp session of this process (what any client pays on this machine now), so the
+    figure can be read against what the machine allows at the time.
 (c) Thin client: median wall time of ``hookgate run --server URL`` (the console script of a regular
     install) against ``python -S -c pass``, round-robin: target <= 2.0. Also shown: the standalone
     ``python -I -S gateway/client.py`` and the in-process ``hookgate run`` with the same config.
 
 Every server is a subprocess on 127.0.0.1 (hookgate from the throwaway venv of
-``tests.bench.common.bench_venvs``, unless ``--here``); the load generator is this process (asyncio
-streams). Prints numbers; asserts nothing.
+``tests.bench.common.bench_venvs``, unless ``--here``; the baselines from ``tests.bench.common``); the load
+generator is this process (``tests.bench.common.alternate``: asyncio streams, the same for baseline and
+subject). Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
@@ -31,9 +34,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,189 +41,61 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-EVENT = {
-    "hook_event_name": "PreToolUse",
-    "session_id": "bench",
-    "transcript_path": "/tmp/t.jsonl",
-    "cwd": "/tmp",
-    "permission_mode": "default",
-    "tool_name": "Bash",
-    "tool_input": {"command": "npm test", "description": "run the tests"},
-    "tool_use_id": "toolu_bench",
-}
-UVICORN_SETTINGS = {"log_level": "warning", "access_log": False, "loop": "asyncio", "server_header": False}
-FANOUT, FANOUT_DELAY = 64, 0.2
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.bench.common import (
+    EVENT,
+    FANOUT_DELAY,
+    ROOT,
+    Proc,
+    Results,
+    alternate,
+    bench_venvs,
+    helper_server,
+    interleaved,
+    window,
+)
+
+__all__ = ["Proc", "alternate"]  # (tests/bench/bench_audit.py imports them from here)
+
+FANOUT = 64
 
 
-# ---------------------------------------------------------------------------- helper servers
+def fanout_latencies(port: int, receiver: int, runs: int) -> tuple[float, float]:
+    """Median latency (ms) of one event through ``hookgate serve`` to the fan-out config, and of the same 64
+    POSTs sent at once by a bare aiohttp session, measured one after the other ``runs`` times."""
+    import aiohttp
 
-
-def run_echo(port: int) -> None:
-    """The baseline: a bare Starlette endpoint that parses and echoes the JSON body."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
-    async def echo(request: Request) -> Response:
-        body = json.loads(await request.body())
-        return Response(json.dumps(body).encode(), media_type="application/json")
-
-    app = Starlette(routes=[Route("/echo", echo, methods=["POST"])])
-    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
-
-
-def run_receiver(port: int) -> None:
-    """The webhook the http handlers call: reads the body, answers 200 with no decision (``/slow/N``
-    after 200 ms)."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
-    async def hook(request: Request) -> Response:
-        await request.body()
-        return Response(b"")
-
-    async def slow(request: Request) -> Response:
-        await request.body()
-        await asyncio.sleep(FANOUT_DELAY)
-        return Response(b"")
-
-    app = Starlette(routes=[Route("/hook", hook, methods=["POST"]), Route("/slow/{n}", slow, methods=["POST"])])
-    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(
-                f"server exited ({proc.returncode}): {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
-            )
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listening on {port}")
-
-
-class Proc:
-    """A server subprocess on a free port, stopped with SIGTERM."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None = None) -> None:
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [*argv, str(self.port)] if argv[-1].startswith("--serve-") else [*argv, "--port", str(self.port)],
-            env=env,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        wait_port(self.port, self.proc)
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-# ---------------------------------------------------------------------------- load generator
-
-
-def _request(port: int, path: str, body: bytes) -> bytes:
-    return (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    ).encode() + body
-
-
-async def _connection(port: int, request: bytes, stop_at: float, latencies: list[float]) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    done = 0
-    try:
-        while time.perf_counter() < stop_at:
-            started = time.perf_counter()
-            writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            match = re.search(rb"(?i)content-length:\s*(\d+)", head)
-            if not head.startswith(b"HTTP/1.1 200") or match is None:
-                raise RuntimeError(f"unexpected answer: {head[:200]!r}")
-            await reader.readexactly(int(match.group(1)))
-            latencies.append(time.perf_counter() - started)
-            done += 1
-    finally:
-        writer.close()
-    return done
-
-
-async def _window(port: int, path: str, seconds: float, concurrency: int, latencies: list[float]) -> float:
-    request = _request(port, path, json.dumps(EVENT).encode())
-    started = time.perf_counter()
-    counts = await asyncio.gather(
-        *(_connection(port, request, started + seconds, latencies) for _ in range(concurrency))
-    )
-    return sum(counts) / (time.perf_counter() - started)
-
-
-def alternate(
-    base: tuple[int, str], subject: tuple[int, str], seconds: float, rounds: int, concurrency: int
-) -> tuple[dict[str, float], dict[str, float]]:
-    """Throughput (median of windows) and latency of ``base`` and ``subject``, loaded in alternation."""
-    window = seconds / rounds
-    stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
+    served: list[float] = []
+    bare: list[float] = []
+    body = json.dumps(EVENT).encode()
 
     async def go() -> None:
-        for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
-            await _window(port, path, 0.5, concurrency, [])
-        for i in range(rounds):
-            for side in (0, 1) if i % 2 == 0 else (1, 0):
-                port, path = (base, subject)[side]
-                stats[side][0].append(await _window(port, path, window, concurrency, stats[side][1]))
+        connector = aiohttp.TCPConnector(limit=FANOUT * 2)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def one(n: int) -> None:
+                url = f"http://127.0.0.1:{receiver}/slow/{n}"
+                async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as answer:
+                    await answer.read()
+
+            async def fan_out() -> None:
+                await asyncio.gather(*(one(n) for n in range(FANOUT)))
+
+            for _ in range(2):  # warm up: both pools hold their 64 connections
+                await window(port, "/hooks", 0.001, 1, [])
+                await fan_out()
+            for i in range(runs):
+                for side in ("served", "bare") if i % 2 == 0 else ("bare", "served"):
+                    if side == "served":
+                        await window(port, "/hooks", 0.001, 1, served)
+                    else:
+                        started = time.perf_counter()
+                        await fan_out()
+                        bare.append(time.perf_counter() - started)
 
     asyncio.run(go())
-
-    def summary(side: int) -> dict[str, float]:
-        rps, latencies = stats[side]
-        latencies.sort()
-        return {
-            "rps": statistics.median(rps),
-            "p50": latencies[len(latencies) // 2] * 1000,
-            "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
-        }
-
-    measured = summary(1)
-    # the ratio: median over rounds of subject / baseline within the round (adjacent windows), which
-    # cancels drift and shrugs off a window another process disturbed
-    measured["ratio"] = statistics.median(s / b for b, s in zip(stats[0][0], stats[1][0], strict=True))
-    return summary(0), measured
-
-
-def fanout_latency(port: int, runs: int) -> float:
-    """Median latency (ms) of one event through ``hookgate serve`` to the fan-out config, one at a time."""
-    latencies: list[float] = []
-
-    async def go() -> None:
-        for _ in range(2):
-            await _window(port, "/hooks", 0.01, 1, [])
-        for _ in range(runs):
-            await _window(port, "/hooks", 0.001, 1, latencies)
-
-    asyncio.run(go())
-    return statistics.median(latencies) * 1000
+    return statistics.median(served) * 1000, statistics.median(bare) * 1000
 
 
 # ---------------------------------------------------------------------------- configs
@@ -286,18 +158,7 @@ def main() -> int:
     parser.add_argument("--here", action="store_true", help="use this interpreter's hookgate, no throwaway venv")
     parser.add_argument("--json", metavar="FILE", help="add the results to this JSON file")
     parser.add_argument("--only", nargs="*", help="scenarios: nomatch default http mcp if fanout thin")
-    parser.add_argument("--serve-echo", type=int, metavar="PORT", help=argparse.SUPPRESS)
-    parser.add_argument("--serve-receiver", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.serve_echo:
-        run_echo(args.serve_echo)
-        return 0
-    if args.serve_receiver:
-        run_receiver(args.serve_receiver)
-        return 0
-
-    sys.path.insert(0, str(ROOT))
-    from tests.bench.common import Results, bench_venvs, interleaved
 
     venvs = bench_venvs(args.here)
     wanted = set(args.only or ("nomatch", "default", "http", "mcp", "if", "fanout", "thin"))
@@ -305,7 +166,6 @@ def main() -> int:
     env = {**os.environ, "HOOKGATE_CACHE_DIR": str(work / "cache"), "XDG_STATE_HOME": str(work / "state")}
     for name in ("HOOKGATE_SERVER", "HOOKGATE_CONFIG", "HOOKGATE_TOKEN", "PYTHONPATH"):
         env.pop(name, None)
-    helper = [venvs.python, __file__]
     hookgate_serve = [venvs.hookgate, "serve", "--log-level", "warning", "--reload-interval", "0", "--config"]
     results = Results(
         "serve",
@@ -323,8 +183,8 @@ def main() -> int:
         flush=True,
     )
 
-    receiver = Proc([*helper, "--serve-receiver"], env)
-    echo = Proc([*helper, "--serve-echo"], env)
+    receiver = helper_server("receiver", venvs.python, env)
+    echo = helper_server("echo", venvs.python, env)
     configs = write_configs(work, receiver.port)
     mcp_config = str(ROOT / "configs" / "examples" / "mcp-policy.yaml")
 
@@ -396,9 +256,15 @@ def main() -> int:
             print(f"\n(b) fan-out: {FANOUT} http handlers, each answered after {FANOUT_DELAY * 1000:.0f} ms")
             served = Proc([*hookgate_serve, str(configs["fanout"])], env, cwd=str(work))
             try:
-                ms = fanout_latency(served.port, max(5, args.runs // 2))
+                ms, bare = fanout_latencies(served.port, receiver.port, max(10, args.runs // 2))
             finally:
                 served.stop()
+            print(
+                f"  hookgate serve: {ms:.1f} ms; the same {FANOUT} POSTs from a bare aiohttp session: {bare:.1f} ms "
+                f"({ms / bare:.2f}x; medians, alternating)",
+                flush=True,
+            )
+            results.notes["fanout bare aiohttp ms"] = bare
             results.ratio(
                 "fanout",
                 f"fan-out, {FANOUT} http handlers of 200 ms / 200 ms",

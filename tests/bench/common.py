@@ -10,14 +10,23 @@
 - ``interleaved()``: median wall times of several commands run round-robin, so that load from other
   processes on the machine (a shared 2-core VM) hits baseline and subject alike.
 - ``Results``: the ratios a bench measured, printed as ``target`` lines and written as JSON
-  (``--json FILE``) for ``tests/bench/readme_table.py``.
+  (``--json FILE``) for ``tests/bench/readme_table.py``, with the machine's load while it ran.
+- Serving benches: ``Proc`` (a server subprocess on a free port), the baseline servers (``run_echo``: a bare
+  Starlette JSON echo; ``run_receiver``: the webhook the ``http`` handlers call; started as
+  ``python tests/bench/common.py --serve-echo PORT``), and one load generator for baseline and subject alike
+  (``alternate``: keep-alive connections with one request in flight each, in alternating windows, ratios as
+  the median over rounds of adjacent windows).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
+import re
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -160,6 +169,15 @@ def median_ms(argv: list[str], stdin: bytes, runs: int, env: dict[str, str]) -> 
     return statistics.median(wall_ms(argv, stdin, env) for _ in range(runs))
 
 
+def shown_ratio(ratio: float, target: float) -> str:
+    """``ratio`` with two decimals, or more when two would print the target itself (0.8496 is not 0.85)."""
+    for digits in (2, 3, 4, 5):
+        text = f"{ratio:.{digits}f}"
+        if float(text) != target or ratio == target:
+            break
+    return text
+
+
 @dataclass
 class Results:
     """Target ratios measured by one bench: printed as they come, saved with ``save``."""
@@ -199,7 +217,7 @@ class Results:
             }
         )
         print(
-            f"  TARGET {label}: {value:,.1f} {unit} vs {baseline} {base:,.1f} {unit} = {ratio:.2f} "
+            f"  TARGET {label}: {value:,.1f} {unit} vs {baseline} {base:,.1f} {unit} = {shown_ratio(ratio, target)} "
             f"(target {op} {target:g}) {'ok' if ok else 'MISSED'}",
             flush=True,
         )
@@ -215,6 +233,189 @@ class Results:
             "notes": self.notes,
             "python": sys.version.split()[0],
             "cpus": os.cpu_count(),
+            "load": [round(x, 1) for x in os.getloadavg()],  # 1, 5, 15 minutes, when the bench ended
             "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         }
         out.write_text(json.dumps(data, indent=1))
+
+
+# ---------------------------------------------------------------------------- serving benches
+
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "bench",
+    "transcript_path": "/tmp/t.jsonl",
+    "cwd": "/tmp",
+    "permission_mode": "default",
+    "tool_name": "Bash",
+    "tool_input": {"command": "npm test", "description": "run the tests"},
+    "tool_use_id": "toolu_bench",
+}
+"""The event every serving bench POSTs (a PreToolUse Bash call the default policy lets through)."""
+UVICORN_SETTINGS = {"log_level": "warning", "access_log": False, "loop": "asyncio", "server_header": False}
+"""What the baseline servers run with (``hookgate serve`` runs uvicorn the same way)."""
+FANOUT_DELAY = 0.2
+"""Seconds the receiver's ``/slow/N`` waits before answering."""
+
+
+def run_echo(port: int) -> None:
+    """The baseline: a bare Starlette endpoint that parses and echoes the JSON body."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def echo(request: Request) -> Response:
+        body = json.loads(await request.body())
+        return Response(json.dumps(body).encode(), media_type="application/json")
+
+    app = Starlette(routes=[Route("/echo", echo, methods=["POST"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
+
+
+def run_receiver(port: int) -> None:
+    """The webhook the http handlers call: reads the body, answers 200 with no decision (``/slow/N``
+    after 200 ms)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def hook(request: Request) -> Response:
+        await request.body()
+        return Response(b"")
+
+    async def slow(request: Request) -> Response:
+        await request.body()
+        await asyncio.sleep(FANOUT_DELAY)
+        return Response(b"")
+
+    app = Starlette(routes=[Route("/hook", hook, methods=["POST"]), Route("/slow/{n}", slow, methods=["POST"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(
+                f"server exited ({proc.returncode}): {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
+            )
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on {port}")
+
+
+class Proc:
+    """A server subprocess on a free port, stopped with SIGTERM."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None = None) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [*argv, str(self.port)] if argv[-1].startswith("--serve-") else [*argv, "--port", str(self.port)],
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        wait_port(self.port, self.proc)
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# ---------------------------------------------------------------------------- load generator
+
+
+def _request(port: int, path: str, body: bytes) -> bytes:
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+async def _connection(port: int, request: bytes, stop_at: float, latencies: list[float]) -> int:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    done = 0
+    try:
+        while time.perf_counter() < stop_at:
+            started = time.perf_counter()
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            match = re.search(rb"(?i)content-length:\s*(\d+)", head)
+            if not head.startswith(b"HTTP/1.1 200") or match is None:
+                raise RuntimeError(f"unexpected answer: {head[:200]!r}")
+            await reader.readexactly(int(match.group(1)))
+            latencies.append(time.perf_counter() - started)
+            done += 1
+    finally:
+        writer.close()
+    return done
+
+
+async def window(port: int, path: str, seconds: float, concurrency: int, latencies: list[float]) -> float:
+    request = _request(port, path, json.dumps(EVENT).encode())
+    started = time.perf_counter()
+    counts = await asyncio.gather(
+        *(_connection(port, request, started + seconds, latencies) for _ in range(concurrency))
+    )
+    return sum(counts) / (time.perf_counter() - started)
+
+
+def alternate(
+    base: tuple[int, str], subject: tuple[int, str], seconds: float, rounds: int, concurrency: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Throughput (median of windows) and latency of ``base`` and ``subject``, loaded in alternation."""
+    span = seconds / rounds
+    stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
+
+    async def go() -> None:
+        for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
+            await window(port, path, 0.5, concurrency, [])
+        for i in range(rounds):
+            for side in (0, 1) if i % 2 == 0 else (1, 0):
+                port, path = (base, subject)[side]
+                stats[side][0].append(await window(port, path, span, concurrency, stats[side][1]))
+
+    asyncio.run(go())
+
+    def summary(side: int) -> dict[str, float]:
+        rps, latencies = stats[side]
+        latencies.sort()
+        return {
+            "rps": statistics.median(rps),
+            "p50": latencies[len(latencies) // 2] * 1000,
+            "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+        }
+
+    measured = summary(1)
+    # the ratio: median over rounds of subject / baseline within the round (adjacent windows), which
+    # cancels drift and shrugs off a window another process disturbed
+    measured["ratio"] = statistics.median(s / b for b, s in zip(stats[0][0], stats[1][0], strict=True))
+    return summary(0), measured
+
+
+def helper_server(kind: str, python: str, env: dict[str, str]) -> Proc:
+    """A baseline server (``echo`` or ``receiver``) run by ``python`` (this file as a script)."""
+    return Proc([python, __file__, f"--serve-{kind}"], env)
+
+
+if __name__ == "__main__":  # python tests/bench/common.py --serve-echo PORT | --serve-receiver PORT
+    kind, port = sys.argv[1], int(sys.argv[2])
+    {"--serve-echo": run_echo, "--serve-receiver": run_receiver}[kind](port)
