@@ -50,6 +50,9 @@ class Metrics:
             "hookgate_handler_errors", "Handler failures (error or timeout).", ["handler", "type", "status"], registry=r
         )
         self.inflight = Gauge("hookgate_inflight_events", "Events being dispatched now.", registry=r)
+        self.dispatching = 0
+        """Events being dispatched now: a plain count on the request path, read by the gauge when scraped."""
+        self.inflight.set_function(lambda: self.dispatching)
         self.reloads = Counter("hookgate_config_reloads", "Config reloads, by result.", ["result"], registry=r)
         self.rejected = Counter(
             "hookgate_requests_rejected", "Requests refused before dispatch, by reason.", ["reason"], registry=r
