@@ -62,14 +62,18 @@ def load_callable(path: str) -> Callable[[dict[str, Any]], Any]:
     return fn
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def json_copy(value: Any) -> Any:
     """A deep copy of a JSON value (dicts, lists, and immutable scalars), as ``copy.deepcopy`` makes it but
     without importing ``copy`` (and ``weakref``) on the hook path; anything else goes to ``copy.deepcopy``."""
-    if isinstance(value, dict):
-        return {key: json_copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [json_copy(item) for item in value]
-    if value is None or isinstance(value, (str, int, float)):
+    kind = type(value)
+    if kind is dict:
+        return {key: item if type(item) in _SCALARS else json_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [item if type(item) in _SCALARS else json_copy(item) for item in value]
+    if kind in _SCALARS:
         return value
     import copy
 

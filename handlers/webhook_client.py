@@ -4,7 +4,8 @@ Why aiohttp: its C HTTP parser makes a small delivery cost about a third of the 
 ``httpx2``/``httpcore2`` one (measured by ``tests/bench/bench_serve.py``), which is what bounds
 ``hookgate serve`` with ``http`` handlers. One ``WebhookClient`` lives per ``RunContext`` (so
 ``hookgate serve`` keeps connections warm); it holds one ``aiohttp.ClientSession`` per SSRF policy
-(``allowPrivateNetworks`` off or on), created on first use.
+(``allowPrivateNetworks`` off or on), created on first use. A webhook's cookies are never kept (a
+``DummyCookieJar``): each delivery stands alone, and the jar costs nothing per request.
 
 SSRF guard (``handlers.netguard``): a session's ``TCPConnector`` resolves names only through
 ``GuardedResolver``, which resolves once, vets every answer (``netguard.vet``) and hands aiohttp the
@@ -123,7 +124,11 @@ class WebhookClient:
                 ttl_dns_cache=DNS_TTL,
             )
             session = aiohttp.ClientSession(
-                connector=connector, trust_env=False, auto_decompress=False, headers={"User-Agent": self.user_agent}
+                connector=connector,
+                trust_env=False,
+                auto_decompress=False,
+                cookie_jar=aiohttp.DummyCookieJar(),  # no cookie state carried from one delivery to the next
+                headers={"User-Agent": self.user_agent},
             )
             self._sessions[allow_private] = session
         return session
