@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from functools import cache
 
-from gateway.answers import parse_text, verdict_from_json
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
 from handlers.base import Handler, import_module
@@ -96,8 +95,12 @@ def answer_to_verdict(answer: Any, event: HookEvent) -> Verdict:
     if isinstance(answer, Verdict):
         return answer
     if isinstance(answer, dict):
+        from gateway.answers import verdict_from_json  # here: an allow (None) never needs it
+
         return verdict_from_json(answer, event)
     if isinstance(answer, str):
+        from gateway.answers import parse_text
+
         return parse_text(answer, event)
     raise HandlerError(f"returned {type(answer).__name__}; expected a dict, a string or None")
 

@@ -26,6 +26,7 @@ README = ROOT / "README.md"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 ORDER = (
     "run_allow",
+    "run_allow_cpu",
     "run_deny",
     "thin",
     "serve_nomatch",
