@@ -61,15 +61,17 @@ class RunContext:
         and replaced when a reload changed the config; ``serve``/``api`` contexts get one that writes
         from a background thread. None, after one line on stderr or in the log, when it cannot be set
         up (``audit.otel`` without the SDK)."""
+        config = self.config
+        holder: dict[str, Recorder] | None = self._resources.get("audit")
+        current = holder.get("recorder") if holder is not None else None
+        if current is not None and current.matches(config.audit, config.config_hash):
+            return current  # the request path of `serve`: nothing else to look up
         from gateway.audit.recorder import Recorder, say
         from gateway.store import default_state_dir, open_store
         from gateway.wire import VERSION as __version__
 
-        holder: dict[str, Recorder] = self.get_resource("audit", dict, _close_recorder)
-        config = self.config
-        current = holder.get("recorder")
-        if current is not None and current.matches(config.audit, config.config_hash):
-            return current
+        holder = self.get_resource("audit", dict, _close_recorder)
+        assert holder is not None
         if current is not None:
             current.close()
         state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())

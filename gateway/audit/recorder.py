@@ -6,12 +6,15 @@ before any sink sees it, and hands the canonical text to the configured sinks:
 - ``store``: the state store (``Store.audit_append``, hash-chained). A one-shot process
   (``hookgate run``, ``background=False``) appends to the store's spool instead (``gateway.audit.spool``:
   about 0.1 ms, where opening SQLite costs 3-5 ms) and drains it into the store when it has grown;
-  a long-lived one (``hookgate serve``, the Python API; ``background=True``) builds the record on the
-  spot (tens of microseconds) and queues it; a writer thread appends them in batches, off the request
-  path (SQLite and PostgreSQL release the GIL while they write, so the event loop is not held up), and
-  drains the spool of the ``hookgate run`` processes beside it every second;
-- ``jsonl:PATH``: one record per line appended to PATH (``O_APPEND``; plain records, for log
-  pipelines; the chain lives in the store);
+  a long-lived one (``hookgate serve``, the Python API; ``background=True``) only appends
+  ``(event, decision, time)`` to a deque on the request path (well under a microsecond: no copy, no
+  lock, no wake-up); a writer thread wakes every ``FLUSH_SECONDS``, takes everything queued, and
+  builds, redacts, hashes and appends it as one batch per sink (one store transaction per batch), and
+  drains the spool of the ``hookgate run`` processes beside it every second. The event and the
+  decision are not changed after they are answered, so building the record later gives the same
+  record;
+- ``jsonl:PATH``: one line per record appended to PATH, hash-chained like the store
+  (``gateway.audit.jsonl``; ``hookgate audit verify --jsonl PATH`` walks it);
 - OpenTelemetry (``gateway.audit.otel``) when ``audit.otel`` is set or ``OTEL_EXPORTER_OTLP_ENDPOINT``
   is in the environment: a span per dispatch and one per handler, from the redacted record.
 
@@ -27,22 +30,27 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from gateway.audit.record import build_record, canonical
 from gateway.audit.redact import Redactor
 
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
 if TYPE_CHECKING:
     import threading
-    from queue import SimpleQueue
+    from collections import deque
+    from collections.abc import Callable
+    from typing import Any
 
     from gateway.decision import Decision
     from gateway.events import HookEvent
 
+    Item = tuple[str, float, dict[str, Any], str, int | None, Decision | None]
+    """A prepared record: id, epoch seconds (ms), redacted record, its canonical text, span start, decision."""
+
 FLUSH_SECONDS = 0.25
-"""The writer thread appends what it has at least this often."""
+"""The writer thread appends what is queued at least this often."""
 BATCH = 500
+"""At most this many records per store transaction."""
 DRAIN_SECONDS = 1.0
 PRUNE_SECONDS = 600.0
 
@@ -105,48 +113,47 @@ class Recorder:
             except HookgateError as exc:  # records still go to the sinks; spans cannot
                 say(background, f"audit: no spans: {exc}")
         self._store: Any = None
-        self._queue: SimpleQueue[Any] | None = None
+        self._pending: deque[tuple[HookEvent, Decision, float, int | None]] | None = None
+        self._wake: threading.Event | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = False
         self._last_error = 0.0
         self._atexit = False
+        if background:
+            from collections import deque
+
+            self._pending = deque()
 
     # ------------------------------------------------------------------ the one entry point
 
     def submit(self, event: HookEvent, decision: Decision, started_ns: int | None = None) -> None:
         """Record ``event`` answered with ``decision``; ``started_ns``: ``time.time_ns()`` when its
-        dispatch began (span start). Never raises."""
-        now = time.time()
-        if not self.background:
-            try:
-                self._write([self._prepare(event, decision, now, started_ns)])
-            except Exception as exc:  # recording must never change the hook's answer
-                self._report(exc)
+        dispatch began (span start). Never raises. In background mode this only queues."""
+        pending = self._pending
+        if pending is not None:
+            pending.append((event, decision, time.time(), started_ns))
+            if self._thread is None:
+                self._start()
             return
-        if self._queue is None:
-            self._start()
-        assert self._queue is not None
-        try:  # built here (tens of microseconds); the thread only writes, which frees the GIL while it waits
-            self._queue.put(self._prepare(event, decision, now, started_ns))
-        except Exception as exc:
+        try:
+            self._write([self._prepare(event, decision, time.time(), started_ns)])
+        except Exception as exc:  # recording must never change the hook's answer
             self._report(exc)
 
     def submit_record(self, record: dict[str, Any]) -> None:
         """Write an already built record (an approval transition: ``gateway.audit.record_approval``),
-        redacted like every other, to the same sinks and chain, in this thread. Never raises."""
+        redacted like every other, to the same sinks and chains, in this thread. Never raises."""
         from gateway.audit.spool import new_id
 
         try:
             clean = self.redactor.apply(record)
-            body = canonical(clean)
-            self._write_records([(new_id(), clean, body, None, None)])
+            self._write_records([(new_id(), time.time(), clean, canonical(clean), None, None)])
         except Exception as exc:  # recording must never undo what it records
             self._report(exc)
 
     # ------------------------------------------------------------------ building
 
-    def _prepare(
-        self, event: HookEvent, decision: Decision, now: float, started_ns: int | None
-    ) -> tuple[str, dict[str, Any], str, int | None, Decision]:
+    def _prepare(self, event: HookEvent, decision: Decision, now: float, started_ns: int | None) -> Item:
         from gateway.audit.spool import new_id
 
         record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
@@ -154,35 +161,41 @@ class Recorder:
         if not self.redactor.clean(body):  # the common case skips the walk: nothing that could be a secret
             record = self.redactor.apply(record)
             body = canonical(record)
-        return new_id(), record, body, started_ns, decision
+        return new_id(), round(now * 1000) / 1000, record, body, started_ns, decision
 
-    def _write(self, items: list[tuple[str, dict[str, Any], str, int | None, Decision]]) -> None:
+    def _write(self, items: list[Item]) -> None:
         self._write_records(items)
         if self.telemetry is not None:
-            for _, record, _, started_ns, decision in items:
-                self.telemetry.emit(record, decision, started_ns)
+            for _, _, record, _, started_ns, decision in items:
+                if decision is not None:
+                    self.telemetry.emit(record, decision, started_ns)
 
-    def _write_records(self, items: list[Any]) -> None:
+    def _write_records(self, items: list[Item]) -> None:
         for sink in self.sinks:
-            if sink == "store":
-                self._to_store(items)
-            elif sink.startswith("jsonl:"):
-                _append_lines(sink[len("jsonl:") :], [body for _, _, body, _, _ in items])
+            try:
+                if sink == "store":
+                    self._to_store(items)
+                elif sink.startswith("jsonl:"):
+                    from gateway.audit.jsonl import append
 
-    def _to_store(self, items: list[tuple[str, dict[str, Any], str, int | None, Decision]]) -> None:
+                    append(sink[len("jsonl:") :], self.chain, [(rid, body) for rid, _, _, body, _, _ in items])
+            except Exception as exc:  # one sink failing does not keep the records from the others
+                self._report(exc)
+
+    def _to_store(self, items: list[Item]) -> None:
         if not self.background:
             from gateway.audit.spool import DRAIN_BYTES, append
 
             size = 0
-            for record_id, _, body, _, _ in items:
+            for record_id, _, _, body, _, _ in items:
                 size = append(self.state_dir, record_id, body)
             if size >= DRAIN_BYTES:
                 self.drain()
             return
         from gateway.errors import StoreError
-        from gateway.store.audit_types import AuditEntry
+        from gateway.store.audit_types import AuditEntry, derived
 
-        entries = [AuditEntry.from_record(record_id, body, record) for record_id, record, body, _, _ in items]
+        entries = [AuditEntry(record_id, ts, body, **derived(record)) for record_id, ts, record, body, _, _ in items]
         try:
             self.store().audit_append(self.chain, entries)
         except StoreError as exc:
@@ -190,8 +203,8 @@ class Recorder:
             # wait in this machine's spool, which this thread moves into the store once it answers
             from gateway.audit.spool import append
 
-            for record_id, _, body, _, _ in items:
-                append(self.state_dir, record_id, body)
+            for entry in entries:
+                append(self.state_dir, entry.id, entry.body)
             self._report(exc, kept=True)
 
     # ------------------------------------------------------------------ store upkeep
@@ -225,9 +238,9 @@ class Recorder:
     def _start(self) -> None:
         import atexit
         import threading
-        from queue import SimpleQueue
 
-        self._queue = SimpleQueue()
+        self._wake = threading.Event()
+        self._stopping = False
         self._thread = threading.Thread(target=self._loop, name="hookgate-audit", daemon=True)
         self._thread.start()
         if not self._atexit:  # a Python API user who never calls aclose() still gets the records written
@@ -235,26 +248,15 @@ class Recorder:
             self._atexit = True
 
     def _loop(self) -> None:
-        from queue import Empty
-
-        assert self._queue is not None
-        queue = self._queue
+        assert self._wake is not None
+        wake = self._wake
         last_drain = last_prune = 0.0
-        stopping = False
-        while not stopping:
-            batch: list[Any] = []
+        while True:
+            wake.wait(FLUSH_SECONDS)
+            wake.clear()
+            stopping = self._stopping
             try:
-                batch.append(queue.get(timeout=FLUSH_SECONDS))
-                while len(batch) < BATCH:
-                    batch.append(queue.get_nowait())
-            except Empty:
-                pass
-            if batch and batch[-1] is None:
-                stopping = True
-                batch.pop()
-            try:
-                if batch:
-                    self._write([item for item in batch if item is not None])
+                self._write_pending()
                 now = time.monotonic()
                 if "store" in self.sinks and (stopping or now - last_drain >= DRAIN_SECONDS):
                     last_drain = now
@@ -266,17 +268,40 @@ class Recorder:
                     self.prune()
             except Exception as exc:
                 self._report(exc)
+            if stopping:
+                break
         if self._store is not None and hasattr(self._store, "close"):
             self._store.close()
             self._store = None
 
+    def _write_pending(self) -> None:
+        """Build and write everything queued, ``BATCH`` records per write."""
+        pending = self._pending
+        assert pending is not None
+        while pending:
+            items: list[Item] = []
+            while pending and len(items) < BATCH:
+                event, decision, now, started_ns = pending.popleft()
+                try:
+                    items.append(self._prepare(event, decision, now, started_ns))
+                except Exception as exc:
+                    self._report(exc)
+            self._write(items)
+
     def flush(self, timeout: float = 5.0) -> None:
         """Background mode: wait until everything submitted so far is written (the thread stops and
         starts again on the next ``submit``)."""
-        if self._thread is not None and self._queue is not None:
-            self._queue.put(None)
-            self._thread.join(timeout)
-            self._thread, self._queue = None, None
+        thread, wake = self._thread, self._wake
+        if thread is not None and wake is not None:
+            self._stopping = True
+            wake.set()
+            thread.join(timeout)
+            self._thread = self._wake = None
+            if self._pending:  # queued while the thread was stopping
+                try:
+                    self._write_pending()
+                except Exception as exc:
+                    self._report(exc)
 
     def close(self) -> None:
         """Write what is queued, flush spans, close the store."""
@@ -289,7 +314,7 @@ class Recorder:
 
     def matches(self, audit: dict[str, Any], config_hash: str | None) -> bool:
         """True when this recorder was made for ``audit`` and ``config_hash`` (else a reload changed them)."""
-        return self.config_hash == config_hash and self.audit == (audit or {})
+        return self.config_hash == config_hash and (self.audit is audit or self.audit == (audit or {}))
 
     def _report(self, exc: BaseException, *, kept: bool = False) -> None:
         """One line, at most once a minute; ``kept``: the records wait in the spool instead."""
@@ -306,17 +331,3 @@ class Recorder:
             )
             return
         say(self.background, f"audit: cannot record: {text}")
-
-
-def _append_lines(path: str, bodies: list[str]) -> None:
-    """Append one line per record to ``path`` (one ``write`` call, ``O_APPEND``). Raises OSError."""
-    data = "".join(body + "\n" for body in bodies).encode("utf-8", "surrogatepass")
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    except FileNotFoundError:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)

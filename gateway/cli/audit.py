@@ -7,6 +7,7 @@ that ``settings`` names); first moves records still waiting in the spool into th
     hookgate audit query [FILTERS] [--limit N] [--json]  records that fit; --json: a JSON array of records
     hookgate audit export --format jsonl|csv [FILTERS] [--output FILE]
     hookgate audit verify                               walk every chain; exit 1 naming the first bad record
+    hookgate audit verify --jsonl PATH [--continued]    walk a JSON-lines file (the jsonl sink, an export)
     hookgate audit stats [--since T] [--json]            per handler: calls, denies, errors, timeouts, p50/p95
 
 FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|block|stop|none``,
@@ -74,7 +75,15 @@ def audit_parser() -> argparse.ArgumentParser:
     export = filters(actions.add_parser("export", help="records as JSON lines or CSV"))
     export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
-    with_config(actions.add_parser("verify", help="check the hash chains; exit 1 naming the first bad record"))
+    verify = with_config(actions.add_parser("verify", help="check the hash chains; exit 1 naming the first bad record"))
+    verify.add_argument(
+        "--jsonl", metavar="PATH", help="check this JSON-lines file (the jsonl sink, or an export) instead of the store"
+    )
+    verify.add_argument(
+        "--continued",
+        action="store_true",
+        help="with --jsonl: the file continues an earlier one (rotated, pruned): a chain's first record is its anchor",
+    )
     stats = with_config(actions.add_parser("stats", help="per handler: calls, denies, errors, timeouts, latency"))
     stats.add_argument("--since", type=_since, metavar="T", help="only newer records: 30m, 1h, 2d, or ISO time")
     stats.add_argument("--json", action="store_true")
@@ -114,6 +123,8 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
     from gateway.errors import ConfigError, HookgateError
 
     args = audit_parser().parse_args((["--help"] if top_args.audit_help else []) + top_args.words)
+    if args.action == "verify" and args.jsonl:
+        return _verify_jsonl(args.jsonl, args.continued)
     try:
         config = _load(args.config)
     except ConfigError as exc:
@@ -160,26 +171,24 @@ def _print_rows(rows: list[AuditRow], as_json: bool) -> None:
 
 
 def _tail(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
-    rows = list(reversed(store.audit_records(_filter(args, args.n))))
-    _print_rows(rows, args.json)
     if not args.follow:
+        _print_rows(list(reversed(store.audit_records(_filter(args, args.n)))), args.json)
         return EXIT_OK
+    from gateway.audit.follow import Follower
     from gateway.audit.recorder import default_chain
     from gateway.audit.spool import drain
     from gateway.store import default_state_dir
 
+    follower = Follower(store)  # cursors first: a record committed after them is the poll's, not this print's
+    _print_rows([r for r in reversed(store.audit_records(_filter(args, args.n))) if follower.seen(r)], args.json)
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
     chain = config.audit.get("chain") or default_chain()
-    last = rows[-1].n if rows else max((r.n for r in store.audit_records(_filter(args, 1))), default=0)
     while True:
         time.sleep(FOLLOW_SECONDS)
         drain(state_dir, store, chain)
-        flt = _filter(args)
-        flt.after = last
-        new = list(reversed(store.audit_records(flt)))
+        new = follower.poll()
         if new:
             _print_rows(new, args.json)
-            last = new[-1].n
 
 
 def _query(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
@@ -224,6 +233,24 @@ def _verify(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> in
         for report in bad:
             _err(f"audit verify: {report.problem}")
         return EXIT_ERROR
+    return EXIT_OK
+
+
+def _verify_jsonl(path: str, continued: bool) -> int:
+    from gateway.audit.jsonl import verify_file
+
+    try:
+        report = verify_file(path, continued=continued)
+    except OSError as exc:
+        _err(f"audit verify: {path}: {exc.strerror or exc}")
+        return EXIT_ERROR
+    if report.problem is not None:
+        _err(f"audit verify: {path} {report.problem}")
+        return EXIT_ERROR
+    for chain, (first, last, digest) in sorted(report.chains.items()):
+        print(f"{path}: chain {chain!r}: seq {first}-{last} ok; last hash {digest}")
+    if not report.chains:
+        print(f"{path}: no audit records")
     return EXIT_OK
 
 

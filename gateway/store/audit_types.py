@@ -23,16 +23,19 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-GENESIS = "0" * 64
-"""The ``prev_hash`` of a chain's first record."""
+from gateway.store.audit_link import GENESIS, link_hash
 
-
-def link_hash(prev_hash: str, chain: str, seq: int, body: str) -> str:
-    """SHA-256 (hex) of ``prev_hash "\\n" chain "\\n" seq "\\n" body``: one record's link."""
-    import hashlib
-
-    data = f"{prev_hash}\n{chain}\n{seq}\n{body}".encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
+__all__ = [
+    "GENESIS",
+    "AuditEntry",
+    "AuditFilter",
+    "AuditRow",
+    "ChainHead",
+    "derived",
+    "link_hash",
+    "parse_time",
+    "where_clause",
+]
 
 
 def parse_time(text: str) -> float:
