@@ -14,6 +14,8 @@ Run: ``.venv/bin/python tests/bench/bench_serve.py [--seconds 6] [--rounds 6] [-
     answering 200 with an empty body) >= 0.45; one warm ``mcp_tool`` (configs/examples/mcp-policy.yaml,
     the policy validator over stdio) >= 0.35; and, with ``hookgate serve`` on one ``if``-rule group as
     the baseline, 1,000 such groups (``matcher: Bash``, ``if: Bash(rm -r /srv/N/*)``, none fits) >= 0.5.
+    The default policy, ``http`` and ``mcp_tool`` scenarios record every event (``audit.record: handled``,
+    the default); ``noaudit`` measures them again with ``audit.record: off``, to show what the record costs.
 (b) Fan-out: one event through ``hookgate serve`` to 64 ``http`` handlers whose receiver answers after
     200 ms: median latency within 1.1x of 200 ms. Measured in alternation with the same 64 POSTs made at
     once by a bare aiohttp session of this process (what any client pays on this machine now), so the
@@ -157,11 +159,15 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=40, help="runs per thin-client command / fan-out events")
     parser.add_argument("--here", action="store_true", help="use this interpreter's hookgate, no throwaway venv")
     parser.add_argument("--json", metavar="FILE", help="add the results to this JSON file")
-    parser.add_argument("--only", nargs="*", help="scenarios: nomatch default http mcp if fanout thin")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        help="scenarios: nomatch default http mcp noaudit (those three again, no audit) if fanout thin",
+    )
     args = parser.parse_args()
 
     venvs = bench_venvs(args.here)
-    wanted = set(args.only or ("nomatch", "default", "http", "mcp", "if", "fanout", "thin"))
+    wanted = set(args.only or ("nomatch", "default", "http", "mcp", "noaudit", "if", "fanout", "thin"))
     work = Path(tempfile.mkdtemp(prefix="hookgate-bench-"))
     env = {**os.environ, "HOOKGATE_CACHE_DIR": str(work / "cache"), "XDG_STATE_HOME": str(work / "state")}
     for name in ("HOOKGATE_SERVER", "HOOKGATE_CONFIG", "HOOKGATE_TOKEN", "PYTHONPATH"):
@@ -188,8 +194,14 @@ def main() -> int:
     configs = write_configs(work, receiver.port)
     mcp_config = str(ROOT / "configs" / "examples" / "mcp-policy.yaml")
 
-    def versus_echo(key: str, label: str, config: str, target: float) -> None:
-        served = Proc([*hookgate_serve, config], env, cwd=str(work))
+    audit_off = work / "audit-off.json"
+    audit_off.write_text(json.dumps({"audit": {"record": "off"}}))
+
+    def versus_echo(key: str, label: str, config: str, target: float, *, record: bool = True) -> None:
+        extra = [] if record else ["--config", str(audit_off)]  # merged over the config: no audit records
+        if not record:
+            key, label = f"{key}_noaudit", f"{label}, audit.record off"
+        served = Proc([*hookgate_serve, config, *extra], env, cwd=str(work))
         try:
             base, result = alternate(
                 (echo.port, "/echo"), (served.port, "/hooks"), args.seconds, args.rounds, args.concurrency
@@ -220,12 +232,13 @@ def main() -> int:
         print("\n(a) serve: POST /hooks, PreToolUse Bash")
         if "nomatch" in wanted:
             versus_echo("serve_nomatch", "no matching hook", str(configs["nomatch"]), 0.85)
-        if "default" in wanted:
-            versus_echo("serve_default", "default policy", "builtin:default", 0.8)
-        if "http" in wanted:
-            versus_echo("serve_http", "one http handler", str(configs["http"]), 0.45)
-        if "mcp" in wanted:
-            versus_echo("serve_mcp", "one warm mcp_tool", mcp_config, 0.35)
+        for record in (True, False) if "noaudit" in wanted else (True,):  # what the audit record costs, apart
+            if "default" in wanted:
+                versus_echo("serve_default", "default policy", "builtin:default", 0.8, record=record)
+            if "http" in wanted:
+                versus_echo("serve_http", "one http handler", str(configs["http"]), 0.45, record=record)
+            if "mcp" in wanted:
+                versus_echo("serve_mcp", "one warm mcp_tool", mcp_config, 0.35, record=record)
         if "if" in wanted:
             one = Proc([*hookgate_serve, str(configs["if1"])], env, cwd=str(work))
             many = Proc([*hookgate_serve, str(configs["if1000"])], env, cwd=str(work))

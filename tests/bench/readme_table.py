@@ -31,8 +31,11 @@ ORDER = (
     "thin",
     "serve_nomatch",
     "serve_default",
+    "serve_default_noaudit",
     "serve_http",
+    "serve_http_noaudit",
     "serve_mcp",
+    "serve_mcp_noaudit",
     "serve_if1000",
     "fanout",
 )
