@@ -82,7 +82,8 @@ def table(data: dict[str, Any]) -> str:
             f"{figure(row['base'], row['unit'])} | {shown_ratio(row['ratio'], _target(row))} | {row['target']} "
             f"({status}) |"
         )
-    bare = next((b["notes"].get("fanout bare aiohttp ms") for b in data.values() if "notes" in b), None)
+    key = "fanout bare aiohttp ms"
+    bare = next((b["notes"][key] for b in data.values() if key in b.get("notes", {})), None)
     if bare and "fanout" in rows:
         served = rows["fanout"]["value"]
         lines += [
