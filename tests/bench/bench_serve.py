@@ -25,9 +25,8 @@ Run: ``.venv/bin/python tests/bench/bench_serve.py [--seconds 6] [--rounds 6] [-
     ``python -I -S gateway/client.py`` and the in-process ``hookgate run`` with the same config.
 
 Every server is a subprocess on 127.0.0.1 (hookgate from the throwaway venv of
-``tests.bench.common.bench_venvs``, unless ``--here``; the baselines from ``tests.bench.common``); the load
-generator is this process (``tests.bench.common.alternate``: asyncio streams, the same for baseline and
-subject). Prints numbers; asserts nothing.
+``tests.bench.common.bench_venvs``, unless ``--here``); the load generator is this process (asyncio
+streams). Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
@@ -43,24 +42,64 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
 
-from tests.bench.common import (
-    EVENT,
-    FANOUT_DELAY,
-    ROOT,
-    Proc,
-    Results,
-    alternate,
-    bench_venvs,
-    helper_server,
-    interleaved,
-    window,
-)
+from tests.bench.common import Proc, Results, alternate, bench_venvs, interleaved, window  # noqa: E402
 
-__all__ = ["Proc", "alternate"]  # (tests/bench/bench_audit.py imports them from here)
+EVENT = {
+    "hook_event_name": "PreToolUse",
+    "session_id": "bench",
+    "transcript_path": "/tmp/t.jsonl",
+    "cwd": "/tmp",
+    "permission_mode": "default",
+    "tool_name": "Bash",
+    "tool_input": {"command": "npm test", "description": "run the tests"},
+    "tool_use_id": "toolu_bench",
+}
+UVICORN_SETTINGS = {"log_level": "warning", "access_log": False, "loop": "asyncio", "server_header": False}
+FANOUT, FANOUT_DELAY = 64, 0.2
 
-FANOUT = 64
+
+# ---------------------------------------------------------------------------- helper servers
+
+
+def run_echo(port: int) -> None:
+    """The baseline: a bare Starlette endpoint that parses and echoes the JSON body."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def echo(request: Request) -> Response:
+        body = json.loads(await request.body())
+        return Response(json.dumps(body).encode(), media_type="application/json")
+
+    app = Starlette(routes=[Route("/echo", echo, methods=["POST"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
+
+
+def run_receiver(port: int) -> None:
+    """The webhook the http handlers call: reads the body, answers 200 with no decision (``/slow/N``
+    after 200 ms)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def hook(request: Request) -> Response:
+        await request.body()
+        return Response(b"")
+
+    async def slow(request: Request) -> Response:
+        await request.body()
+        await asyncio.sleep(FANOUT_DELAY)
+        return Response(b"")
+
+    app = Starlette(routes=[Route("/hook", hook, methods=["POST"]), Route("/slow/{n}", slow, methods=["POST"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
 
 
 def fanout_latencies(port: int, receiver: int, runs: int) -> tuple[float, float]:
@@ -85,12 +124,12 @@ def fanout_latencies(port: int, receiver: int, runs: int) -> tuple[float, float]
                 await asyncio.gather(*(one(n) for n in range(FANOUT)))
 
             for _ in range(2):  # warm up: both pools hold their 64 connections
-                await window(port, "/hooks", 0.001, 1, [])
+                await window(port, "/hooks", EVENT, 0.001, 1, [])
                 await fan_out()
             for i in range(runs):
                 for side in ("served", "bare") if i % 2 == 0 else ("bare", "served"):
                     if side == "served":
-                        await window(port, "/hooks", 0.001, 1, served)
+                        await window(port, "/hooks", EVENT, 0.001, 1, served)
                     else:
                         started = time.perf_counter()
                         await fan_out()
@@ -164,7 +203,15 @@ def main() -> int:
         nargs="*",
         help="scenarios: nomatch default http mcp noaudit (those three again, no audit) if fanout thin",
     )
+    parser.add_argument("--serve-echo", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-receiver", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_echo:
+        run_echo(args.serve_echo)
+        return 0
+    if args.serve_receiver:
+        run_receiver(args.serve_receiver)
+        return 0
 
     venvs = bench_venvs(args.here)
     wanted = set(args.only or ("nomatch", "default", "http", "mcp", "noaudit", "if", "fanout", "thin"))
@@ -172,6 +219,7 @@ def main() -> int:
     env = {**os.environ, "HOOKGATE_CACHE_DIR": str(work / "cache"), "XDG_STATE_HOME": str(work / "state")}
     for name in ("HOOKGATE_SERVER", "HOOKGATE_CONFIG", "HOOKGATE_TOKEN", "PYTHONPATH"):
         env.pop(name, None)
+    helper = [venvs.python, __file__]
     hookgate_serve = [venvs.hookgate, "serve", "--log-level", "warning", "--reload-interval", "0", "--config"]
     results = Results(
         "serve",
@@ -189,8 +237,8 @@ def main() -> int:
         flush=True,
     )
 
-    receiver = helper_server("receiver", venvs.python, env)
-    echo = helper_server("echo", venvs.python, env)
+    receiver = Proc([*helper, "--serve-receiver"], env)
+    echo = Proc([*helper, "--serve-echo"], env)
     configs = write_configs(work, receiver.port)
     mcp_config = str(ROOT / "configs" / "examples" / "mcp-policy.yaml")
 
@@ -204,7 +252,7 @@ def main() -> int:
         served = Proc([*hookgate_serve, config, *extra], env, cwd=str(work))
         try:
             base, result = alternate(
-                (echo.port, "/echo"), (served.port, "/hooks"), args.seconds, args.rounds, args.concurrency
+                (echo.port, "/echo"), (served.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
             )
         except (OSError, RuntimeError, asyncio.IncompleteReadError) as exc:  # one scenario, not the whole run
             print(f"  {label}: not measured ({type(exc).__name__}: {exc})", flush=True)
@@ -244,7 +292,7 @@ def main() -> int:
             many = Proc([*hookgate_serve, str(configs["if1000"])], env, cwd=str(work))
             try:
                 base, result = alternate(
-                    (one.port, "/hooks"), (many.port, "/hooks"), args.seconds, args.rounds, args.concurrency
+                    (one.port, "/hooks"), (many.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
                 )
             finally:
                 one.stop()

@@ -11,17 +11,14 @@
   processes on the machine (a shared 2-core VM) hits baseline and subject alike; ``interleaved_times()``
   also gives their median CPU times (user + system), which that load disturbs far less.
 - ``Results``: the ratios a bench measured, printed as ``target`` lines and written as JSON
-  (``--json FILE``) for ``tests/bench/readme_table.py``, with the machine's load while it ran.
-- Serving benches: ``Proc`` (a server subprocess on a free port), the baseline servers (``run_echo``: a bare
-  Starlette JSON echo; ``run_receiver``: the webhook the ``http`` handlers call; started as
-  ``python tests/bench/common.py --serve-echo PORT``), and one load generator for baseline and subject alike
-  (``alternate``: keep-alive connections with one request in flight each, in alternating windows, ratios as
-  the median over rounds of adjacent windows).
+  (``--json FILE``) for ``tests/bench/readme_table.py``, with the machine's load average while it ran.
+- ``Proc``: a server subprocess on a free port; ``load()``: keep-alive connections posting one event for
+  some seconds (the serve, audit and store benches' load generator); ``alternate()``: two servers
+  loaded in alternating windows, so drift hits both alike.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -268,61 +265,7 @@ class Results:
         out.write_text(json.dumps(data, indent=1))
 
 
-# ---------------------------------------------------------------------------- serving benches
-
-EVENT = {
-    "hook_event_name": "PreToolUse",
-    "session_id": "bench",
-    "transcript_path": "/tmp/t.jsonl",
-    "cwd": "/tmp",
-    "permission_mode": "default",
-    "tool_name": "Bash",
-    "tool_input": {"command": "npm test", "description": "run the tests"},
-    "tool_use_id": "toolu_bench",
-}
-"""The event every serving bench POSTs (a PreToolUse Bash call the default policy lets through)."""
-UVICORN_SETTINGS = {"log_level": "warning", "access_log": False, "loop": "asyncio", "server_header": False}
-"""What the baseline servers run with (``hookgate serve`` runs uvicorn the same way)."""
-FANOUT_DELAY = 0.2
-"""Seconds the receiver's ``/slow/N`` waits before answering."""
-
-
-def run_echo(port: int) -> None:
-    """The baseline: a bare Starlette endpoint that parses and echoes the JSON body."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
-    async def echo(request: Request) -> Response:
-        body = json.loads(await request.body())
-        return Response(json.dumps(body).encode(), media_type="application/json")
-
-    app = Starlette(routes=[Route("/echo", echo, methods=["POST"])])
-    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
-
-
-def run_receiver(port: int) -> None:
-    """The webhook the http handlers call: reads the body, answers 200 with no decision (``/slow/N``
-    after 200 ms)."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
-    async def hook(request: Request) -> Response:
-        await request.body()
-        return Response(b"")
-
-    async def slow(request: Request) -> Response:
-        await request.body()
-        await asyncio.sleep(FANOUT_DELAY)
-        return Response(b"")
-
-    app = Starlette(routes=[Route("/hook", hook, methods=["POST"]), Route("/slow/{n}", slow, methods=["POST"])])
-    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
+# ---------------------------------------------------------------------------- servers and load
 
 
 def free_port() -> int:
@@ -346,9 +289,10 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -
 
 
 class Proc:
-    """A server subprocess on a free port, stopped with SIGTERM."""
+    """A server subprocess on a free port (``--port N`` appended, or the port alone after a
+    ``--serve-...`` flag), stopped with SIGTERM."""
 
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None = None) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | Path | None = None) -> None:
         self.port = free_port()
         self.proc = subprocess.Popen(
             [*argv, str(self.port)] if argv[-1].startswith("--serve-") else [*argv, "--port", str(self.port)],
@@ -369,9 +313,6 @@ class Proc:
             self.proc.wait()
 
 
-# ---------------------------------------------------------------------------- load generator
-
-
 def _request(port: int, path: str, body: bytes) -> bytes:
     return (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
@@ -379,7 +320,13 @@ def _request(port: int, path: str, body: bytes) -> bytes:
     ).encode() + body
 
 
-async def _connection(port: int, request: bytes, stop_at: float, latencies: list[float]) -> int:
+async def _connection(
+    port: int, request: bytes, stop_at: float, latencies: list[float], refuse: bytes | None = None
+) -> int:
+    """One keep-alive connection posting ``request`` until ``stop_at``: the answers it got (each a 200;
+    with ``refuse``, none whose body contains it)."""
+    import asyncio
+
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     done = 0
     try:
@@ -390,7 +337,9 @@ async def _connection(port: int, request: bytes, stop_at: float, latencies: list
             match = re.search(rb"(?i)content-length:\s*(\d+)", head)
             if not head.startswith(b"HTTP/1.1 200") or match is None:
                 raise RuntimeError(f"unexpected answer: {head[:200]!r}")
-            await reader.readexactly(int(match.group(1)))
+            body = await reader.readexactly(int(match.group(1)))
+            if refuse is not None and refuse in body:
+                raise RuntimeError(f"unexpected answer to the bench event: {body[:300]!r}")
             latencies.append(time.perf_counter() - started)
             done += 1
     finally:
@@ -398,53 +347,78 @@ async def _connection(port: int, request: bytes, stop_at: float, latencies: list
     return done
 
 
-async def window(port: int, path: str, seconds: float, concurrency: int, latencies: list[float]) -> float:
-    request = _request(port, path, json.dumps(EVENT).encode())
+async def window(
+    port: int,
+    path: str,
+    event: dict[str, Any],
+    seconds: float,
+    concurrency: int,
+    latencies: list[float],
+    refuse: bytes | None = None,
+) -> tuple[int, float]:
+    """``concurrency`` connections posting ``event`` to ``path`` for ``seconds``: (answers, elapsed s)."""
+    import asyncio
+
+    request = _request(port, path, json.dumps(event).encode())
     started = time.perf_counter()
     counts = await asyncio.gather(
-        *(_connection(port, request, started + seconds, latencies) for _ in range(concurrency))
+        *(_connection(port, request, started + seconds, latencies, refuse) for _ in range(concurrency))
     )
-    return sum(counts) / (time.perf_counter() - started)
+    return sum(counts), time.perf_counter() - started
+
+
+def load(
+    port: int, path: str, event: dict[str, Any], seconds: float, concurrency: int, refuse: bytes | None = None
+) -> tuple[int, float, list[float]]:
+    """``window`` from synchronous code: (answers, elapsed s, latencies in s)."""
+    import asyncio
+
+    latencies: list[float] = []
+    done, elapsed = asyncio.run(window(port, path, event, seconds, concurrency, latencies, refuse))
+    return done, elapsed, latencies
+
+
+def percentile_ms(latencies: list[float], q: float) -> float:
+    values = sorted(latencies)
+    return values[min(len(values) - 1, int(len(values) * q))] * 1000 if values else float("nan")
 
 
 def alternate(
-    base: tuple[int, str], subject: tuple[int, str], seconds: float, rounds: int, concurrency: int
+    base: tuple[int, str],
+    subject: tuple[int, str],
+    event: dict[str, Any],
+    seconds: float,
+    rounds: int,
+    concurrency: int,
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """Throughput (median of windows) and latency of ``base`` and ``subject``, loaded in alternation."""
-    span = seconds / rounds
+    """Throughput (median of windows, req/s) and p50/p99 latency (ms) of the servers ``base`` and
+    ``subject`` (port, path), loaded with ``event`` in alternation; the subject's ``ratio`` is the median
+    over rounds of subject / base within the round (adjacent windows), which cancels drift and shrugs
+    off a window another process disturbed."""
+    import asyncio
+
+    per_window = seconds / rounds
     stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
 
     async def go() -> None:
         for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
-            await window(port, path, 0.5, concurrency, [])
+            await window(port, path, event, 0.5, concurrency, [])
         for i in range(rounds):
             for side in (0, 1) if i % 2 == 0 else (1, 0):
                 port, path = (base, subject)[side]
-                stats[side][0].append(await window(port, path, span, concurrency, stats[side][1]))
+                done, elapsed = await window(port, path, event, per_window, concurrency, stats[side][1])
+                stats[side][0].append(done / elapsed)
 
     asyncio.run(go())
 
     def summary(side: int) -> dict[str, float]:
         rps, latencies = stats[side]
-        latencies.sort()
         return {
             "rps": statistics.median(rps),
-            "p50": latencies[len(latencies) // 2] * 1000,
-            "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+            "p50": percentile_ms(latencies, 0.5),
+            "p99": percentile_ms(latencies, 0.99),
         }
 
     measured = summary(1)
-    # the ratio: median over rounds of subject / baseline within the round (adjacent windows), which
-    # cancels drift and shrugs off a window another process disturbed
     measured["ratio"] = statistics.median(s / b for b, s in zip(stats[0][0], stats[1][0], strict=True))
     return summary(0), measured
-
-
-def helper_server(kind: str, python: str, env: dict[str, str]) -> Proc:
-    """A baseline server (``echo`` or ``receiver``) run by ``python`` (this file as a script)."""
-    return Proc([python, __file__, f"--serve-{kind}"], env)
-
-
-if __name__ == "__main__":  # python tests/bench/common.py --serve-echo PORT | --serve-receiver PORT
-    kind, port = sys.argv[1], int(sys.argv[2])
-    {"--serve-echo": run_echo, "--serve-receiver": run_receiver}[kind](port)
