@@ -79,13 +79,10 @@ def group_matches(group: GroupSpec, event: HookEvent, explain: bool = True) -> t
         return False, why if explain else ""
     value = event.matcher_value()
     if value is None or group.matcher in (None, "", "*"):
-        if not explain:
-            return True, ""
-        return True, "no matcher (matches every event)" if group.matcher in (
-            None,
-            "",
-            "*",
-        ) else f"{event.name} ignores matchers"
+        unset = group.matcher in (None, "", "*")
+        return True, (
+            "no matcher (matches every event)" if unset else f"{event.name} ignores matchers"
+        ) if explain else ""
     if group.dialect == "kiro":
         name = event.host_tool_name if event.dialect == "kiro" and event.host_tool_name else to_host("kiro", value)
         ok = kiro_matcher(group.matcher)(name)

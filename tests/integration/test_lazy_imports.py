@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import ROOT
 from tests.fakes.mcp_helpers import event
 from tests.import_probe import modules_loaded
 
