@@ -111,7 +111,7 @@ def _aliased(code: str, shown: str, ctx: Ctx) -> str | None:
     command, or a path holding the home directory or the project, counts as run or deleted."""
     if not _DANGEROUS_MODULES.search(code):
         return None
-    home, project = ctx.state.home(), ctx.cwd
+    home, project = ctx.state.home(), ctx.state.project
     for m in _LITERALS.finditer(code):
         text = next(g for g in m.groups() if g is not None).strip()
         reason = ctx.check_text(" ".join(text.split())) if " " in text else None

@@ -9,6 +9,7 @@ could match; a literal ``$(echo ...)`` command word as the command it prints.
 
 from __future__ import annotations
 
+import os
 import shlex
 
 from .context import POLICY, Ctx
@@ -126,6 +127,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = ctx.check_text(text)
         if reason:
             return reason
+    if u.chdir is not None:  # env -C / rm -rf build: the delete runs in /
+        ctx = ctx.moved_to(*_moved_cwd(u.chdir, ctx))
     core = u.words
     if u.assigns or (core and core[0].text in _DECLARES):  # GIT_PAGER='rm -rf ~' git log, export GIT_EDITOR=...
         reason = _check_assignments([*u.assigns, *(core[1:] if core and core[0].text in _DECLARES else [])], ctx)
@@ -198,6 +201,22 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if m:
         return check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
     return None
+
+
+def _moved_cwd(chdir: Word | None, ctx: Ctx) -> tuple[str | None, bool]:
+    """``(cwd, lost)`` for a command run in ``chdir`` (None: where it was)."""
+    if chdir is None:
+        return ctx.cwd, False
+    text = chdir.text
+    if text.startswith("~") and chdir.literal:
+        text = ctx.state.home() + text[1:]
+    if not chdir.literal or text.startswith("~"):
+        return None, True
+    if not text.startswith("/"):
+        if ctx.cwd is None or ctx.lost or ctx.state.changes_directory_before(ctx.state.part):
+            return None, True
+        text = os.path.join(ctx.cwd, text)
+    return os.path.normpath(text), False
 
 
 _PIP_NAMES = frozenset({"pip", "pip3", "pipx"})
