@@ -300,7 +300,7 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             return Unwrapped([], strings, feeder, replace)  # prints what the name is; runs nothing
         rest = words[1 + stop :]
         if name in _CHDIR:
-            for k, (o, v) in enumerate(opts):
+            for o, v in opts:
                 if o in _CHDIR[name]:
                     chdir.append(_option_word(words[1 : 1 + stop], o, v))
         if name == "screen" and "-X" in names(opts):  # screen -X stuff 'keys': typed into the session's shell
