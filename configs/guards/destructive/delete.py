@@ -84,7 +84,7 @@ def resolve(word: Word, ctx: Ctx) -> str | None:
     if not text:
         return None
     if not text.startswith("/"):
-        if ctx.state.changes_directory_before(ctx.state.part):
+        if ctx.lost or ctx.state.changes_directory_before(ctx.state.part):
             return None  # `cd .. && rm -rf build`: relative to a directory hookgate does not follow
         if ctx.cwd is None:
             path = os.path.normpath(text)
@@ -109,7 +109,7 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
     path = resolve(word, ctx)
     if path is None:
         return None
-    home, project = ctx.state.home(), ctx.cwd
+    home, project = ctx.state.home(), ctx.state.project
     if path.startswith("/"):
         roots, allowed_paths = ctx.state.areas()
         for allowed in allowed_paths:
@@ -129,7 +129,8 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
         return None
     if _build_part(path, ctx, False):
         return "a build or cache folder"
-    if path.rsplit("/", 1)[-1] in BUILD_FILES and (ctx.cwd is None or _inside(path, ctx.cwd)) and not word.globs():
+    project_ = ctx.state.project
+    if path.rsplit("/", 1)[-1] in BUILD_FILES and (project_ is None or _inside(path, project_)) and not word.globs():
         return "a generated file"  # rm -rf node_modules package-lock.json
     return None
 
@@ -170,9 +171,9 @@ CACHE_FILES = frozenset({"*.pyc", "*.pyo", "*.o", "*.class", ".DS_Store", "*~", 
 def _build_part(path: str, ctx: Ctx, parent_only: bool) -> bool:
     """Whether ``path`` lies in a build or cache folder inside the project (``parent_only``: a folder above
     its last part, for ``dist/*``)."""
-    project = ctx.cwd
+    project = ctx.state.project
     if project is None:
-        if path.startswith("/"):
+        if path.startswith("/") or ctx.cwd is not None:  # env -C DIR with no project known: not provably in one
             return False
         rel = path
     else:

@@ -46,6 +46,10 @@ RULES: dict[str, tuple[str, str]] = {
     "git.reflog-expire": ("deny", "git reflog expire --expire=now, git reflog delete"),
     "git.gc-prune": ("deny", "git gc --prune=now, git prune (unreachable objects deleted at once)"),
     "git.ref-delete": ("ask", "git update-ref -d (a branch or tag deleted through plumbing)"),
+    "git.ext-command": (
+        "ask",
+        "ext:: remote URLs and uploadpack.packObjectsHook (git runs a command as the transport)",
+    ),
     "disk.dd-device": ("deny", "dd onto a device"),
     "disk.mkfs": ("deny", "mkfs"),
     "shell.fork-bomb": ("deny", "fork bombs"),
