@@ -137,8 +137,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = check_startup([*u.assigns, *declared], core, ctx)
         if reason:
             return reason
-    if u.assigns or (core and core[0].text in _DECLARES):  # GIT_PAGER='rm -rf ~' git log, export GIT_EDITOR=...
-        reason = _check_assignments([*u.assigns, *(core[1:] if core and core[0].text in _DECLARES else [])], ctx)
+    if u.assigns or declared:  # GIT_PAGER='rm -rf ~' git log, export GIT_EDITOR=...
+        reason = _check_assignments([*u.assigns, *declared], ctx)
         if reason:
             return reason
     if not core:
