@@ -7,9 +7,11 @@ One small module per command group (``gateway.cli.run``, ``validate``, ``explain
 Exit codes of ``hookgate run`` (what the host sees):
 0 the answer is on stdout (or nothing to say); 2 deny/block (reason on stderr, JSON on stdout), or an
 invalid config on an event where a block holds an action back (see ``gateway.cli.run.config_error_exit``);
-1 a malformed event, a usage error, or an internal error (non-blocking: the host goes on), unless the
-event has a ``failClosed`` handler (see ``gateway.dispatcher.internal_failure``). Every error is one line on
-stderr; no traceback reaches the agent.
+1 a malformed event or an internal error (non-blocking: the host goes on), unless the event has a
+``failClosed`` handler (see ``gateway.dispatcher.internal_failure``). A usage error of any ``hookgate``
+command (an unknown subcommand or option, a bad value: ``gateway.errors.UsageError``) exits 2, so a typo
+in a hook command blocks (fails closed) instead of silently turning the policy off; ``--help`` and
+``--version`` exit 0. Every error is one line on stderr; no traceback reaches the agent.
 
 ``hookgate run --server URL`` (or ``HOOKGATE_SERVER``) is the thin client: ``main`` hands it to
 ``gateway.client`` before argparse or anything else is imported, so the call costs little more than the
@@ -23,7 +25,8 @@ import os
 import sys
 
 from gateway.client import emit, event_limit, read_event
-from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
+from gateway.errors import UsageError
+from gateway.wire import DIALECT_CHOICES, EXIT_BLOCK, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
 RUN_COMMAND = "gateway.cli.run"
 """The module of ``hookgate run`` (imported by name, as the parser's commands are: it imports this package)."""
@@ -128,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         code: int = getattr(__import__(module, fromlist=[name]), name)(args)
     except KeyboardInterrupt:
         return 130
+    except UsageError as exc:  # a typo in a hook command: exit 2 blocks where a block holds an action back
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_BLOCK
     except BrokenPipeError:  # `hookgate demo | head`: the reader left; nothing more to say
         from gateway.client import _silence_stdout
 

@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # typing costs a hook process ~2 ms to import: not on thi
 if TYPE_CHECKING:
     from typing import Any
 
-CACHE_FORMAT = "hookgate-config-8"
+CACHE_FORMAT = "hookgate-config-9"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 
