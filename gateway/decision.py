@@ -22,7 +22,7 @@ Merge rules (see README, "Decision rules"):
 from __future__ import annotations
 
 from gateway.events import PERMISSION_EVENTS
-from gateway.records import Record
+from gateway.records import Fields, fresh
 
 TYPE_CHECKING = False  # typing costs a hook process ~2 ms to import
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 PERMISSION_RANK: dict[str | None, int] = {None: 0, "allow": 1, "ask": 2, "defer": 3, "deny": 4}
 
 
-class Verdict(Record):
+class Verdict(Fields):
     """What one handler answered, normalized (all fields optional).
 
     permission/permission_reason: PreToolUse ``permissionDecision`` and its reason (PermissionRequest
@@ -46,48 +46,18 @@ class Verdict(Record):
     for the audit record; never part of the decision.
     """
 
-    __slots__ = (  # noqa: RUF023  (in field order: repr and to_dict follow it)
-        "permission",
-        "permission_reason",
-        "block",
-        "reason",
-        "updated_input",
-        "updated_output",
-        "additional_context",
-        "system_message",
-        "continue_",
-        "stop_reason",
-        "extra",
-        "side_effects",
-    )
-
-    def __init__(
-        self,
-        permission: Permission | None = None,
-        permission_reason: str | None = None,
-        block: bool = False,
-        reason: str | None = None,
-        updated_input: dict[str, Any] | None = None,
-        updated_output: Any = None,
-        additional_context: str | None = None,
-        system_message: str | None = None,
-        continue_: bool = True,
-        stop_reason: str | None = None,
-        extra: dict[str, Any] | None = None,
-        side_effects: list[str] | None = None,
-    ) -> None:
-        self.permission = permission
-        self.permission_reason = permission_reason
-        self.block = block
-        self.reason = reason
-        self.updated_input = updated_input
-        self.updated_output = updated_output
-        self.additional_context = additional_context
-        self.system_message = system_message
-        self.continue_ = continue_
-        self.stop_reason = stop_reason
-        self.extra: dict[str, Any] = {} if extra is None else extra
-        self.side_effects: list[str] = [] if side_effects is None else side_effects
+    permission: Permission | None = None
+    permission_reason: str | None = None
+    block: bool = False
+    reason: str | None = None
+    updated_input: dict[str, Any] | None = None
+    updated_output: Any = None
+    additional_context: str | None = None
+    system_message: str | None = None
+    continue_: bool = True
+    stop_reason: str | None = None
+    extra: dict[str, Any] = fresh(dict)
+    side_effects: list[str] = fresh(list)
 
     def is_empty(self) -> bool:
         return self == Verdict()
@@ -107,7 +77,7 @@ class Verdict(Record):
         return out
 
 
-class HandlerResult(Record):
+class HandlerResult(Fields):
     """The outcome of one handler run: a value or a failure, never an exception.
 
     id: the handler's stable name. type: its ``type``. status: ok | error | timeout | skipped | cached.
@@ -120,45 +90,17 @@ class HandlerResult(Record):
     when the verdict is dropped by the merge rules).
     """
 
-    __slots__ = (  # noqa: RUF023  (in field order: repr and to_dict follow it)
-        "id",
-        "type",
-        "status",
-        "duration_ms",
-        "verdict",
-        "message",
-        "fail_closed",
-        "order",
-        "meta",
-        "judgment",
-        "side_effects",
-    )
-
-    def __init__(
-        self,
-        id: str,
-        type: str,
-        status: Status = "ok",
-        duration_ms: float = 0.0,
-        verdict: Verdict | None = None,
-        message: str | None = None,
-        fail_closed: bool = False,
-        order: int = 0,
-        meta: dict[str, Any] | None = None,
-        judgment: bool = False,
-        side_effects: list[str] | None = None,
-    ) -> None:
-        self.id = id
-        self.type = type
-        self.status: Status = status
-        self.duration_ms = duration_ms
-        self.verdict = verdict
-        self.message = message
-        self.fail_closed = fail_closed
-        self.order = order
-        self.meta: dict[str, Any] = {} if meta is None else meta
-        self.judgment = judgment
-        self.side_effects: list[str] = [] if side_effects is None else side_effects
+    id: str
+    type: str
+    status: Status = "ok"
+    duration_ms: float = 0.0
+    verdict: Verdict | None = None
+    message: str | None = None
+    fail_closed: bool = False
+    order: int = 0
+    meta: dict[str, Any] = fresh(dict)
+    judgment: bool = False
+    side_effects: list[str] = fresh(list)
 
     @property
     def failed(self) -> bool:
@@ -182,54 +124,22 @@ class HandlerResult(Record):
         return out
 
 
-class Decision(Record):
+class Decision(Fields):
     """The one answer for an event, merged from every handler's result (see module docstring)."""
 
-    __slots__ = (  # noqa: RUF023  (in field order: repr and to_dict follow it)
-        "event",
-        "permission",
-        "permission_reason",
-        "block",
-        "reason",
-        "updated_input",
-        "updated_output",
-        "additional_context",
-        "system_message",
-        "continue_",
-        "stop_reason",
-        "extra",
-        "results",
-    )
-
-    def __init__(
-        self,
-        event: str,
-        permission: Permission | None = None,
-        permission_reason: str | None = None,
-        block: bool = False,
-        reason: str | None = None,
-        updated_input: dict[str, Any] | None = None,
-        updated_output: Any = None,
-        additional_context: list[str] | None = None,
-        system_message: str | None = None,
-        continue_: bool = True,
-        stop_reason: str | None = None,
-        extra: dict[str, Any] | None = None,
-        results: list[HandlerResult] | None = None,
-    ) -> None:
-        self.event = event
-        self.permission = permission
-        self.permission_reason = permission_reason
-        self.block = block
-        self.reason = reason
-        self.updated_input = updated_input
-        self.updated_output = updated_output
-        self.additional_context: list[str] = [] if additional_context is None else additional_context
-        self.system_message = system_message
-        self.continue_ = continue_
-        self.stop_reason = stop_reason
-        self.extra: dict[str, Any] = {} if extra is None else extra
-        self.results: list[HandlerResult] = [] if results is None else results
+    event: str
+    permission: Permission | None = None
+    permission_reason: str | None = None
+    block: bool = False
+    reason: str | None = None
+    updated_input: dict[str, Any] | None = None
+    updated_output: Any = None
+    additional_context: list[str] = fresh(list)
+    system_message: str | None = None
+    continue_: bool = True
+    stop_reason: str | None = None
+    extra: dict[str, Any] = fresh(dict)
+    results: list[HandlerResult] = fresh(list)
 
     @property
     def denied(self) -> bool:

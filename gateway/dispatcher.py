@@ -264,7 +264,7 @@ class Dispatcher:
                 return result
         started = time.perf_counter()
         tuning = None  # the default policy's tuning is this config's own (gateway.config.guards.scope)
-        if self.config.guards or _GUARD in sys.modules:
+        if self.config.guards:  # (without a section the guard's defaults apply: nothing to set)
             from gateway.config.guards import scope
 
             tuning = scope(self.config.guards)
@@ -456,8 +456,9 @@ def run_inline(coro: Coroutine[Any, Any, T]) -> T:
 
 
 CHAIN = -1
-_GUARD = "configs.guards.destructive"  # the default policy's shell guard (tuned by a config's guards section)
 """The job key of the event's chained handlers in ``Executor.run`` (group indexes are >= 0)."""
+
+_GUARD = "configs.guards.destructive"  # the default policy's shell guard (tuned by a config's guards section)
 
 
 class Chain:

@@ -37,7 +37,6 @@ otherwise (a hook that breaks denies rather than silently letting the call throu
 from __future__ import annotations
 
 import fnmatch
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -174,23 +173,16 @@ def check_hook(hook: Any, where: str) -> ClassHook:
     return hook
 
 
-def load_hook(path: str, where: str = "hook") -> ClassHook:
+def load_hook(path: str, where: str | None = None) -> ClassHook:
     """Import ``package.module:ClassName`` and instantiate it (no arguments).
 
     Raises ConfigError naming the path when the module or class is missing, the class is not a class
     hook, or its constructor fails.
     """
-    module_name, sep, attr = path.partition(":")
-    if not sep or not module_name or not attr:
-        raise ConfigError(f"{where}: {path!r} must look like 'package.module:ClassName'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except Exception as exc:  # ImportError, or an error raised while the module runs
-        raise ConfigError(f"{where}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
-    for part in attr.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            raise ConfigError(f"{where}: {module_name} has no attribute {attr!r}")
+    from handlers.base import import_object
+
+    where = f"hook {path!r}" if where is None else where
+    obj = import_object(path, where, "package.module:ClassName")
     if not (isinstance(obj, type) and issubclass(obj, ClassHook)):
         raise ConfigError(f"{where}: {path} is not a PreToolUseHook, PostToolUseHook or SessionStartHook subclass")
     try:

@@ -23,7 +23,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 
-from gateway.errors import ConfigError
+from gateway.errors import ConfigError, HookgateError
 
 TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
@@ -141,6 +141,25 @@ def register_handler(cls: type[Handler]) -> type[Handler]:
     """Register an in-process handler class under ``cls.type`` (usable as a decorator)."""
     _registered[cls.type] = cls
     return cls
+
+
+def import_object(path: str, where: str, shape: str, error: type[HookgateError] = ConfigError) -> Any:
+    """The object ``package.module:attr`` names (``attr`` may be dotted): the one loader of the
+    ``callable`` and ``hook`` paths a config names. Raises ``error`` with a one-line message starting
+    with ``where`` when ``path`` is not of the form ``shape``, its module cannot be imported (or fails
+    while it runs), or it has no such attribute."""
+    module_name, sep, attr = path.partition(":")
+    if not sep or not module_name or not attr:
+        raise error(f"{where} must look like {shape!r}")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:  # ImportError, or an error raised while the module runs
+        raise error(f"{where}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise error(f"{where}: {module_name} has no attribute {attr!r}")
+    return obj
 
 
 def _load(path: str, where: str) -> type[Handler]:

@@ -33,7 +33,7 @@ _CO_COROUTINE = 0x80  # inspect.CO_COROUTINE (inspect costs milliseconds to impo
 
 @cache
 def _loaded(path: str) -> ClassHook:
-    return load_hook(path, f"hook {path!r}")
+    return load_hook(path)
 
 
 def hook_of(spec: HandlerSpec) -> ClassHook:

@@ -22,14 +22,13 @@ maps onto the decision, and class hooks chain in priority order.
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable, Hashable
 from functools import cache
 
 from gateway.answers import parse_text, verdict_from_json
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
-from handlers.base import Handler
+from handlers.base import Handler, import_object
 
 TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
@@ -47,17 +46,7 @@ _CO_COROUTINE = 0x80  # inspect.CO_COROUTINE: the function is ``async def``
 @cache
 def load_callable(path: str) -> Callable[[dict[str, Any]], Any]:
     """Import ``package.module:function``. Raises HandlerError naming what is missing."""
-    module_name, sep, attr = path.partition(":")
-    if not sep or not module_name or not attr:
-        raise HandlerError(f"callable {path!r} must look like 'package.module:function'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except Exception as exc:  # ImportError, or an error raised while the module runs
-        raise HandlerError(f"callable {path!r}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
-    for part in attr.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            raise HandlerError(f"callable {path!r}: {module_name} has no attribute {attr!r}")
+    obj = import_object(path, f"callable {path!r}", "package.module:function", HandlerError)
     if not callable(obj):
         raise HandlerError(f"callable {path!r} is not callable")
     fn: Callable[[dict[str, Any]], Any] = obj
@@ -175,7 +164,7 @@ class PythonHandler(Handler):
             return None
         from gateway.hooks import load_hook
 
-        return load_hook(entry["hook"], "hook").hook_point
+        return load_hook(entry["hook"]).hook_point
 
     @classmethod
     def event_problems(cls, spec: HandlerSpec, event: str) -> list[str]:

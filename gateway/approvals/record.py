@@ -39,6 +39,16 @@ def fingerprint(session_id: str | None, tool_name: str | None, tool_input: Any) 
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+# Why two columns. ``key`` names the call (its tool_use_id plus the input's fingerprint) and carries the
+# store's unique index of open requests (``approvals_open_key``): two hook processes for the same call
+# (a host retrying the hook, ``serve`` replicas) insert one row. ``fingerprint`` names the input: a
+# retry under a new tool_use_id finds the open request through it (``approval_find`` tries the key,
+# then the newest open request with the fingerprint). The lookup falls back to the fingerprint, so
+# requests are in effect shared per input; an index on ``fingerprint`` alone would differ only when
+# two new calls with the same input and different tool_use_ids race (two requests posted under the key
+# index, one under a fingerprint index, which is the better answer). Folding the key into the
+# fingerprint needs a schema migration on both stores (a unique index of open requests per
+# fingerprint, the key column dropped); until that migration lands, both are kept.
 def request_key(session_id: str | None, tool_use_id: str | None, print_: str) -> str:
     """The key of a tool call's request (see module docstring)."""
     if tool_use_id:

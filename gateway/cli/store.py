@@ -21,6 +21,7 @@ from gateway.wire import EXIT_ERROR, EXIT_OK
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from gateway.store.base import Store
 
@@ -41,58 +42,68 @@ def _open(args: argparse.Namespace) -> Store | None:
     return None
 
 
-def cmd_migrate(args: argparse.Namespace) -> int:
+def _with_store(args: argparse.Namespace, body: Callable[[Store], int]) -> int:
+    """Open the store the config selects, run ``body`` on it, close it: ``body``'s exit code, or 1 with a
+    one-line error when the store cannot be opened or a ``StoreError`` ends ``body``."""
     from gateway.errors import StoreError
 
     store = _open(args)
     if store is None:
         return EXIT_ERROR
     try:
-        applied = store.migrate()
-        version = store.schema_version()
+        return body(store)
     except StoreError as exc:
         _err(str(exc))
         return EXIT_ERROR
     finally:
         store.close()
-    if applied:
-        print(
-            f"store {store.display}: migrated to schema version {version} "
-            f"(applied {', '.join(str(v) for v in applied)})"
-        )
-    else:
-        print(f"store {store.display}: schema version {version} is current; nothing to apply")
-    return EXIT_OK
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    def migrate(store: Store) -> int:
+        applied = store.migrate()
+        version = store.schema_version()
+        if applied:
+            print(
+                f"store {store.display}: migrated to schema version {version} "
+                f"(applied {', '.join(str(v) for v in applied)})"
+            )
+        else:
+            print(f"store {store.display}: schema version {version} is current; nothing to apply")
+        return EXIT_OK
+
+    return _with_store(args, migrate)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from gateway.errors import StoreError
-
-    store = _open(args)
-    if store is None:
-        return EXIT_ERROR
-    try:
+    def status(store: Store) -> int:
         version = store.schema_version()
         counts = store.table_counts()
-    except StoreError as exc:
-        _err(str(exc))
-        return EXIT_ERROR
-    finally:
-        store.close()
-    required = store.required_version
-    if getattr(args, "json", False):
-        print(
-            json.dumps(
-                {"store": store.display, "kind": store.kind, "version": version, "required": required, "tables": counts}
+        required = store.required_version
+        if getattr(args, "json", False):
+            print(
+                json.dumps(
+                    {
+                        "store": store.display,
+                        "kind": store.kind,
+                        "version": version,
+                        "required": required,
+                        "tables": counts,
+                    }
+                )
             )
-        )
-    else:
-        print(f"store: {store.display} ({store.kind})")
-        print(f"schema version: {version} (this hookgate needs {required})")
-        width = max((len(name) for name in counts), default=0)
-        for name, count in counts.items():
-            print(f"  {name.ljust(width)}  {count} row(s)")
-    if version < required:
-        _err(f"store {store.display}: schema version {version} is older than {required}: run 'hookgate store migrate'")
-        return EXIT_ERROR
-    return EXIT_OK
+        else:
+            print(f"store: {store.display} ({store.kind})")
+            print(f"schema version: {version} (this hookgate needs {required})")
+            width = max((len(name) for name in counts), default=0)
+            for name, count in counts.items():
+                print(f"  {name.ljust(width)}  {count} row(s)")
+        if version < required:
+            _err(
+                f"store {store.display}: schema version {version} is older than {required}: "
+                "run 'hookgate store migrate'"
+            )
+            return EXIT_ERROR
+        return EXIT_OK
+
+    return _with_store(args, status)

@@ -3,6 +3,7 @@ left where it was (``edit_grouped`` for Claude Code, Gemini and Codex; ``edit_fl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,18 +28,34 @@ def _is_ours(handler: Any) -> bool:
     return isinstance(handler, dict) and is_hookgate_command(handler.get("command"))
 
 
+def _edit_events(
+    hooks: dict[str, Any],
+    wanted: dict[str, dict[str, Any]],
+    edit_list: Callable[[str, list[Any], dict[str, Any] | None], list[Any]],
+) -> None:
+    """Replace each event's list in ``hooks`` (and each event of ``wanted`` it lacks) by ``edit_list(event,
+    entries, wanted entry or None)``, in place; an event left empty goes. An event whose value is not a
+    list is left alone, unless hookgate must write there (InstallError)."""
+    for event in list(hooks) + [e for e in wanted if e not in hooks]:
+        entries = hooks.get(event, [])
+        if not isinstance(entries, list):
+            if event in wanted:
+                raise InstallError(f"hooks.{event} is not a list; fix it by hand first")
+            continue
+        kept = edit_list(event, entries, wanted.get(event))
+        if kept:
+            hooks[event] = kept
+        elif event in hooks:
+            del hooks[event]
+
+
 def edit_grouped(hooks: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> Edit:
     """Make hookgate's handlers in a Claude/Gemini/Codex ``hooks`` block exactly ``wanted`` (event ->
     handler), in place: update the first existing one, append a new group when missing, remove the rest
     (and groups that only held them). Other handlers and groups keep their order."""
     edit = Edit()
-    for event in list(hooks) + [e for e in wanted if e not in hooks]:
-        groups = hooks.get(event, [])
-        if not isinstance(groups, list):
-            if event in wanted:
-                raise InstallError(f"hooks.{event} is not a list; fix it by hand first")
-            continue
-        want = wanted.get(event)
+
+    def edit_groups(event: str, groups: list[Any], want: dict[str, Any] | None) -> list[Any]:
         placed = False
         new_groups: list[Any] = []
         for gi, group in enumerate(groups):
@@ -66,22 +83,16 @@ def edit_grouped(hooks: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> Ed
             if isinstance(group, dict) and isinstance(group.get("hooks"), list):
                 for hi in range(len(group["hooks"])):
                     edit.groups_after[(event, gi, hi)] = group.get("matcher")
-        if new_groups:
-            hooks[event] = new_groups
-        elif event in hooks:
-            del hooks[event]
+        return new_groups
+
+    _edit_events(hooks, wanted, edit_groups)
     return edit
 
 
 def edit_flat(hooks: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> None:
     """The same for Kiro's flat ``hooks`` block (event -> list of ``{command, matcher?, timeout_ms?}``)."""
-    for event in list(hooks) + [e for e in wanted if e not in hooks]:
-        entries = hooks.get(event, [])
-        if not isinstance(entries, list):
-            if event in wanted:
-                raise InstallError(f"hooks.{event} is not a list; fix it by hand first")
-            continue
-        want = wanted.get(event)
+
+    def edit_entries(event: str, entries: list[Any], want: dict[str, Any] | None) -> list[Any]:
         kept: list[Any] = []
         placed = False
         for entry in entries:
@@ -93,7 +104,6 @@ def edit_flat(hooks: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> None:
             kept.append(entry)
         if want is not None and not placed:
             kept.append(want)
-        if kept:
-            hooks[event] = kept
-        elif event in hooks:
-            del hooks[event]
+        return kept
+
+    _edit_events(hooks, wanted, edit_entries)

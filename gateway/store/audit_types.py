@@ -63,7 +63,7 @@ class AuditEntry:
         record = json.loads(body)
         if not isinstance(record, dict):
             raise ValueError("record is not an object")
-        return cls(id=entry_id, ts=parse_time(str(record["time"])), body=body, **derived(record))
+        return cls.from_record(entry_id, body, record)
 
     @classmethod
     def from_record(cls, entry_id: str, body: str, record: dict[str, Any]) -> AuditEntry:

@@ -11,7 +11,7 @@ Run: ``.venv/bin/python tests/bench/bench_audit.py [--runs 60] [--seconds 6] [--
     the record step alone, timed inside fresh processes (imports included: what a hook call pays),
     median over ``--runs`` processes.
 (b) ``hookgate serve`` throughput on the same event, recording versus ``audit.record: off``, in
-    alternating windows (``tests.bench.bench_serve.alternate``): target ratio >= 0.95 (no measurable
+    alternating windows (``tests.bench.common.alternate``): target ratio >= 0.95 (no measurable
     cost: the request path only queues; a background thread builds, redacts, hashes and writes the
     records in batches), as the median over rounds of adjacent windows. The recorded count is checked.
 
@@ -71,8 +71,7 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from tests.bench.bench_serve import Proc, alternate
-    from tests.bench.common import Results, bench_venvs, interleaved
+    from tests.bench.common import Proc, Results, alternate, bench_venvs, interleaved
 
     venvs = bench_venvs(args.here)
     work = Path(tempfile.mkdtemp(prefix="hookgate-bench-audit-"))
@@ -164,7 +163,7 @@ def main() -> int:
     loud = Proc([*serve, str(on)], loud_env, cwd=str(work))
     try:
         base, result = alternate(
-            (quiet.port, "/hooks"), (loud.port, "/hooks"), args.seconds, args.rounds, args.concurrency
+            (quiet.port, "/hooks"), (loud.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
         )
     finally:
         quiet.stop()

@@ -31,17 +31,17 @@ import argparse
 import asyncio
 import json
 import os
-import re
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.bench.common import Proc, Results, alternate, bench_venvs, interleaved, window  # noqa: E402
+
 EVENT = {
     "hook_event_name": "PreToolUse",
     "session_id": "bench",
@@ -97,130 +97,15 @@ def run_receiver(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(
-                f"server exited ({proc.returncode}): {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
-            )
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise RuntimeError(f"nothing listening on {port}")
-
-
-class Proc:
-    """A server subprocess on a free port, stopped with SIGTERM."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None = None) -> None:
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [*argv, str(self.port)] if argv[-1].startswith("--serve-") else [*argv, "--port", str(self.port)],
-            env=env,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        wait_port(self.port, self.proc)
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-# ---------------------------------------------------------------------------- load generator
-
-
-def _request(port: int, path: str, body: bytes) -> bytes:
-    return (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    ).encode() + body
-
-
-async def _connection(port: int, request: bytes, stop_at: float, latencies: list[float]) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    done = 0
-    try:
-        while time.perf_counter() < stop_at:
-            started = time.perf_counter()
-            writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            match = re.search(rb"(?i)content-length:\s*(\d+)", head)
-            if not head.startswith(b"HTTP/1.1 200") or match is None:
-                raise RuntimeError(f"unexpected answer: {head[:200]!r}")
-            await reader.readexactly(int(match.group(1)))
-            latencies.append(time.perf_counter() - started)
-            done += 1
-    finally:
-        writer.close()
-    return done
-
-
-async def _window(port: int, path: str, seconds: float, concurrency: int, latencies: list[float]) -> float:
-    request = _request(port, path, json.dumps(EVENT).encode())
-    started = time.perf_counter()
-    counts = await asyncio.gather(
-        *(_connection(port, request, started + seconds, latencies) for _ in range(concurrency))
-    )
-    return sum(counts) / (time.perf_counter() - started)
-
-
-def alternate(
-    base: tuple[int, str], subject: tuple[int, str], seconds: float, rounds: int, concurrency: int
-) -> tuple[dict[str, float], dict[str, float]]:
-    """Throughput (median of windows) and latency of ``base`` and ``subject``, loaded in alternation."""
-    window = seconds / rounds
-    stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
-
-    async def go() -> None:
-        for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
-            await _window(port, path, 0.5, concurrency, [])
-        for i in range(rounds):
-            for side in (0, 1) if i % 2 == 0 else (1, 0):
-                port, path = (base, subject)[side]
-                stats[side][0].append(await _window(port, path, window, concurrency, stats[side][1]))
-
-    asyncio.run(go())
-
-    def summary(side: int) -> dict[str, float]:
-        rps, latencies = stats[side]
-        latencies.sort()
-        return {
-            "rps": statistics.median(rps),
-            "p50": latencies[len(latencies) // 2] * 1000,
-            "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
-        }
-
-    measured = summary(1)
-    # the ratio: median over rounds of subject / baseline within the round (adjacent windows), which
-    # cancels drift and shrugs off a window another process disturbed
-    measured["ratio"] = statistics.median(s / b for b, s in zip(stats[0][0], stats[1][0], strict=True))
-    return summary(0), measured
-
-
 def fanout_latency(port: int, runs: int) -> float:
     """Median latency (ms) of one event through ``hookgate serve`` to the fan-out config, one at a time."""
     latencies: list[float] = []
 
     async def go() -> None:
         for _ in range(2):
-            await _window(port, "/hooks", 0.01, 1, [])
+            await window(port, "/hooks", EVENT, 0.01, 1, [])
         for _ in range(runs):
-            await _window(port, "/hooks", 0.001, 1, latencies)
+            await window(port, "/hooks", EVENT, 0.001, 1, latencies)
 
     asyncio.run(go())
     return statistics.median(latencies) * 1000
@@ -296,9 +181,6 @@ def main() -> int:
         run_receiver(args.serve_receiver)
         return 0
 
-    sys.path.insert(0, str(ROOT))
-    from tests.bench.common import Results, bench_venvs, interleaved
-
     venvs = bench_venvs(args.here)
     wanted = set(args.only or ("nomatch", "default", "http", "mcp", "if", "fanout", "thin"))
     work = Path(tempfile.mkdtemp(prefix="hookgate-bench-"))
@@ -332,7 +214,7 @@ def main() -> int:
         served = Proc([*hookgate_serve, config], env, cwd=str(work))
         try:
             base, result = alternate(
-                (echo.port, "/echo"), (served.port, "/hooks"), args.seconds, args.rounds, args.concurrency
+                (echo.port, "/echo"), (served.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
             )
         except (OSError, RuntimeError, asyncio.IncompleteReadError) as exc:  # one scenario, not the whole run
             print(f"  {label}: not measured ({type(exc).__name__}: {exc})", flush=True)
@@ -371,7 +253,7 @@ def main() -> int:
             many = Proc([*hookgate_serve, str(configs["if1000"])], env, cwd=str(work))
             try:
                 base, result = alternate(
-                    (one.port, "/hooks"), (many.port, "/hooks"), args.seconds, args.rounds, args.concurrency
+                    (one.port, "/hooks"), (many.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
                 )
             finally:
                 one.stop()

@@ -21,12 +21,8 @@ always. Prints numbers; asserts nothing. Numbers are noisy on a shared 2-core ma
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
-import re
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,6 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.bench.common import Proc, load, percentile_ms  # noqa: E402
 from tests.pg_server import PgServer, start_server  # noqa: E402
 
 PYTHON = sys.executable
@@ -51,6 +48,8 @@ EVENT = {
     "tool_input": {"command": "npm test", "description": "run the tests"},
     "tool_use_id": "toolu_bench",
 }
+DENIED = b"deny"
+"""An answer containing this fails the bench: the event must pass, or the numbers mean nothing."""
 
 
 def scenarios() -> dict[str, dict[str, Any]]:
@@ -90,101 +89,6 @@ def write_config(work: Path, name: str, handler: dict[str, Any]) -> Path:
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Serve:
-    """``hookgate serve`` on a free port; stopped with SIGTERM."""
-
-    def __init__(self, config: Path, env: dict[str, str]) -> None:
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [
-                PYTHON,
-                "-m",
-                "gateway",
-                "serve",
-                "--config",
-                str(config),
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-                "--reload-interval",
-                "0",
-            ],
-            env=env,
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"serve exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.05)
-        raise RuntimeError("serve did not start")
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-async def _connection(port: int, request: bytes, stop_at: float, latencies: list[float]) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    done = 0
-    try:
-        while time.perf_counter() < stop_at:
-            started = time.perf_counter()
-            writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            match = re.search(rb"(?i)content-length:\s*(\d+)", head)
-            if not head.startswith(b"HTTP/1.1 200") or match is None:
-                raise RuntimeError(f"unexpected answer: {head[:200]!r}")
-            body = await reader.readexactly(int(match.group(1)))
-            if b"deny" in body:
-                raise RuntimeError(f"the bench event was denied: {body[:300]!r}")
-            latencies.append(time.perf_counter() - started)
-            done += 1
-    finally:
-        writer.close()
-    return done
-
-
-async def _load(port: int, seconds: float, concurrency: int) -> tuple[int, float, list[float]]:
-    body = json.dumps(EVENT).encode()
-    request = (
-        f"POST /hooks HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    ).encode() + body
-    latencies: list[float] = []
-    started = time.perf_counter()
-    counts = await asyncio.gather(
-        *(_connection(port, request, started + seconds, latencies) for _ in range(concurrency))
-    )
-    return sum(counts), time.perf_counter() - started, latencies
-
-
-def load(port: int, seconds: float, concurrency: int) -> tuple[int, float, list[float]]:
-    return asyncio.run(_load(port, seconds, concurrency))
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * q))] * 1000 if values else float("nan")
-
-
 def bench_serve(pg: PgServer, db: str, config: Path, args: argparse.Namespace) -> dict[str, Any]:
     base_env = {**os.environ, "PYTHONPATH": str(ROOT)}
     envs = {
@@ -194,15 +98,16 @@ def bench_serve(pg: PgServer, db: str, config: Path, args: argparse.Namespace) -
     totals = {name: [0, 0.0] for name in envs}
     latencies: dict[str, list[float]] = {name: [] for name in envs}
     statements = events = 0
-    servers = {name: Serve(config, env) for name, env in envs.items()}
+    serve = [PYTHON, "-m", "gateway", "serve", "--config", str(config), "--log-level", "warning"]
+    servers = {name: Proc([*serve, "--reload-interval", "0"], env, cwd=ROOT) for name, env in envs.items()}
     try:
         for server in servers.values():
-            load(server.port, 0.5, args.concurrency)  # warm: config, pool, prepared statements
+            load(server.port, "/hooks", EVENT, 0.5, args.concurrency, DENIED)  # warm: config, pool, statements
         for _ in range(args.rounds):
             for name, server in servers.items():
                 if name == "postgresql":
                     pg.statements_reset(db)
-                done, elapsed, lat = load(server.port, args.seconds, args.concurrency)
+                done, elapsed, lat = load(server.port, "/hooks", EVENT, args.seconds, args.concurrency, DENIED)
                 if name == "postgresql":
                     statements += pg.statements(db)
                     events += done
@@ -215,7 +120,11 @@ def bench_serve(pg: PgServer, db: str, config: Path, args: argparse.Namespace) -
     out: dict[str, Any] = {}
     for name in envs:
         done, elapsed = totals[name]
-        out[name] = {"rps": done / elapsed, "p50": pct(latencies[name], 0.5), "p99": pct(latencies[name], 0.99)}
+        out[name] = {
+            "rps": done / elapsed,
+            "p50": percentile_ms(latencies[name], 0.5),
+            "p99": percentile_ms(latencies[name], 0.99),
+        }
     out["statements_per_event"] = statements / events if events else float("nan")
     return out
 

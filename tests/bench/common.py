@@ -11,6 +11,9 @@
   processes on the machine (a shared 2-core VM) hits baseline and subject alike.
 - ``Results``: the ratios a bench measured, printed as ``target`` lines and written as JSON
   (``--json FILE``) for ``tests/bench/readme_table.py``.
+- ``Proc``: a server subprocess on a free port; ``load()``: keep-alive connections posting one event for
+  some seconds (the serve, audit and store benches' load generator); ``alternate()``: two servers
+  loaded in alternating windows, so drift hits both alike.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -218,3 +224,162 @@ class Results:
             "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         }
         out.write_text(json.dumps(data, indent=1))
+
+
+# ---------------------------------------------------------------------------- servers and load
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(
+                f"server exited ({proc.returncode}): {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
+            )
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on {port}")
+
+
+class Proc:
+    """A server subprocess on a free port (``--port N`` appended, or the port alone after a
+    ``--serve-...`` flag), stopped with SIGTERM."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | Path | None = None) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [*argv, str(self.port)] if argv[-1].startswith("--serve-") else [*argv, "--port", str(self.port)],
+            env=env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        wait_port(self.port, self.proc)
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _request(port: int, path: str, body: bytes) -> bytes:
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+
+
+async def _connection(
+    port: int, request: bytes, stop_at: float, latencies: list[float], refuse: bytes | None = None
+) -> int:
+    """One keep-alive connection posting ``request`` until ``stop_at``: the answers it got (each a 200;
+    with ``refuse``, none whose body contains it)."""
+    import asyncio
+
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    done = 0
+    try:
+        while time.perf_counter() < stop_at:
+            started = time.perf_counter()
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            match = re.search(rb"(?i)content-length:\s*(\d+)", head)
+            if not head.startswith(b"HTTP/1.1 200") or match is None:
+                raise RuntimeError(f"unexpected answer: {head[:200]!r}")
+            body = await reader.readexactly(int(match.group(1)))
+            if refuse is not None and refuse in body:
+                raise RuntimeError(f"unexpected answer to the bench event: {body[:300]!r}")
+            latencies.append(time.perf_counter() - started)
+            done += 1
+    finally:
+        writer.close()
+    return done
+
+
+async def window(
+    port: int,
+    path: str,
+    event: dict[str, Any],
+    seconds: float,
+    concurrency: int,
+    latencies: list[float],
+    refuse: bytes | None = None,
+) -> tuple[int, float]:
+    """``concurrency`` connections posting ``event`` to ``path`` for ``seconds``: (answers, elapsed s)."""
+    import asyncio
+
+    request = _request(port, path, json.dumps(event).encode())
+    started = time.perf_counter()
+    counts = await asyncio.gather(
+        *(_connection(port, request, started + seconds, latencies, refuse) for _ in range(concurrency))
+    )
+    return sum(counts), time.perf_counter() - started
+
+
+def load(
+    port: int, path: str, event: dict[str, Any], seconds: float, concurrency: int, refuse: bytes | None = None
+) -> tuple[int, float, list[float]]:
+    """``window`` from synchronous code: (answers, elapsed s, latencies in s)."""
+    import asyncio
+
+    latencies: list[float] = []
+    done, elapsed = asyncio.run(window(port, path, event, seconds, concurrency, latencies, refuse))
+    return done, elapsed, latencies
+
+
+def percentile_ms(latencies: list[float], q: float) -> float:
+    values = sorted(latencies)
+    return values[min(len(values) - 1, int(len(values) * q))] * 1000 if values else float("nan")
+
+
+def alternate(
+    base: tuple[int, str],
+    subject: tuple[int, str],
+    event: dict[str, Any],
+    seconds: float,
+    rounds: int,
+    concurrency: int,
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Throughput (median of windows, req/s) and p50/p99 latency (ms) of the servers ``base`` and
+    ``subject`` (port, path), loaded with ``event`` in alternation; the subject's ``ratio`` is the median
+    over rounds of subject / base within the round (adjacent windows), which cancels drift and shrugs
+    off a window another process disturbed."""
+    import asyncio
+
+    per_window = seconds / rounds
+    stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
+
+    async def go() -> None:
+        for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
+            await window(port, path, event, 0.5, concurrency, [])
+        for i in range(rounds):
+            for side in (0, 1) if i % 2 == 0 else (1, 0):
+                port, path = (base, subject)[side]
+                done, elapsed = await window(port, path, event, per_window, concurrency, stats[side][1])
+                stats[side][0].append(done / elapsed)
+
+    asyncio.run(go())
+
+    def summary(side: int) -> dict[str, float]:
+        rps, latencies = stats[side]
+        return {
+            "rps": statistics.median(rps),
+            "p50": percentile_ms(latencies, 0.5),
+            "p99": percentile_ms(latencies, 0.99),
+        }
+
+    measured = summary(1)
+    measured["ratio"] = statistics.median(s / b for b, s in zip(stats[0][0], stats[1][0], strict=True))
+    return summary(0), measured

@@ -4,34 +4,17 @@ and a config with approvals on other tools loads no approval code on the hot pat
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import ROOT
+from tests.import_probe import modules_loaded
 from tests.integration.approvals_helpers import bash_event
 
 WATCHED = ("gateway.approvals", "gateway.approvals.desk", "slack_sdk", "lark_oapi", "standardwebhooks", "httpx2")
-PROBE = """
-import json, sys
-from gateway.cli import main
-code = main(["run", "--config", sys.argv[1]])
-sys.stderr.write("\\nLOADED=" + json.dumps([m for m in WATCHED if m in sys.modules]) + "\\n")
-raise SystemExit(code)
-""".replace("WATCHED", repr(WATCHED))
 
 
-def loaded(config: Path, payload: dict[str, object]) -> tuple[int, list[str]]:
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(config)],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
-    line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("LOADED="))
-    return proc.returncode, json.loads(line.removeprefix("LOADED="))
+def loaded(config: Path, payload: dict[str, Any]) -> tuple[int, list[str]]:
+    return modules_loaded(config, payload, WATCHED)
 
 
 def test_approvals_on_other_tools_load_nothing(tmp_path: Path) -> None:

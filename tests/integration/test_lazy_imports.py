@@ -3,36 +3,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import ROOT
 from tests.fakes.mcp_helpers import event
+from tests.import_probe import modules_loaded
 
 HEAVY = ("mcp", "anthropic", "openai", "httpx2", "aiohttp")
-PROBE = """
-import json, sys
-from gateway.cli import main
-code = main(["run", "--config", sys.argv[1]])
-sys.stderr.write("\\nLOADED=" + json.dumps([m for m in HEAVY if m in sys.modules]) + "\\n")
-raise SystemExit(code)
-""".replace("HEAVY", repr(HEAVY))
 
 
 def _loaded(config: Path, payload: dict[str, Any]) -> tuple[int, list[str]]:
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(config)],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
-    err = proc.stderr.decode()
-    line = next(ln for ln in err.splitlines() if ln.startswith("LOADED="))
-    return proc.returncode, json.loads(line.removeprefix("LOADED="))
+    return modules_loaded(config, payload, HEAVY)
 
 
 def test_command_handlers_import_no_sdk(tmp_path: Path) -> None:

@@ -61,7 +61,7 @@ async def slow(event: dict[str, Any]) -> None:
     import asyncio  # here, not at the top: a test checks that synchronous runs never import asyncio
 
     CALLS.append("slow")
-    await asyncio.sleep(30)
+    await asyncio.sleep(5)  # far past any test timeout, short enough when a broken deadline lets it run
 
 
 async def async_deny(event: dict[str, Any]) -> dict[str, Any]:
@@ -85,3 +85,49 @@ def mark(event: dict[str, Any]) -> None:
     CALLS.append("mark")
     with open(os.environ["HOOKGATE_TEST_MARK"], "w", encoding="utf-8") as fh:
         fh.write(event["tool_input"]["command"])
+
+
+def block(event: dict[str, Any]) -> dict[str, Any]:
+    CALLS.append("block")
+    return {"decision": "block", "reason": "not yet"}
+
+
+def store_down(event: dict[str, Any]) -> None:
+    """A check whose state store cannot be reached."""
+    from gateway.errors import StoreUnavailable
+
+    CALLS.append("store_down")
+    raise StoreUnavailable("state store unreachable: connection refused")
+
+
+def silent_crash(event: dict[str, Any]) -> None:
+    CALLS.append("silent_crash")
+    raise RuntimeError()
+
+
+def crash_with_details(event: dict[str, Any]) -> None:
+    from gateway.errors import HandlerError
+
+    CALLS.append("crash_with_details")
+    raise HandlerError("exit 3: bad input", meta={"exit_code": 3})
+
+
+def with_details(event: dict[str, Any]) -> dict[str, Any]:
+    """An answer with a ``hookgate`` object: details for explain and the audit, not hook output."""
+    CALLS.append("with_details")
+    return {
+        "hookgate": {"rule": "no-force-push"},
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"},
+    }
+
+
+def redact_output(event: dict[str, Any]) -> dict[str, Any]:
+    CALLS.append("redact_output")
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "[redacted]"}}
+
+
+def saw_output(event: dict[str, Any]) -> dict[str, Any]:
+    CALLS.append("saw_output")
+    return {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": f"saw {event['tool_response']}"}
+    }

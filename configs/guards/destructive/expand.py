@@ -496,7 +496,7 @@ def evaluated(word: Word) -> list[Word] | None:
     result = "".join(pieces)
     if "$" in result:
         return None
-    parts = [result] if word.quoted else result.split()
+    parts = [result] if word.quoted or ASSIGNMENT.match(word.text) else result.split()  # X=$(...): one word
     return [Word(p) for p in parts]
 
 

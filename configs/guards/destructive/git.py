@@ -282,9 +282,8 @@ def _branch(args: list[str], shown: str, ctx: Ctx) -> str | None:
             "git.branch-delete",
             shown,
             (
-                f"`{shown}` deletes a branch (git refuses an unmerged one, but its own reflog goes with it and a "
-                f"branch merged only into another branch is deleted); its commits {_RECOVERABLE}, so {POLICY} "
-                "asks first."
+                f"`{shown}` deletes a branch (git refuses one not merged into HEAD or its upstream, but the "
+                f"branch's own reflog goes with it); its commits {_RECOVERABLE}, so {POLICY} asks first."
             ),
         )
     overwrite = "-M" in found or "-C" in found

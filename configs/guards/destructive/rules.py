@@ -227,8 +227,13 @@ def _check_assignments(words: list[Word], ctx: Ctx) -> str | None:
     pairs = []
     for w in words:
         m = ASSIGNMENT.match(w.text)
-        if m and w.literal:
-            pairs.append((m.group().rstrip("+=").split("[", 1)[0], w.text[m.end() :]))
+        value: str | None = w.text[m.end() :] if m else None
+        if m and not w.literal:  # GIT_PAGER=$(echo rm -rf ~): what the substitution prints
+            spliced = Word(w.text[m.end() :])
+            spliced.subs = w.subs
+            value = literal_output(spliced)
+        if m and value is not None:
+            pairs.append((m.group().rstrip("+=").split("[", 1)[0], value))
     return check_env(pairs, ctx) if pairs else None
 
 

@@ -11,12 +11,11 @@ section with pydantic and calls ``configure``; the guard itself stays standard-l
 from __future__ import annotations
 
 import os
-from contextvars import ContextVar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
-    from contextvars import Token
+    from contextvars import ContextVar, Token
 
 DECISIONS = ("deny", "ask", "off")
 
@@ -195,7 +194,7 @@ def rule_names(pattern: str) -> list[str]:
 
 DEFAULT = Settings()
 _active = DEFAULT
-_SCOPED: ContextVar[Settings | None] = ContextVar("hookgate_guard_settings", default=None)
+_SCOPED: ContextVar[Settings | None] | None = None  # created by the first ``scoped`` (contextvars is imported then)
 
 
 def configure(settings: Settings | None) -> None:
@@ -208,13 +207,19 @@ def configure(settings: Settings | None) -> None:
 def scoped(settings: Settings | None) -> Token[Settings | None]:
     """Make ``settings`` (None: the defaults) the tuning in the current context (thread or asyncio task) until
     ``unscoped(token)``: hookgate's dispatcher runs a config's handlers inside its own config's tuning."""
+    global _SCOPED
+    if _SCOPED is None:
+        from contextvars import ContextVar
+
+        _SCOPED = ContextVar("hookgate_guard_settings", default=None)
     return _SCOPED.set(settings or DEFAULT)
 
 
 def unscoped(token: Token[Settings | None]) -> None:
-    _SCOPED.reset(token)
+    if _SCOPED is not None:
+        _SCOPED.reset(token)
 
 
 def active() -> Settings:
     """The tuning in force: the context's (``scoped``), else the process-wide one (``configure``)."""
-    return _SCOPED.get() or _active
+    return (_SCOPED.get() if _SCOPED is not None else None) or _active
