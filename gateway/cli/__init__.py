@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gateway.client import emit, event_limit, read_event
+from gateway.client import emit, event_limit, event_limit_problem, read_event
 from gateway.errors import UsageError
 from gateway.wire import DIALECT_CHOICES, EXIT_BLOCK, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
@@ -34,6 +34,14 @@ RUN_COMMAND = "gateway.cli.run"
 
 def _err(message: str) -> None:
     sys.stderr.write(f"hookgate: {message}\n")
+
+
+def _warn_bad_limit() -> None:
+    """``hookgate run`` with a ``HOOKGATE_MAX_EVENT_BYTES`` that is not a positive integer: one warning line
+    on stderr, and the default limit applies (an unreadable limit never lets a bigger event through)."""
+    problem = event_limit_problem()
+    if problem is not None:
+        _err(f"warning: {problem}")
 
 
 def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int, bytes | None]:
@@ -116,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run = _plain_run_args(words)
         if run is not None:  # the hook path: no argparse
+            _warn_bad_limit()
             server = run.server or os.environ.get("HOOKGATE_SERVER")
             if server:  # the thin client
                 status, run.preread = _run_via_server(server, run.dialect, run.on_server_down)
@@ -127,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
 
         args = build_parser().parse_args(words)
         args.preread = None
+        if args.command == "run":
+            _warn_bad_limit()
         module, _, name = args.func.partition(":")  # "gateway.cli.run:cmd_run": import only that command
         code: int = getattr(__import__(module, fromlist=[name]), name)(args)
     except KeyboardInterrupt:

@@ -34,6 +34,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     env_errors, env_warnings = environment_problems(config)
     usage_errors, usage_warnings = hook_command_problems(config)
     errors = config.broken + key_problems(config) + env_errors + usage_errors
+    from gateway.client import event_limit_problem
+
+    limit_problem = event_limit_problem()
+    env_warnings += [limit_problem] if limit_problem else []
     for warning in config.warnings + env_warnings + usage_warnings + approval_warnings(config):
         print(f"warning: {warning}")
     if errors:

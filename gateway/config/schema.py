@@ -110,6 +110,9 @@ def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
             "bool_parsing",
         ):
             msg = f"{msg}, got {kind}"
+        elif err["type"] in ("literal_error", "enum") and isinstance(got, str | int | float):
+            shown = repr(got) if len(repr(got)) <= 60 else f"{repr(got)[:57]}..."
+            msg = f"{msg}, got {shown}"  # one of fixed choices: the bad value is a typo, never a secret
         issues.append(f"{path}: {msg}")
     return issues
 

@@ -211,3 +211,39 @@ def test_validate_parses_hookgate_commands_in_a_settings_file(tmp_path: Path) ->
     assert about(2, "error") == [] and about(2, "warning") == []
     assert "answers no hook event" in about(3, "warning")[0]
     assert "prints a help or version text" in about(4, "error")[0]
+
+
+# ---- 4. a bad value is echoed; a bad size limit is said out loud
+
+
+def test_a_bad_guard_decision_names_the_path_and_the_value(tmp_path: Path) -> None:
+    cfg = _write(tmp_path / "hookgate.yaml", "hooks: {}\nguards:\n  rules:\n    exec.download: maybe\n")
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1
+    assert (
+        f"error: {cfg}: guards.rules.exec.download: Input should be 'deny', 'ask' or 'off', got 'maybe'" in proc.stdout
+    )
+
+
+def test_a_bad_choice_in_a_handler_echoes_the_value(tmp_path: Path) -> None:
+    entry = {"type": "command", "command": "true", "shell": "zsh"}
+    cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1 and ".shell: Input should be 'bash', 'sh' or 'powershell', got 'zsh'" in proc.stdout
+
+
+def test_an_unreadable_event_size_limit_is_a_warning_and_the_default(tmp_path: Path) -> None:
+    env = {"HOOKGATE_MAX_EVENT_BYTES": "64k"}
+    cfg = _write(tmp_path / "hookgate.yaml", "hooks:\n  PreToolUse:\n" + GUARD_GROUP)
+    run = run_hookgate(["run", "--config", str(cfg)], RM_RF, env=env)
+    assert run.returncode == 2  # the policy still runs
+    assert "hookgate: warning: HOOKGATE_MAX_EVENT_BYTES='64k' is not a positive integer (bytes)" in run.stderr
+    big = {**RM_RF, "tool_input": {"command": "echo " + "x" * 100_000}}  # over 64k, under the default
+    passed = run_hookgate(["run", "--config", str(cfg)], big, env=env)
+    assert passed.returncode == 0 and passed.stderr.count("\n") == 1, passed.stderr
+    proc = run_hookgate(["validate", str(cfg)], env=env)
+    assert proc.returncode == 0 and "warning: HOOKGATE_MAX_EVENT_BYTES='64k'" in proc.stdout
+    serve = run_hookgate(["serve", "--port", "0", "--config", str(cfg)], env=env)
+    assert serve.returncode == 1 and serve.stderr.count("\n") == 1 and "--max-body" in serve.stderr
+    quiet = run_hookgate(["run", "--config", str(cfg)], RM_RF, env={"HOOKGATE_MAX_EVENT_BYTES": "4096"})
+    assert quiet.returncode == 2 and "warning" not in quiet.stderr
