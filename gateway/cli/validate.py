@@ -32,13 +32,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # handlers that cannot run, missing API keys and secrets: environment-dependent, so not config errors at
     # run time (there the handler fails: closed when it is failClosed)
     env_errors, env_warnings = environment_problems(config)
-    usage_errors, usage_warnings = hook_command_problems(config)
-    errors = config.broken + key_problems(config) + env_errors + usage_errors
+    errors = config.broken + key_problems(config) + env_errors
     from gateway.client import event_limit_problem
 
     limit_problem = event_limit_problem()
     env_warnings += [limit_problem] if limit_problem else []
-    for warning in config.warnings + env_warnings + usage_warnings + approval_warnings(config):
+    for warning in config.warnings + env_warnings + approval_warnings(config):
         print(f"warning: {warning}")
     if errors:
         for problem in errors:
@@ -82,48 +81,6 @@ def environment_problems(config: RuntimeConfig) -> tuple[list[str], list[str]]:
                     else "; it would fail open"
                 )
                 where.extend(f"{spec.where}: {p}{suffix}" for p in problems)
-    return errors, warnings
-
-
-def hook_command_problems(config: RuntimeConfig) -> tuple[list[str], list[str]]:
-    """``(errors, warnings)`` for command hooks that run ``hookgate`` (an installed ``settings.json``):
-    their words are parsed with hookgate's own parser (``gateway.cli.parser``). A usage error (an unknown
-    subcommand or option, a bad value) is an error: that hook exits 2 on every call, blocking it; so is
-    ``--help``/``--version``, which answers no event (exit 0: the policy off). A subcommand other than
-    ``run`` is a warning (it answers no hook event)."""
-    import contextlib
-    import io
-
-    from gateway.cli.parser import build_parser
-    from gateway.config.hookcommand import hookgate_arguments
-    from gateway.errors import UsageError
-
-    errors: list[str] = []
-    warnings: list[str] = []
-    for groups in config.hooks.values():
-        for group in groups:
-            for spec in group.handlers:
-                words = hookgate_arguments(spec.options) if spec.type == "command" else None
-                if words is None:
-                    continue
-                shown = " ".join(["hookgate", *words])
-                try:
-                    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                        args = build_parser().parse_args(words)
-                except UsageError as exc:
-                    errors.append(f"{spec.where}.command: {shown!r}: {exc}; this hook exits 2 on every call (a block)")
-                    continue
-                except SystemExit:  # --help, --version: printed, exit 0
-                    errors.append(
-                        f"{spec.where}.command: {shown!r} prints a help or version text and answers no event "
-                        "(exit 0: every call passes unchecked)"
-                    )
-                    continue
-                if args.command != "run":
-                    warnings.append(
-                        f"{spec.where}.command: {shown!r} runs 'hookgate {args.command}', which answers no hook "
-                        "event (did you mean 'hookgate run'?)"
-                    )
     return errors, warnings
 
 

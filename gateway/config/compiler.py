@@ -256,7 +256,13 @@ class Compiler(Compilation):
             options=options,
         )
         self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
-        problems = cls.check(handler, base_dir)
+        problems = list(cls.check(handler, base_dir))
+        if type_name == "command":  # a hook that runs hookgate itself: its words, read by hookgate's parser
+            from gateway.config.hookcommand import usage_problems
+
+            usage, notes = usage_problems(options)
+            problems.extend(usage)
+            self.warnings.extend(f"{where}.{note}" for note in notes)
         if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
             handler.problem = "; ".join(problems)
             self.broken.extend(f"{where}: {p}" for p in problems)

@@ -3,7 +3,8 @@
 Duplicate mapping keys are load-time errors (YAML, JSON, Claude Code settings.json; the config cache does not
 hide them); ``validate`` reports every independent problem of a handler; a usage error of ``hookgate`` exits 2
 (a block), also on the thin client's path; ``validate`` parses hook commands that run hookgate with the real
-parser. Every test drives ``hookgate`` as a subprocess.
+parser (a typo there is a handler that cannot run: an error, and at run time a fail-closed failure naming it).
+Every test drives ``hookgate`` as a subprocess.
 """
 
 from __future__ import annotations
@@ -202,8 +203,9 @@ def test_validate_parses_hookgate_commands_in_a_settings_file(tmp_path: Path) ->
     proc = run_hookgate(["validate", str(settings)])
     lines = proc.stdout.splitlines()
 
-    def about(i: int, level: str) -> list[str]:
-        return [line for line in lines if line.startswith(level) and f"hooks[{i}].command: '" in line]
+    def about(i: int, level: str) -> list[str]:  # errors: "where: command: ...", warnings: "where.command: ..."
+        sep = ": " if level == "error" else "."
+        return [line for line in lines if line.startswith(level) and f"hooks[{i}]{sep}command: '" in line]
 
     assert proc.returncode == 1
     assert "invalid choice: 'runn'" in about(0, "error")[0]
@@ -247,3 +249,10 @@ def test_an_unreadable_event_size_limit_is_a_warning_and_the_default(tmp_path: P
     assert serve.returncode == 1 and serve.stderr.count("\n") == 1 and "--max-body" in serve.stderr
     quiet = run_hookgate(["run", "--config", str(cfg)], RM_RF, env={"HOOKGATE_MAX_EVENT_BYTES": "4096"})
     assert quiet.returncode == 2 and "warning" not in quiet.stderr
+
+
+def test_a_policy_hook_with_a_hookgate_typo_fails_closed_naming_it(tmp_path: Path) -> None:
+    hook = {"type": "command", "command": sys.executable, "args": ["-m", "gateway", "runn"]}
+    cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
+    run = run_hookgate(["run", "--config", str(cfg)], {**RM_RF, "tool_input": {"command": "ls"}})
+    assert run.returncode == 2 and "invalid choice: 'runn'" in run.stderr
