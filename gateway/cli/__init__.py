@@ -64,6 +64,9 @@ def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int
         ), None
     except ServerUnavailable as exc:
         policy = on_down or os.environ.get("HOOKGATE_ON_SERVER_DOWN") or "fallback"
+        if policy not in SERVER_DOWN_CHOICES:  # only the variable can hold another word (argparse checks the option)
+            _err(f"warning: HOOKGATE_ON_SERVER_DOWN={policy[:40]!r} is not fallback, open or closed; using fallback")
+            policy = "fallback"
         answer = on_server_down(server, exc, data, dialect=dialect, policy=policy)  # None: fallback
         return (emit(*answer), None) if answer is not None else (EXIT_OK, data)
 

@@ -179,6 +179,14 @@ def test_a_usage_error_exits_2_in_one_line(argv: list[str]) -> None:
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("hookgate") and proc.stdout == ""
 
 
+def test_a_bad_server_down_policy_in_the_environment_is_said_and_falls_back(tmp_path: Path) -> None:
+    cfg = _write(tmp_path / "hookgate.yaml", "hooks:\n  PreToolUse:\n" + GUARD_GROUP)
+    env = {"HOOKGATE_SERVER": "http://127.0.0.1:9", "HOOKGATE_ON_SERVER_DOWN": "maybe"}
+    proc = run_hookgate(["run", "--config", str(cfg)], RM_RF, env=env)
+    assert proc.returncode == 2  # decided in-process: the guard denies
+    assert "warning: HOOKGATE_ON_SERVER_DOWN='maybe' is not fallback, open or closed; using fallback" in proc.stderr
+
+
 def test_the_installed_script_exits_2_on_a_typo_and_0_on_help() -> None:
     script = Path(sys.executable).parent / "hookgate"
     if not script.exists():
