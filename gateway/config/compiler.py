@@ -29,6 +29,7 @@ from gateway.config.schema import (
     COMMON_KEYS,
     KIRO_EVENTS,
     MS_LIKE_TIMEOUT,
+    CommandCheck,
     CommonFields,
     Compilation,
     Group,
@@ -257,10 +258,8 @@ class Compiler(Compilation):
         )
         self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
         problems = list(cls.check(handler, base_dir))
-        if type_name == "command":  # a hook that runs hookgate itself: its words, read by hookgate's parser
-            from gateway.config.hookcommand import usage_problems
-
-            usage, notes = usage_problems(options)
+        if type_name == "command" and self.command_check is not None:  # validate: hookgate's own words
+            usage, notes = self.command_check(options)
             problems.extend(usage)
             self.warnings.extend(f"{where}.{note}" for note in notes)
         if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
@@ -373,9 +372,11 @@ def config_hash(result: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def compile_configs(paths: list[str]) -> dict[str, Any]:
-    """Validate ``paths`` and return the normalized config dict. Raises ConfigError with every issue."""
+def compile_configs(paths: list[str], command_check: CommandCheck | None = None) -> dict[str, Any]:
+    """Validate ``paths`` and return the normalized config dict. Raises ConfigError with every issue.
+    ``command_check`` (``hookgate validate``'s) adds checks of each command handler's options."""
     compiler = Compiler()
+    compiler.command_check = command_check
     for path in paths:
         try:
             compiler.add_file(path)

@@ -1,7 +1,7 @@
 """Recognising a command hook that runs ``hookgate`` itself (``hookgate run ...``, ``python -m gateway run``,
-with ``VAR=value`` prefixes), and the words it passes to hookgate. The compiler parses those words with
-hookgate's own argparse parser (``usage_problems``), so ``hookgate validate .claude/settings.json`` names a
-typo in an installed hook command; ``handlers.command`` warns about a policy hook that runs ``hookgate run``
+with ``VAR=value`` prefixes), and the words it passes to hookgate. ``hookgate validate`` parses those words with
+hookgate's own argparse parser (``gateway.cli.validate.hookgate_usage``), so it names a typo in an installed
+hook command; ``handlers.command`` warns about a policy hook that runs ``hookgate run``
 again."""
 
 from __future__ import annotations
@@ -46,35 +46,3 @@ def hookgate_arguments(options: dict[str, Any]) -> list[str] | None:
     if len(words) >= 3 and os.path.basename(words[0]).startswith("python") and words[1:3] == ["-m", "gateway"]:
         return words[3:]
     return None
-
-
-def usage_problems(options: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """``(problems, warnings)`` of a command handler that runs hookgate (``hookgate_arguments``), its words
-    parsed by ``gateway.cli.parser``: a usage error (an unknown subcommand or option, a bad value: the hook
-    exits 2, a block, on every call) and ``--help``/``--version`` (it answers no event: exit 0, every call
-    passes) are problems; a subcommand other than ``run`` is a warning. Each line starts with ``command:``."""
-    words = hookgate_arguments(options)
-    if words is None:
-        return [], []
-    import contextlib
-    import io
-
-    from gateway.cli.parser import build_parser
-    from gateway.errors import UsageError
-
-    shown = " ".join(["hookgate", *words])
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            args = build_parser().parse_args(words)
-    except UsageError as exc:
-        return [f"command: {shown!r}: {exc}; this hook exits 2 on every call (a block)"], []
-    except SystemExit:  # --help, --version: printed, exit 0
-        return [
-            f"command: {shown!r} prints a help or version text and answers no event (exit 0: it checks nothing)"
-        ], []
-    if args.command != "run":
-        return [], [
-            f"command: {shown!r} runs 'hookgate {args.command}', which answers no hook event "
-            "(did you mean 'hookgate run'?)"
-        ]
-    return [], []

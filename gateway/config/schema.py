@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -139,6 +140,11 @@ def suggest(name: str, choices: list[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+CommandCheck = Callable[[dict[str, Any]], tuple[list[str], list[str]]]
+"""An extra check of a command handler's options: ``(problems, warnings)``, each line ``field: what``
+(``gateway.cli.validate.hookgate_usage``: a hook that runs hookgate with words its parser refuses)."""
+
+
 class Compilation(ABC):
     """What compiling config files collects: ``issues`` (errors), ``warnings``, ``broken`` (handlers that
     cannot run), the normalized ``hooks``, the sections' results (``mcp_servers``, ``llm``, ``settings``)
@@ -149,6 +155,7 @@ class Compilation(ABC):
         self.issues: list[str] = []
         self.warnings: list[str] = []
         self.broken: list[str] = []  # handlers whose load-time check failed (see HandlerSpec.problem)
+        self.command_check: CommandCheck | None = None  # validate's extra check of command handlers
         self.hooks: dict[str, list[dict[str, Any]]] = {}
         self.ids: dict[str, int] = {}
         self.mcp_servers: dict[str, Any] = {}

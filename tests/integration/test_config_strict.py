@@ -3,7 +3,7 @@
 Duplicate mapping keys are load-time errors (YAML, JSON, Claude Code settings.json; the config cache does not
 hide them); ``validate`` reports every independent problem of a handler; a usage error of ``hookgate`` exits 2
 (a block), also on the thin client's path; ``validate`` parses hook commands that run hookgate with the real
-parser (a typo there is a handler that cannot run: an error, and at run time a fail-closed failure naming it).
+parser (at run time such a hook exits 2 itself: a block naming the typo).
 Every test drives ``hookgate`` as a subprocess.
 """
 
