@@ -145,3 +145,10 @@ def background_probe(event: dict[str, Any]) -> None:
     with open(os.environ["HOOKGATE_TEST_MARK"] + ".tmp", "w", encoding="utf-8") as fh:
         json.dump({"pid": os.getpid(), "sid": os.getsid(0)}, fh)
     os.replace(os.environ["HOOKGATE_TEST_MARK"] + ".tmp", os.environ["HOOKGATE_TEST_MARK"])
+
+
+def nap(event: dict[str, Any]) -> None:
+    import time
+
+    CALLS.append("nap")
+    time.sleep(0.05)

@@ -953,3 +953,23 @@ def test_a_detached_background_handler_has_its_own_session_and_stays_out_of_the_
         time.sleep(0.05)
     probe = json.loads(mark.read_text())
     assert probe["sid"] == probe["pid"]  # a session leader: the host's kill of the hook's group spares it
+
+
+def test_duration_is_the_handlers_wall_time_in_milliseconds(tmp_path: Path) -> None:
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("nap")]}]})
+    duration = run(cfg, bash()).results[0].duration_ms
+    assert 50 <= duration < 60_000  # it slept 50 ms; a loaded machine may add, never remove
+
+
+def test_a_configs_guard_tuning_applies_to_its_own_events_only(tmp_path: Path) -> None:
+    from gateway.config import default_config_path, load_config
+
+    tuned_file = tmp_path / "tuned.json"
+    tuned_file.write_text(json.dumps({"guards": {"allowCommands": ["git clean -fdx"]}}))
+    plain = load_config([default_config_path()], use_cache=False)
+    tuned = load_config([default_config_path(), str(tuned_file)], use_cache=False)
+    clean = bash("git clean -fdx")
+    before = run(plain, clean).permission
+    assert before in ("deny", "ask")
+    assert run(tuned, clean).permission is None  # this config allows it
+    assert run(plain, clean).permission == before  # and that did not leak into the other config
