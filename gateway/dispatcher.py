@@ -264,7 +264,7 @@ class Dispatcher:
                 return result
         started = time.perf_counter()
         tuning = None  # the default policy's tuning is this config's own (gateway.config.guards.scope)
-        if self.config.guards or _GUARD in sys.modules:
+        if self.config.guards:  # (without a section the guard's defaults apply: nothing to set)
             from gateway.config.guards import scope
 
             tuning = scope(self.config.guards)

@@ -224,13 +224,17 @@ class Recorder:
         return moved
 
     def prune(self) -> int:
-        """Apply ``keepDays``/``maxMB`` to the store; returns records removed."""
+        """Apply ``keepDays``/``maxMB`` to the store; each pruned chain gets its retention record
+        (``gateway.audit.retention``). Returns records removed."""
         keep_days, max_mb = self.audit.get("keep_days"), self.audit.get("max_mb")
         if keep_days is None and max_mb is None:
             return 0
         before = time.time() - keep_days * 86400 if keep_days is not None else None
         max_bytes = int(max_mb * 1024 * 1024) if max_mb is not None else None
-        removed: int = self.store().audit_prune(before=before, max_bytes=max_bytes)
+        from gateway.audit.retention import voucher
+
+        vouch = voucher(self.audit, version=self.version, config_hash=self.config_hash)
+        removed: int = self.store().audit_prune(before=before, max_bytes=max_bytes, voucher=vouch)
         return removed
 
     # ------------------------------------------------------------------ the writer thread

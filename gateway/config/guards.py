@@ -20,7 +20,6 @@ reloading, two ``Gateway`` objects) never see each other's. A guard run as a com
 
 from __future__ import annotations
 
-import sys
 from functools import cache
 
 TYPE_CHECKING = False  # scope() runs on every hookgate run with a guards section: typing costs ~2 ms
@@ -28,8 +27,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gateway.config.schema import Compilation
-
-_GUARD = "configs.guards.destructive"
 
 
 @cache
@@ -97,10 +94,8 @@ def compile_guards(compiler: Compilation, path: str, raw: Any) -> None:
 
 def scope(guards: dict[str, Any]) -> Any:
     """Make ``guards`` (a config's normalized section; {} for the defaults) the shell guard's tuning in the
-    current context (a ``contextvars`` token for ``unscope``), or None when there is nothing to do: no
-    tuning and the guard not imported (so configs without the section pay nothing)."""
-    if not guards and _GUARD not in sys.modules:
-        return None
+    current context until ``unscope(token)``. Outside a scope the guard uses its defaults (or what a Python
+    caller set with ``configure``), so the dispatcher scopes only configs that have the section."""
     from configs.guards.destructive.settings import scoped
 
     return scoped(_settings_of(guards))

@@ -5,12 +5,16 @@ triggered a deny. Real subprocesses."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import httpx2
+
 from tests.conftest import ROOT, run_hookgate
+from tests.integration.serve_helpers import ServeProcess, isolated_env
 
 GUARD = {
     "type": "python",
@@ -209,3 +213,21 @@ def test_one_configs_tuning_does_not_leak_into_another_in_the_same_process(tmp_p
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [None, "deny", None, "deny", "deny", None, "deny", None]
+
+
+def test_a_reload_in_serve_takes_the_new_configs_tuning_and_nothing_of_the_old(tmp_path: Path) -> None:
+    config = yaml_config(tmp_path, "  rules: {rm.recursive: off}\n")
+
+    def decision(url: str) -> str | None:
+        body = httpx2.post(f"{url}/hooks", json=bash("rm -rf /srv/app/src"), timeout=30).json()
+        value: str | None = body.get("hookSpecificOutput", {}).get("permissionDecision")
+        return value
+
+    with ServeProcess(config, args=["--reload-interval", "0"], env=isolated_env(tmp_path)) as server:
+        assert decision(server.url) is None  # tuned off
+        write_config(tmp_path, None)  # the same file, now without a guards section
+        mark = len(server.lines)
+        server.signal(signal.SIGHUP)
+        assert "reloaded" in server.wait_log("config reload", after=mark)
+        assert decision(server.url) == "deny"
+        assert server.stop() == 0

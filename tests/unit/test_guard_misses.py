@@ -39,6 +39,7 @@ CAUGHT = [
         "git -C repo checkout-index -f -- src/app.py",
         "sudo git checkout-index --fo --all",
         "git checkout-index -u -f -a",
+        "git -c alias.ci='checkout-index -f -a' ci",
     ),
     # environment variables that make git (or its pager/editor) run a command
     *_cases(
@@ -65,6 +66,10 @@ CAUGHT = [
         "git config core.pager 'rm -rf ~'",
         "git config --global alias.up '!rm -rf ~'",
         "git config set core.sshCommand 'rm -rf /'",
+        "sh -c 'GIT_PAGER=\"rm -rf ~\" git log'",
+        "env -S 'GIT_PAGER=\"rm -rf ~\" git log'",
+        "GIT_PAGER=$(echo rm -rf ~) git log",
+        "GIT_EDITOR=`printf 'rm -rf /'` git commit",
     ),
     # parameter-expansion defaults that make the command name or its arguments
     *_cases(
@@ -141,6 +146,8 @@ CAUGHT = [
         "chmod -R 600 /usr/local",
         "chown --recursive --reference=x ~",
         "find . -maxdepth 0 -exec chmod -R 777 {} +",
+        "busybox chmod -R 777 /",
+        "find / -maxdepth 0 -exec chown -R x {} +",
         "cd / && chmod -R 777 .",
         "cd ~ && chown -R nobody *",
     ),
@@ -188,6 +195,10 @@ NEAR_MISSES = [
     "git config user.name 'rm -rf ~'",
     "git config core.pager 'less -FRX'",
     "X=1 Y=2 make",
+    "X=$(date) make",
+    "GIT_PAGER=$(command -v less) git log",
+    "echo 'git gc --prune=now'",
+    "echo chmod -R 777 /",
     "echo ${HOME:-/}",
     "ls ${DIR:-.}",
     "${EDITOR:-vi} notes.txt",

@@ -16,6 +16,7 @@ from .expand import Cmd, Unwrapped, base, bind_positionals, commands, names, pri
 from .getopt import getopt
 from .interp import check_code
 from .lexer import Word
+from .selfguard import check_hookgate, check_pip, is_hookgate_module, is_hookgate_script
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
@@ -256,8 +257,12 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
             step = 1
             for k in range(1, len(a)):
                 ch = a[k]
-                if ch in module:
-                    return None  # python -m module: stdin is data
+                if ch in module:  # python -m module: stdin is data; hookgate's CLI and pip are checked
+                    value = a[k + 1 :] or (args[i + 1].text if i + 1 < len(args) else "")
+                    rest = [w.text for w in args[i + (1 if a[k + 1 :] else 2) :]]
+                    if is_hookgate_module(value):
+                        return check_hookgate(rest, shown, ctx)
+                    return check_pip("pip", rest, shown, ctx) if value == "pip" else None
                 if ch in inline:
                     value = a[k + 1 :]
                     if not value and i + 1 < len(args):
@@ -278,6 +283,8 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         return check_code(family, "\n".join(codes), shown, ctx)
     if i < len(args) and args[i].text != "-":
         script = args[i]
+        if family in ("python", "pypy") and is_hookgate_script(script.text):  # python .../gateway/cli/hookgate
+            return check_hookgate([w.text for w in args[i + 1 :]], shown, ctx)
         if script.procsub is not None and any(core_name(c) in FETCHERS for c in commands(script.procsub)):
             return ctx.hit("exec.download", shown, download_reason())  # python3 <(curl ...)
         return None

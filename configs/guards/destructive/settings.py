@@ -11,12 +11,11 @@ section with pydantic and calls ``configure``; the guard itself stays standard-l
 from __future__ import annotations
 
 import os
-from contextvars import ContextVar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
-    from contextvars import Token
+    from contextvars import ContextVar, Token
 
 DECISIONS = ("deny", "ask", "off")
 
@@ -47,6 +46,10 @@ RULES: dict[str, tuple[str, str]] = {
     "git.reflog-expire": ("deny", "git reflog expire --expire=now, git reflog delete"),
     "git.gc-prune": ("deny", "git gc --prune=now, git prune (unreachable objects deleted at once)"),
     "git.ref-delete": ("ask", "git update-ref -d (a branch or tag deleted through plumbing)"),
+    "git.ext-command": (
+        "ask",
+        "ext:: remote URLs and uploadpack.packObjectsHook (git runs a command as the transport)",
+    ),
     "disk.dd-device": ("deny", "dd onto a device"),
     "disk.mkfs": ("deny", "mkfs"),
     "shell.fork-bomb": ("deny", "fork bombs"),
@@ -60,7 +63,8 @@ RULES: dict[str, tuple[str, str]] = {
     "tar.remove-files": ("ask", "tar --remove-files (the files live on in the archive; to /dev/null: rm.recursive)"),
     "hookgate.self-change": (
         "deny",
-        "hookgate install/uninstall, mode ... off, approvals approve/reject run by the agent",
+        "hookgate install/uninstall, mode ... off, approvals approve/reject run by the agent (also via python -m "
+        "gateway, sqlite3 on its state, curl to the approvals routes), pip uninstall/reinstall of hookgate",
     ),
     "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
     "parse.unterminated": ("ask", "an unterminated $( or backquote: hookgate cannot tell what it runs"),
@@ -195,7 +199,7 @@ def rule_names(pattern: str) -> list[str]:
 
 DEFAULT = Settings()
 _active = DEFAULT
-_SCOPED: ContextVar[Settings | None] = ContextVar("hookgate_guard_settings", default=None)
+_SCOPED: ContextVar[Settings | None] | None = None  # created by the first ``scoped`` (contextvars is imported then)
 
 
 def configure(settings: Settings | None) -> None:
@@ -208,13 +212,19 @@ def configure(settings: Settings | None) -> None:
 def scoped(settings: Settings | None) -> Token[Settings | None]:
     """Make ``settings`` (None: the defaults) the tuning in the current context (thread or asyncio task) until
     ``unscoped(token)``: hookgate's dispatcher runs a config's handlers inside its own config's tuning."""
+    global _SCOPED
+    if _SCOPED is None:
+        from contextvars import ContextVar
+
+        _SCOPED = ContextVar("hookgate_guard_settings", default=None)
     return _SCOPED.set(settings or DEFAULT)
 
 
 def unscoped(token: Token[Settings | None]) -> None:
-    _SCOPED.reset(token)
+    if _SCOPED is not None:
+        _SCOPED.reset(token)
 
 
 def active() -> Settings:
     """The tuning in force: the context's (``scoped``), else the process-wide one (``configure``)."""
-    return _SCOPED.get() or _active
+    return (_SCOPED.get() if _SCOPED is not None else None) or _active
