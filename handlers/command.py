@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from gateway.answers import first_line, parse_text, truncate
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
-from gateway.events import dumps
+from gateway.events import dump_bytes
 from handlers.base import Handler
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ class CommandHandler(Handler):
             env["CLAUDE_CODE_SESSION_ID"] = event.session_id
         env["HOOKGATE_DEPTH"] = str(_depth() + 1)  # a hook that runs hookgate again is nested one deeper
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
-        stdin = dumps(host_payload(event, self.spec.dialect)).encode()
+        stdin = dump_bytes(host_payload(event, self.spec.dialect))
         code, out, err = await run_process(self.argv(values), stdin, env=env, cwd=cwd)
         limit = self.spec.options.get("max_output_size")
         if limit and len(out) > limit:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import zlib
 
 from gateway.config.specs import RuntimeConfig
 
@@ -77,9 +76,13 @@ def _cache_key(paths: list[str]) -> str | None:
 
 
 def _cache_file(key: str) -> str:
-    """The cache entry's file: named by a checksum of ``key``; the entry stores ``key`` itself, which
-    ``_read_cache`` compares, so a checksum collision only costs a re-validation (and no hashlib import)."""
-    return os.path.join(_cache_dir(), f"config-{zlib.crc32(key.encode()):08x}.json")
+    """The cache entry's file: named by a checksum of ``key`` (64-bit FNV-1a: no zlib or hashlib import on
+    the hook path); the entry stores ``key`` itself, which ``_read_cache`` compares, so a checksum
+    collision only costs a re-validation."""
+    checksum = 0xCBF29CE484222325
+    for byte in key.encode():
+        checksum = ((checksum ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return os.path.join(_cache_dir(), f"config-{checksum:016x}.json")
 
 
 def _read_cache(key: str) -> dict[str, Any] | None:

@@ -101,7 +101,7 @@ class State:
     def changes_directory(self) -> bool:
         """Whether the command may ``cd``/``pushd`` somewhere first (relative paths then mean something else)."""
         if self._cd is None:
-            self._cd = _CD.search(self.command) is not None
+            self._cd = re.compile(_CD).search(self.command) is not None
         return self._cd
 
     def changes_directory_before(self, part: str | None) -> bool:
@@ -112,17 +112,19 @@ class State:
             return False
         text = self.command
         while True:  # a cd inside ( ... ) or $( ... ) leaves the outer directory alone, but counts inside
-            for m in _SUBSHELL.finditer(text):
+            for m in re.compile(_SUBSHELL).finditer(text):
                 group = m.group(0)
                 at = group.rfind(part) if part else -1
-                if at >= 0 and _CD.search(group[:at]):
+                if at >= 0 and re.compile(_CD).search(group[:at]):
                     return True  # ( cd ..; rm -rf build )
-            folded = _SUBSHELL.sub(lambda m: "" if _CD.search(m.group(0)) else m.group(0).replace("(", "\x00"), text)
+            folded = re.compile(_SUBSHELL).sub(
+                lambda m: "" if re.compile(_CD).search(m.group(0)) else m.group(0).replace("(", "\x00"), text
+            )
             if folded == text:
                 break
             text = folded
         at = text.rfind(part) if part else -1  # the last time it appears: the most cds before it
-        return _CD.search(text[:at] if at >= 0 else text) is not None
+        return re.compile(_CD).search(text[:at] if at >= 0 else text) is not None
 
     def cd_targets(self) -> list[str]:
         """The literal directories a ``cd``/``pushd`` in the command may move to (``cd ~/.ssh && rm id_rsa``)."""
@@ -155,9 +157,10 @@ class State:
         return self._tmpdir
 
 
-_CD = re.compile(r"(?:^|[;&|({`\s'\"]|\\n)(?:cd|pushd|popd)(?:[\s;&|)'\"]|\\n|$)")
+# patterns, compiled on first use (re's cache)
+_CD = r"(?:^|[;&|({`\s'\"]|\\n)(?:cd|pushd|popd)(?:[\s;&|)'\"]|\\n|$)"
 _LOCATION_VARS = r"(?:^|[\s;&|(`'\"])(?:GIT_[A-Z_]+|HOME|PWD|OLDPWD|CDPATH|XDG_[A-Z_]+)\+?="  # compiled on first use
-_SUBSHELL = re.compile(r"\([^()'\"`]*\)")
+_SUBSHELL = r"\([^()'\"`]*\)"
 
 
 class Ctx:

@@ -167,7 +167,14 @@ def long_opt(found: set[str], full: str, shortest: int) -> bool:
     return any(n == full or (n.startswith("--") and len(n) >= shortest and full.startswith(n)) for n in found)
 
 
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?="  # compiled on first use (re's cache)
+
+
+def _assignment(text: str) -> bool:
+    """Whether ``text`` starts with ``NAME=`` (or ``NAME+=``, ``NAME[i]=``)."""
+    return "=" in text and re.match(ASSIGNMENT, text) is not None
+
+
 _RESERVED = frozenset(
     {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "coproc", "esac"}
 )
@@ -223,7 +230,7 @@ def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[W
     while i < len(words):
         w = words[i]
         if w.quoted or not w.literal:
-            if ASSIGNMENT.match(w.text) and not w.text.startswith(("$", "`")):
+            if _assignment(w.text) and not w.text.startswith(("$", "`")):
                 if assigns is not None:
                     assigns.append(w)
                 i += 1
@@ -235,7 +242,7 @@ def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[W
             i += 1
         elif w.text == "function":
             i += 2
-        elif ASSIGNMENT.match(w.text):
+        elif _assignment(w.text):
             if assigns is not None:
                 assigns.append(w)
             i += 1
@@ -307,7 +314,7 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             cmd = [v for o, v in opts if o == "-X"] + [w.text for w in rest]
             return Unwrapped([], [*strings, " ".join(cmd[1:])] if cmd[:1] == ["stuff"] else strings)
         if name == "env":
-            while rest and (rest[0].text == "-" or ASSIGNMENT.match(rest[0].text)):
+            while rest and (rest[0].text == "-" or _assignment(rest[0].text)):
                 if rest[0].text != "-":
                     assigns.append(rest[0])
                 rest = rest[1:]
@@ -527,7 +534,7 @@ def evaluated(word: Word) -> list[Word] | None:
     result = "".join(pieces)
     if "$" in result:
         return None
-    parts = [result] if word.quoted or ASSIGNMENT.match(word.text) else result.split()  # X=$(...): one word
+    parts = [result] if word.quoted or _assignment(word.text) else result.split()  # X=$(...): one word
     return [Word(p) for p in parts]
 
 

@@ -98,8 +98,9 @@ def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
     return check_code_literals(code, shown, ctx) or _aliased(code, shown, ctx)
 
 
-_DANGEROUS_MODULES = re.compile(r"\b(?:shutil|os|subprocess|child_process|fileutils|FileUtils|system|exec|qw)\b")
-_LITERALS = re.compile(
+# patterns, compiled on first use (re's cache)
+_DANGEROUS_MODULES = r"\b(?:shutil|os|subprocess|child_process|fileutils|FileUtils|system|exec|qw)\b"
+_LITERALS = (
     r"'([^'\\\n]{1,400})'|\"([^\"\\\n]{1,400})\""
     r"|\bqw\s*\(([^)]{1,400})\)|\bqw\s*\[([^\]]{1,400})\]|\bqw\s*\{([^}]{1,400})\}"
 )
@@ -109,10 +110,10 @@ def _aliased(code: str, shown: str, ctx: Ctx) -> str | None:
     """A one-liner that reaches a module that deletes or runs commands (``import shutil as s``, ``from os import
     system``, ``require('child_process')``) under any alias: each string literal that is a destructive shell
     command, or a path holding the home directory or the project, counts as run or deleted."""
-    if not _DANGEROUS_MODULES.search(code):
+    if not re.compile(_DANGEROUS_MODULES).search(code):
         return None
     home, project = ctx.state.home(), ctx.state.project
-    for m in _LITERALS.finditer(code):
+    for m in re.compile(_LITERALS).finditer(code):
         text = next(g for g in m.groups() if g is not None).strip()
         reason = ctx.check_text(" ".join(text.split())) if " " in text else None
         if reason is None and text[:1] in ("/", "~"):

@@ -10,6 +10,7 @@ could match; a literal ``$(echo ...)`` command word as the command it prints.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 from .context import POLICY, Ctx
@@ -31,7 +32,15 @@ from .getopt import getopt
 from .git import check_env, check_git
 from .interp import check_code
 from .lexer import Redir, Token, Word
-from .programs import INTERPRETER, SHELLS, check_interpreter, check_scheduler, check_shell, check_source, fetch_in_subs
+from .programs import (
+    SHELLS,
+    check_interpreter,
+    check_scheduler,
+    check_shell,
+    check_source,
+    fetch_in_subs,
+    interpreter_family,
+)
 from .selfguard import _CLIENTS as HTTP_CLIENTS
 from .selfguard import check_hookgate, check_http, check_pip, check_sqlite
 from .tools import TOOLS, check_tool
@@ -197,9 +206,9 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     reason = (check_tool(name, args, shown, ctx) if name in TOOLS else None) or check_writes(name, texts, shown, ctx)
     if reason:
         return reason
-    m = INTERPRETER.fullmatch(name)
-    if m:
-        return check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
+    family = interpreter_family(name)
+    if family:
+        return check_interpreter(family, args, cmd, ctx, shown)
     return None
 
 
@@ -226,7 +235,7 @@ _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 def _check_assignments(words: list[Word], ctx: Ctx) -> str | None:
     pairs = []
     for w in words:
-        m = ASSIGNMENT.match(w.text)
+        m = re.match(ASSIGNMENT, w.text) if "=" in w.text else None
         value: str | None = w.text[m.end() :] if m else None
         if m and not w.literal:  # GIT_PAGER=$(echo rm -rf ~): what the substitution prints
             spliced = Word(w.text[m.end() :])
