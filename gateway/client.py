@@ -409,11 +409,24 @@ def on_server_down(
 
 def event_limit(explicit: int | None = None) -> int:
     """The event size limit in bytes: ``explicit`` (serve's ``--max-body``), else
-    ``HOOKGATE_MAX_EVENT_BYTES`` (a positive integer; anything else is ignored), else ``MAX_EVENT_BYTES``."""
+    ``HOOKGATE_MAX_EVENT_BYTES`` (a positive integer), else ``MAX_EVENT_BYTES``. Any other value of the
+    variable gives the default; ``event_limit_problem`` says so (``run`` warns, ``serve`` refuses to start)."""
     if explicit is not None:
         return explicit
     value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
     return int(value) if value.isdigit() and int(value) > 0 else MAX_EVENT_BYTES
+
+
+def event_limit_problem() -> str | None:
+    """One line when ``HOOKGATE_MAX_EVENT_BYTES`` is set to something other than a positive integer
+    (bytes), else None. An empty value counts as unset."""
+    value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
+    if not value or (value.isdigit() and int(value) > 0):
+        return None
+    return (
+        f"HOOKGATE_MAX_EVENT_BYTES={value[:40]!r} is not a positive integer (bytes); "
+        f"the default limit, {MAX_EVENT_BYTES // 2**20} MiB, applies"
+    )
 
 
 def read_event(limit: int | None = None) -> bytes:

@@ -276,22 +276,10 @@ def _nested_hookgate_advice(spec: HandlerSpec) -> list[str]:
     """A command hook that runs ``hookgate run`` itself (a copy of an installed settings file used as
     the policy): it starts hookgate again on every event and, reading the same policy, again, until
     ``HOOKGATE_DEPTH`` stops it and every call is denied."""
-    options = spec.options
-    words = [options["command"], *options["args"]] if options.get("args") is not None else None
-    if words is None:
-        try:
-            words = shlex.split(options["command"])
-        except ValueError:
-            return []
-    while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
-        words = words[1:]  # VAR=value prefixes
-    if words and os.path.basename(words[0]) == "hookgate":
-        rest = words[1:]
-    elif len(words) >= 3 and words[1:3] == ["-m", "gateway"]:
-        rest = words[3:]
-    else:
-        return []
-    if "run" not in rest:
+    from gateway.config.hookcommand import hookgate_arguments
+
+    rest = hookgate_arguments(spec.options)
+    if rest is None or "run" not in rest:
         return []
     return [
         "command: runs `hookgate run` itself: as part of a policy that hook starts hookgate again on every "

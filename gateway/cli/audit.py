@@ -12,9 +12,9 @@ that ``settings`` names); first moves records still waiting in the spool into th
 
 FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|block|stop|none``,
 ``--handler ID``, ``--event NAME``, ``--since T`` (``30m``, ``1h``, ``2d``, or an ISO 8601 time; UTC when
-no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``), a store that cannot
-be read, or a usage error (one line on stderr); 4 (``verify``) no audit records at all: the state dir
-or store does not exist or holds none, so nothing was verified.
+no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``) or a store that cannot
+be read; 2 a usage error (one line on stderr, as for every hookgate command); 4 (``verify``) no audit
+records at all: the state dir or store does not exist or holds none, so nothing was verified.
 """
 
 from __future__ import annotations

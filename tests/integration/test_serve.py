@@ -150,7 +150,7 @@ def test_serve_numbers_are_checked_as_usage_errors(args: list[str], error: str) 
     from tests.conftest import run_hookgate
 
     proc = run_hookgate(["serve", "--config", str(GUARDS), *args])
-    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith(f"hookgate serve: {error}") and "internal error" not in proc.stderr
 
 

@@ -45,10 +45,12 @@ class State:
         "_cd",
         "_home",
         "_tmpdir",
+        "aliases",
         "argv_checker",
         "asks",
         "command",
         "denied",
+        "functions",
         "part",
         "project",
         "raw_scan",
@@ -77,6 +79,8 @@ class State:
         self._tmpdir: str | None = None
         self._home: str | None = None
         self._areas: tuple[list[str], list[str]] | None = None
+        self.functions: set[str] = set()  # shell functions the command defines (f(){ "$@"; }; f rm -rf ~)
+        self.aliases: dict[str, str] = {}  # aliases it defines (alias x=rm; x -rf ~)
         self.project: str | None = None  # the event's cwd: the project, whatever directory a command moves to
         self.redirected: bool | None = None
 

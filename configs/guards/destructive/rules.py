@@ -14,6 +14,7 @@ import re
 import shlex
 
 from .context import POLICY, Ctx
+from .defined import check_defined, check_startup, define_aliases, define_functions
 from .delete import check_find, check_removals, check_rm
 from .expand import (
     ASSIGNMENT,
@@ -94,6 +95,7 @@ _GLOB_CANDIDATES = (
 def check_tokens(toks: list[Token], ctx: Ctx) -> str | None:
     if fork_bomb(toks):
         return ctx.hit("shell.fork-bomb", ":(){ :|:& };:", _FORK_BOMB)
+    define_functions(toks, ctx.state.functions)
     for cmd in commands(toks):
         reason = check_cmd(cmd, ctx)
         if reason:
@@ -139,8 +141,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if u.chdir is not None:  # env -C / rm -rf build: the delete runs in /
         ctx = ctx.moved_to(*_moved_cwd(u.chdir, ctx))
     core = u.words
-    if u.assigns or (core and core[0].text in _DECLARES):  # GIT_PAGER='rm -rf ~' git log, export GIT_EDITOR=...
-        reason = _check_assignments([*u.assigns, *(core[1:] if core and core[0].text in _DECLARES else [])], ctx)
+    declared = core[1:] if core and core[0].text in _DECLARES else []
+    if u.assigns or declared:  # BASH_ENV=x.sh bash, PROMPT_COMMAND='...': run at a shell's start or prompt
+        reason = check_startup([*u.assigns, *declared], core, ctx)
+        if reason:
+            return reason
+    if u.assigns or declared:  # GIT_PAGER='rm -rf ~' git log, export GIT_EDITOR=...
+        reason = _check_assignments([*u.assigns, *declared], ctx)
         if reason:
             return reason
     if not core:
@@ -156,6 +163,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         output = literal_output(head)
         if output is not None:
             return ctx.check_text(" ".join([output, *(shlex.quote(w.text) for w in core[1:])]))
+    if head.literal and (head.text in ctx.state.functions or head.text in ctx.state.aliases):
+        reason = check_defined(head.text, core[1:], cmd, ctx)
+        if reason:
+            return reason
     name = "sh" if head.text in ("$SHELL", "${SHELL}") else base(head.text)
     if name.lower() in ("git", "git.exe"):
         name = "git"
@@ -191,6 +202,9 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return check_source(name, args, cmd, ctx)
     if name in ("at", "batch", "crontab"):
         return check_scheduler(name, args, cmd, ctx)
+    if name == "alias":
+        define_aliases(texts, ctx.state.aliases)
+        return None
     if name == "hookgate":
         return check_hookgate(texts, shown, ctx)
     if name.rstrip("0123456789.") in _PIP_NAMES or (name == "uv" and texts[:1] in (["pip"], ["tool"])):
