@@ -39,9 +39,12 @@ wait for the answer, default 600: Claude Code's own hook timeout), ``CLAUDE_PROJ
 
 from __future__ import annotations
 
-import _socket
 import os
 import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import _socket
 
 try:
     from gateway.errors import ServerMisconfigured, ServerNotRunning, ServerUnavailable
@@ -152,6 +155,8 @@ def shown_url(url: str) -> str:
 
 def _connect(host: str, port: int, timeout: float) -> _socket.socket:
     """A connected TCP socket (each address ``getaddrinfo`` gives, in order). Raises OSError."""
+    import _socket
+
     # An ASCII host goes in as bytes: a str host makes getaddrinfo import the idna codec (~1 ms).
     target = host.encode() if host.isascii() else host
     last: OSError | None = None
@@ -169,6 +174,8 @@ def _connect(host: str, port: int, timeout: float) -> _socket.socket:
 
 def _exchange(scheme: str, host: str, port: int, request: bytes, timeout: float) -> bytes:
     """Send one request on a fresh connection and read the response until the server closes it."""
+    import _socket  # here, not at the top: an in-process ``hookgate run`` uses only emit/read_event
+
     try:
         sock: _socket.socket = _connect(host, port, min(CONNECT_TIMEOUT, timeout))
     except ConnectionRefusedError as exc:
@@ -402,11 +409,24 @@ def on_server_down(
 
 def event_limit(explicit: int | None = None) -> int:
     """The event size limit in bytes: ``explicit`` (serve's ``--max-body``), else
-    ``HOOKGATE_MAX_EVENT_BYTES`` (a positive integer; anything else is ignored), else ``MAX_EVENT_BYTES``."""
+    ``HOOKGATE_MAX_EVENT_BYTES`` (a positive integer), else ``MAX_EVENT_BYTES``. Any other value of the
+    variable gives the default; ``event_limit_problem`` says so (``run`` warns, ``serve`` refuses to start)."""
     if explicit is not None:
         return explicit
     value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
     return int(value) if value.isdigit() and int(value) > 0 else MAX_EVENT_BYTES
+
+
+def event_limit_problem() -> str | None:
+    """One line when ``HOOKGATE_MAX_EVENT_BYTES`` is set to something other than a positive integer
+    (bytes), else None. An empty value counts as unset."""
+    value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
+    if not value or (value.isdigit() and int(value) > 0):
+        return None
+    return (
+        f"HOOKGATE_MAX_EVENT_BYTES={value[:40]!r} is not a positive integer (bytes); "
+        f"the default limit, {MAX_EVENT_BYTES // 2**20} MiB, applies"
+    )
 
 
 def read_event(limit: int | None = None) -> bytes:

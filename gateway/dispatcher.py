@@ -71,45 +71,53 @@ class Trace(Record):
         self.lines: list[str] = [] if lines is None else lines
 
 
-def group_matches(group: GroupSpec, event: HookEvent) -> tuple[bool, str]:
-    """Whether ``group`` fits ``event``, and a short reason."""
+def group_matches(group: GroupSpec, event: HookEvent, explain: bool = True) -> tuple[bool, str]:
+    """Whether ``group`` fits ``event``, and a short reason (with ``explain``; else "", so the request
+    path of ``serve`` builds no strings nobody reads)."""
     if group.agent is not None and event.get("agent_id") != group.agent:
-        return False, f"agents.{group.agent} runs only for agent_id {group.agent!r} (got {event.get('agent_id')!r})"
+        why = f"agents.{group.agent} runs only for agent_id {group.agent!r} (got {event.get('agent_id')!r})"
+        return False, why if explain else ""
     value = event.matcher_value()
     if value is None or group.matcher in (None, "", "*"):
-        return True, "no matcher (matches every event)" if group.matcher in (
-            None,
-            "",
-            "*",
-        ) else f"{event.name} ignores matchers"
+        unset = group.matcher in (None, "", "*")
+        return True, (
+            "no matcher (matches every event)" if unset else f"{event.name} ignores matchers"
+        ) if explain else ""
     if group.dialect == "kiro":
         name = event.host_tool_name if event.dialect == "kiro" and event.host_tool_name else to_host("kiro", value)
         ok = kiro_matcher(group.matcher)(name)
-        return ok, f"Kiro matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}"
+        return ok, f"Kiro matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}" if explain else ""
     if group.dialect == "gemini":
         from gateway.dialects.gemini import matcher_accepts
 
         ok, name = matcher_accepts(group.matcher, event)
-        return ok, f"Gemini matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}"
-    accepts = claude_matcher(group.matcher, event.spec.exact_chars)
+        return (
+            ok,
+            f"Gemini matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}" if explain else "",
+        )
+    accepts = claude_matcher(group.matcher, event.spec.exact_chars, validated=True)
     ok = accepts(value)
     field_name = event.spec.matcher_field
     host_name = event.host_tool_name
     if not ok and field_name == "tool_name" and host_name and host_name != value and accepts(host_name):
-        return True, f"matcher {group.matcher!r} matches the host's tool name {host_name!r} ({field_name}={value!r})"
+        why = f"matcher {group.matcher!r} matches the host's tool name {host_name!r} ({field_name}={value!r})"
+        return True, why if explain else ""
+    if not explain:
+        return ok, ""
     return ok, f"matcher {group.matcher!r} {'matches' if ok else 'does not match'} {field_name}={value!r}"
 
 
-def if_matches(spec: HandlerSpec, event: HookEvent) -> tuple[bool, str]:
+def if_matches(spec: HandlerSpec, event: HookEvent, explain: bool = True) -> tuple[bool, str]:
+    """Whether ``spec``'s ``if`` rules let it run for ``event``, and why (with ``explain``; else "")."""
     if spec.if_rule is None:
         return True, ""
     if not event.spec.tool:
-        return False, f"if {spec.if_rule!r}: not a tool event, never runs"
+        return False, f"if {spec.if_rule!r}: not a tool event, never runs" if explain else ""
     rules = [spec.if_rule] if isinstance(spec.if_rule, str) else spec.if_rule
     for rule in rules:
         if parsed_rule(rule).matches(event):
-            return True, f"if {rule!r} matches"
-    return False, f"if {spec.if_rule!r} does not match"
+            return True, f"if {rule!r} matches" if explain else ""
+    return False, f"if {spec.if_rule!r} does not match" if explain else ""
 
 
 class Dispatcher:
@@ -118,6 +126,7 @@ class Dispatcher:
     def __init__(self, config: RuntimeConfig) -> None:
         self.config = config
         self._handlers: dict[int, Handler] = {}
+        self._dedup_keys: dict[int, Hashable] = {}
         self._prefilters: dict[str, Prefilter] = {}
 
     def _prefilter(self, name: str) -> Prefilter:
@@ -137,7 +146,7 @@ class Dispatcher:
         for gi in range(len(groups)) if pruned.survivors is None else pruned.survivors:
             group = groups[gi]
             index = prefilter.offsets[gi]  # handlers before this group, in config order
-            ok, why = group_matches(group, event)
+            ok, why = group_matches(group, event, trace is not None)
             if trace is not None:
                 trace.lines.append(f"group {group.where}: {'FITS' if ok else 'skipped'}: {why}")
             if not ok:
@@ -146,8 +155,8 @@ class Dispatcher:
                 index += 1
                 if id(spec) in pruned.handlers:
                     continue
-                fits, why = if_matches(spec, event)
-                key = self.handler(spec).dedup_key() if fits else None
+                fits, why = if_matches(spec, event, trace is not None)
+                key = self._dedup_key(spec) if fits else None
                 if fits and key in seen:
                     fits, why = False, "identical to a handler already selected (runs once)"
                 if fits and spec.problem:
@@ -164,6 +173,13 @@ class Dispatcher:
         for position, selected in enumerate(chosen):
             selected.order = position
         return chosen
+
+    def _dedup_key(self, spec: HandlerSpec) -> Hashable:
+        """``Handler.dedup_key`` of ``spec``, computed once (it depends on the spec alone)."""
+        key = self._dedup_keys.get(id(spec))
+        if key is None:
+            key = self._dedup_keys[id(spec)] = self.handler(spec).dedup_key()
+        return key
 
     def handler(self, spec: HandlerSpec) -> Handler:
         """The (cached) handler instance for ``spec``."""

@@ -4,6 +4,7 @@
 
     HookgateError                 base; ``str(err)`` is always one line fit for stderr
     ├── ConfigError               a config file is unreadable or invalid (``.issues`` lists each problem)
+    ├── UsageError                a ``hookgate`` command line is wrong (exit 2: a typo in a hook fails closed)
     ├── EventError                an inbound event is malformed (bad JSON, not an object, unknown event)
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
@@ -48,6 +49,11 @@ class ConfigError(HookgateError):
         self.issues = issues or [message]
         self.warnings: list[str] = []  # what validation also noticed (``hookgate validate`` prints them)
         super().__init__(message)
+
+
+class UsageError(HookgateError):
+    """A ``hookgate`` command line is wrong (an unknown subcommand or option, a bad value): one line,
+    exit 2 (``gateway.cli``), which hosts read as a block: a typo in a hook command fails closed."""
 
 
 class EventError(HookgateError):

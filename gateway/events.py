@@ -252,15 +252,29 @@ class HookEvent:
         return f"HookEvent({self.name!r}, tool_name={self.tool_name!r}, dialect={self.dialect!r})"
 
 
+# built once: json.dumps with any argument builds a new JSONEncoder on every call
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_COMPACT_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
+
+
 def dumps(value: Any) -> str:
     """Compact JSON text for a hook's stdin or a webhook body: UTF-8 text as is; a lone surrogate
     (which a JSON event may legally carry as ``\\udfff``) is kept as an escape instead of failing."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = _COMPACT.encode(value)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+        return _COMPACT_ASCII.encode(value)
     return text
+
+
+def dump_bytes(value: Any) -> bytes:
+    """``dumps(value)`` encoded as UTF-8 (encoded once: for an HTTP body)."""
+    text = _COMPACT.encode(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _COMPACT_ASCII.encode(value).encode("ascii")
 
 
 def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:
@@ -269,10 +283,11 @@ def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:
 
     Raises EventError with a one-line reason (not UTF-8, not JSON, not an object).
     """
-    try:
-        text = data.decode("utf-8-sig")  # a leading byte-order mark is tolerated
+    bom = 3 if data[:3] == b"\xef\xbb\xbf" else 0  # a leading byte-order mark is tolerated (by hand: the
+    try:  # utf-8-sig codec is one more import on the hook path)
+        text = (data[bom:] if bom else data).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise EventError(f"event is not valid UTF-8 (byte {exc.start})") from None
+        raise EventError(f"event is not valid UTF-8 (byte {exc.start + bom})") from None
     if not text or text.isspace():  # (not text.strip(): that would copy a large event once more)
         raise EventError("event is empty (expected one JSON object)")
     try:

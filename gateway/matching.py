@@ -16,7 +16,6 @@ use gitignore syntax relative to the event's cwd (``//abs``, ``~/home``, ``/proj
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from functools import lru_cache
@@ -33,25 +32,51 @@ if TYPE_CHECKING:
     Predicate = Callable[[str], bool]
 
 
-# Python-only regex syntax that JavaScript's RegExp rejects or reads differently.
-_NOT_JS = re.compile(r"\(\?P|\(\?[aiLmsux-]+[):]|\(\?>|\\[AZz]|[*+?}][+]|\(\?#")
-_PERMISSION_RULE = re.compile(r"^[A-Za-z_][\w-]*\(.*\)$", re.S)
+# Python-only regex syntax that JavaScript's RegExp rejects or reads differently. (Patterns, not compiled
+# objects: ``re`` compiles them on first use, so a hook call whose matchers are plain names compiles none.)
+_NOT_JS = r"\(\?P|\(\?[aiLmsux-]+[):]|\(\?>|\\[AZz]|[*+?}][+]|\(\?#"
+_PERMISSION_RULE = r"^[A-Za-z_][\w-]*\(.*\)$"
 
 
 def _always(_: str) -> bool:
     return True
 
 
-@lru_cache(maxsize=256)
-def claude_matcher(pattern: str | None, exact_chars: str = "A-Za-z0-9_\\- ,|") -> Predicate:
-    """Compile a Claude Code ``matcher``. Raises ConfigError for a regex JavaScript would reject."""
-    if pattern is None or pattern in ("", "*"):
-        return _always
-    if re.fullmatch(f"[{exact_chars}]+", pattern):
-        separators = "[|,]" if "," in exact_chars else "[|]"
-        names = frozenset(p.strip() for p in re.split(separators, pattern) if p.strip())
-        return names.__contains__
-    if _NOT_JS.search(pattern):
+@lru_cache(maxsize=16)
+def _char_set(char_class: str) -> frozenset[str]:
+    """The characters of a regex character class body such as ``A-Za-z0-9_\\- ,|`` (ranges, ``\\x`` escapes)."""
+    chars: set[str] = set()
+    i = 0
+    while i < len(char_class):
+        c = char_class[i]
+        if c == "\\" and i + 1 < len(char_class):
+            chars.add(char_class[i + 1])
+            i += 2
+        elif i + 2 < len(char_class) and char_class[i + 1] == "-":
+            chars.update(chr(n) for n in range(ord(c), ord(char_class[i + 2]) + 1))
+            i += 3
+        else:
+            chars.add(c)
+            i += 1
+    return frozenset(chars)
+
+
+def _anchored_prefix(pattern: str) -> str:
+    """The literal text every match of ``pattern`` starts the value with, when it is anchored (``^mcp__.+__``:
+    ``mcp__``), else "". Conservative: any ``|`` (an alternation could leave the anchor) gives ""."""
+    if not pattern.startswith("^") or "|" in pattern:
+        return ""
+    end = 1
+    while end < len(pattern) and ((pattern[end].isascii() and pattern[end].isalnum()) or pattern[end] == "_"):
+        end += 1
+    if end < len(pattern) and pattern[end] in "*?{":  # the last literal is optional
+        end -= 1
+    return pattern[1:end]
+
+
+def _regex_matcher(pattern: str) -> Predicate:
+    """A matcher's regex test. Raises ConfigError for a regex JavaScript would reject."""
+    if re.search(_NOT_JS, pattern):
         raise ConfigError(f"matcher {pattern!r} uses Python-only regex syntax that JavaScript rejects")
     try:  # the stdlib engine agrees with JavaScript on everything _NOT_JS lets through, and loads free
         simple = re.compile(pattern, re.ASCII)
@@ -68,9 +93,37 @@ def claude_matcher(pattern: str | None, exact_chars: str = "A-Za-z0-9_\\- ,|") -
     return lambda value: compiled.search(value) is not None
 
 
+@lru_cache(maxsize=256)
+def claude_matcher(pattern: str | None, exact_chars: str = "A-Za-z0-9_\\- ,|", validated: bool = False) -> Predicate:
+    """Compile a Claude Code ``matcher``. Raises ConfigError for a regex JavaScript would reject.
+
+    ``validated``: the pattern comes from a config that was validated when it loaded (the dispatcher's case), so
+    an anchored regex (``^mcp__.+__``) is compiled only when a value starts with its literal prefix: a hook call
+    whose tool name cannot match compiles no regex at all."""
+    if pattern is None or pattern in ("", "*"):
+        return _always
+    if _char_set(exact_chars).issuperset(pattern):
+        separators = ("|", ",") if "," in exact_chars else ("|",)
+        names = pattern.replace(",", "|") if len(separators) == 2 else pattern
+        return frozenset(p.strip() for p in names.split("|") if p.strip()).__contains__
+    prefix = _anchored_prefix(pattern) if validated else ""
+    if not prefix:
+        return _regex_matcher(pattern)
+    compiled: list[Predicate] = []
+
+    def accepts(value: str) -> bool:
+        if not value.startswith(prefix):
+            return False
+        if not compiled:
+            compiled.append(_regex_matcher(pattern))
+        return compiled[0](value)
+
+    return accepts
+
+
 def matcher_problem(pattern: str, exact_chars: str = "A-Za-z0-9_\\- ,|") -> str | None:
     """A one-line description of what is wrong with a matcher, or None (used by ``validate``)."""
-    if _PERMISSION_RULE.match(pattern):
+    if re.match(_PERMISSION_RULE, pattern, re.S):
         return (
             f"{pattern!r} is a permission rule, not a matcher: as a regex it is tested against the "
             f"tool name and never fires; use matcher {pattern.split('(', 1)[0]!r} with "
@@ -94,7 +147,9 @@ def kiro_matcher(pattern: str | None) -> Predicate:
         prefix = pattern + "/"
         return lambda name: name == pattern or name.startswith(prefix)
     if any(c in pattern for c in "*?["):
-        return lambda name: fnmatch.fnmatchcase(name, pattern)
+        from fnmatch import fnmatchcase
+
+        return lambda name: fnmatchcase(name, pattern)
     return pattern.__eq__
 
 
@@ -190,7 +245,9 @@ class IfRule:
             url = str(tool_input.get("url", ""))
             host = re.sub(r"^[a-z]+://", "", url).split("/", 1)[0].split(":", 1)[0]
             domain = self.content[len("domain:") :]
-            return fnmatch.fnmatchcase(host, domain) or host.endswith("." + domain)
+            from fnmatch import fnmatchcase
+
+            return fnmatchcase(host, domain) or host.endswith("." + domain)
         return _wildcard_matches(self.content, _primary_value(tool_input))
 
 

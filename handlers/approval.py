@@ -61,11 +61,12 @@ def desk_for(ctx: RunContext) -> Desk:
 
     config = ctx.config
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
+    redact = (config.audit or {}).get("redact") or ()
     desk: Desk = ctx.get_resource(
-        "approvals", lambda: Desk(ctx.state, config.channels, state_dir, trail=audit_trail(config))
+        "approvals", lambda: Desk(ctx.state, config.channels, state_dir, trail=audit_trail(config), redact=redact)
     )
     if desk.channels_config is not config.channels:  # serve reloaded the config and kept its resources
-        desk.reconfigure(config.channels, trail=audit_trail(config))
+        desk.reconfigure(config.channels, trail=audit_trail(config), redact=redact)
     return desk
 
 

@@ -19,7 +19,7 @@ load time without importing a concrete handler by name.
 
 from __future__ import annotations
 
-import importlib
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Hashable
 
@@ -137,6 +137,13 @@ class Handler(ABC):
         return self.spec.type
 
 
+def import_module(name: str) -> Any:
+    """``importlib.import_module`` for an absolute ``name`` without importing ``importlib`` (whose package
+    imports ``warnings``: ~0.4 ms of every hook call). Raises ImportError as it does."""
+    __import__(name)
+    return sys.modules[name]
+
+
 def register_handler(cls: type[Handler]) -> type[Handler]:
     """Register an in-process handler class under ``cls.type`` (usable as a decorator)."""
     _registered[cls.type] = cls
@@ -152,7 +159,7 @@ def import_object(path: str, where: str, shape: str, error: type[HookgateError] 
     if not sep or not module_name or not attr:
         raise error(f"{where} must look like {shape!r}")
     try:
-        obj: Any = importlib.import_module(module_name)
+        obj: Any = import_module(module_name)
     except Exception as exc:  # ImportError, or an error raised while the module runs
         raise error(f"{where}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
     for part in attr.split("."):
@@ -165,7 +172,7 @@ def import_object(path: str, where: str, shape: str, error: type[HookgateError] 
 def _load(path: str, where: str) -> type[Handler]:
     module_name, _, attr = path.partition(":")
     try:
-        obj = getattr(importlib.import_module(module_name), attr)
+        obj = getattr(import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise ConfigError(f"handler type {where}: cannot load {path}: {exc}") from None
     if not (isinstance(obj, type) and issubclass(obj, Handler)):
@@ -246,7 +253,7 @@ def config_sections() -> list[ConfigSection]:
     for path in SECTIONS:
         module_name, _, attr = path.partition(":")
         try:
-            cls = getattr(importlib.import_module(module_name), attr)
+            cls = getattr(import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
             raise ConfigError(f"config section {path}: cannot load: {exc}") from None
         classes.append(cls)

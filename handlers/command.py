@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from gateway.answers import first_line, parse_text, truncate
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
-from gateway.events import dumps
+from gateway.events import dump_bytes
 from handlers.base import Handler
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ class CommandHandler(Handler):
             env["CLAUDE_CODE_SESSION_ID"] = event.session_id
         env["HOOKGATE_DEPTH"] = str(_depth() + 1)  # a hook that runs hookgate again is nested one deeper
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
-        stdin = dumps(host_payload(event, self.spec.dialect)).encode()
+        stdin = dump_bytes(host_payload(event, self.spec.dialect))
         code, out, err = await run_process(self.argv(values), stdin, env=env, cwd=cwd)
         limit = self.spec.options.get("max_output_size")
         if limit and len(out) > limit:
@@ -276,22 +276,10 @@ def _nested_hookgate_advice(spec: HandlerSpec) -> list[str]:
     """A command hook that runs ``hookgate run`` itself (a copy of an installed settings file used as
     the policy): it starts hookgate again on every event and, reading the same policy, again, until
     ``HOOKGATE_DEPTH`` stops it and every call is denied."""
-    options = spec.options
-    words = [options["command"], *options["args"]] if options.get("args") is not None else None
-    if words is None:
-        try:
-            words = shlex.split(options["command"])
-        except ValueError:
-            return []
-    while words and "=" in words[0] and not words[0].startswith(("=", "/", ".")):
-        words = words[1:]  # VAR=value prefixes
-    if words and os.path.basename(words[0]) == "hookgate":
-        rest = words[1:]
-    elif len(words) >= 3 and words[1:3] == ["-m", "gateway"]:
-        rest = words[3:]
-    else:
-        return []
-    if "run" not in rest:
+    from gateway.config.hookcommand import hookgate_arguments
+
+    rest = hookgate_arguments(spec.options)
+    if rest is None or "run" not in rest:
         return []
     return [
         "command: runs `hookgate run` itself: as part of a policy that hook starts hookgate again on every "

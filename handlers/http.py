@@ -46,7 +46,7 @@ from urllib.parse import urlsplit
 from gateway.answers import first_line, verdict_from_json
 from gateway.decision import Verdict
 from gateway.errors import HandlerError, HookgateError
-from gateway.events import dumps
+from gateway.events import dump_bytes
 from handlers.base import Handler
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ _RESERVED_HEADERS = frozenset(
 
 def interpolate(text: str, allowed: list[str] | tuple[str, ...], environ: Any = None) -> str:
     """Replace ``$VAR``/``${VAR}``: allowed names by their value (empty when unset), others by ``""``."""
+    if "$" not in text:  # the common case (a fixed URL, fixed headers): nothing to look up
+        return text
     env = os.environ if environ is None else environ
 
     def value(match: re.Match[str]) -> str:
@@ -96,6 +98,7 @@ def variables(text: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _VAR.finditer(text)]
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of its arguments, checked on every delivery
 def url_problem(url: str, *, allow_private: bool = False) -> str | None:
     """What is wrong with an (interpolated) webhook URL, or None: the one check ``hookgate validate``
     and the handler at delivery time both apply (``handlers.netguard.host_problem`` for the host)."""
@@ -271,7 +274,7 @@ class HttpHandler(Handler):
         secret = self._secret()
         from gateway.dialects import host_payload
 
-        body = dumps(host_payload(event, self.spec.dialect)).encode()
+        body = dump_bytes(host_payload(event, self.spec.dialect))
         msg_id = f"msg_{uuid.uuid4().hex}"
         meta: dict[str, Any] = {"webhook_id": msg_id, "attempts": 0}
         status, answer = await self._deliver(ctx, url, headers, body, msg_id, secret, started, meta)

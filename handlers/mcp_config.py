@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
 
-from gateway.config.schema import pydantic_issues, read_document, suggest
+from gateway.config.documents import read_document
+from gateway.config.schema import pydantic_issues, suggest
 from gateway.errors import ConfigError
 from handlers.base import ConfigSection
 

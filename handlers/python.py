@@ -21,11 +21,9 @@ maps onto the decision, and class hooks chain in priority order.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Hashable
 from functools import cache
 
-from gateway.answers import parse_text, verdict_from_json
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
 from handlers.base import Handler, import_object
@@ -53,6 +51,24 @@ def load_callable(path: str) -> Callable[[dict[str, Any]], Any]:
     return fn
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, and immutable scalars), as ``copy.deepcopy`` makes it but
+    without importing ``copy`` (and ``weakref``) on the hook path; anything else goes to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {key: item if type(item) in _SCALARS else json_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [item if type(item) in _SCALARS else json_copy(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    import copy
+
+    return copy.deepcopy(value)
+
+
 def _split_meta(answer: Any) -> tuple[Any, dict[str, Any]]:
     """A dict answer's ``hookgate`` object (details for ``explain`` and the audit, such as the default policy's
     rule and the part of the command that triggered it) apart from the hook output itself."""
@@ -69,8 +85,12 @@ def answer_to_verdict(answer: Any, event: HookEvent) -> Verdict:
     if isinstance(answer, Verdict):
         return answer
     if isinstance(answer, dict):
+        from gateway.answers import verdict_from_json  # here: an allow (None) never needs it
+
         return verdict_from_json(answer, event)
     if isinstance(answer, str):
+        from gateway.answers import parse_text
+
         return parse_text(answer, event)
     raise HandlerError(f"returned {type(answer).__name__}; expected a dict, a string or None")
 
@@ -87,7 +107,8 @@ class PythonHandler(Handler):
     def _payload(self, event: HookEvent) -> dict[str, Any]:
         from gateway.dialects import host_payload
 
-        return copy.deepcopy(host_payload(event, self.spec.dialect))  # the function cannot alter the event
+        payload: dict[str, Any] = json_copy(host_payload(event, self.spec.dialect))  # the function cannot alter it
+        return payload
 
     def _is_hook(self) -> bool:
         return self.spec.options.get("hook") is not None

@@ -4,7 +4,8 @@ Why aiohttp: its C HTTP parser makes a small delivery cost about a third of the 
 ``httpx2``/``httpcore2`` one (measured by ``tests/bench/bench_serve.py``), which is what bounds
 ``hookgate serve`` with ``http`` handlers. One ``WebhookClient`` lives per ``RunContext`` (so
 ``hookgate serve`` keeps connections warm); it holds one ``aiohttp.ClientSession`` per SSRF policy
-(``allowPrivateNetworks`` off or on), created on first use.
+(``allowPrivateNetworks`` off or on), created on first use. A webhook's cookies are never kept (a
+``DummyCookieJar``): each delivery stands alone, and the jar costs nothing per request.
 
 SSRF guard (``handlers.netguard``): a session's ``TCPConnector`` resolves names only through
 ``GuardedResolver``, which resolves once, vets every answer (``netguard.vet``) and hands aiohttp the
@@ -123,7 +124,11 @@ class WebhookClient:
                 ttl_dns_cache=DNS_TTL,
             )
             session = aiohttp.ClientSession(
-                connector=connector, trust_env=False, auto_decompress=False, headers={"User-Agent": self.user_agent}
+                connector=connector,
+                trust_env=False,
+                auto_decompress=False,
+                cookie_jar=aiohttp.DummyCookieJar(),  # no cookie state carried from one delivery to the next
+                headers={"User-Agent": self.user_agent},
             )
             self._sessions[allow_private] = session
         return session
@@ -140,7 +145,7 @@ class WebhookClient:
     ) -> Answer:
         """POST ``body`` to ``url``. ``timeout``: seconds allowed between reads; ``connect_timeout``:
         seconds to resolve and connect. Raises DeliveryError, AddressBlocked."""
-        refusal = _literal_refusal(urlsplit(url).hostname or "", allow_private)
+        refusal = _url_refusal(url, allow_private)
         if refusal:  # aiohttp skips the resolver for literal IPs: they are vetted here
             raise AddressBlocked(refusal)
         limits = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_read=timeout)
@@ -169,8 +174,9 @@ class WebhookClient:
 
 
 @functools.lru_cache(maxsize=1024)
-def _literal_refusal(host: str, allow_private: bool) -> str | None:
-    ip = parse_ip(host)
+def _url_refusal(url: str, allow_private: bool) -> str | None:
+    """Why ``url``'s host, when it is a literal IP, may not be contacted (a pure function: cached)."""
+    ip = parse_ip(urlsplit(url).hostname or "")
     return None if ip is None else literal_refusal(ip, allow_private=allow_private)
 
 

@@ -12,7 +12,9 @@ config (``hookgate.yaml``/``.yml``/``.json`` anywhere), Claude Code settings (``
 configs (``.kiro/agents/*.json``), Gemini settings (``.gemini/settings.json``), Codex (``.codex/hooks.json``,
 ``.codex/config.toml``, anything under ``~/.codex`` or ``$CODEX_HOME``) and hookgate's own cache and state
 (``~/.cache/hookgate``, ``$XDG_CACHE_HOME/hookgate``, ``$HOOKGATE_CACHE_DIR``, ``~/.local/state/hookgate``,
-``$XDG_STATE_HOME/hookgate``). A relative path is also judged against the event's ``cwd``.
+``$XDG_STATE_HOME/hookgate``), and the installed hookgate (``installed_roots``: its package folders, metadata and
+``bin/hookgate``). A relative path is also judged against the event's ``cwd``. File-tool writes to a repository's
+``.git/config`` and ``.git/hooks/`` are denied too (``git_kind``).
 
 Two ways to run it (standard library only: json, re, os):
 
@@ -293,6 +295,60 @@ def _env(name: str) -> str:
     return os.environ.get(name, "").rstrip("/")
 
 
+_INSTALLED: list[tuple[str, str]] | None = None  # (protected root, what it is); computed on first use
+
+
+def installed_roots() -> list[tuple[str, str]]:
+    """The installed hookgate: the ``configs``, ``gateway`` and ``handlers`` package directories found from this
+    file's own place (``site-packages`` or the source checkout of an editable install), the distribution's
+    metadata and editable-install hooks beside them (``hookgate-*.dist-info``, ``__editable__*hookgate*``), and
+    the ``hookgate`` script in the interpreter's ``bin``; each as written and with symlinks resolved. Cached."""
+    global _INSTALLED
+    if _INSTALLED is None:
+        here = os.path.dirname(os.path.abspath(__file__))  # .../configs/guards
+        site = os.path.dirname(os.path.dirname(here))
+        found: list[tuple[str, str]] = []
+        for name in ("configs", "gateway", "handlers"):
+            if os.path.isdir(os.path.join(site, name)):
+                found.append((os.path.join(site, name), "hookgate's installed policy and code"))
+        for folder in {site, *(p for p in sys.path if p.endswith("-packages"))}:
+            try:
+                entries = os.listdir(folder)
+            except OSError:
+                continue
+            for name in entries:
+                low = name.lower()
+                if low.startswith(("hookgate-", "__editable__")) and "hookgate" in low:
+                    found.append((os.path.join(folder, name), "hookgate's installed policy and code"))
+        for bindir in {os.path.join(sys.prefix, "bin"), os.path.dirname(sys.executable)}:
+            found.append((os.path.join(bindir, "hookgate"), "the hookgate command"))
+        roots: list[tuple[str, str]] = []
+        for path, kind in found:
+            for form in {os.path.normpath(path), os.path.realpath(path)}:
+                roots.append((form, kind))
+        _INSTALLED = roots
+    return _INSTALLED
+
+
+def installed_kind(path: str, removal: bool = False) -> str | None:
+    """What of the installed hookgate (``installed_roots``) the absolute ``path`` is or lies in, or None;
+    ``removal``: a directory holding one counts too (``rm -rf .venv``). ``~`` is expanded; symlinks in the
+    path are resolved only when it names a ``site-packages``/``dist-packages`` or ``bin`` folder."""
+    path = normal(path).rstrip("/")
+    if path.startswith("~"):
+        path = os.path.expanduser(path)
+    if not path.startswith("/"):
+        return None
+    forms = {path}
+    if "-packages" in path or "/bin/" in path or "/lib" in path:
+        forms.add(os.path.realpath(path))
+    for form in forms:
+        for root, kind in installed_roots():
+            if form == root or form.startswith(root + "/") or (removal and root.startswith(form.rstrip("/") + "/")):
+                return kind
+    return None
+
+
 def config_kind(path: str, removal: bool = False) -> str | None:
     """What kind of agent-hook configuration ``path`` is (``"a hookgate configuration"``...), or None.
 
@@ -303,14 +359,14 @@ def config_kind(path: str, removal: bool = False) -> str | None:
     if not path:
         return None
     path = _home_form(path)
-    if "." not in path and not path.startswith("$"):
-        return None  # every protected name holds a dot, or is one of the variables
+    if "." not in path and not path.startswith("$"):  # every protected name holds a dot, or is a variable,
+        return installed_kind(path, removal) if path[:1] in ("/", "~") else None  # or is the installed hookgate
     for pattern, kind in _CONFIG_FILES:
         if pattern.search(path):
             return kind
     if removal and _CONFIG_DIRS.search(path):
         return "a directory holding agent hook configuration"
-    return None
+    return installed_kind(path, removal) if path[:1] in ("/", "~") else None
 
 
 def write_reason(path: str, what: str | None = None, removal: bool = False, verb: str | None = None) -> str | None:
@@ -335,6 +391,36 @@ def write_reason(path: str, what: str | None = None, removal: bool = False, verb
     return (
         f"{head}, which is {kind}; hookgate's default policy blocks writes to secrets files. Secrets must not "
         "pass through the agent: ask the user to edit this file."
+    )
+
+
+def git_kind(path: str) -> str | None:
+    """What ``path`` is when it is a repository's own config or hook (``.git/config``, ``.git/hooks/...``), or
+    None. Matched in ``secrets_guard.normal`` form, anywhere in the path (``repo/.git/config``)."""
+    if ".git" not in path:
+        return None
+    parts = normal(path).rstrip("/").split("/")
+    for k, part in enumerate(parts[:-1]):
+        if part == ".git":
+            rest = parts[k + 1 :]
+            if rest == ["config"]:
+                return "config"
+            if rest[0] == "hooks":
+                return "hooks"
+    return None
+
+
+def git_reason(path: str, what: str, kind: str, removal: bool = False) -> str:
+    verb = "deletes or moves" if removal else "writes to"
+    if kind == "config":
+        return (
+            f"{what} {verb} {path}, the repository's git config: git runs the commands it names (core.pager, "
+            "core.fsmonitor, ! aliases...) and it holds the remotes and branch settings, which an overwrite loses "
+            "for good, so hookgate's default policy blocks it. Use `git config` to change one setting, or ask the user."
+        )
+    return (
+        f"{what} {verb} {path}, a git hook: git runs it by itself on later commits, checkouts and pushes, so "
+        "hookgate's default policy blocks it. Ask the user to install or remove the hook."
     )
 
 
@@ -427,8 +513,12 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else ""
         for path in tool_paths(tool_name if isinstance(tool_name, str) else None, tool_input):
             reason = write_reason(path)
-            if not reason and cwd and path and not path.startswith(("/", "~", "$")):  # settings.json in .claude/
-                reason = write_reason(cwd.rstrip("/") + "/" + path)
+            full = cwd.rstrip("/") + "/" + path if cwd and path and not path.startswith(("/", "~", "$")) else path
+            if not reason and full != path:  # settings.json in .claude/
+                reason = write_reason(full)
+            git = None if reason else git_kind(path) or git_kind(full)
+            if git is not None:
+                reason = git_reason(path, f"`{tool_name}`", git)
             if reason:
                 return answer(event, reason)
         return None

@@ -288,8 +288,9 @@ def build_server() -> Any:
         log_level="WARNING",
     )
 
+    # async tools: the checks take microseconds, so they run on the event loop instead of a worker thread each
     @server.tool()
-    def check_command(
+    async def check_command(
         command: str, cwd: str = "", project_dir: str = "", hook_event_name: str = "PreToolUse"
     ) -> HookAnswer:
         """Deny a shell command that is destructive, pipes a download into a shell, or writes outside the
@@ -297,7 +298,7 @@ def build_server() -> Any:
         return answer(hook_event_name, command_problem(command, cwd, project_dir))
 
     @server.tool()
-    def scan_secrets(
+    async def scan_secrets(
         tool_input: dict[str, Any], tool_name: str = "", hook_event_name: str = "PreToolUse"
     ) -> HookAnswer:
         """Deny a Write/Edit/MultiEdit/NotebookEdit whose new text holds an API key, token, private key or
@@ -308,7 +309,12 @@ def build_server() -> Any:
 
 
 def main() -> None:
-    build_server().run("stdio")
+    """Serve the validator over stdin/stdout (``configs.validators.stdio``: no worker-thread hop per message)."""
+    import anyio
+
+    from configs.validators.stdio import serve_stdio
+
+    anyio.run(serve_stdio, build_server())
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """``Desk``: the one place approval requests are created, found, answered, expired and consumed.
 
 Every transition goes ``store.approval_decide`` (atomic, once) -> wake the waiters (``wake.Waker``) ->
-the audit trail (``gateway.audit``, when it records approval transitions) -> the channel's message is
+the audit trail (``gateway.audit.record_approval``) -> the channel's message is
 updated (``update_channel=False`` leaves that to the caller, e.g. a callback route that must answer the
 platform within 3 s). An answer to a request that is no longer pending is refused: ``Outcome.refused``
 says why, and the channel's message says so too.
@@ -10,6 +10,13 @@ Who decided, as recorded in ``decided_by``: ``<channel type>:<user id>`` for a c
 ``cli:<login>`` for ``hookgate approvals approve``, ``console:<name>`` for the console,
 ``hookgate:timeout`` / ``hookgate:sweeper`` for expiry, ``hookgate:channel`` for a request whose
 channel could not post it.
+
+Nothing event-derived is stored verbatim: ``create`` keeps the request's ``tool_input``, ``tool_name``,
+``message``, ``cwd``, ``session_id`` and ``tool_use_id`` redacted with the audit trail's redaction
+(``gateway.audit.redact``: the default patterns plus ``audit.redact``; no truncation, so an approver
+sees the whole redacted call), and every answer's or cancellation's ``reason`` too. The request's key and
+fingerprint are computed by the caller from the unredacted call, so an answer stays bound to exactly the
+input that was asked about. Channels post the stored (redacted) request.
 """
 
 from __future__ import annotations
@@ -17,10 +24,12 @@ from __future__ import annotations
 import logging
 import os
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gateway.approvals.channels.base import Answer, Outcome
 from gateway.approvals.wake import Waker
+from gateway.audit.redact import Redactor
 from gateway.errors import ChannelError, HookgateError
 
 if TYPE_CHECKING:
@@ -29,6 +38,9 @@ if TYPE_CHECKING:
     from gateway.store.base import Store
 
 log = logging.getLogger("hookgate.approvals")
+
+UNCUT = 1 << 40
+"""``max_value`` of the approvals' redactor: requests are redacted, never truncated."""
 
 
 def wake_dir(state_dir: str) -> str:
@@ -41,19 +53,31 @@ class Desk:
 
     channels: the normalized ``channels:`` section. state_dir: the local state folder (FIFOs for
     wake-ups). trail: called as ``trail(record, transition)`` after each transition (the audit hook;
-    ``transition`` is created | approved | rejected | expired | cancelled | consumed).
+    ``transition`` is created | approved | rejected | expired | cancelled | consumed). redact: the
+    ``audit.redact`` patterns (the default patterns always apply).
     """
 
-    def __init__(self, store: Store, channels: dict[str, dict[str, Any]], state_dir: str, trail: Any = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        channels: dict[str, dict[str, Any]],
+        state_dir: str,
+        trail: Any = None,
+        redact: tuple[str, ...] | list[str] = (),
+    ) -> None:
         self.store = store
+        self.redactor = Redactor(redact, max_value=UNCUT)
         self.channels_config = channels
         self.waker = Waker(wake_dir(state_dir))
         self._channels: dict[str, Channel] = {}
         self._trail = trail
 
-    def reconfigure(self, channels: dict[str, dict[str, Any]], trail: Any = None) -> None:
-        """Use a reloaded ``channels:`` section (channel clients are built again on next use)."""
+    def reconfigure(
+        self, channels: dict[str, dict[str, Any]], trail: Any = None, redact: tuple[str, ...] | list[str] = ()
+    ) -> None:
+        """Use a reloaded ``channels:`` section (channel clients are built again on next use) and ``audit.redact``."""
         self.channels_config = channels
+        self.redactor = Redactor(redact, max_value=UNCUT)
         self._channels = {}
         self._trail = trail
 
@@ -88,12 +112,26 @@ class Desk:
 
     def create(self, record: ApprovalRecord) -> tuple[ApprovalRecord, bool]:
         """Store ``record`` as pending; returns ``(record, created)``: when another process created the
-        request for the same key first, that one and False."""
-        stored = self.store.approval_create(record)
+        request for the same key first, that one and False. What is stored (and returned) is ``redacted(record)``."""
+        stored = self.store.approval_create(self.redacted(record))
         created = stored.id == record.id
         if created:
             self._note(stored, "created")
         return stored, created
+
+    def redacted(self, record: ApprovalRecord) -> ApprovalRecord:
+        """A copy of ``record`` whose event-derived text is redacted (key and fingerprint kept)."""
+        apply, text = self.redactor.apply, self.redactor.text
+        return replace(
+            record,
+            tool_input=apply(record.tool_input),
+            tool_name=None if record.tool_name is None else text(record.tool_name),
+            message=text(record.message),
+            cwd=None if record.cwd is None else text(record.cwd),
+            session_id=None if record.session_id is None else text(record.session_id),
+            tool_use_id=None if record.tool_use_id is None else text(record.tool_use_id),
+            reason=None if record.reason is None else text(record.reason),
+        )
 
     def post(self, record: ApprovalRecord) -> ApprovalRecord:
         """Send a new request to its channel and keep the message handle. When the channel fails, the
@@ -192,6 +230,7 @@ class Desk:
     # ------------------------------------------------------------------ internals
 
     def _transition(self, approval_id: str, status: str, by: str, reason: str | None) -> ApprovalRecord | None:
+        reason = None if reason is None else self.redactor.text(reason)
         record = self.store.approval_decide(approval_id, status, by, reason, time.time())
         if record is not None:
             self._after(record, status)

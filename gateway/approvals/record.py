@@ -1,10 +1,11 @@
 """``ApprovalRecord``: one approval request, as the state store keeps it, and the keys that find it.
 
-Key: ``tool:<session_id>:<tool_use_id>:<fingerprint>`` when the host gives a tool_use_id, else
-``input:<fingerprint>``. Fingerprint: always the hash of (session, tool, input), so a call retried with
-a new tool_use_id (the model asking again) still finds its open request instead of posting a second one,
-and an answer is bound to the exact input the approver saw: a second call that reuses a tool_use_id with
-other arguments (a Python host's model-chosen ids can repeat) is a new request, never the approved one.
+Key: ``tool:<ids>:<fingerprint>`` (ids: 32 hex digits of the sha256 of session_id and tool_use_id, so
+the key keeps no event text verbatim) when the host gives a tool_use_id, else ``input:<fingerprint>``.
+Fingerprint: always the hash of the unredacted (session, tool, input), so a call retried with a new
+tool_use_id (the model asking again) still finds its open request instead of posting a second one, and an
+answer is bound to the exact input the approver saw: a second call that reuses a tool_use_id with other
+arguments (a Python host's model-chosen ids can repeat) is a new request, never the approved one.
 Times are ``time.time()`` seconds. This module imports the standard library only (the store uses it).
 """
 
@@ -52,7 +53,8 @@ def fingerprint(session_id: str | None, tool_name: str | None, tool_input: Any) 
 def request_key(session_id: str | None, tool_use_id: str | None, print_: str) -> str:
     """The key of a tool call's request (see module docstring)."""
     if tool_use_id:
-        return f"tool:{session_id or ''}:{tool_use_id}:{print_}"
+        ids = hashlib.sha256(f"{session_id or ''}\0{tool_use_id}".encode("utf-8", "surrogatepass")).hexdigest()
+        return f"tool:{ids[:32]}:{print_}"
     return f"input:{print_}"
 
 

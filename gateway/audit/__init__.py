@@ -7,6 +7,8 @@ Modules (each one job)::
     recorder    the one entry point the dispatcher calls after merge (``Recorder.submit``)
     spool       the store's write-ahead spool for ``hookgate run`` (1 ms budget)
     chain       the per-writer hash chain and ``verify``
+    jsonl       the JSON-lines sink, chained like the store, and ``verify --jsonl``
+    follow      ``tail --follow``: per-chain cursors, so a late commit is never missed
     report      time filters, lines, CSV, stats for ``hookgate audit`` and the console
     config      the ``audit`` config section (pydantic)
     otel        OpenTelemetry spans (optional extra ``hookgate[otel]``)

@@ -24,19 +24,27 @@ where ``body`` is the record's canonical JSON text (``gateway.audit.record.canon
   record before it, or the hash (which covers ``seq``) no longer matches;
 - a filter column that disagrees with the body (e.g. ``decision`` edited to hide a deny).
 
-Retention prunes the oldest records of a chain as a prefix and keeps the hash of the last pruned
-record in the head (``base_seq``/``base_hash``), so the rest still verifies. What a chain cannot show
-on its own: the newest records deleted together with the head row moved back. ``hookgate audit
-verify`` prints each chain's head hash; keep it elsewhere (a log pipeline via the JSON-lines sink, a
-ticket) to anchor it.
+Retention prunes the oldest records of a chain as a prefix, keeps the hash of the last pruned record
+in the head (``base_seq``/``base_hash``), so the rest still verifies, and appends, in the same
+transaction, an ``AuditRetention`` record naming the pruned range and that hash
+(``gateway.audit.retention``). A base is accepted only when the newest such record in the chain names
+exactly it: records deleted from the start of a chain with the base moved by hand are reported.
+
+What an unkeyed chain cannot show: someone with write access who rewrites a chain consistently (every
+hash after the change recomputed, the head moved to match; also a forged retention record with the
+chain after it rehashed), and the newest records deleted together with the head row moved back.
+``hookgate audit verify`` prints each chain's head hash; keep it elsewhere (a log pipeline via the
+JSON-lines sink, a ticket) to anchor it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from gateway.audit.retention import vouched
 from gateway.store.audit_types import derived, link_hash
 
 if TYPE_CHECKING:
@@ -66,13 +74,12 @@ class ChainReport:
     head_hash: str
     base_seq: int
     problem: Problem | None
+    voucher_seq: int = 0
+    """The seq of the retention record that vouches for ``base_seq`` (0: nothing was pruned)."""
 
 
-def _columns_match(row: AuditRow) -> str | None:
-    import json
-
+def _columns_match(row: AuditRow, record: Any) -> str | None:
     try:
-        record = json.loads(row.body)
         cols = derived(record)
     except (ValueError, TypeError, AttributeError):
         return "its body is not a JSON record"
@@ -96,6 +103,7 @@ def verify_chain(head: ChainHead, rows: Iterable[AuditRow]) -> ChainReport:
     expected_seq, expected_prev = head.base_seq + 1, head.base_hash
     checked = 0
     last_hash = head.base_hash
+    voucher: tuple[int, int, str] | None = None  # the newest retention record: (its seq, last_seq, last_hash)
     for row in rows:
         problem = None
         if row.seq < expected_seq:
@@ -119,14 +127,21 @@ def verify_chain(head: ChainHead, rows: Iterable[AuditRow]) -> ChainReport:
         elif link_hash(row.prev_hash, row.chain, row.seq, row.body) != row.hash:
             problem = Problem(head.chain, row.seq, row.id, "hash mismatch: the record was edited")
         else:
-            why = _columns_match(row)
+            try:
+                record = json.loads(row.body)
+            except ValueError:
+                record = None
+            why = _columns_match(row, record)
             if why is not None:
                 problem = Problem(head.chain, row.seq, row.id, why)
+            elif (claim := vouched(record)) is not None:
+                voucher = (row.seq, *claim)
         if problem is not None:
-            return ChainReport(head.chain, checked, head.seq, head.hash, head.base_seq, problem)
+            return ChainReport(
+                head.chain, checked, head.seq, head.hash, head.base_seq, problem, voucher[0] if voucher else 0
+            )
         checked += 1
         expected_seq, expected_prev, last_hash = row.seq + 1, row.hash, row.hash
-    problem = None
     if expected_seq - 1 != head.seq:
         problem = Problem(
             head.chain,
@@ -136,4 +151,31 @@ def verify_chain(head: ChainHead, rows: Iterable[AuditRow]) -> ChainReport:
         )
     elif last_hash != head.hash:
         problem = Problem(head.chain, head.seq, None, "the head's hash does not match the last record")
-    return ChainReport(head.chain, checked, head.seq, head.hash, head.base_seq, problem)
+    else:
+        problem = _base_problem(head, voucher)
+    return ChainReport(head.chain, checked, head.seq, head.hash, head.base_seq, problem, voucher[0] if voucher else 0)
+
+
+def _base_problem(head: ChainHead, voucher: tuple[int, int, str] | None) -> Problem | None:
+    """Why the head's base (records up to ``base_seq`` pruned) is not what the newest retention record
+    in the chain vouches for, or None."""
+    if voucher is None:
+        if head.base_seq == 0:
+            return None
+        return Problem(
+            head.chain,
+            head.base_seq,
+            None,
+            f"records 1-{head.base_seq} are gone but no retention record in the chain vouches for their "
+            "pruning (deleted outside retention, with the chain's base moved?)",
+        )
+    seq, last_seq, last_hash = voucher
+    if (last_seq, last_hash) != (head.base_seq, head.base_hash):
+        return Problem(
+            head.chain,
+            head.base_seq,
+            None,
+            f"the chain's base (records up to seq {head.base_seq} pruned) is not the one its newest retention "
+            f"record (seq {seq}) vouches for (up to seq {last_seq}): records deleted outside retention?",
+        )
+    return None

@@ -23,8 +23,9 @@ chained JSON record, an edited record (hash mismatch), a deleted one (a gap in `
 or moved one (``prev_hash`` does not name the record before it in its chain, or the hash, which covers
 ``seq``, fails). A chain must start at ``seq`` 1 with the genesis hash unless ``continued`` (a file
 that continues another one after rotation, or an export after retention): then its first record is
-taken as the anchor and reported. What a chain cannot show on its own is its newest lines cut off:
-keep the last hash ``verify`` prints elsewhere.
+taken as the anchor and reported. Whitespace-only lines at the end of the file (an editor's final
+blank line) are ignored; one between records is reported. What a chain cannot show on its own is its
+newest lines cut off: keep the last hash ``verify`` prints elsewhere.
 """
 
 from __future__ import annotations
@@ -158,7 +159,14 @@ def verify_file(path: str, *, continued: bool = False) -> JsonlReport:
 
     report = JsonlReport()
     heads: dict[str, tuple[int, str]] = {}
+    blank = 0  # the first whitespace-only line seen: fine at the end of the file, not between records
     for number, raw in _lines(path):
+        if not raw.strip():
+            blank = blank or number
+            continue
+        if blank:
+            report.problem = JsonlProblem(blank, "a blank line between records (only the end may have whitespace)")
+            return report
         if not raw.endswith(b"\n"):
             report.problem = JsonlProblem(number, "the line is cut off (no newline: a torn write, or a cut file)")
             return report

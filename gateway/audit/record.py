@@ -58,10 +58,18 @@ HANDLER_FIELDS = ("id", "type", "status", "verdict", "reason", "duration_ms", "s
 DECISIONS = ("allow", "deny", "ask", "defer", "block", "stop", "none")
 
 
+_second: tuple[int, str] = (-1, "")
+"""The last whole second ``iso_time`` formatted, and its text (a record writer formats many per second)."""
+
+
 def iso_time(seconds: float) -> str:
     """``seconds`` (epoch) as ISO 8601 UTC with milliseconds: ``2026-12-01T07:12:03.418Z``."""
+    global _second
     whole, millis = divmod(round(seconds * 1000), 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
+    cached = _second
+    if cached[0] != whole:
+        cached = _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
+    return f"{cached[1]}.{millis:03d}Z"
 
 
 def decision_label(decision: Decision) -> str:
@@ -160,6 +168,23 @@ def build_record(
     }
 
 
+OWN_FIELDS = frozenset(("time", "host", "event", "handlers", "decision", "version", "config_hash"))
+"""Record fields whose values hookgate itself sets (names, labels, times, hashes): no outside text."""
+
+
+def outside_text(record: dict[str, Any]) -> list[Any]:
+    """The parts of ``record`` that carry text from outside hookgate: every field but ``OWN_FIELDS``,
+    and each handler's ``reason`` and ``side_effects`` (its id, type, status, verdict and duration are
+    hookgate's). Their JSON is what the redaction precheck scans (``Redactor.clean``): shorter than the
+    record, and free of config-chosen names like a handler id ``secret-scan`` that would send every
+    record through the full walk."""
+    handlers = record.get("handlers") or ()
+    return [
+        [value for key, value in record.items() if key not in OWN_FIELDS],
+        [(h.get("reason"), h.get("side_effects")) if isinstance(h, dict) else h for h in handlers],
+    ]
+
+
 def ordered(record: dict[str, Any]) -> dict[str, Any]:
     """``record`` with its keys in documented order (``FIELDS``, then any others), for people to read
     (the stored text has sorted keys)."""
@@ -177,7 +202,7 @@ _ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=F
 _ENCODE_ASCII = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode
 
 
-def canonical(record: dict[str, Any]) -> str:
+def canonical(record: Any) -> str:
     """The record's stored and hashed text: compact JSON, sorted keys, UTF-8 as is (lone surrogates
     escaped)."""
     try:

@@ -31,7 +31,7 @@ import os
 import sys
 import time
 
-from gateway.audit.record import build_record, canonical
+from gateway.audit.record import build_record, canonical, outside_text
 from gateway.audit.redact import Redactor
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
@@ -157,11 +157,9 @@ class Recorder:
         from gateway.audit.spool import new_id
 
         record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
-        body = canonical(record)
-        if not self.redactor.clean(body):  # the common case skips the walk: nothing that could be a secret
+        if not self.redactor.clean(canonical(outside_text(record))):  # the common case skips the walk
             record = self.redactor.apply(record)
-            body = canonical(record)
-        return new_id(), round(now * 1000) / 1000, record, body, started_ns, decision
+        return new_id(), round(now * 1000) / 1000, record, canonical(record), started_ns, decision
 
     def _write(self, items: list[Item]) -> None:
         self._write_records(items)
@@ -224,13 +222,17 @@ class Recorder:
         return moved
 
     def prune(self) -> int:
-        """Apply ``keepDays``/``maxMB`` to the store; returns records removed."""
+        """Apply ``keepDays``/``maxMB`` to the store; each pruned chain gets its retention record
+        (``gateway.audit.retention``). Returns records removed."""
         keep_days, max_mb = self.audit.get("keep_days"), self.audit.get("max_mb")
         if keep_days is None and max_mb is None:
             return 0
         before = time.time() - keep_days * 86400 if keep_days is not None else None
         max_bytes = int(max_mb * 1024 * 1024) if max_mb is not None else None
-        removed: int = self.store().audit_prune(before=before, max_bytes=max_bytes)
+        from gateway.audit.retention import voucher
+
+        vouch = voucher(self.audit, version=self.version, config_hash=self.config_hash)
+        removed: int = self.store().audit_prune(before=before, max_bytes=max_bytes, voucher=vouch)
         return removed
 
     # ------------------------------------------------------------------ the writer thread

@@ -3,9 +3,11 @@
 ``Redactor(extra_patterns, max_value).apply(value)`` returns a copy of ``value`` (any JSON value)
 in which:
 
-- every string is scanned with the default patterns below plus ``audit.redact`` (regular
-  expressions, Python ``re`` syntax); a match becomes ``[REDACTED:<kind>]``. For an assignment
-  (``API_KEY=...``) or an ``Authorization`` header only the value is replaced, the name stays;
+- every string, object keys included (``{"sk-ant-...": 1}``; keys that redact alike get `` #2``, ...),
+  is scanned with the default patterns below plus ``audit.redact`` (regular expressions, Python ``re``
+  syntax); a match becomes ``[REDACTED:<kind>]``. For an assignment (``API_KEY=...``), an option
+  (``--password X``, ``-pX``, ``-u user:X``) or an ``Authorization`` header only the value is
+  replaced, the name stays;
 - a dict entry whose key names a secret (``password``, ``api_key``, ``authorization``,
   ``client_secret``, ``*_token``, ...) has its whole value replaced, whatever it looks like;
 - a string longer than ``max_value`` characters (after redaction) is cut to its first
@@ -15,13 +17,20 @@ in which:
 
 Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----``
 up to its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization``
-values (``Bearer``, ``Basic``, ``token`` schemes); provider API keys and tokens (Anthropic ``sk-ant-``,
-OpenAI ``sk-``/``sk-proj-``, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack
-``xox?-``, AWS access key ids ``AKIA``/``ASIA``, Google ``AIza``, GitLab ``glpat-``, Stripe
-``sk_live_``/``rk_live_``, JSON web tokens ``eyJ...``); ``.env``-style assignments whose name
-contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S)
-(``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``, ``--password=...``), and credentials in
-URLs (``https://user:pass@host``).
+values (``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string
+that names an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
+(``mcp__x__write_AKIA...``): Anthropic ``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
+``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS
+access key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
+``sk_live_``/``rk_live_``, npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens
+``eyJ...``; ``.env``-style assignments whose name contains SECRET, TOKEN, PASSWORD/PASSWD,
+API_KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``,
+``DB_PASSWORD: ...``, ``--password=...``); credentials in URLs (``https://user:pass@host``); the space
+form of secret options (``--password X``, ``--token X``, ``--api-key X``, ``-pass X``); ``mysql -pX``
+(and ``mysqldump``, ``mariadb``...); ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric
+``uid:gid`` is kept). The policy validator's scanner (``configs.validators.policy``) keeps its own,
+stricter list (it lets documentation placeholders pass); ``tests/unit/test_audit_redact.py`` checks
+that every kind it finds is redacted here too.
 
 Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
 strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use.
@@ -57,6 +66,15 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         r"[^\s\"',;]+",
     ),
     (
+        "aws_secret",
+        ("akia", "asia", "aws"),
+        0,
+        # a bare 40-character AWS secret access key (mixed case with a digit, / or +: never a git SHA)
+        # in a string that also names an AWS key id or "aws"
+        r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9/+])"
+        r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+    ),
+    (
         "api_key",
         (
             "sk-",
@@ -74,12 +92,19 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
             "aiza",
             "glpat-",
             "eyj",
+            "npm_",
+            "hf_",
+            "pypi-",
+            "hooks.slack.com",
         ),
         0,
-        r"\b(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+        # no letter or digit before the prefix, but "_" may be (a tool name "mcp__x__write_AKIA...")
+        r"(?<![A-Za-z0-9])(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
         r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9\-]{10,}"
-        r"|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}|(?:sk|rk)_live_[A-Za-z0-9]{16,}"
-        r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})",
+        r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}"
+        r"|(?:sk|rk)_live_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_\-]{50,}"
+        r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+        r"|(?<=hooks\.slack\.com/services/)T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
     ),
     ("url_credentials", ("://",), re.IGNORECASE, r"(?P<name>\b[a-z][a-z0-9+.\-]*://[^/\s:@\"']+:)[^/\s@\"']+(?=@)"),
     (
@@ -101,6 +126,30 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         re.IGNORECASE,
         r"(?P<name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"[\"']?\s*(?:=|:(?!//))\s*)"
         r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+    ),
+    (
+        "password_flag",
+        ("passw", "pass ", "token", "secret", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey"),
+        re.IGNORECASE,
+        # the space form of a command-line secret: --password hunter2, --token X, -pass X (not --password=X:
+        # that is an assignment); an option that follows (-h) is not taken for the value
+        r"(?P<name>(?<![A-Za-z0-9_\-])--?(?:[A-Za-z0-9]+[\-_])*(?:password|passwd|pass|token|secret|api[\-_]?key"
+        r"|access[\-_]?key)\s+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+    ),
+    (
+        "mysql_password",
+        ("mysql", "mariadb"),
+        0,
+        # mysql -pSECRET (the password glued to -p; a bare -p prompts and has none)
+        r"(?P<name>\b(?:mysql[a-z]*|mariadb[a-z\-]*)\b[^\n|;&]*?\s-p)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
+    ),
+    (
+        "user_password",
+        ("-u ", "-u=", "-u'", '-u"', "--user", "--proxy-user"),
+        0,
+        # curl -u user:password, --user/--proxy-user user:password (a numeric uid:gid is not a password)
+        r"(?P<name>(?<![A-Za-z0-9_\-])(?:-u|-U|--user|--proxy-user)(?:\s+|=)?[\"']?[^\s:\"']+:)"
+        r"(?![0-9]+(?:[\s\"']|\Z))[^\s\"']+",
     ),
 )
 """Applied in this order; a kind's pattern runs (and is compiled, once per process) only on strings
@@ -195,12 +244,27 @@ class Redactor:
         return f"{value[: self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
 
     def clean(self, text: str) -> bool:
-        """True when ``text`` (a whole record's JSON) can hold nothing to redact or truncate: no hint of
-        a default pattern or secret key, no ``audit.redact`` pattern, shorter than ``max_value``."""
+        """True when ``text`` (the JSON of a record's outside text: ``gateway.audit.record.outside_text``)
+        can hold nothing to redact or truncate: no hint of a default pattern or secret key, no
+        ``audit.redact`` pattern, shorter than ``max_value``."""
         if self.extra is not None or len(text) > self.max_value:
             return False
         lower = text.lower()
-        return not any(hint in lower for hint in ALL_HINTS)
+        return not any(map(lower.__contains__, ALL_HINTS))  # map: no Python frame per hint
+
+    def key(self, key: str, taken: dict[str, Any]) -> str:
+        """An object key redacted like any string (``{"sk-ant-...": 1}``); when that makes it equal to a
+        key already in ``taken``, `` #2``, `` #3``, ... is added so no entry is lost."""
+        lower = key.lower()
+        if not any(hint in lower for hint in ALL_HINTS) and self.extra is None:
+            return key
+        redacted = self.text(key)
+        if redacted == key or redacted not in taken:
+            return redacted
+        n = 2
+        while f"{redacted} #{n}" in taken:
+            n += 1
+        return f"{redacted} #{n}"
 
     def apply(self, value: Any, _depth: int = 0) -> Any:
         """A redacted, truncated copy of the JSON value ``value``."""
@@ -209,7 +273,7 @@ class Redactor:
         if isinstance(value, dict):
             out: dict[str, Any] = {}
             for key, item in value.items():
-                key = str(key)
+                key = self.key(str(key), out)
                 if _secret_key(key) and item not in (None, "", True, False) and not isinstance(item, (dict, list)):
                     out[key] = REDACTED.format(kind="key")
                 else:

@@ -7,9 +7,11 @@ One small module per command group (``gateway.cli.run``, ``validate``, ``explain
 Exit codes of ``hookgate run`` (what the host sees):
 0 the answer is on stdout (or nothing to say); 2 deny/block (reason on stderr, JSON on stdout), or an
 invalid config on an event where a block holds an action back (see ``gateway.cli.run.config_error_exit``);
-1 a malformed event, a usage error, or an internal error (non-blocking: the host goes on), unless the
-event has a ``failClosed`` handler (see ``gateway.dispatcher.internal_failure``). Every error is one line on
-stderr; no traceback reaches the agent.
+1 a malformed event or an internal error (non-blocking: the host goes on), unless the event has a
+``failClosed`` handler (see ``gateway.dispatcher.internal_failure``). A usage error of any ``hookgate``
+command (an unknown subcommand or option, a bad value: ``gateway.errors.UsageError``) exits 2, so a typo
+in a hook command blocks (fails closed) instead of silently turning the policy off; ``--help`` and
+``--version`` exit 0. Every error is one line on stderr; no traceback reaches the agent.
 
 ``hookgate run --server URL`` (or ``HOOKGATE_SERVER``) is the thin client: ``main`` hands it to
 ``gateway.client`` before argparse or anything else is imported, so the call costs little more than the
@@ -22,8 +24,9 @@ from __future__ import annotations
 import os
 import sys
 
-from gateway.client import emit, event_limit, read_event
-from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
+from gateway.client import emit, event_limit, event_limit_problem, read_event
+from gateway.errors import UsageError
+from gateway.wire import DIALECT_CHOICES, EXIT_BLOCK, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
 RUN_COMMAND = "gateway.cli.run"
 """The module of ``hookgate run`` (imported by name, as the parser's commands are: it imports this package)."""
@@ -31,6 +34,14 @@ RUN_COMMAND = "gateway.cli.run"
 
 def _err(message: str) -> None:
     sys.stderr.write(f"hookgate: {message}\n")
+
+
+def _warn_bad_limit() -> None:
+    """``hookgate run`` with a ``HOOKGATE_MAX_EVENT_BYTES`` that is not a positive integer: one warning line
+    on stderr, and the default limit applies (an unreadable limit never lets a bigger event through)."""
+    problem = event_limit_problem()
+    if problem is not None:
+        _err(f"warning: {problem}")
 
 
 def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int, bytes | None]:
@@ -53,6 +64,9 @@ def _run_via_server(server: str, dialect: str, on_down: str | None) -> tuple[int
         ), None
     except ServerUnavailable as exc:
         policy = on_down or os.environ.get("HOOKGATE_ON_SERVER_DOWN") or "fallback"
+        if policy not in SERVER_DOWN_CHOICES:  # only the variable can hold another word (argparse checks the option)
+            _err(f"warning: HOOKGATE_ON_SERVER_DOWN={policy[:40]!r} is not fallback, open or closed; using fallback")
+            policy = "fallback"
         answer = on_server_down(server, exc, data, dialect=dialect, policy=policy)  # None: fallback
         return (emit(*answer), None) if answer is not None else (EXIT_OK, data)
 
@@ -113,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run = _plain_run_args(words)
         if run is not None:  # the hook path: no argparse
+            _warn_bad_limit()
             server = run.server or os.environ.get("HOOKGATE_SERVER")
             if server:  # the thin client
                 status, run.preread = _run_via_server(server, run.dialect, run.on_server_down)
@@ -124,10 +139,15 @@ def main(argv: list[str] | None = None) -> int:
 
         args = build_parser().parse_args(words)
         args.preread = None
+        if args.command == "run":
+            _warn_bad_limit()
         module, _, name = args.func.partition(":")  # "gateway.cli.run:cmd_run": import only that command
         code: int = getattr(__import__(module, fromlist=[name]), name)(args)
     except KeyboardInterrupt:
         return 130
+    except UsageError as exc:  # a typo in a hook command: exit 2 blocks where a block holds an action back
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_BLOCK
     except BrokenPipeError:  # `hookgate demo | head`: the reader left; nothing more to say
         from gateway.client import _silence_stdout
 

@@ -55,7 +55,8 @@ def _desk(args: argparse.Namespace) -> Desk:
 
     config = load_config(find_config_paths(args.config))
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
-    return Desk(open_store(config), config.channels, state_dir, trail=audit_trail(config))
+    redact = (config.audit or {}).get("redact") or ()
+    return Desk(open_store(config), config.channels, state_dir, trail=audit_trail(config), redact=redact)
 
 
 def _when(seconds: float | None) -> str:

@@ -1,4 +1,4 @@
-"""argparse ``type=`` converters for command-line numbers: a bad value is a one-line usage error (exit 1)
+"""argparse ``type=`` converters for command-line numbers: a bad value is a one-line usage error (exit 2)
 instead of an exception deep inside the command. Standard library only (built on every CLI parse)."""
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ that ``settings`` names); first moves records still waiting in the spool into th
 
 FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|block|stop|none``,
 ``--handler ID``, ``--event NAME``, ``--since T`` (``30m``, ``1h``, ``2d``, or an ISO 8601 time; UTC when
-no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``), a store that cannot
-be read, or a usage error (one line on stderr).
+no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``) or a store that cannot
+be read; 2 a usage error (one line on stderr, as for every hookgate command); 4 (``verify``) no audit
+records at all: the state dir or store does not exist or holds none, so nothing was verified.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from gateway.store.audit_types import AuditFilter, AuditRow
     from gateway.store.base import Store
 
+EXIT_NOTHING = 4
+"""``hookgate audit verify``: no audit records (no store, or an empty one): nothing was verified."""
 FOLLOW_SECONDS = 0.5
 """How often ``tail --follow`` looks for new records (seconds)."""
 
@@ -75,7 +78,11 @@ def audit_parser() -> argparse.ArgumentParser:
     export = filters(actions.add_parser("export", help="records as JSON lines or CSV"))
     export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
-    verify = with_config(actions.add_parser("verify", help="check the hash chains; exit 1 naming the first bad record"))
+    verify = with_config(
+        actions.add_parser(
+            "verify", help="check the hash chains; exit 1 naming the first bad record, 4 when there is none"
+        )
+    )
     verify.add_argument(
         "--jsonl", metavar="PATH", help="check this JSON-lines file (the jsonl sink, or an export) instead of the store"
     )
@@ -130,6 +137,9 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _err(f"invalid config: {exc.issues[0]}")
         return EXIT_ERROR
+    if args.action == "verify" and (missing := _missing_store(config)) is not None:
+        _err(f"audit verify: no audit records: {missing}; nothing was verified")
+        return EXIT_NOTHING
     try:
         store = open_audit_store(config)
     except (HookgateError, OSError) as exc:
@@ -145,6 +155,25 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         store.close()
+
+
+def _missing_store(config: RuntimeConfig) -> str | None:
+    """Why there is no SQLite store to verify (its file and the spool are absent: a state dir that does
+    not exist, or was emptied), or None. ``verify`` says so instead of creating an empty store."""
+    from gateway.audit.spool import spool_dir
+    from gateway.store import state_dir
+    from gateway.store.url import parse, selected
+
+    try:
+        choice = parse(selected(config.settings.get("store")))
+    except ValueError:
+        return None  # open_store reports it
+    if choice.kind != "sqlite":
+        return None
+    folder = choice.sqlite_dir or state_dir(config)
+    if os.path.exists(os.path.join(folder, "state.sqlite3")) or os.path.isdir(spool_dir(state_dir(config))):
+        return None
+    return f"{folder} holds no state store" if os.path.isdir(folder) else f"the state dir {folder} does not exist"
 
 
 def _filter(args: argparse.Namespace, limit: int | None = None) -> AuditFilter:
@@ -222,13 +251,21 @@ def _verify(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> in
     bad = [r for r in reports if r.problem is not None]
     for report in reports:
         if report.problem is None:
-            pruned = f", records 1-{report.base_seq} pruned by retention" if report.base_seq else ""
+            pruned = (
+                f", records 1-{report.base_seq} pruned by retention (retention record seq {report.voucher_seq})"
+                if report.base_seq
+                else ""
+            )
             print(
                 f"chain {report.chain!r}: {report.checked} record(s) ok{pruned}; head seq {report.head_seq} "
                 f"hash {report.head_hash}"
             )
     if not reports:
-        print("no audit records")
+        _err(
+            "audit verify: no audit records in the store: nothing was verified (a trail never written and "
+            "one emptied look the same)"
+        )
+        return EXIT_NOTHING
     if bad:
         for report in bad:
             _err(f"audit verify: {report.problem}")

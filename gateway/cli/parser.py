@@ -6,7 +6,7 @@ call imports only the command it runs. Standard library only.
 
 from __future__ import annotations
 
-from gateway.wire import DIALECT_CHOICES, EXIT_ERROR, SERVER_DOWN_CHOICES, VERSION
+from gateway.wire import DIALECT_CHOICES, SERVER_DOWN_CHOICES, VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,10 +22,13 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     class Parser(argparse.ArgumentParser):
-        """Usage errors are one line and exit 1: a typo in a hook command must not block every call."""
+        """A usage error raises UsageError (``gateway.cli.main``: one line on stderr, exit 2, a block
+        for the hosts: a typo in a hook command must never silently turn the policy off)."""
 
         def error(self, message: str) -> NoReturn:
-            self.exit(EXIT_ERROR, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+            from gateway.errors import UsageError
+
+            raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
     parser = Parser(prog="hookgate", description="A hook gateway for AI coding agents.")
     parser.add_argument("--version", action="version", version=f"hookgate {VERSION}")

@@ -15,6 +15,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from gateway.errors import ConfigError, StoreError
     from gateway.serve import serve
 
+    if args.max_body is None:
+        from gateway.client import event_limit_problem
+
+        problem = event_limit_problem()
+        if problem is not None:  # a server runs long: refuse at start rather than serve another limit
+            _err(f"{problem.partition(';')[0]}: fix it or pass --max-body BYTES")
+            return EXIT_ERROR
     try:
         return serve(
             find_config_paths(args.config),

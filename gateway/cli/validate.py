@@ -8,6 +8,7 @@ from gateway.wire import EXIT_ERROR, EXIT_OK
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
     from gateway.config.specs import RuntimeConfig
 
@@ -18,7 +19,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     paths = find_config_paths((args.paths or []) + (args.config or []) or None)
     try:
-        config = load_config(paths, use_cache=False)
+        config = load_config(paths, use_cache=False, command_check=hookgate_usage)
     except ConfigError as exc:
         for warning in exc.warnings:
             print(f"warning: {warning}")
@@ -33,6 +34,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # run time (there the handler fails: closed when it is failClosed)
     env_errors, env_warnings = environment_problems(config)
     errors = config.broken + key_problems(config) + env_errors
+    from gateway.client import event_limit_problem
+
+    limit_problem = event_limit_problem()
+    env_warnings += [limit_problem] if limit_problem else []
     for warning in config.warnings + env_warnings + approval_warnings(config):
         print(f"warning: {warning}")
     if errors:
@@ -93,3 +98,37 @@ def _check_servers(config: RuntimeConfig) -> int:
     for level, line in lines:
         print(f"{level}: {line}")
     return EXIT_ERROR if any(level == "error" for level, _ in lines) else EXIT_OK
+
+
+def hookgate_usage(options: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """``(problems, warnings)`` of a command handler that runs hookgate (``gateway.config.hookcommand``),
+    its words parsed by ``gateway.cli.parser``: a usage error (an unknown subcommand or option, a bad value: the hook
+    exits 2, a block, on every call) and ``--help``/``--version`` (it answers no event: exit 0, every call
+    passes) are problems; a subcommand other than ``run`` is a warning. Each line starts with ``command:``."""
+    from gateway.config.hookcommand import hookgate_arguments
+
+    words = hookgate_arguments(options)
+    if words is None:
+        return [], []
+    import contextlib
+    import io
+
+    from gateway.cli.parser import build_parser
+    from gateway.errors import UsageError
+
+    shown = " ".join(["hookgate", *words])
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            args = build_parser().parse_args(words)
+    except UsageError as exc:
+        return [f"command: {shown!r}: {exc}; this hook exits 2 on every call (a block)"], []
+    except SystemExit:  # --help, --version: printed, exit 0
+        return [
+            f"command: {shown!r} prints a help or version text and answers no event (exit 0: it checks nothing)"
+        ], []
+    if args.command != "run":
+        return [], [
+            f"command: {shown!r} runs 'hookgate {args.command}', which answers no hook event "
+            "(did you mean 'hookgate run'?)"
+        ]
+    return [], []

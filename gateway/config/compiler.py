@@ -23,16 +23,18 @@ import json
 import os
 from typing import Any
 
+from gateway.config.documents import read_document
 from gateway.config.gemini import GEMINI_ALL_EVENTS, GEMINI_TO_CLAUDE, is_gemini_block
 from gateway.config.schema import (
     COMMON_KEYS,
     KIRO_EVENTS,
     MS_LIKE_TIMEOUT,
+    CommandCheck,
     CommonFields,
     Compilation,
     Group,
     KiroHook,
-    read_document,
+    salvaged,
     suggest,
 )
 from gateway.config.specs import HandlerSpec
@@ -188,19 +190,20 @@ class Compiler(Compilation):
             self.issues.append(f"{where}.type: {exc}")
             return None
         before = len(self.issues)
+        # every independent problem of the entry is reported at once: a field that fails its schema is
+        # reported and then left out (``salvaged``), so the checks of the other fields still run
         common = self.validated(CommonFields, entry, where, unknown=None)  # extra keys are the type's own
+        if common is None:
+            common = salvaged(CommonFields, entry)
         options: dict[str, Any] = {}
         model = cls.options_model()
-        if model is not None:  # validated even when the common fields failed: its warnings still count
+        if model is not None:
             known = sorted(COMMON_KEYS | {f.alias or n for n, f in model.model_fields.items()})
-            parsed = self.validated(
-                model,
-                {k: entry[k] for k in set(entry) - COMMON_KEYS},
-                where,
-                unknown=f"field for a {type_name} handler",
-                known=known,
-            )
+            own = {k: entry[k] for k in set(entry) - COMMON_KEYS}
+            parsed = self.validated(model, own, where, unknown=f"field for a {type_name} handler", known=known)
             if parsed is None:
+                parsed = salvaged(model, own)
+            if parsed is None:  # a required field is missing or wrong: nothing more can be checked
                 return None
             options = parsed.model_dump(mode="json", exclude=set(parsed.model_extra or {}))
         if common is None:
@@ -253,13 +256,18 @@ class Compiler(Compilation):
             base_dir=base_dir,
             options=options,
         )
-        if len(self.issues) == before:
-            self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
-            problems = cls.check(handler, base_dir)
-            if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
-                handler.problem = "; ".join(problems)
-                self.broken.extend(f"{where}: {p}" for p in problems)
-            self.issues.extend(f"{where}: {p}" for p in cls.event_problems(handler, event))
+        self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
+        problems = list(cls.check(handler, base_dir))
+        if type_name == "command" and self.command_check is not None:  # validate: hookgate's own words
+            usage, notes = self.command_check(options)
+            problems.extend(usage)
+            self.warnings.extend(f"{where}.{note}" for note in notes)
+        if problems:  # the handler cannot run: an error for validate, a fail-closed failure at run time
+            handler.problem = "; ".join(problems)
+            self.broken.extend(f"{where}: {p}" for p in problems)
+        self.issues.extend(f"{where}: {p}" for p in cls.event_problems(handler, event))
+        if len(self.issues) > before:
+            return None  # reported; the config does not load
         return {name: getattr(handler, name) for name in handler.__slots__}
 
     def _ignored_as_claude_code_does(
@@ -364,9 +372,11 @@ def config_hash(result: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def compile_configs(paths: list[str]) -> dict[str, Any]:
-    """Validate ``paths`` and return the normalized config dict. Raises ConfigError with every issue."""
+def compile_configs(paths: list[str], command_check: CommandCheck | None = None) -> dict[str, Any]:
+    """Validate ``paths`` and return the normalized config dict. Raises ConfigError with every issue.
+    ``command_check`` (``hookgate validate``'s) adds checks of each command handler's options."""
     compiler = Compiler()
+    compiler.command_check = command_check
     for path in paths:
         try:
             compiler.add_file(path)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import zlib
 
 from gateway.config.specs import RuntimeConfig
 
@@ -23,7 +22,9 @@ TYPE_CHECKING = False  # typing costs a hook process ~2 ms to import: not on thi
 if TYPE_CHECKING:
     from typing import Any
 
-CACHE_FORMAT = "hookgate-config-8"
+    from gateway.config.schema import CommandCheck
+
+CACHE_FORMAT = "hookgate-config-9"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 
@@ -77,9 +78,13 @@ def _cache_key(paths: list[str]) -> str | None:
 
 
 def _cache_file(key: str) -> str:
-    """The cache entry's file: named by a checksum of ``key``; the entry stores ``key`` itself, which
-    ``_read_cache`` compares, so a checksum collision only costs a re-validation (and no hashlib import)."""
-    return os.path.join(_cache_dir(), f"config-{zlib.crc32(key.encode()):08x}.json")
+    """The cache entry's file: named by a checksum of ``key`` (64-bit FNV-1a: no zlib or hashlib import on
+    the hook path); the entry stores ``key`` itself, which ``_read_cache`` compares, so a checksum
+    collision only costs a re-validation."""
+    checksum = 0xCBF29CE484222325
+    for byte in key.encode():
+        checksum = ((checksum ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return os.path.join(_cache_dir(), f"config-{checksum:016x}.json")
 
 
 def _read_cache(key: str) -> dict[str, Any] | None:
@@ -104,14 +109,17 @@ def _write_cache(key: str, data: dict[str, Any]) -> None:
         pass  # a read-only cache dir only costs speed
 
 
-def load_config(paths: list[str], *, use_cache: bool = True) -> RuntimeConfig:
+def load_config(
+    paths: list[str], *, use_cache: bool = True, command_check: CommandCheck | None = None
+) -> RuntimeConfig:
     """Load and validate ``paths`` into a ``RuntimeConfig`` (its ``guards`` section tunes the default policy
     while the dispatcher runs this config's handlers: ``gateway.config.guards.scope``). Raises ConfigError
-    listing every problem."""
-    return _load_config(paths, use_cache)
+    listing every problem. ``command_check`` (``gateway.config.schema.CommandCheck``, validate's) also
+    checks each command handler; with it the cache is neither read nor written."""
+    return _load_config(paths, use_cache and command_check is None, command_check)
 
 
-def _load_config(paths: list[str], use_cache: bool) -> RuntimeConfig:
+def _load_config(paths: list[str], use_cache: bool, command_check: CommandCheck | None = None) -> RuntimeConfig:
     use_cache = use_cache and os.environ.get("HOOKGATE_NO_CACHE") != "1"
     key = _cache_key(paths) if use_cache else None
     if key is not None:
@@ -124,7 +132,7 @@ def _load_config(paths: list[str], use_cache: bool) -> RuntimeConfig:
     from gateway.config.compiler import compile_configs
     from handlers.base import is_persistent_type
 
-    data = compile_configs(paths)
+    data = compile_configs(paths, command_check)
     types = {h["type"] for groups in data["hooks"].values() for g in groups for h in g["handlers"]}
     if key is not None and all(is_persistent_type(t) for t in types):
         # a type registered in-process (register_handler) exists only in that process: never cached

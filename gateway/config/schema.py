@@ -5,13 +5,11 @@ issues, and "did you mean" suggestions. ``gateway.config.compiler`` uses them to
 from __future__ import annotations
 
 import difflib
-import json
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-from gateway.errors import ConfigError
 
 KIRO_EVENTS = {
     "agentSpawn": "SessionStart",
@@ -113,60 +111,38 @@ def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
             "bool_parsing",
         ):
             msg = f"{msg}, got {kind}"
+        elif err["type"] in ("literal_error", "enum") and isinstance(got, str | int | float):
+            shown = repr(got) if len(repr(got)) <= 60 else f"{repr(got)[:57]}..."
+            msg = f"{msg}, got {shown}"  # one of fixed choices: the bad value is a typo, never a secret
         issues.append(f"{path}: {msg}")
     return issues
 
 
-def read_document(path: str) -> Any:
-    """Read a JSON or YAML file. Raises ConfigError naming the file and the line."""
+def salvaged(model: Any, raw: Any) -> Any:
+    """``model`` validated from ``raw`` without the top-level keys its validation failed on (so they take
+    their defaults), or None when that fails too (a required field is wrong). Only for reporting: the
+    failed keys are already reported, and the checks of the other fields can still run."""
+    if not isinstance(raw, dict):
+        return None
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: config is not valid UTF-8") from None
-    if path.endswith(".json") or text.lstrip().startswith("{"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            if path.endswith(".json"):
-                raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    import yaml
-
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        bad = {err["loc"][0] for err in exc.errors() if err["loc"]}
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(yaml_error(path, exc)) from None
-
-
-def yaml_error(path: str, exc: Exception) -> str:
-    """One line for a PyYAML error, at the place PyYAML names: ``file:LINE:COL: invalid YAML: ...``.
-
-    PyYAML gives a ``problem_mark`` (where it gave up) and often a ``context_mark`` (where the construct
-    it was reading starts: the unclosed quote, the mapping). The place shown first is the problem mark,
-    except when PyYAML only found the end of the file (an unclosed quote or bracket): then it is where
-    the unclosed construct starts, with the problem's line and column kept in the message."""
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    context = getattr(exc, "context", None)
-    pmark = getattr(exc, "problem_mark", None)
-    cmark = getattr(exc, "context_mark", None)
-    if pmark is None:
-        return f"{path}: invalid YAML: {problem}"
-    at = f"line {pmark.line + 1}, column {pmark.column + 1}"
-    if cmark is not None and context and cmark.line < pmark.line and "end of stream" in problem:
-        return (
-            f"{path}:{cmark.line + 1}:{cmark.column + 1}: invalid YAML: {context} (line {cmark.line + 1}, "
-            f"column {cmark.column + 1}): {problem} at {at}"
-        )
-    lead = f"{context}: " if context else ""
-    return f"{path}:{pmark.line + 1}:{pmark.column + 1}: invalid YAML: {lead}{problem} ({at})"
+        return model.model_validate({k: v for k, v in raw.items() if k not in bad})
+    except ValidationError:
+        return None
 
 
 def suggest(name: str, choices: list[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest of ``choices``, else ``""``."""
     close = difflib.get_close_matches(name, choices, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+CommandCheck = Callable[[dict[str, Any]], tuple[list[str], list[str]]]
+"""An extra check of a command handler's options: ``(problems, warnings)``, each line ``field: what``
+(``gateway.cli.validate.hookgate_usage``: a hook that runs hookgate with words its parser refuses)."""
 
 
 class Compilation(ABC):
@@ -179,6 +155,7 @@ class Compilation(ABC):
         self.issues: list[str] = []
         self.warnings: list[str] = []
         self.broken: list[str] = []  # handlers whose load-time check failed (see HandlerSpec.problem)
+        self.command_check: CommandCheck | None = None  # validate's extra check of command handlers
         self.hooks: dict[str, list[dict[str, Any]]] = {}
         self.ids: dict[str, int] = {}
         self.mcp_servers: dict[str, Any] = {}

@@ -42,7 +42,8 @@ from a browser (CSRF) and DNS rebinding:
   ``Host: evil.example``.
 - ``Origin``: a request that carries one gets 403 (browsers send it on every cross-origin POST; hook
   clients, Claude Code's ``http`` hook and the thin client do not).
-- ``Authorization: Bearer <token>`` when ``HOOKGATE_TOKEN`` is set: 401 otherwise.
+- ``Authorization: Bearer <token>`` when ``HOOKGATE_TOKEN`` is set (the scheme in any case, RFC 7235): 401
+  otherwise.
 - ``POST`` bodies must be ``Content-Type: application/json`` (or ``application/vnd.hookgate.*``): 415
   otherwise, so no "simple" cross-site request (``text/plain``, a form) reaches a handler.
 

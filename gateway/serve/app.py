@@ -86,12 +86,12 @@ class HookServer(Routes):
 
     async def dispatch(self, event: HookEvent) -> Decision:
         """Dispatch on the current generation, counted in the metrics."""
-        self.metrics.inflight.inc()
+        self.metrics.dispatching += 1
         started = time.perf_counter()
         try:
             decision = await self.generations.dispatch(event)
         finally:
-            self.metrics.inflight.dec()
+            self.metrics.dispatching -= 1
         self.metrics.observe(decision, time.perf_counter() - started)
         return decision
 

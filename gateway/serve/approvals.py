@@ -35,12 +35,12 @@ or channels.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import CallbackRejected, HookgateError
+from gateway.serve.guard import bearer_matches
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -109,8 +109,7 @@ class ApprovalRoutes:
     def _token_ok(self, request: Request) -> bool:
         if self.token is None:
             return False
-        given = request.headers.get("authorization", "").encode()
-        return hmac.compare_digest(given, f"Bearer {self.token}".encode())
+        return bearer_matches(request.headers.get("authorization", "").encode("latin-1"), self.token.encode())
 
     # ------------------------------------------------------------------ chat platforms
 

@@ -34,6 +34,14 @@ def ui_cookie_value(token: str) -> str:
     return hmac.new(token.encode(), b"hookgate-ui-session-v1", hashlib.sha256).hexdigest()
 
 
+def bearer_matches(authorization: bytes, token: bytes) -> bool:
+    """Whether an ``Authorization`` header value carries ``token`` as a bearer credential: the scheme is
+    case-insensitive (RFC 7235 section 2.1: ``bearer``, ``BEARER``), one or more spaces separate it from the
+    credential, which is compared in constant time."""
+    scheme, _, credential = authorization.strip().partition(b" ")
+    return scheme.lower() == b"bearer" and hmac.compare_digest(credential.lstrip(b" "), token)
+
+
 def _is_ui(path: str) -> bool:
     return path == "/ui" or path.startswith("/ui/")
 
@@ -88,7 +96,7 @@ class RequestGuard:
     ) -> None:
         self.app = app
         self._self_authenticated = self_authenticated  # path prefixes whose routes check credentials themselves
-        self._expected = f"Bearer {token}".encode() if token else None
+        self._expected = token.encode() if token else None
         self._ui_cookie = ui_cookie_value(token).encode() if token else None
         self._allowed_hosts = allowed_hosts
         self._on_reject = on_reject
@@ -151,7 +159,7 @@ class RequestGuard:
                 "hook clients send no Origin header",
                 [],
             )
-        if check_token and self._expected is not None and not hmac.compare_digest(authorization, self._expected):
+        if check_token and self._expected is not None and not bearer_matches(authorization, self._expected):
             if ui:
                 session = _cookie(cookies, UI_COOKIE)
                 assert self._ui_cookie is not None

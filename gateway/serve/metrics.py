@@ -4,7 +4,7 @@ rejected requests (see ``gateway.serve``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gateway.decision import Decision
@@ -50,19 +50,32 @@ class Metrics:
             "hookgate_handler_errors", "Handler failures (error or timeout).", ["handler", "type", "status"], registry=r
         )
         self.inflight = Gauge("hookgate_inflight_events", "Events being dispatched now.", registry=r)
+        self.dispatching = 0
+        """Events being dispatched now: a plain count on the request path, read by the gauge when scraped."""
+        self.inflight.set_function(lambda: self.dispatching)
         self.reloads = Counter("hookgate_config_reloads", "Config reloads, by result.", ["result"], registry=r)
         self.rejected = Counter(
             "hookgate_requests_rejected", "Requests refused before dispatch, by reason.", ["reason"], registry=r
         )
+        # the labelled children, looked up once per label set (``labels()`` validates and locks every time)
+        self._children: dict[tuple[Any, ...], Any] = {}
+
+    def _child(self, metric: Any, *labels: str) -> Any:
+        key = (id(metric), *labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     def observe(self, decision: Decision, seconds: float) -> None:
-        self.events.labels(decision.event, decision_label(decision)).inc()
-        self.event_seconds.labels(decision.event).observe(seconds)
+        """Count one answered event: its decision, its time (seconds) and each handler's."""
+        self._child(self.events, decision.event, decision_label(decision)).inc()
+        self._child(self.event_seconds, decision.event).observe(seconds)
         for result in decision.results:
             if result.status in ("ok", "error", "timeout"):
-                self.handler_seconds.labels(result.id, result.type).observe(result.duration_ms / 1000)
+                self._child(self.handler_seconds, result.id, result.type).observe(result.duration_ms / 1000)
             if result.failed:
-                self.handler_errors.labels(result.id, result.type, result.status).inc()
+                self._child(self.handler_errors, result.id, result.type, result.status).inc()
 
     def render(self) -> tuple[bytes, str]:
         from prometheus_client import CONTENT_TYPE_LATEST, generate_latest

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gateway.dialects import DIALECTS, claude, detect, parse_event, render
 from gateway.dispatcher import internal_failure
 from gateway.errors import EventError
-from gateway.events import HookEvent, PassedThrough, decode_event_bytes, dumps
+from gateway.events import HookEvent, PassedThrough, decode_event_bytes, dump_bytes
 from gateway.oversize import DRAIN_LIMIT, HEAD_BYTES, Oversized, oversize_decision
 from gateway.serve.reload import one_line
 from gateway.wire import (
@@ -41,7 +41,7 @@ log = logging.getLogger("hookgate.server")
 def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> Response:
     from starlette.responses import Response
 
-    return Response(dumps(body).encode(), status_code=status, media_type="application/json", headers=headers)
+    return Response(dump_bytes(body), status_code=status, media_type="application/json", headers=headers)
 
 
 class Routes:

@@ -14,12 +14,16 @@ chain), ``prev_hash`` and ``hash`` (see ``gateway.audit.chain``).
 retention left behind (records up to ``base_seq`` were pruned; ``base_hash`` is the hash of record
 ``base_seq``; 0 and the genesis hash when nothing was pruned).
 
+``Voucher``: ``(chain, first_seq, last_seq, last_hash, cutoff) -> AuditEntry``: the retention record
+``audit_prune`` appends to a chain it pruned, in the same transaction (``gateway.audit.retention``).
+
 ``AuditFilter``: what ``query``/``tail``/the console ask for; every field optional, all must fit.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +35,7 @@ __all__ = [
     "AuditFilter",
     "AuditRow",
     "ChainHead",
+    "Voucher",
     "derived",
     "link_hash",
     "parse_time",
@@ -86,6 +91,9 @@ def derived(record: dict[str, Any]) -> dict[str, Any]:
         "decision": str(record.get("decision") or "none"),
         "handler_ids": "," + ",".join(i.replace(",", "_") for i in ids) + "," if ids else "",
     }
+
+
+Voucher = Callable[[str, int, int, str, float], AuditEntry]
 
 
 @dataclass(slots=True)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gateway.approvals.record import ApprovalRecord
-    from gateway.store.audit_types import AuditEntry, AuditFilter, AuditRow, ChainHead
+    from gateway.store.audit_types import AuditEntry, AuditFilter, AuditRow, ChainHead, Voucher
 
 
 class Store(ABC):
@@ -155,10 +155,15 @@ class Store(ABC):
         """Every chain's head by chain name; a chain with records but no head row has ``seq`` -1."""
 
     @abstractmethod
-    def audit_prune(self, *, before: float | None = None, max_bytes: int | None = None) -> int:
+    def audit_prune(
+        self, *, before: float | None = None, max_bytes: int | None = None, voucher: Voucher | None = None
+    ) -> int:
         """Retention: delete records older than ``before`` (seconds), then the oldest until the bodies
         total at most ``max_bytes``; only a prefix of each chain goes, and its head keeps the last
-        deleted link (``base_seq``/``base_hash``). Returns how many were deleted."""
+        deleted link (``base_seq``/``base_hash``). ``voucher(chain, first_seq, last_seq, last_hash,
+        cutoff)`` builds, per pruned chain, the record that is appended to that chain **in the same
+        transaction** to vouch for the new base (``gateway.audit.retention``). Returns how many records
+        were deleted."""
 
     @abstractmethod
     def audit_size(self) -> tuple[int, int]:

@@ -21,7 +21,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, AuditRow, ChainHead, link_hash, where_clause
+from gateway.store.audit_types import (
+    GENESIS,
+    AuditEntry,
+    AuditFilter,
+    AuditRow,
+    ChainHead,
+    Voucher,
+    link_hash,
+    where_clause,
+)
 from gateway.store.pg_conn import Op, Q
 
 if TYPE_CHECKING:
@@ -123,7 +132,26 @@ def _heads() -> Op[list[ChainHead]]:
     return [ChainHead(r[0], int(r[1]), r[2], int(r[3]), r[4]) for r in rows]
 
 
-def _prune(before: float | None, max_bytes: int | None) -> Op[int]:
+def _values(entry: AuditEntry, chain: str, seq: int, prev: str, digest: str) -> list[Any]:
+    """The 13 ``INSERT INTO audit_records`` values of ``entry`` linked at ``seq``."""
+    return [
+        entry.id,
+        chain,
+        seq,
+        prev,
+        digest,
+        entry.ts,
+        entry.size,
+        entry.body,
+        entry.event,
+        entry.session_id,
+        entry.tool_name,
+        entry.decision,
+        entry.handler_ids,
+    ]
+
+
+def _prune(before: float | None, max_bytes: int | None, voucher: Voucher | None) -> Op[int]:
     cutoff = before
     if max_bytes is not None:
         rows = yield Q(
@@ -138,7 +166,7 @@ def _prune(before: float | None, max_bytes: int | None) -> Op[int]:
     removed = 0
     chains = yield Q("SELECT chain, MAX(seq) FROM audit_records WHERE ts < %s GROUP BY chain", (cutoff,))
     for chain, last in chains:
-        yield Q("SELECT seq FROM audit_heads WHERE chain = %s FOR UPDATE", (chain,))
+        head = yield Q("SELECT seq, hash, base_seq FROM audit_heads WHERE chain = %s FOR UPDATE", (chain,))
         link = yield Q("SELECT hash FROM audit_records WHERE chain = %s AND seq = %s", (chain, last))
         gone = yield Q(
             "WITH gone AS (DELETE FROM audit_records WHERE chain = %s AND seq <= %s RETURNING 1) "
@@ -147,6 +175,16 @@ def _prune(before: float | None, max_bytes: int | None) -> Op[int]:
         )
         removed += int(gone[0][0])
         yield Q("UPDATE audit_heads SET base_seq = %s, base_hash = %s WHERE chain = %s", (last, link[0][0], chain))
+        if voucher is not None and head:
+            seq, prev = int(head[0][0]) + 1, str(head[0][1])
+            entry = voucher(chain, int(head[0][2]) + 1, int(last), str(link[0][0]), cutoff)
+            digest = link_hash(prev, chain, seq, entry.body)
+            yield Q(
+                "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, "
+                "tool_name, decision, handler_ids) VALUES (" + ", ".join(["%s"] * 13) + ")",
+                _values(entry, chain, seq, prev, digest),
+            )
+            yield Q("UPDATE audit_heads SET seq = %s, hash = %s WHERE chain = %s", (seq, digest, chain))
     return removed
 
 
@@ -179,8 +217,10 @@ class PostgresAuditMixin:
     def audit_heads(self) -> list[ChainHead]:
         return self._run(_heads())
 
-    def audit_prune(self, *, before: float | None = None, max_bytes: int | None = None) -> int:
-        return self._run(_prune(before, max_bytes), tx=True)
+    def audit_prune(
+        self, *, before: float | None = None, max_bytes: int | None = None, voucher: Voucher | None = None
+    ) -> int:
+        return self._run(_prune(before, max_bytes, voucher), tx=True)
 
     def audit_size(self) -> tuple[int, int]:
         return self._run(_size())

@@ -19,7 +19,16 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from gateway.errors import StoreError
-from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, AuditRow, ChainHead, link_hash, where_clause
+from gateway.store.audit_types import (
+    GENESIS,
+    AuditEntry,
+    AuditFilter,
+    AuditRow,
+    ChainHead,
+    Voucher,
+    link_hash,
+    where_clause,
+)
 
 AUDIT_MIGRATION = """
 CREATE TABLE IF NOT EXISTS audit_records (
@@ -55,6 +64,26 @@ def _mapped(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+_INSERT = (
+    "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, tool_name, "
+    "decision, handler_ids) VALUES "
+)
+_WIDTH = 13
+_ROW = "(" + ",".join("?" * _WIDTH) + ")"
+ROWS_PER_INSERT = 500
+"""Rows per multi-row ``INSERT`` (within SQLite's bound-parameter limit, read from the connection)."""
+
+
+def _insert(db: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
+    """Insert ``rows`` with one multi-row ``INSERT`` per ``ROWS_PER_INSERT``: one statement step, so
+    the writer thread releases and takes the GIL once per chunk (``executemany`` does it per row, and
+    each time it takes the GIL back it may wait for the event loop's switch interval)."""
+    per = max(1, min(ROWS_PER_INSERT, db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) // _WIDTH))
+    for start in range(0, len(rows), per):
+        chunk = rows[start : start + per]
+        db.execute(_INSERT + ",".join([_ROW] * len(chunk)), [value for row in chunk for value in row])
+
+
 def _row(values: tuple[Any, ...]) -> AuditRow:
     return AuditRow(*values)
 
@@ -83,14 +112,11 @@ class SQLiteAuditMixin:
             else:
                 seq, prev = int(head[0]), str(head[1])
             ids = [e.id for e in entries]
-            known = (
-                {
-                    r[0]
-                    for r in db.execute(f"SELECT id FROM audit_records WHERE id IN ({','.join('?' * len(ids))})", ids)
-                }
-                if ids
-                else set()
-            )
+            known: set[str] = set()
+            for start in range(0, len(ids), ROWS_PER_INSERT):  # a long spool: within the parameter limit
+                chunk = ids[start : start + ROWS_PER_INSERT]
+                sql = f"SELECT id FROM audit_records WHERE id IN ({','.join('?' * len(chunk))})"
+                known.update(r[0] for r in db.execute(sql, chunk))
             rows = []
             for entry in entries:
                 if entry.id in known:
@@ -116,11 +142,7 @@ class SQLiteAuditMixin:
                     )
                 )
                 prev = digest
-            db.executemany(
-                "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
-                "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                rows,
-            )
+            _insert(db, rows)
             stored = len(rows)
             db.execute("UPDATE audit_heads SET seq = ?, hash = ? WHERE chain = ?", (seq, prev, chain))
             db.execute("COMMIT")
@@ -165,10 +187,13 @@ class SQLiteAuditMixin:
         return [ChainHead(*r) for r in rows]
 
     @_mapped
-    def audit_prune(self, *, before: float | None = None, max_bytes: int | None = None) -> int:
+    def audit_prune(
+        self, *, before: float | None = None, max_bytes: int | None = None, voucher: Voucher | None = None
+    ) -> int:
         """Retention: delete records older than ``before`` (epoch seconds) and then the oldest ones
-        until the bodies total at most ``max_bytes``. Deletes a prefix of each chain and records the
-        last deleted link in the chain's head (``base_seq``/``base_hash``). Returns how many went."""
+        until the bodies total at most ``max_bytes``. Deletes a prefix of each chain, records the last
+        deleted link in the chain's head (``base_seq``/``base_hash``) and appends ``voucher``'s record
+        to the chain, all in one transaction. Returns how many went."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -191,17 +216,48 @@ class SQLiteAuditMixin:
                     link = db.execute(
                         "SELECT hash FROM audit_records WHERE chain = ? AND seq = ?", (chain, last)
                     ).fetchone()
+                    head = db.execute(
+                        "SELECT seq, hash, base_seq FROM audit_heads WHERE chain = ?", (chain,)
+                    ).fetchone()
                     removed += db.execute(
                         "DELETE FROM audit_records WHERE chain = ? AND seq <= ?", (chain, last)
                     ).rowcount
                     db.execute(
                         "UPDATE audit_heads SET base_seq = ?, base_hash = ? WHERE chain = ?", (last, link[0], chain)
                     )
+                    if voucher is not None and head is not None:
+                        entry = voucher(chain, int(head[2]) + 1, int(last), str(link[0]), cutoff)
+                        self._append_voucher(chain, int(head[0]), str(head[1]), entry)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         return removed
+
+    def _append_voucher(self, chain: str, seq: int, prev: str, entry: AuditEntry) -> None:
+        """Append ``entry`` after the head (``seq``, ``prev``) inside the caller's transaction."""
+        seq += 1
+        digest = link_hash(prev, chain, seq, entry.body)
+        self._db.execute(
+            "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
+            "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                entry.id,
+                chain,
+                seq,
+                prev,
+                digest,
+                entry.ts,
+                entry.size,
+                entry.body,
+                entry.event,
+                entry.session_id,
+                entry.tool_name,
+                entry.decision,
+                entry.handler_ids,
+            ),
+        )
+        self._db.execute("UPDATE audit_heads SET seq = ?, hash = ? WHERE chain = ?", (seq, digest, chain))
 
     @_mapped
     def audit_size(self) -> tuple[int, int]:

@@ -12,6 +12,9 @@ ratios are measured in the same run under the same load. Targets (issue 15):
   <= 1.2x the cchooks hook on the same event;
 - deny: ``hookgate run`` on ``rm -rf /srv/app/src`` (the shell guard denies) <= 1.15x the allow.
 
+Each command's CPU time (user + system, from ``os.wait4``) is measured too and the allow ratio is also
+given on it: other jobs on a shared machine stretch wall times (the bigger process more), CPU times far less.
+
 Also printed: an Edit (the secrets guard runs), ``python -S -c pass`` and ``python -c pass`` of the same
 interpreter. Never asserts.
 """
@@ -27,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.common import Results, bench_venvs, interleaved, median_ms
+from tests.bench.common import Results, bench_venvs, interleaved_times, median_ms
 
 __all__ = ["main", "median_ms"]
 
@@ -76,10 +79,11 @@ def main() -> None:
         f"hookgate run vs a cchooks hook: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, "
         f"hookgate: {venvs.install}; {args.runs} round-robin runs per command (medians)"
     )
-    times = interleaved(commands, args.runs, env)
+    times, cpu = interleaved_times(commands, args.runs, env)
     bare = times["python -S -c pass"]
+    print(f"  {'':<40} {'wall':>10}   {'':<22}  {'CPU (user+sys)':>14}")
     for name, ms in times.items():
-        print(f"  {name:<40} {ms:7.1f} ms   {ms / bare:5.2f}x python -S -c pass")
+        print(f"  {name:<40} {ms:7.1f} ms   {ms / bare:5.2f}x python -S -c pass  {cpu[name]:9.1f} ms")
     results = Results("run", notes={"runs": args.runs, "install": venvs.install, "python -S -c pass ms": bare})
     allow = times["hookgate run, allow (ls -la)"]
     results.ratio(
@@ -87,6 +91,16 @@ def main() -> None:
         "hookgate run allow / cchooks hook",
         allow,
         times["cchooks hook, allow (ls -la)"],
+        "cchooks hook",
+        "ms",
+        1.2,
+        higher_is_better=False,
+    )
+    results.ratio(
+        "run_allow_cpu",
+        "hookgate run allow / cchooks hook, CPU time",
+        cpu["hookgate run, allow (ls -la)"],
+        cpu["cchooks hook, allow (ls -la)"],
         "cchooks hook",
         "ms",
         1.2,

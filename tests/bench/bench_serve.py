@@ -14,8 +14,12 @@ Run: ``.venv/bin/python tests/bench/bench_serve.py [--seconds 6] [--rounds 6] [-
     answering 200 with an empty body) >= 0.45; one warm ``mcp_tool`` (configs/examples/mcp-policy.yaml,
     the policy validator over stdio) >= 0.35; and, with ``hookgate serve`` on one ``if``-rule group as
     the baseline, 1,000 such groups (``matcher: Bash``, ``if: Bash(rm -r /srv/N/*)``, none fits) >= 0.5.
+    The default policy, ``http`` and ``mcp_tool`` scenarios record every event (``audit.record: handled``,
+    the default); ``noaudit`` measures them again with ``audit.record: off``, to show what the record costs.
 (b) Fan-out: one event through ``hookgate serve`` to 64 ``http`` handlers whose receiver answers after
-    200 ms: median latency within 1.1x of 200 ms.
+    200 ms: median latency within 1.1x of 200 ms. Measured in alternation with the same 64 POSTs made at
+    once by a bare aiohttp session of this process (what any client pays on this machine now), so the
+    figure can be read against what the machine allows at the time.
 (c) Thin client: median wall time of ``hookgate run --server URL`` (the console script of a regular
     install) against ``python -S -c pass``, round-robin: target <= 2.0. Also shown: the standalone
     ``python -I -S gateway/client.py`` and the in-process ``hookgate run`` with the same config.
@@ -35,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,18 +102,41 @@ def run_receiver(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
 
 
-def fanout_latency(port: int, runs: int) -> float:
-    """Median latency (ms) of one event through ``hookgate serve`` to the fan-out config, one at a time."""
-    latencies: list[float] = []
+def fanout_latencies(port: int, receiver: int, runs: int) -> tuple[float, float]:
+    """Median latency (ms) of one event through ``hookgate serve`` to the fan-out config, and of the same 64
+    POSTs sent at once by a bare aiohttp session, measured one after the other ``runs`` times."""
+    import aiohttp
+
+    served: list[float] = []
+    bare: list[float] = []
+    body = json.dumps(EVENT).encode()
 
     async def go() -> None:
-        for _ in range(2):
-            await window(port, "/hooks", EVENT, 0.01, 1, [])
-        for _ in range(runs):
-            await window(port, "/hooks", EVENT, 0.001, 1, latencies)
+        connector = aiohttp.TCPConnector(limit=FANOUT * 2)
+        async with aiohttp.ClientSession(connector=connector) as session:
+
+            async def one(n: int) -> None:
+                url = f"http://127.0.0.1:{receiver}/slow/{n}"
+                async with session.post(url, data=body, headers={"Content-Type": "application/json"}) as answer:
+                    await answer.read()
+
+            async def fan_out() -> None:
+                await asyncio.gather(*(one(n) for n in range(FANOUT)))
+
+            for _ in range(2):  # warm up: both pools hold their 64 connections
+                await window(port, "/hooks", EVENT, 0.001, 1, [])
+                await fan_out()
+            for i in range(runs):
+                for side in ("served", "bare") if i % 2 == 0 else ("bare", "served"):
+                    if side == "served":
+                        await window(port, "/hooks", EVENT, 0.001, 1, served)
+                    else:
+                        started = time.perf_counter()
+                        await fan_out()
+                        bare.append(time.perf_counter() - started)
 
     asyncio.run(go())
-    return statistics.median(latencies) * 1000
+    return statistics.median(served) * 1000, statistics.median(bare) * 1000
 
 
 # ---------------------------------------------------------------------------- configs
@@ -170,7 +198,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=40, help="runs per thin-client command / fan-out events")
     parser.add_argument("--here", action="store_true", help="use this interpreter's hookgate, no throwaway venv")
     parser.add_argument("--json", metavar="FILE", help="add the results to this JSON file")
-    parser.add_argument("--only", nargs="*", help="scenarios: nomatch default http mcp if fanout thin")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        help="scenarios: nomatch default http mcp noaudit (those three again, no audit) if fanout thin",
+    )
     parser.add_argument("--serve-echo", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-receiver", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -182,7 +214,7 @@ def main() -> int:
         return 0
 
     venvs = bench_venvs(args.here)
-    wanted = set(args.only or ("nomatch", "default", "http", "mcp", "if", "fanout", "thin"))
+    wanted = set(args.only or ("nomatch", "default", "http", "mcp", "noaudit", "if", "fanout", "thin"))
     work = Path(tempfile.mkdtemp(prefix="hookgate-bench-"))
     env = {**os.environ, "HOOKGATE_CACHE_DIR": str(work / "cache"), "XDG_STATE_HOME": str(work / "state")}
     for name in ("HOOKGATE_SERVER", "HOOKGATE_CONFIG", "HOOKGATE_TOKEN", "PYTHONPATH"):
@@ -210,8 +242,14 @@ def main() -> int:
     configs = write_configs(work, receiver.port)
     mcp_config = str(ROOT / "configs" / "examples" / "mcp-policy.yaml")
 
-    def versus_echo(key: str, label: str, config: str, target: float) -> None:
-        served = Proc([*hookgate_serve, config], env, cwd=str(work))
+    audit_off = work / "audit-off.json"
+    audit_off.write_text(json.dumps({"audit": {"record": "off"}}))
+
+    def versus_echo(key: str, label: str, config: str, target: float, *, record: bool = True) -> None:
+        extra = [] if record else ["--config", str(audit_off)]  # merged over the config: no audit records
+        if not record:
+            key, label = f"{key}_noaudit", f"{label}, audit.record off"
+        served = Proc([*hookgate_serve, config, *extra], env, cwd=str(work))
         try:
             base, result = alternate(
                 (echo.port, "/echo"), (served.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
@@ -242,12 +280,13 @@ def main() -> int:
         print("\n(a) serve: POST /hooks, PreToolUse Bash")
         if "nomatch" in wanted:
             versus_echo("serve_nomatch", "no matching hook", str(configs["nomatch"]), 0.85)
-        if "default" in wanted:
-            versus_echo("serve_default", "default policy", "builtin:default", 0.8)
-        if "http" in wanted:
-            versus_echo("serve_http", "one http handler", str(configs["http"]), 0.45)
-        if "mcp" in wanted:
-            versus_echo("serve_mcp", "one warm mcp_tool", mcp_config, 0.35)
+        for record in (True, False) if "noaudit" in wanted else (True,):  # what the audit record costs, apart
+            if "default" in wanted:
+                versus_echo("serve_default", "default policy", "builtin:default", 0.8, record=record)
+            if "http" in wanted:
+                versus_echo("serve_http", "one http handler", str(configs["http"]), 0.45, record=record)
+            if "mcp" in wanted:
+                versus_echo("serve_mcp", "one warm mcp_tool", mcp_config, 0.35, record=record)
         if "if" in wanted:
             one = Proc([*hookgate_serve, str(configs["if1"])], env, cwd=str(work))
             many = Proc([*hookgate_serve, str(configs["if1000"])], env, cwd=str(work))
@@ -278,9 +317,15 @@ def main() -> int:
             print(f"\n(b) fan-out: {FANOUT} http handlers, each answered after {FANOUT_DELAY * 1000:.0f} ms")
             served = Proc([*hookgate_serve, str(configs["fanout"])], env, cwd=str(work))
             try:
-                ms = fanout_latency(served.port, max(5, args.runs // 2))
+                ms, bare = fanout_latencies(served.port, receiver.port, max(10, args.runs // 2))
             finally:
                 served.stop()
+            print(
+                f"  hookgate serve: {ms:.1f} ms; the same {FANOUT} POSTs from a bare aiohttp session: {bare:.1f} ms "
+                f"({ms / bare:.2f}x; medians, alternating)",
+                flush=True,
+            )
+            results.notes["fanout bare aiohttp ms"] = bare
             results.ratio(
                 "fanout",
                 f"fan-out, {FANOUT} http handlers of 200 ms / 200 ms",

@@ -8,9 +8,10 @@
   first run after a change pays the install (~15 s). ``--here`` on the benches skips them and uses this
   interpreter (for a quick look while editing; numbers then include the editable install's cost).
 - ``interleaved()``: median wall times of several commands run round-robin, so that load from other
-  processes on the machine (a shared 2-core VM) hits baseline and subject alike.
+  processes on the machine (a shared 2-core VM) hits baseline and subject alike; ``interleaved_times()``
+  also gives their median CPU times (user + system), which that load disturbs far less.
 - ``Results``: the ratios a bench measured, printed as ``target`` lines and written as JSON
-  (``--json FILE``) for ``tests/bench/readme_table.py``.
+  (``--json FILE``) for ``tests/bench/readme_table.py``, with the machine's load average while it ran.
 - ``Proc``: a server subprocess on a free port; ``load()``: keep-alive connections posting one event for
   some seconds (the serve, audit and store benches' load generator); ``alternate()``: two servers
   loaded in alternating windows, so drift hits both alike.
@@ -142,28 +143,65 @@ def bench_venvs(here: bool = False) -> Venvs:
 
 def wall_ms(argv: list[str], stdin: bytes, env: dict[str, str] | None = None) -> float:
     """Wall time (ms) of one run of ``argv`` with ``stdin``."""
+    return timed(argv, stdin, env)[0]
+
+
+def timed(argv: list[str], stdin: bytes, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """``(wall ms, CPU ms)`` of one run of ``argv`` with ``stdin``: CPU is the process's user + system time
+    (``os.wait4``), which other jobs on the machine disturb far less than the wall time."""
     started = time.perf_counter()
-    subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
-    return (time.perf_counter() - started) * 1000
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    except BrokenPipeError:  # it answered without reading all of stdin
+        pass
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    wall = (time.perf_counter() - started) * 1000
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def interleaved_times(
+    commands: dict[str, tuple[list[str], bytes]], runs: int, env: dict[str, str] | None = None, warmup: int = 2
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall and median CPU time (ms) of each ``name: (argv, stdin)``, run round-robin ``runs`` times."""
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    for argv, stdin in commands.values():  # page cache, .pyc files, the config cache
+        for _ in range(warmup):
+            timed(argv, stdin, env)
+    for _ in range(runs):
+        for name, (argv, stdin) in commands.items():
+            wall, cpu = timed(argv, stdin, env)
+            walls[name].append(wall)
+            cpus[name].append(cpu)
+    return (
+        {name: statistics.median(values) for name, values in walls.items()},
+        {name: statistics.median(values) for name, values in cpus.items()},
+    )
 
 
 def interleaved(
     commands: dict[str, tuple[list[str], bytes]], runs: int, env: dict[str, str] | None = None, warmup: int = 2
 ) -> dict[str, float]:
     """Median wall time (ms) of each ``name: (argv, stdin)``, run round-robin ``runs`` times."""
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    for argv, stdin in commands.values():  # page cache, .pyc files, the config cache
-        for _ in range(warmup):
-            wall_ms(argv, stdin, env)
-    for _ in range(runs):
-        for name, (argv, stdin) in commands.items():
-            samples[name].append(wall_ms(argv, stdin, env))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return interleaved_times(commands, runs, env, warmup)[0]
 
 
 def median_ms(argv: list[str], stdin: bytes, runs: int, env: dict[str, str]) -> float:
     """Median wall time (ms) of ``runs`` runs of one command."""
     return statistics.median(wall_ms(argv, stdin, env) for _ in range(runs))
+
+
+def shown_ratio(ratio: float, target: float) -> str:
+    """``ratio`` with two decimals, or more when two would print the target itself (0.8496 is not 0.85)."""
+    for digits in (2, 3, 4, 5):
+        text = f"{ratio:.{digits}f}"
+        if float(text) != target or ratio == target:
+            break
+    return text
 
 
 @dataclass
@@ -205,7 +243,7 @@ class Results:
             }
         )
         print(
-            f"  TARGET {label}: {value:,.1f} {unit} vs {baseline} {base:,.1f} {unit} = {ratio:.2f} "
+            f"  TARGET {label}: {value:,.1f} {unit} vs {baseline} {base:,.1f} {unit} = {shown_ratio(ratio, target)} "
             f"(target {op} {target:g}) {'ok' if ok else 'MISSED'}",
             flush=True,
         )
@@ -221,6 +259,7 @@ class Results:
             "notes": self.notes,
             "python": sys.version.split()[0],
             "cpus": os.cpu_count(),
+            "load": [round(x, 1) for x in os.getloadavg()],  # 1, 5, 15 minutes, when the bench ended
             "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         }
         out.write_text(json.dumps(data, indent=1))

@@ -18,35 +18,56 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.bench.common import shown_ratio  # noqa: E402
+
 README = ROOT / "README.md"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 ORDER = (
     "run_allow",
+    "run_allow_cpu",
     "run_deny",
     "thin",
     "serve_nomatch",
     "serve_default",
+    "serve_default_noaudit",
     "serve_http",
+    "serve_http_noaudit",
     "serve_mcp",
+    "serve_mcp_noaudit",
     "serve_if1000",
     "fanout",
 )
+
+
+def _target(row: dict[str, Any]) -> float:
+    return float(str(row["target"]).split()[-1])
 
 
 def figure(value: float, unit: str) -> str:
     return f"{value:,.0f} {unit}" if unit == "req/s" else f"{value:,.1f} {unit}"
 
 
+def _load(data: dict[str, Any]) -> str:
+    """The machine's load average while the benches ran (1 minute, at the end of each), as text."""
+    loads = [bench["load"][0] for bench in data.values() if bench.get("load")]
+    if not loads:
+        return "an unrecorded load"
+    low, high = min(loads), max(loads)
+    return f"a load average of {low:g}" if low == high else f"load averages of {low:g}-{high:g}"
+
+
 def table(data: dict[str, Any]) -> str:
     rows = {row["key"]: row for bench in data.values() for row in bench["rows"]}
     meta = next(iter(data.values()))
     lines = [
-        f"Measured {meta['when']} on {meta['cpus']} shared vCPUs (Python {meta['python']}), hookgate "
-        "installed with `pip install .` in a throwaway venv; every baseline ran in the same run, "
-        "alternating with what it is compared to. For serve the figures are the median load windows and "
-        "the ratio is the median over rounds of two adjacent windows. Other jobs (test suites of other "
-        "branches) shared the machine, so every figure is noisy, serve's most; the ratios are what the "
-        "targets are about.",
+        f"Measured {meta['when']} on {meta['cpus']} shared vCPUs (Python {meta['python']}) at {_load(data)} "
+        f"(other jobs on the machine), hookgate installed with `pip install .` in a throwaway venv; every "
+        "baseline ran in the same run, alternating with what it is compared to. For serve the figures are "
+        "the median load windows and the ratio is the median over rounds of two adjacent windows; the load "
+        "generator is the same for baseline and subject (`tests/bench/common.py`). With other jobs on the "
+        "machine every figure is noisy, serve's most; the ratios are what the targets are about.",
         "",
         "| measured | figure | baseline (same run) | ratio | target |",
         "|---|---|---|---|---|",
@@ -58,8 +79,19 @@ def table(data: dict[str, Any]) -> str:
         status = "met" if row["ok"] else "**not met**"
         lines.append(
             f"| {row['label']} | {figure(row['value'], row['unit'])} | {row['baseline']}: "
-            f"{figure(row['base'], row['unit'])} | {row['ratio']:.2f} | {row['target']} ({status}) |"
+            f"{figure(row['base'], row['unit'])} | {shown_ratio(row['ratio'], _target(row))} | {row['target']} "
+            f"({status}) |"
         )
+    key = "fanout bare aiohttp ms"
+    bare = next((b["notes"][key] for b in data.values() if key in b.get("notes", {})), None)
+    if bare and "fanout" in rows:
+        served = rows["fanout"]["value"]
+        lines += [
+            "",
+            f"For the fan-out, the same 64 POSTs sent at once by a bare aiohttp session took {bare:,.1f} ms in the "
+            f"same run (alternating with hookgate): hookgate's {served:,.1f} ms is {served / bare:.2f}x what the "
+            "machine allowed at the time.",
+        ]
     return "\n".join(lines)
 
 

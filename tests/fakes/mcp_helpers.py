@@ -29,6 +29,22 @@ def stdio_server(**env: str) -> dict[str, Any]:
     return {"command": sys.executable, "args": [FAKE], "env": env}
 
 
+def processes_with_env(name: str, value: str) -> list[int]:
+    """The running processes (zombies excluded) whose environment holds ``name=value``."""
+    wanted = f"{name}={value}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if wanted in environ.split(b"\0") and alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
 def alive(pid: int) -> bool:
     """True while ``pid`` runs (a zombie waiting for its reaper counts as gone)."""
     try:

@@ -269,9 +269,12 @@ def test_retention_by_age(tmp_path: Path) -> None:
 
     time.sleep(9)
     run(config, bash("echo new"))
-    assert [r["tool_input"]["command"] for r in records(config)] == ["echo new"]
+    rows = records(config)
+    assert [r["tool_input"]["command"] for r in rows if r["event"] == "PreToolUse"] == ["echo new"]
+    [vouch] = [r for r in rows if r["event"] == "AuditRetention"]  # retention leaves its evidence in the chain
+    assert vouch["retention"]["first_seq"] == 1 and vouch["retention"]["last_seq"] == 1
     verify = audit(config, "verify")
-    assert verify.returncode == 0 and "pruned by retention" in verify.stdout, verify.stdout
+    assert verify.returncode == 0 and "pruned by retention (retention record seq" in verify.stdout, verify.stdout
 
 
 PROBE = """

@@ -154,9 +154,9 @@ def test_invalid_config_on_stop_does_not_make_the_agent_loop(tmp_path: Path) -> 
     assert proc.returncode == 1 and "invalid config" in proc.stderr
 
 
-def test_usage_errors_exit_1_in_one_line() -> None:
+def test_usage_errors_exit_2_in_one_line() -> None:
     proc = run_hookgate(["run", "--dialect", "bogus"], load_case("claude", "pretooluse-bash-rm-rf.json"))
-    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "invalid choice" in proc.stderr
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "invalid choice" in proc.stderr
 
 
 def test_an_explicitly_empty_config_is_valid_but_warned_about(tmp_path: Path) -> None:

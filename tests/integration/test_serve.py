@@ -150,7 +150,7 @@ def test_serve_numbers_are_checked_as_usage_errors(args: list[str], error: str) 
     from tests.conftest import run_hookgate
 
     proc = run_hookgate(["serve", "--config", str(GUARDS), *args])
-    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith(f"hookgate serve: {error}") and "internal error" not in proc.stderr
 
 
@@ -188,6 +188,10 @@ def test_bearer_token_is_required_on_every_request() -> None:
         assert post(f"{server.url}/hooks", RM_RF, {"authorization": "Bearer wrong"}).status_code == 401
         ok = post(f"{server.url}/hooks", RM_RF, {"authorization": "Bearer s3cret"})
         assert ok.status_code == 200 and ok.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+        for scheme in ("bearer s3cret", "BEARER  s3cret"):  # RFC 7235: the scheme is case-insensitive
+            assert post(f"{server.url}/hooks", RM_RF, {"authorization": scheme}).status_code == 200, scheme
+        for wrong in ("Basic s3cret", "bearer", "Bearers3cret", "bearer s3cret2", "s3cret"):
+            assert post(f"{server.url}/hooks", RM_RF, {"authorization": wrong}).status_code == 401, wrong
 
 
 def test_handler_failures_show_in_metrics_and_stderr(tmp_path: Path) -> None:

@@ -131,3 +131,24 @@ def saw_output(event: dict[str, Any]) -> dict[str, Any]:
     return {
         "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": f"saw {event['tool_response']}"}
     }
+
+
+def background_probe(event: dict[str, Any]) -> None:
+    """Write this process's id and session id to ``$HOOKGATE_TEST_MARK`` and print to both streams (a
+    detached background handler must be in its own session and must not write into the hook's answer)."""
+    import json
+    import os
+    import sys
+
+    print("noise on stdout")
+    print("noise on stderr", file=sys.stderr)
+    with open(os.environ["HOOKGATE_TEST_MARK"] + ".tmp", "w", encoding="utf-8") as fh:
+        json.dump({"pid": os.getpid(), "sid": os.getsid(0)}, fh)
+    os.replace(os.environ["HOOKGATE_TEST_MARK"] + ".tmp", os.environ["HOOKGATE_TEST_MARK"])
+
+
+def nap(event: dict[str, Any]) -> None:
+    import time
+
+    CALLS.append("nap")
+    time.sleep(0.05)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from gateway.audit.report import verify_store
+from gateway.audit.retention import voucher
 from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, link_hash
 from gateway.store.sqlite import SQLiteStore
 
@@ -42,6 +43,9 @@ def entry(i: int, *, decision: str = "allow", tool: str = "Bash", session: str =
     }
     body = json.dumps(record, sort_keys=True, separators=(",", ":"))
     return AuditEntry.from_body(f"id-{i}", body)
+
+
+VOUCH = voucher({"keep_days": 30, "max_mb": None}, version="test", config_hash=None)
 
 
 def problem(store: object) -> str | None:
@@ -157,13 +161,57 @@ def test_prune_by_age_keeps_the_chain_verifiable(backend: Any) -> None:
         for i in range(2)
     ]
     store.audit_append("m", now)
-    assert store.audit_prune(before=2e9) == 2
+    assert store.audit_prune(before=2e9, voucher=VOUCH) == 2
     head = store.audit_heads()[0]
-    assert (head.base_seq, head.seq) == (2, 4)
-    assert [r.seq for r in store.audit_chain("m")] == [3, 4]
+    assert (head.base_seq, head.seq) == (2, 5)  # seq 5: the retention record, appended in the same transaction
+    rows = store.audit_chain("m")
+    assert [r.seq for r in rows] == [3, 4, 5]
+    claim = rows[-1].record
+    assert claim["event"] == "AuditRetention" and claim["retention"]["first_seq"] == 1
+    assert (claim["retention"]["last_seq"], claim["retention"]["last_hash"]) == (2, head.base_hash)
+    assert claim["retention"]["keep_days"] == 30 and claim["reason"].startswith("retention pruned seq 1-2")
     assert problem(store) is None
+    [report] = verify_store(store)
+    assert report.voucher_seq == 5 and report.checked == 3
     raw(store, "DELETE FROM audit_records WHERE seq = 3")
     assert "missing" in (problem(store) or "")
+
+
+def test_a_second_prune_is_vouched_for_by_its_own_record(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(1), entry(2)])
+    store.audit_prune(before=2e9, voucher=VOUCH)  # base 2; the retention record is seq 3
+    store.audit_append("m", [entry(4), entry(5)])  # from 2001 too: seq 4, 5
+    assert store.audit_prune(before=1.5e9, voucher=VOUCH) == 3  # a prefix: seq 3 (the first voucher) to 5
+    head = store.audit_heads()[0]
+    rows = store.audit_chain("m")
+    assert head.base_seq == 5 and [r.seq for r in rows] == [6]
+    assert (rows[0].record["retention"]["first_seq"], rows[0].record["retention"]["last_seq"]) == (3, 5)
+    assert problem(store) is None
+    assert store.audit_prune(before=1.5e9, voucher=VOUCH) == 0  # nothing old left: no new record
+
+
+def test_deleting_the_oldest_records_and_moving_the_base_is_caught(backend: Any) -> None:
+    """The attack: delete seq 1-5 and set the head's base_seq/base_hash to match; nothing vouches for it."""
+    store = backend
+    store.audit_append("m", [entry(i) for i in range(1, 9)])
+    fifth = store.audit_chain("m")[4]
+    raw(store, "DELETE FROM audit_records WHERE seq <= 5")
+    raw(store, f"UPDATE audit_heads SET base_seq = 5, base_hash = '{fifth.hash}'")
+    found = problem(store) or ""
+    assert "records 1-5 are gone but no retention record" in found, found
+
+
+def test_moving_the_base_past_a_vouched_one_is_caught(backend: Any) -> None:
+    store = backend
+    store.audit_append("m", [entry(1), entry(2)])
+    store.audit_prune(before=2e9, voucher=VOUCH)  # base 2, its retention record at seq 3
+    store.audit_append("m", [entry(i) for i in range(4, 10)])
+    fifth = next(r for r in store.audit_chain("m") if r.seq == 5)
+    raw(store, "DELETE FROM audit_records WHERE seq <= 5")  # a prefix: the retention record goes too
+    raw(store, f"UPDATE audit_heads SET base_seq = 5, base_hash = '{fifth.hash}'")
+    found = problem(store) or ""
+    assert "records 1-5 are gone but no retention record" in found, found
 
 
 def test_prune_by_size(backend: Any) -> None:
@@ -184,9 +232,10 @@ def test_prune_by_size(backend: Any) -> None:
         entries.append(AuditEntry.from_body(f"e{i}", body))
     store.audit_append("m", entries)
     size = entries[0].size
-    removed = store.audit_prune(max_bytes=size * 4 + 10)
+    removed = store.audit_prune(max_bytes=size * 4 + 10, voucher=VOUCH)
     assert removed == 6
-    assert store.audit_size() == (4, size * 4)
+    count, total = store.audit_size()
+    assert count == 5 and total > size * 4  # the four newest and the retention record
     assert problem(store) is None
 
 

@@ -74,3 +74,34 @@ def test_background_and_one_shot_writers_share_the_chain(tmp_path: Path) -> None
     assert record["version"] == "9.9" and record["config_hash"] == "c0ffee"
     assert all(KEY not in r.body for r in rows)
     assert {r.decision for r in rows} == {"deny", "none"}
+
+
+def test_a_secret_in_a_handler_reason_or_side_effect_is_redacted_and_a_handler_id_is_kept(tmp_path: Path) -> None:
+    results = [
+        HandlerResult(
+            id="secret-scan",  # hookgate's own name: not outside text, kept as it is
+            type="python",
+            duration_ms=0.5,
+            verdict=Verdict(permission="deny", permission_reason=f"found {KEY}", side_effects=[f"sent {KEY}"]),
+        )
+    ]
+    plain = merge("PreToolUse", results, tool_input={"command": "ls"})
+    once = recorder(tmp_path, background=False)
+    _, _, record, body, _, _ = once._prepare(event(0), plain, 1.0, None)  # type: ignore[arg-type]
+    assert KEY not in body and record["handlers"][0]["id"] == "secret-scan"
+    assert record["handlers"][0]["reason"].startswith("found [REDACTED:")
+    assert record["handlers"][0]["side_effects"][0].startswith("sent [REDACTED:")
+
+
+def test_one_append_of_more_rows_than_one_insert_holds(tmp_path: Path) -> None:
+    from gateway.store.audit_types import AuditEntry
+    from gateway.store.sqlite_audit import ROWS_PER_INSERT
+
+    store = SQLiteStore(str(tmp_path))
+    body = '{"decision":"none","event":"PreToolUse","handlers":[],"time":"2026-12-01T00:00:00.000Z"}'
+    count = 2 * ROWS_PER_INSERT + 7
+    entries = [AuditEntry.from_body(f"r{i}", body) for i in range(count)]
+    assert store.audit_append("c", entries) == count
+    assert store.audit_append("c", entries[:3]) == 0  # ids it has are skipped
+    assert [r.problem for r in verify_store(store)] == [None]
+    assert store.audit_size()[0] == count

@@ -90,3 +90,77 @@ def test_truncation_keeps_size_and_hash_of_the_redacted_text() -> None:
     digest = hashlib.sha256(redacted.encode()).hexdigest()
     assert out == "x" * 64 + f"…[truncated: {len(redacted)} bytes, sha256 {digest}]"
     assert r.text("short") == "short"
+
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kept"),
+    [
+        (f"echo AKIAIOSFODNN7EXAMPLE {AWS_SECRET}", AWS_SECRET, "echo "),
+        (f"aws configure set aws_secret_access_key {AWS_SECRET}", AWS_SECRET, "aws configure set"),
+        ("mysql --password hunter2 -h db", "hunter2", "mysql --password [REDACTED:password_flag] -h db"),
+        ("deploy --api-key s3kr1t --verbose", "s3kr1t", "deploy --api-key [REDACTED:password_flag] --verbose"),
+        ("mysql -u root -pSecret db", "Secret", "mysql -u root -p[REDACTED:mysql_password] db"),
+        ("mysqldump -p'two words' db", "two words", "mysqldump -p[REDACTED:mysql_password] db"),
+        ("curl -u admin:pw https://x.test", "admin:pw", "curl -u admin:[REDACTED:user_password] https://x.test"),
+        ("curl --user 'ci:t0k' https://x.test", "t0k", "curl --user 'ci:"),
+        ("npm config set //r/:_authToken npm_" + "a1B2c3" * 6, "npm_" + "a1B2c3" * 6, "npm config set"),
+        ("HF=hf_" + "Xy9" * 12 + " python train.py", "hf_" + "Xy9" * 12, "python train.py"),
+        ("twine upload -p pypi-" + "AgEIcHlwaS5vcmc" + "x" * 60, "pypi-AgEI", "twine upload"),
+        ("mcp__x__write_AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "mcp__x__write_[REDACTED:api_key]"),
+    ],
+)
+def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
+    out = Redactor().text(text)
+    assert secret not in out and "[REDACTED:" in out and kept in out, out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "docker run -u 1000:1000 img",
+        "git push -u origin main:main",
+        "mysql -p db",
+        "psql --no-password -h db",
+        "aws s3 cp s3://bucket/key 9fceb02d0ae598e95dc970b74767f19372d61af8",  # a git SHA is no AWS secret
+        "ls -la",
+    ],
+)
+def test_command_lines_without_secrets_are_kept(text: str) -> None:
+    assert Redactor().text(text) == text
+
+
+def test_secrets_in_object_keys_and_tool_names() -> None:
+    r = Redactor()
+    a, b = ANTHROPIC, "sk-ant-api03-" + "R" * 40
+    out = r.apply({"tool_name": "mcp__x__write_" + AWS, "tool_input": {a: 1, b: {"x": 2}, "ok": 3}})
+    text = repr(out)
+    assert a not in text and b not in text and AWS not in text
+    assert out["tool_name"] == "mcp__x__write_[REDACTED:api_key]"
+    assert sorted(out["tool_input"]) == ["[REDACTED:api_key]", "[REDACTED:api_key] #2", "ok"]
+    assert out["tool_input"]["ok"] == 3
+    assert not r.clean(f'{{"{a}": 1}}')  # the precheck sees keys too
+
+
+def test_every_secret_the_policy_scanner_finds_is_redacted() -> None:
+    """The policy validator's secret scanner (configs/validators/policy.py) and the redactor keep their own
+    patterns (the scanner lets documentation placeholders pass and wants whole tokens; redaction must not):
+    each value a scanner pattern finds in the scanner's own test examples is redacted on its own, with no
+    ``NAME=`` around it to help."""
+    from configs.validators.policy import SECRET_PATTERNS
+    from tests.unit import test_policy_validator
+
+    [mark] = [m for m in test_policy_validator.test_secrets_are_found.pytestmark if m.name == "parametrize"]
+    checked = set()
+    for text, kind in mark.args[1]:
+        for name, pattern in SECRET_PATTERNS:
+            match = pattern.search(text)
+            if name == kind and match:
+                value = match.group(match.lastindex or 0)
+                in_context = name in ("a password in a URL", "an AWS secret access key")  # bare, they are no secret
+                out = Redactor().text(f"echo {match.group(0) if in_context else value} done")
+                assert value not in out and "[REDACTED:" in out, (kind, out)
+                checked.add(name)
+    assert len(checked) >= 12

@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -32,10 +32,56 @@ from gateway.dispatcher import (
     run_inline,
 )
 from gateway.events import HookEvent
+from handlers.base import Handler, register_handler
 from tests.unit import dispatch_callables
 from tests.unit.test_dispatcher import AlwaysBlocks, bash, config, handler
 
 assert AlwaysBlocks.type == "test_judge_blocks"  # registered by that module: a judgment handler type
+
+
+@register_handler
+class JudgeAllows(Handler):
+    """An LLM-style check (``judgment``) that always answers allow."""
+
+    type: ClassVar[str] = "test_judge_allows"
+    judgment: ClassVar[bool] = True
+
+    def can_run_sync(self) -> bool:
+        return True
+
+    def run_sync(self, event: HookEvent, ctx: RunContext) -> Verdict:
+        return Verdict(permission="allow", permission_reason="looks fine", updated_input={"command": "true"})
+
+    async def run(self, event: HookEvent, ctx: RunContext) -> Verdict:
+        return self.run_sync(event, ctx)
+
+
+@register_handler
+class CountsRuns(Handler):
+    """Counts its runs in the run context's state store."""
+
+    type: ClassVar[str] = "test_counts_runs"
+
+    def can_run_sync(self) -> bool:
+        return False
+
+    def run_sync(self, event: HookEvent, ctx: RunContext) -> Verdict:
+        ctx.state.counter_add("test", "runs")
+        return Verdict()
+
+    async def run(self, event: HookEvent, ctx: RunContext) -> Verdict:
+        return self.run_sync(event, ctx)
+
+
+@register_handler
+class CountsRunsInline(CountsRuns):
+    """The same, answering synchronously (the inline executor runs it)."""
+
+    type: ClassVar[str] = "test_counts_runs_inline"
+
+    def can_run_sync(self) -> bool:
+        return True
+
 
 GEMINI = {"session_id": "s", "transcript_path": "/t", "cwd": "/p", "timestamp": "2026-11-29T12:00:00.000Z"}
 CODEX = {"session_id": "s", "turn_id": "t", "transcript_path": "/h/sessions/rollout-1.jsonl", "cwd": "/p"}
@@ -780,3 +826,150 @@ def test_a_background_handler_sees_the_event_a_foreground_one_sees(tmp_path: Pat
     seen = json.loads(front.read_text())
     assert seen["hook_event_name"] == "BeforeTool" and seen["tool_name"] == "run_shell_command"
     assert json.loads(back.read_text()) == seen
+
+
+# ---------------------------------------------------------------------------- the run context reaches every handler
+
+
+@pytest.mark.parametrize("sync", [True, False], ids=["inline", "asyncio"])
+def test_each_executor_hands_the_run_context_to_the_handler(tmp_path: Path, sync: bool) -> None:
+    cfg = config(
+        tmp_path,
+        {"PreToolUse": [{"hooks": [{"type": "test_counts_runs_inline" if sync else "test_counts_runs"}]}]},
+        settings={"stateDir": str(tmp_path / "state")},
+    )
+    dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
+    assert dispatcher.executor_for(dispatcher.select(bash())) is (INLINE if sync else ASYNCIO)
+    results = [dispatcher.decide(bash(), ctx).results[0] for _ in range(2)]
+    assert [(r.status, r.message) for r in results] == [("ok", None), ("ok", None)]
+    assert RunContext(cfg, mode="run").state.counter_get("test", "runs") == 2
+
+
+def test_a_background_handler_gets_the_run_context_too(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {"PreToolUse": [{"hooks": [{"type": "test_counts_runs", "async": True}]}]},
+        settings={"stateDir": str(tmp_path / "state")},
+    )
+
+    async def in_loop() -> Decision:
+        ctx = RunContext(cfg, mode="api")
+        decision = await Dispatcher(cfg).dispatch(bash(), ctx)
+        await ctx.drain(5)
+        await ctx.aclose()
+        return decision
+
+    assert asyncio.run(in_loop()).results[0].status == "skipped"
+    assert RunContext(cfg, mode="run").state.counter_get("test", "runs") == 1
+
+
+def test_an_llm_checks_allow_never_allows_through_the_dispatcher(tmp_path: Path) -> None:
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [{"type": "test_judge_allows", "id": "judge"}]}]})
+    decision = run(cfg, bash("rm -rf /"))
+    assert decision.permission is None and decision.updated_input is None
+    assert decision.results[0].judgment is True
+    assert decision.results[0].verdict == Verdict(
+        permission="allow", permission_reason="looks fine", updated_input={"command": "true"}
+    )  # kept as answered, for explain and the audit; only the merge ignores it
+
+
+def test_judgment_blocks_on_tool_events_are_not_counted_as_stop_blocks(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {"PreToolUse": [{"hooks": [{"type": "test_judge_blocks", "id": "judge"}]}]},
+        settings={"stopBlockLimit": 1, "stateDir": str(tmp_path / "state")},
+    )
+    dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
+    outcomes = [dispatcher.decide(bash(), ctx) for _ in range(3)]
+    assert [(d.block, d.results[0].status) for d in outcomes] == [(True, "ok")] * 3
+
+
+# ---------------------------------------------------------------------------- dispatch from a running loop
+
+
+def test_dispatch_records_and_traces_by_default_as_serve_and_the_api_call_it(tmp_path: Path) -> None:
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("deny")]}]})
+    ctx, trace = Recorded(cfg, mode="api"), Trace()
+
+    async def in_loop() -> Decision:
+        return await Dispatcher(cfg).dispatch(bash(), ctx, trace)
+
+    decision = asyncio.run(in_loop())
+    assert [d for _, d, _ in ctx.submitted] == [decision]
+    assert trace.lines[-1] == f"  handler deny ({CALLABLE}:deny): runs"
+
+
+def test_a_trace_appends_to_the_list_it_is_given() -> None:
+    lines = ["explain: PreToolUse"]
+    trace = Trace(lines)
+    assert trace.lines is lines
+    assert Trace().lines == [] and Trace().lines is not Trace().lines
+
+
+def test_an_event_with_no_hooks_configured_is_an_empty_decision(tmp_path: Path) -> None:
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("deny")]}]})
+    decision = run(cfg, event("UserPromptSubmit", prompt="hi"))
+    assert decision.is_empty and decision.results == []
+
+
+def test_run_inline_names_the_problem_when_dispatch_would_wait() -> None:
+    class Waits:
+        def __await__(self) -> Any:
+            yield "waiting"
+
+    async def waiting() -> None:
+        await Waits()
+
+    with pytest.raises(RuntimeError, match=r"^dispatch waited on an event loop that is not running$"):
+        run_inline(waiting())
+
+
+def test_a_detached_background_handler_has_its_own_session_and_stays_out_of_the_answer(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    mark = tmp_path / "probe.json"
+    cfg_path = tmp_path / "hookgate.json"
+    cfg_path.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler("background_probe", **{"async": True})]}]}})
+    )
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/tmp"}
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-m", "gateway", "run", "--config", str(cfg_path)],
+        input=json.dumps(payload),
+        capture_output=True,  # also waits until every writer of these pipes is gone
+        text=True,
+        cwd=root,
+        env={**__import__("os").environ, "HOOKGATE_TEST_MARK": str(mark)},
+        timeout=60,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (0, "")
+    assert "noise" not in proc.stderr
+    deadline = time.monotonic() + 30
+    while not mark.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    probe = json.loads(mark.read_text())
+    assert probe["sid"] == probe["pid"]  # a session leader: the host's kill of the hook's group spares it
+
+
+def test_duration_is_the_handlers_wall_time_in_milliseconds(tmp_path: Path) -> None:
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("nap")]}]})
+    duration = run(cfg, bash()).results[0].duration_ms
+    assert 50 <= duration < 60_000  # it slept 50 ms; a loaded machine may add, never remove
+
+
+def test_a_configs_guard_tuning_applies_to_its_own_events_only(tmp_path: Path) -> None:
+    from gateway.config import default_config_path, load_config
+
+    tuned_file = tmp_path / "tuned.json"
+    tuned_file.write_text(json.dumps({"guards": {"allowCommands": ["git clean -fdx"]}}))
+    plain = load_config([default_config_path()], use_cache=False)
+    tuned = load_config([default_config_path(), str(tuned_file)], use_cache=False)
+    clean = bash("git clean -fdx")
+    before = run(plain, clean).permission
+    assert before in ("deny", "ask")
+    assert run(tuned, clean).permission is None  # this config allows it
+    assert run(plain, clean).permission == before  # and that did not leak into the other config

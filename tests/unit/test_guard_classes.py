@@ -573,6 +573,7 @@ RULE_SAMPLES = {
     "write.hook-config": "rm hookgate.yaml",
     "parse.unanalysable": "echo " + "$(" * 30 + "ls" + ")" * 30,
     "hookgate.self-change": "hookgate uninstall claude",
+    "git.ext-command": "git clone 'ext::ssh -o ProxyCommand=nc host' dir",
 }
 
 

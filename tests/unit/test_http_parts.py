@@ -53,3 +53,24 @@ def test_secret_decoding() -> None:
 
 def test_thin_client_event_cap_matches_the_gateway() -> None:
     assert client.MAX_EVENT_BYTES == events.MAX_EVENT_BYTES == wire.MAX_EVENT_BYTES
+
+
+@pytest.mark.parametrize(
+    ("header", "ok"),
+    [
+        (b"Bearer t0k", True),
+        (b"bearer t0k", True),
+        (b"BeArEr   t0k", True),
+        (b" Bearer t0k ", True),
+        (b"Bearer t0K", False),
+        (b"Basic t0k", False),
+        (b"Bearer", False),
+        (b"Bearert0k", False),
+        (b"t0k", False),
+        (b"", False),
+    ],
+)
+def test_serve_token_check_reads_the_bearer_scheme_case_insensitively(header: bytes, ok: bool) -> None:
+    from gateway.serve.guard import bearer_matches
+
+    assert bearer_matches(header, b"t0k") is ok

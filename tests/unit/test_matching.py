@@ -157,3 +157,15 @@ def test_project_relative_and_home_paths(monkeypatch: pytest.MonkeyPatch) -> Non
     assert path_matches("~/.ssh/**", "/home/u/.ssh/id_rsa", cwd="/repo")
     assert path_matches("/docs/*.md", "/proj/docs/a.md", cwd="/proj/sub", project_dir="/proj")
     assert not path_matches("/docs/*.md", "/proj/sub/docs/a.md", cwd="/proj/sub", project_dir="/proj")
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["^mcp__.+__", "^Edit$", "^ab?c", "^a{0,2}b", "^a+x", "^mcp__(fs|git)__", r"^\w+$", "Edit.*", "^my-plugin:x$"],
+)
+@pytest.mark.parametrize(
+    "value", ["mcp__fs__write", "Edit", "NotebookEdit", "ac", "abc", "bc", "aax", "my-plugin:x", ""]
+)
+def test_validated_matcher_answers_as_the_compiled_regex(pattern: str, value: str) -> None:
+    # the dispatcher's matcher skips compiling an anchored regex when the value lacks its literal prefix
+    assert claude_matcher(pattern, validated=True)(value) is claude_matcher(pattern)(value)

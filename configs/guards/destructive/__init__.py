@@ -33,6 +33,7 @@ def analyse(command: str, cwd: str | None = None, settings: Settings | None = No
     ``cwd``: the directory it runs in (the event's ``cwd``: the project, for build folders and ``find``);
     ``settings``: the tuning (default: what ``configure`` set)."""
     state = State(command, settings or active(), rules.check_tokens, rules.check_argv, raw_scan)
+    state.project = cwd
     ctx = Ctx(cwd, 0, state)
     reason: str | None
     try:

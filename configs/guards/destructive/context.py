@@ -45,12 +45,16 @@ class State:
         "_cd",
         "_home",
         "_tmpdir",
+        "aliases",
         "argv_checker",
         "asks",
         "command",
         "denied",
+        "functions",
         "part",
+        "project",
         "raw_scan",
+        "redirected",
         "settings",
         "token_checker",
     )
@@ -75,6 +79,10 @@ class State:
         self._tmpdir: str | None = None
         self._home: str | None = None
         self._areas: tuple[list[str], list[str]] | None = None
+        self.functions: set[str] = set()  # shell functions the command defines (f(){ "$@"; }; f rm -rf ~)
+        self.aliases: dict[str, str] = {}  # aliases it defines (alias x=rm; x -rf ~)
+        self.project: str | None = None  # the event's cwd: the project, whatever directory a command moves to
+        self.redirected: bool | None = None
 
     def areas(self) -> tuple[list[str], list[str]]:
         """``(temp roots, allowPaths)``, absolute and normalised (``$TMPDIR`` as ``tmpdir()``; unset: left out)."""
@@ -97,7 +105,7 @@ class State:
     def changes_directory(self) -> bool:
         """Whether the command may ``cd``/``pushd`` somewhere first (relative paths then mean something else)."""
         if self._cd is None:
-            self._cd = _CD.search(self.command) is not None
+            self._cd = re.compile(_CD).search(self.command) is not None
         return self._cd
 
     def changes_directory_before(self, part: str | None) -> bool:
@@ -108,17 +116,19 @@ class State:
             return False
         text = self.command
         while True:  # a cd inside ( ... ) or $( ... ) leaves the outer directory alone, but counts inside
-            for m in _SUBSHELL.finditer(text):
+            for m in re.compile(_SUBSHELL).finditer(text):
                 group = m.group(0)
                 at = group.rfind(part) if part else -1
-                if at >= 0 and _CD.search(group[:at]):
+                if at >= 0 and re.compile(_CD).search(group[:at]):
                     return True  # ( cd ..; rm -rf build )
-            folded = _SUBSHELL.sub(lambda m: "" if _CD.search(m.group(0)) else m.group(0).replace("(", "\x00"), text)
+            folded = re.compile(_SUBSHELL).sub(
+                lambda m: "" if re.compile(_CD).search(m.group(0)) else m.group(0).replace("(", "\x00"), text
+            )
             if folded == text:
                 break
             text = folded
         at = text.rfind(part) if part else -1  # the last time it appears: the most cds before it
-        return _CD.search(text[:at] if at >= 0 else text) is not None
+        return re.compile(_CD).search(text[:at] if at >= 0 else text) is not None
 
     def cd_targets(self) -> list[str]:
         """The literal directories a ``cd``/``pushd`` in the command may move to (``cd ~/.ssh && rm id_rsa``)."""
@@ -126,7 +136,7 @@ class State:
             return []
         return [
             m.group(1).strip("'\"")
-            for m in re.finditer(r"(?:^|[;&|({`\s])(?:cd|pushd)\s+([^\s;&|)]+)", self.command)
+            for m in re.finditer(r"(?:^|[;&|({`\s'\"]|\\n)(?:cd|pushd)\s+([^\s;&|)'\"]+)", self.command)
             if not m.group(1).startswith("-")
         ]
 
@@ -136,6 +146,13 @@ class State:
             return [path]
         return [path, *(target.rstrip("/") + "/" + path for target in self.cd_targets())]
 
+    def assigns_location(self) -> bool:
+        """Whether the command assigns a variable that moves where a command works (``GIT_WORK_TREE=/``,
+        ``export GIT_DIR=...``, ``HOME=/``, ``PWD``, ``CDPATH``): ``allowCommands`` then no longer applies."""
+        if self.redirected is None:
+            self.redirected = re.search(_LOCATION_VARS, self.command) is not None
+        return self.redirected
+
     def tmpdir(self) -> str:
         """``$TMPDIR`` as the command will see it: "" when unset, or when the command itself assigns it."""
         if self._tmpdir is None:
@@ -144,19 +161,23 @@ class State:
         return self._tmpdir
 
 
-_CD = re.compile(r"(?:^|[;&|({`\s])(?:cd|pushd|popd)(?:[\s;&|)]|$)")
-_SUBSHELL = re.compile(r"\([^()'\"`]*\)")
+# patterns, compiled on first use (re's cache)
+_CD = r"(?:^|[;&|({`\s'\"]|\\n)(?:cd|pushd|popd)(?:[\s;&|)'\"]|\\n|$)"
+_LOCATION_VARS = r"(?:^|[\s;&|(`'\"])(?:GIT_[A-Z_]+|HOME|PWD|OLDPWD|CDPATH|XDG_[A-Z_]+)\+?="  # compiled on first use
+_SUBSHELL = r"\([^()'\"`]*\)"
 
 
 class Ctx:
     """One nesting level of a check: ``cwd`` (None when unknown), ``depth``, the shared ``state``."""
 
-    __slots__ = ("cwd", "depth", "state")
+    __slots__ = ("cwd", "depth", "lost", "moved", "state")
 
-    def __init__(self, cwd: str | None, depth: int, state: State) -> None:
+    def __init__(self, cwd: str | None, depth: int, state: State, moved: bool = False, lost: bool = False) -> None:
         self.cwd = cwd
         self.depth = depth
         self.state = state
+        self.moved = moved  # runs elsewhere than the project, or with assignments (env -C /, VAR=x cmd)
+        self.lost = lost  # moved to a directory hookgate cannot tell (env -C "$D", a relative one from nowhere)
 
     @property
     def settings(self) -> Settings:
@@ -165,13 +186,29 @@ class Ctx:
     def deeper(self) -> Ctx:
         if self.depth >= MAX_DEPTH:
             raise TooDeep
-        return Ctx(self.cwd, self.depth + 1, self.state)
+        return Ctx(self.cwd, self.depth + 1, self.state, self.moved, self.lost)
+
+    def moved_to(self, cwd: str | None, lost: bool = False) -> Ctx:
+        """This level with the command running in ``cwd`` (``env -C DIR``, ``sudo -D DIR``; ``lost``: where is
+        unknown) or with variable assignments (same ``cwd``): ``allowCommands`` no longer applies."""
+        return Ctx(cwd, self.depth, self.state, True, lost or self.lost)
+
+    def allowed_command(self, part: str) -> bool:
+        """``part`` matches ``allowCommands`` and runs where the user allowed it: in the project directory, with
+        no ``cd`` before it, no ``env -C``/``sudo -D``, and no assignment that moves where it works."""
+        settings = self.state.settings
+        if not settings.allow_commands or not settings.allows_command(part):
+            return False
+        state = self.state
+        return not (
+            self.moved or self.cwd != state.project or state.changes_directory_before(part) or state.assigns_location()
+        )
 
     def hit(self, rule: str, part: str, reason: str) -> str | None:
         """Report that ``rule`` matched simple command ``part``; the reason when the check must stop (deny)."""
         settings = self.state.settings
         decision = settings.decision(rule)
-        if decision == "off" or settings.allows_command(part):
+        if decision == "off" or self.allowed_command(part):
             return None
         reason = worded(reason, decision)
         finding = Finding(rule, decision, reason, part)

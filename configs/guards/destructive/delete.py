@@ -15,7 +15,7 @@ from .context import POLICY, Ctx
 from .expand import unwrap
 from .getopt import getopt
 from .lexer import Word
-from .protected import git_kind, git_reason, rule_for, write_reason
+from .protected import git_kind, git_reason, in_project, installed_kind, rule_for, write_reason
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 DELETERS = frozenset({"rm", "unlink", "shred", "rmdir"})
@@ -84,7 +84,7 @@ def resolve(word: Word, ctx: Ctx) -> str | None:
     if not text:
         return None
     if not text.startswith("/"):
-        if ctx.state.changes_directory_before(ctx.state.part):
+        if ctx.lost or ctx.state.changes_directory_before(ctx.state.part):
             return None  # `cd .. && rm -rf build`: relative to a directory hookgate does not follow
         if ctx.cwd is None:
             path = os.path.normpath(text)
@@ -109,7 +109,7 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
     path = resolve(word, ctx)
     if path is None:
         return None
-    home, project = ctx.state.home(), ctx.cwd
+    home, project = ctx.state.home(), ctx.state.project
     if path.startswith("/"):
         roots, allowed_paths = ctx.state.areas()
         for allowed in allowed_paths:
@@ -129,7 +129,8 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
         return None
     if _build_part(path, ctx, False):
         return "a build or cache folder"
-    if path.rsplit("/", 1)[-1] in BUILD_FILES and (ctx.cwd is None or _inside(path, ctx.cwd)) and not word.globs():
+    project_ = ctx.state.project
+    if path.rsplit("/", 1)[-1] in BUILD_FILES and (project_ is None or _inside(path, project_)) and not word.globs():
         return "a generated file"  # rm -rf node_modules package-lock.json
     return None
 
@@ -170,9 +171,9 @@ CACHE_FILES = frozenset({"*.pyc", "*.pyo", "*.o", "*.class", ".DS_Store", "*~", 
 def _build_part(path: str, ctx: Ctx, parent_only: bool) -> bool:
     """Whether ``path`` lies in a build or cache folder inside the project (``parent_only``: a folder above
     its last part, for ``dist/*``)."""
-    project = ctx.cwd
+    project = ctx.state.project
     if project is None:
-        if path.startswith("/"):
+        if path.startswith("/") or ctx.cwd is not None:  # env -C DIR with no project known: not provably in one
             return False
         rel = path
     else:
@@ -248,6 +249,10 @@ def check_removals(paths: list[str], shown: str, ctx: Ctx) -> str | None:
             git = git_kind(candidate)
             if git is not None:
                 return ctx.hit("write.git-config", shown, git_reason(candidate, f"`{shown}`", git, removal=True))
+        full = in_project(path, ctx.cwd)
+        if full and installed_kind(full, removal=True):
+            reason = write_reason(full, f"`{shown}`", removal=True) or ""
+            return ctx.hit("write.hook-config", shown, reason)
     return None
 
 

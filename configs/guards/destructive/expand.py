@@ -167,7 +167,14 @@ def long_opt(found: set[str], full: str, shortest: int) -> bool:
     return any(n == full or (n.startswith("--") and len(n) >= shortest and full.startswith(n)) for n in found)
 
 
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+ASSIGNMENT = r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?="  # compiled on first use (re's cache)
+
+
+def _assignment(text: str) -> bool:
+    """Whether ``text`` starts with ``NAME=`` (or ``NAME+=``, ``NAME[i]=``)."""
+    return "=" in text and re.match(ASSIGNMENT, text) is not None
+
+
 _RESERVED = frozenset(
     {"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "coproc", "esac"}
 )
@@ -205,7 +212,7 @@ class Unwrapped:
     those arguments replace: ``-I {}``, ``-J %``, parallel's ``{}``; None: they are appended), ``assigns``:
     the ``VAR=value`` words the command runs with (before it, or given to ``env``)."""
 
-    __slots__ = ("assigns", "feeder", "replace", "strings", "words")
+    __slots__ = ("assigns", "chdir", "feeder", "replace", "strings", "words")
 
     def __init__(self, words: list[Word], strings: list[str], feeder: bool = False, replace: str | None = None):
         self.words = words
@@ -213,6 +220,7 @@ class Unwrapped:
         self.feeder = feeder
         self.replace = replace
         self.assigns: list[Word] = []
+        self.chdir: Word | None = None  # env -C DIR, sudo -D DIR: the directory the command runs in
 
 
 def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[Word]:
@@ -222,7 +230,7 @@ def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[W
     while i < len(words):
         w = words[i]
         if w.quoted or not w.literal:
-            if ASSIGNMENT.match(w.text) and not w.text.startswith(("$", "`")):
+            if _assignment(w.text) and not w.text.startswith(("$", "`")):
                 if assigns is not None:
                     assigns.append(w)
                 i += 1
@@ -234,7 +242,7 @@ def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[W
             i += 1
         elif w.text == "function":
             i += 2
-        elif ASSIGNMENT.match(w.text):
+        elif _assignment(w.text):
             if assigns is not None:
                 assigns.append(w)
             i += 1
@@ -250,12 +258,14 @@ def _joined(words: list[Word]) -> str:
 def unwrap(words: list[Word]) -> Unwrapped:
     """The command a wrapper chain runs (see the module docstring)."""
     assigns: list[Word] = []
-    u = _unwrap(words, assigns)
+    chdir: list[Word] = []
+    u = _unwrap(words, assigns, chdir)
     u.assigns = assigns
+    u.chdir = chdir[-1] if chdir else None
     return u
 
 
-def _unwrap(words: list[Word], assigns: list[Word]) -> Unwrapped:
+def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrapped:
     words = strip_prefix(words, assigns)
     strings: list[str] = []
     feeder, replace = False, None
@@ -296,11 +306,15 @@ def _unwrap(words: list[Word], assigns: list[Word]) -> Unwrapped:
         if name == "command" and names(opts) & {"-v", "-V"}:
             return Unwrapped([], strings, feeder, replace)  # prints what the name is; runs nothing
         rest = words[1 + stop :]
+        if name in _CHDIR:
+            for o, v in opts:
+                if o in _CHDIR[name]:
+                    chdir.append(_option_word(words[1 : 1 + stop], o, v))
         if name == "screen" and "-X" in names(opts):  # screen -X stuff 'keys': typed into the session's shell
             cmd = [v for o, v in opts if o == "-X"] + [w.text for w in rest]
             return Unwrapped([], [*strings, " ".join(cmd[1:])] if cmd[:1] == ["stuff"] else strings)
         if name == "env":
-            while rest and (rest[0].text == "-" or ASSIGNMENT.match(rest[0].text)):
+            while rest and (rest[0].text == "-" or _assignment(rest[0].text)):
                 if rest[0].text != "-":
                     assigns.append(rest[0])
                 rest = rest[1:]
@@ -319,6 +333,30 @@ def _unwrap(words: list[Word], assigns: list[Word]) -> Unwrapped:
                     replace = v or "{}"
         words = strip_prefix(rest, assigns)
     return Unwrapped(words, strings, feeder, replace)
+
+
+_CHDIR = {
+    "env": ("-C", "--chdir"),
+    "sudo": ("-D", "--chdir"),
+    "unshare": ("-w", "--wd"),
+    "nsenter": ("-w", "--wd"),
+    "systemd-run": ("--working-directory",),
+    "parallel": ("--workdir",),
+}
+
+
+def _option_word(words: list[Word], option: str, value: str) -> Word:
+    """The word holding an option's ``value`` (literal or not), for ``env -C "$D"``."""
+    for w in words:
+        if w.text == value or w.text.endswith(value):
+            return w if w.text == value else _word(value, w.literal)
+    return _word(value, "$" not in value and "`" not in value)
+
+
+def _word(text: str, literal: bool) -> Word:
+    w = Word(text)
+    w.literal = literal
+    return w
 
 
 def _tmux(args: list[str]) -> list[str]:
@@ -496,7 +534,7 @@ def evaluated(word: Word) -> list[Word] | None:
     result = "".join(pieces)
     if "$" in result:
         return None
-    parts = [result] if word.quoted or ASSIGNMENT.match(word.text) else result.split()  # X=$(...): one word
+    parts = [result] if word.quoted or _assignment(word.text) else result.split()  # X=$(...): one word
     return [Word(p) for p in parts]
 
 

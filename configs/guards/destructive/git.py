@@ -20,6 +20,7 @@ import shlex
 from .context import POLICY, Ctx
 from .expand import long_opt, names
 from .getopt import getopt
+from .gitexec import check_runs
 
 _GLOBAL_WITH_VALUE = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--list-cmds"}
@@ -70,6 +71,9 @@ def check_git(args: list[str], shown: str, ctx: Ctx) -> str | None:
             return ctx.state.raw_scan("git " + alias, "an inline git alias cannot be split", ctx)
         args = args[:i] + expansion + args[i + 1 :]
     sub, rest = args[i].lower(), args[i + 1 :]
+    reason = check_runs(args[:i], sub, rest, shown, ctx)  # bisect run, submodule foreach, --upload-pack...
+    if reason:
+        return reason
     if sub == "clean" and no_force_needed:
         rest = ["-f", *rest]
     check = _SUBCOMMANDS.get(sub)

@@ -15,6 +15,7 @@ import re
 
 from .context import Ctx
 from .lexer import Word
+from .selfguard import check_code_literals
 
 _Q = "'\"`"
 # family: [(call pattern, kind)]; kinds: shell (a shell string), exec (shell string, or argv when a list or several
@@ -88,17 +89,32 @@ def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
     calls = _CALLS[family]
     if "\\'" in code or '\\"' in code:  # exec("os.system(\\"rm -rf ~\\")"): read the nested program too
         code = code + "\n" + code.replace("\\'", "'").replace('\\"', '"')
+    source = code  # literals as written, for the alias scan below
+    if "ome" in code or "HOME" in code:  # shutil.rmtree(pathlib.Path.home()): the calls see a known home
+        code = re.sub(_HOME_ARG, "'~'", code)
     for m in _pattern(family).finditer(code):
         kind = calls[int(next(k for k, v in m.groupdict().items() if v is not None)[1:])][1]
         reason = _check_call(kind, family, code, m.start(), m.end(), ctx)
         if reason:
             call = code[m.start() : m.start() + 60].split("\n", 1)[0]
             return f"`{shown[:80]}` runs `{call.strip()}`, which hookgate checks as a shell command: {reason}"
-    return _aliased(code, shown, ctx)
+    return check_code_literals(source, shown, ctx) or _aliased(source, shown, ctx)
 
 
-_DANGEROUS_MODULES = re.compile(r"\b(?:shutil|os|subprocess|child_process|fileutils|FileUtils|system|exec|qw)\b")
-_LITERALS = re.compile(
+# expressions that compute the home directory, read as the literal '~' (compiled on first use)
+_HOME_EXPR = (
+    r"\"\$ENV\{\s*['\"]?HOME['\"]?\s*\}\"|\$ENV\{\s*['\"]?HOME['\"]?\s*\}"
+    r"|(?:pathlib\.)?Path\.home\(\)|os\.path\.expanduser\(\s*['\"]~/?['\"]\s*\)"
+    r"|os\.environ\s*\[\s*['\"]HOME['\"]\s*\]|os\.environ\.get\(\s*['\"]HOME['\"]\s*\)"
+    r"|os\.getenv\(\s*['\"]HOME['\"]\s*\)|os\.path\.expandvars\(\s*['\"]\$HOME['\"]\s*\)"
+    r"|(?:require\(\s*['\"](?:node:)?os['\"]\s*\)|\bos)\.homedir\(\)"
+    r"|process\.env(?:\.HOME\b|\[\s*['\"]HOME['\"]\s*\])|\bENV\[\s*['\"]HOME['\"]\s*\]|\bDir\.home\b"
+    r"|File\.expand_path\(\s*['\"]~['\"]\s*\)"
+)
+_HOME_ARG = r"(?:" + _HOME_EXPR + r")(?=\s*[,)])"  # the whole argument: Path.home() / 'x' is somewhere else
+# patterns, compiled on first use (re's cache)
+_DANGEROUS_MODULES = r"\b(?:shutil|os|subprocess|child_process|fileutils|FileUtils|system|exec|qw)\b"
+_LITERALS = (
     r"'([^'\\\n]{1,400})'|\"([^\"\\\n]{1,400})\""
     r"|\bqw\s*\(([^)]{1,400})\)|\bqw\s*\[([^\]]{1,400})\]|\bqw\s*\{([^}]{1,400})\}"
 )
@@ -108,10 +124,10 @@ def _aliased(code: str, shown: str, ctx: Ctx) -> str | None:
     """A one-liner that reaches a module that deletes or runs commands (``import shutil as s``, ``from os import
     system``, ``require('child_process')``) under any alias: each string literal that is a destructive shell
     command, or a path holding the home directory or the project, counts as run or deleted."""
-    if not _DANGEROUS_MODULES.search(code):
+    if not re.compile(_DANGEROUS_MODULES).search(code):
         return None
-    home, project = ctx.state.home(), ctx.cwd
-    for m in _LITERALS.finditer(code):
+    home, project = ctx.state.home(), ctx.state.project
+    for m in re.compile(_LITERALS).finditer(code):
         text = next(g for g in m.groups() if g is not None).strip()
         reason = ctx.check_text(" ".join(text.split())) if " " in text else None
         if reason is None and text[:1] in ("/", "~"):

@@ -9,7 +9,6 @@ drops: every command and process substitution, wherever bash would run it (in ``
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 MAX_DEPTH = 20  # nested substitutions / sh -c levels; deeper input is refused as unanalysable
@@ -76,13 +75,16 @@ _REDIRECTS = ("<<<", "<<-", "&>>", "<<", ">>", "<&", ">&", "<>", ">|", "&>", "<"
 _CONTINUES = frozenset({"&&", "||", "|", "|&", "(", ";", "&", ";;", ";&", ";;&"})  # a newline after these is a space
 _BLANK = " \t\r"
 _META = frozenset(" \t\r\n;&|()<>")
-_PLAIN = re.compile(r"[^ \t\r\n;&|()<>'\"\\$`]+")
-_DQ_PLAIN = re.compile(r'[^"\\$`]*')
-_HEREDOC_PLAIN = re.compile(r"[^\\$`]*")
-_BACKTICK_STOP = re.compile(r"[`\\]")
-_ANSI_STOP = re.compile(r"['\\]")
-_META_CHARS = re.compile(r"[{},*?\[]")
-_VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
+# Patterns, not compiled objects: ``re`` compiles each on first use (and caches it), so a hook call compiles only
+# those its command needs.
+_PLAIN = r"[^ \t\r\n;&|()<>'\"\\$`]+"
+_DQ_PLAIN = r'[^"\\$`]*'
+_HEREDOC_PLAIN = r"[^\\$`]*"
+_BACKTICK_STOP = r"[`\\]"
+_ANSI_STOP = r"['\\]"
+_META_CHARS = r"[{},*?\[]"
+_META_SET = frozenset("{},*?[")  # the characters of _META_CHARS
+_VAR = r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]"
 _ANSI_ESCAPES = {
     "n": "\n",
     "t": "\t",
@@ -256,12 +258,12 @@ class Lexer:
             elif c == "`":
                 self._backtick(w)
             else:
-                m = _PLAIN.match(s, self.i)
+                m = re.compile(_PLAIN).match(s, self.i)
                 if m is None:  # pragma: no cover - every other character is plain
                     raise ParseError(f"unexpected {c!r}")
-                if _META_CHARS.search(m.group()):
+                if not _META_SET.isdisjoint(m.group()):
                     base = len(w.text)
-                    w.meta.extend(base + k.start() for k in _META_CHARS.finditer(m.group()))
+                    w.meta.extend(base + k.start() for k in re.compile(_META_CHARS).finditer(m.group()))
                 w.text += m.group()
                 self.i = m.end()
         return w
@@ -269,7 +271,7 @@ class Lexer:
     def _dq(self, w: Word, heredoc: bool) -> None:
         """The rest of a double-quoted string (or a whole heredoc body) into ``w``."""
         s, n = self.s, len(self.s)
-        plain = _HEREDOC_PLAIN if heredoc else _DQ_PLAIN
+        plain = re.compile(_HEREDOC_PLAIN if heredoc else _DQ_PLAIN)
         while True:
             m = plain.match(s, self.i)
             if m is not None:
@@ -305,8 +307,10 @@ class Lexer:
             self._expansion(w, i + 3, "(", ")", 2)
             body = s[i + 3 : self.i - 2]
             if "(" in body or "-" in body:  # bash reads `$((cmd) )` as a substitution of a subshell: check both
-                with contextlib.suppress(ParseError):
+                try:  # noqa: SIM105 (contextlib is one more import on the hook path)
                     w.subs.append(Lexer("(" + body + ")", self.depth + 1).run())
+                except ParseError:
+                    pass
         elif nxt == "(":
             inner = Lexer(s, self.depth + 1, i + 2)
             w.subs.append(inner.run(closing=True))
@@ -320,7 +324,7 @@ class Lexer:
         elif nxt == "'" and not in_dq:  # $'...' ANSI-C quoting
             j = i + 2
             while True:
-                m = _ANSI_STOP.search(s, j)
+                m = re.compile(_ANSI_STOP).search(s, j)
                 if m is None:
                     raise ParseError("unbalanced $'")
                 if s[m.start()] == "'":
@@ -332,7 +336,7 @@ class Lexer:
         elif nxt == '"' and not in_dq:  # $"..." locale string: a double-quoted string
             self.i += 1
         else:
-            var = _VAR.match(s, i + 1)
+            var = re.compile(_VAR).match(s, i + 1)
             if var:
                 w.text += "$" + var.group()
                 w.literal = False
@@ -385,7 +389,7 @@ class Lexer:
         j = self.i + 1
         parts: list[str] = []
         while True:
-            m = _BACKTICK_STOP.search(s, j)
+            m = re.compile(_BACKTICK_STOP).search(s, j)
             if m is None:
                 raise ParseError("unbalanced backquote")
             k = m.start()

@@ -16,10 +16,23 @@ from .expand import Cmd, Unwrapped, base, bind_positionals, commands, names, pri
 from .getopt import getopt
 from .interp import check_code
 from .lexer import Word
+from .selfguard import check_hookgate, check_pip, is_hookgate_module, is_hookgate_script
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
-INTERPRETER = re.compile(r"(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript|bun|osascript)")
+_VERSIONED_INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "php", "lua"})  # python3.12, lua5.4
+_PLAIN_INTERPRETERS = frozenset({"nodejs", "Rscript", "bun", "osascript"})
+
+
+def interpreter_family(name: str) -> str | None:
+    """The interpreter family a command name runs (``python3.12`` -> ``python``, ``nodejs``), or None: the full
+    match of ``(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript|bun|osascript)``, without a regex."""
+    if name in _PLAIN_INTERPRETERS:
+        return name
+    stem = name.rstrip("0123456789.")
+    return stem if stem in _VERSIONED_INTERPRETERS else None
+
+
 # family: (letters giving the program inline, letters naming a module (stdin is data), letters taking a value,
 #          attached-only letters, long options giving the program, long options taking a value)
 _INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str]]] = {
@@ -256,8 +269,12 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
             step = 1
             for k in range(1, len(a)):
                 ch = a[k]
-                if ch in module:
-                    return None  # python -m module: stdin is data
+                if ch in module:  # python -m module: stdin is data; hookgate's CLI and pip are checked
+                    value = a[k + 1 :] or (args[i + 1].text if i + 1 < len(args) else "")
+                    rest = [w.text for w in args[i + (1 if a[k + 1 :] else 2) :]]
+                    if is_hookgate_module(value):
+                        return check_hookgate(rest, shown, ctx)
+                    return check_pip("pip", rest, shown, ctx) if value == "pip" else None
                 if ch in inline:
                     value = a[k + 1 :]
                     if not value and i + 1 < len(args):
@@ -278,6 +295,8 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         return check_code(family, "\n".join(codes), shown, ctx)
     if i < len(args) and args[i].text != "-":
         script = args[i]
+        if family in ("python", "pypy") and is_hookgate_script(script.text):  # python .../gateway/cli/hookgate
+            return check_hookgate([w.text for w in args[i + 1 :]], shown, ctx)
         if script.procsub is not None and any(core_name(c) in FETCHERS for c in commands(script.procsub)):
             return ctx.hit("exec.download", shown, download_reason())  # python3 <(curl ...)
         return None

@@ -14,6 +14,9 @@ glob_reason = _guard.glob_reason
 hook_main = _guard.hook_main
 secret_kind = _guard.secret_kind
 write_reason = _guard.write_reason
+git_kind = _guard.git_kind
+git_reason = _guard.git_reason
+installed_kind = _guard.installed_kind
 
 
 def rule_for(path: str, removal: bool = False) -> str:
@@ -21,31 +24,9 @@ def rule_for(path: str, removal: bool = False) -> str:
     return "write.hook-config" if _guard.config_kind(path, removal) else "write.secrets"
 
 
-def git_kind(path: str) -> str | None:
-    """What ``path`` is when it is a repository's own config or hook (``.git/config``, ``.git/hooks/...``), or
-    None. Matched in ``secrets_guard.normal`` form, anywhere in the path (``repo/.git/config``)."""
-    if ".git" not in path:
+def in_project(path: str, cwd: str | None) -> str | None:
+    """A relative ``path`` joined to the directory the command runs in (for the installed-hookgate check:
+    ``sed -i ... configs/default.yaml`` run in ``site-packages``), or None."""
+    if not cwd or path.startswith(("/", "~", "$")):
         return None
-    parts = _guard.normal(path).rstrip("/").split("/")
-    for k, part in enumerate(parts[:-1]):
-        if part == ".git":
-            rest = parts[k + 1 :]
-            if rest == ["config"]:
-                return "config"
-            if rest[0] == "hooks":
-                return "hooks"
-    return None
-
-
-def git_reason(path: str, what: str, kind: str, removal: bool = False) -> str:
-    verb = "deletes or moves" if removal else "writes to"
-    if kind == "config":
-        return (
-            f"{what} {verb} {path}, the repository's git config: git runs the commands it names (core.pager, "
-            "core.fsmonitor, ! aliases...) and it holds the remotes and branch settings, which an overwrite loses "
-            "for good, so hookgate's default policy blocks it. Use `git config` to change one setting, or ask the user."
-        )
-    return (
-        f"{what} {verb} {path}, a git hook: git runs it by itself on later commits, checkouts and pushes, so "
-        "hookgate's default policy blocks it. Ask the user to install or remove the hook."
-    )
+    return cwd.rstrip("/") + "/" + path

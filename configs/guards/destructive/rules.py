@@ -9,9 +9,12 @@ could match; a literal ``$(echo ...)`` command word as the command it prints.
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
 
 from .context import POLICY, Ctx
+from .defined import check_defined, check_startup, define_aliases, define_functions
 from .delete import check_find, check_removals, check_rm
 from .expand import (
     ASSIGNMENT,
@@ -30,7 +33,17 @@ from .getopt import getopt
 from .git import check_env, check_git
 from .interp import check_code
 from .lexer import Redir, Token, Word
-from .programs import INTERPRETER, SHELLS, check_interpreter, check_scheduler, check_shell, check_source, fetch_in_subs
+from .programs import (
+    SHELLS,
+    check_interpreter,
+    check_scheduler,
+    check_shell,
+    check_source,
+    fetch_in_subs,
+    interpreter_family,
+)
+from .selfguard import _CLIENTS as HTTP_CLIENTS
+from .selfguard import check_hookgate, check_http, check_pip, check_sqlite
 from .tools import TOOLS, check_tool
 from .wrappers import WRAPPERS
 from .writes import check_writes, write_reason
@@ -82,6 +95,7 @@ _GLOB_CANDIDATES = (
 def check_tokens(toks: list[Token], ctx: Ctx) -> str | None:
     if fork_bomb(toks):
         return ctx.hit("shell.fork-bomb", ":(){ :|:& };:", _FORK_BOMB)
+    define_functions(toks, ctx.state.functions)
     for cmd in commands(toks):
         reason = check_cmd(cmd, ctx)
         if reason:
@@ -124,9 +138,16 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = ctx.check_text(text)
         if reason:
             return reason
+    if u.chdir is not None:  # env -C / rm -rf build: the delete runs in /
+        ctx = ctx.moved_to(*_moved_cwd(u.chdir, ctx))
     core = u.words
-    if u.assigns or (core and core[0].text in _DECLARES):  # GIT_PAGER='rm -rf ~' git log, export GIT_EDITOR=...
-        reason = _check_assignments([*u.assigns, *(core[1:] if core and core[0].text in _DECLARES else [])], ctx)
+    declared = core[1:] if core and core[0].text in _DECLARES else []
+    if u.assigns or declared:  # BASH_ENV=x.sh bash, PROMPT_COMMAND='...': run at a shell's start or prompt
+        reason = check_startup([*u.assigns, *declared], core, ctx)
+        if reason:
+            return reason
+    if u.assigns or declared:  # GIT_PAGER='rm -rf ~' git log, export GIT_EDITOR=...
+        reason = _check_assignments([*u.assigns, *declared], ctx)
         if reason:
             return reason
     if not core:
@@ -142,6 +163,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         output = literal_output(head)
         if output is not None:
             return ctx.check_text(" ".join([output, *(shlex.quote(w.text) for w in core[1:])]))
+    if head.literal and (head.text in ctx.state.functions or head.text in ctx.state.aliases):
+        reason = check_defined(head.text, core[1:], cmd, ctx)
+        if reason:
+            return reason
     name = "sh" if head.text in ("$SHELL", "${SHELL}") else base(head.text)
     if name.lower() in ("git", "git.exe"):
         name = "git"
@@ -177,56 +202,54 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return check_source(name, args, cmd, ctx)
     if name in ("at", "batch", "crontab"):
         return check_scheduler(name, args, cmd, ctx)
+    if name == "alias":
+        define_aliases(texts, ctx.state.aliases)
+        return None
     if name == "hookgate":
-        return _check_hookgate(texts, shown, ctx)
+        return check_hookgate(texts, shown, ctx)
+    if name.rstrip("0123456789.") in _PIP_NAMES or (name == "uv" and texts[:1] in (["pip"], ["tool"])):
+        reason = check_pip(name, texts, shown, ctx)
+        if reason:
+            return reason
+    if name == "sqlite3":
+        return check_sqlite(texts, shown, ctx)
+    if name in HTTP_CLIENTS:
+        reason = check_http(texts, shown, ctx)
+        if reason:
+            return reason
     reason = (check_tool(name, args, shown, ctx) if name in TOOLS else None) or check_writes(name, texts, shown, ctx)
     if reason:
         return reason
-    m = INTERPRETER.fullmatch(name)
-    if m:
-        return check_interpreter(m.group(1) or m.group(2), args, cmd, ctx, shown)
+    family = interpreter_family(name)
+    if family:
+        return check_interpreter(family, args, cmd, ctx, shown)
     return None
 
 
-_HOOKGATE_COMMANDS = frozenset(
-    {"run", "validate", "explain", "demo", "serve", "mode", "audit", "install", "uninstall", "store", "approvals"}
-)
+def _moved_cwd(chdir: Word | None, ctx: Ctx) -> tuple[str | None, bool]:
+    """``(cwd, lost)`` for a command run in ``chdir`` (None: where it was)."""
+    if chdir is None:
+        return ctx.cwd, False
+    text = chdir.text
+    if text.startswith("~") and chdir.literal:
+        text = ctx.state.home() + text[1:]
+    if not chdir.literal or text.startswith("~"):
+        return None, True
+    if not text.startswith("/"):
+        if ctx.cwd is None or ctx.lost or ctx.state.changes_directory_before(ctx.state.part):
+            return None, True
+        text = os.path.join(ctx.cwd, text)
+    return os.path.normpath(text), False
 
 
-def _check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
-    """hookgate's own commands that change the agent's hook configuration or policy state: ``install``,
-    ``uninstall``, ``mode ... off``, ``approvals approve|reject`` (the agent must not approve its own requests or
-    switch its own guard rails off). Reading commands (validate, explain, approvals list/show, audit...) pass."""
-    words = [a for a in args if not a.startswith("-")]
-    sub = next((w for w in words if w in _HOOKGATE_COMMANDS), None)
-    if sub is None:
-        return None
-    rest = words[words.index(sub) + 1 :]
-    if sub in ("install", "uninstall"):
-        what = f"{sub}s hookgate's hooks in an agent's hook configuration"
-    elif sub == "mode" and "off" in rest:
-        what = "switches a hookgate policy mode off"
-    elif sub == "approvals" and rest[:1] and rest[0] in ("approve", "reject"):
-        what = f"{rest[0]}s an approval request"
-    else:
-        return None
-    return ctx.hit(
-        "hookgate.self-change",
-        shown,
-        (
-            f"`{shown}` {what}; the agent must not change its own guard rails or answer its own approval "
-            f"requests, so {POLICY} blocks it: ask the user to run it."
-        ),
-    )
-
-
+_PIP_NAMES = frozenset({"pip", "pip3", "pipx"})
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
 def _check_assignments(words: list[Word], ctx: Ctx) -> str | None:
     pairs = []
     for w in words:
-        m = ASSIGNMENT.match(w.text)
+        m = re.match(ASSIGNMENT, w.text) if "=" in w.text else None
         value: str | None = w.text[m.end() :] if m else None
         if m and not w.literal:  # GIT_PAGER=$(echo rm -rf ~): what the substitution prints
             spliced = Word(w.text[m.end() :])

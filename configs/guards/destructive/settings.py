@@ -46,6 +46,10 @@ RULES: dict[str, tuple[str, str]] = {
     "git.reflog-expire": ("deny", "git reflog expire --expire=now, git reflog delete"),
     "git.gc-prune": ("deny", "git gc --prune=now, git prune (unreachable objects deleted at once)"),
     "git.ref-delete": ("ask", "git update-ref -d (a branch or tag deleted through plumbing)"),
+    "git.ext-command": (
+        "ask",
+        "ext:: remote URLs and uploadpack.packObjectsHook (git runs a command as the transport)",
+    ),
     "disk.dd-device": ("deny", "dd onto a device"),
     "disk.mkfs": ("deny", "mkfs"),
     "shell.fork-bomb": ("deny", "fork bombs"),
@@ -59,7 +63,8 @@ RULES: dict[str, tuple[str, str]] = {
     "tar.remove-files": ("ask", "tar --remove-files (the files live on in the archive; to /dev/null: rm.recursive)"),
     "hookgate.self-change": (
         "deny",
-        "hookgate install/uninstall, mode ... off, approvals approve/reject run by the agent",
+        "hookgate install/uninstall, mode ... off, approvals approve/reject run by the agent (also via python -m "
+        "gateway, sqlite3 on its state, curl to the approvals routes), pip uninstall/reinstall of hookgate",
     ),
     "parse.unanalysable": ("deny", "commands nested too deep or too large to check"),
     "parse.unterminated": ("ask", "an unterminated $( or backquote: hookgate cannot tell what it runs"),

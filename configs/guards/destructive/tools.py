@@ -45,7 +45,7 @@ def protected_root(word: Word, ctx: Ctx) -> str | None:
         parts = path.split("/")
         first = next((k for k, p in enumerate(parts) if _GLOB & set(p)), len(parts))
         path = "/".join(parts[:first]) or "/"
-    home, project = ctx.state.home(), ctx.cwd
+    home, project = ctx.state.home(), ctx.state.project
     if path == "/":
         return "/, the file system root"
     if path.count("/") == 1:

@@ -8,7 +8,7 @@ from .context import POLICY, Ctx
 from .delete import check_removals
 from .expand import base, names
 from .getopt import getopt
-from .protected import config_kind, git_kind, git_reason, glob_reason
+from .protected import config_kind, git_kind, git_reason, glob_reason, in_project, installed_kind
 from .protected import write_reason as protected_write_reason
 
 # command: (short options with a value, long options with a value)
@@ -144,4 +144,7 @@ def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
         git = git_kind(candidate)
         if git is not None:
             return ctx.hit("write.git-config", shown, git_reason(candidate, what, git))
+    full = in_project(path, ctx.cwd)
+    if full and installed_kind(full) and not ctx.state.changes_directory_before(ctx.state.part):
+        return ctx.hit("write.hook-config", shown, protected_write_reason(full, what) or "")
     return None

@@ -1,0 +1,178 @@
+"""The agent changing its own guard rails (rule ``hookgate.self-change``): hookgate's own commands that change hook
+configuration or answer approvals (``hookgate``, ``python -m gateway``, a path to ``gateway/cli/hookgate``), pip
+removing or replacing the installed hookgate, the sqlite3 CLI on hookgate's state, and HTTP calls to the gateway's
+approval decision routes (``curl -X POST http://127.0.0.1:8787/approvals/ID``)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .context import POLICY, Ctx
+from .getopt import getopt
+from .protected import config_kind
+
+_HOOKGATE_COMMANDS = frozenset(
+    {"run", "validate", "explain", "demo", "serve", "mode", "audit", "install", "uninstall", "store", "approvals"}
+)
+
+
+def _deny(shown: str, what: str, ctx: Ctx) -> str | None:
+    return ctx.hit(
+        "hookgate.self-change",
+        shown,
+        (
+            f"`{shown}` {what}; the agent must not change its own guard rails or answer its own approval "
+            f"requests, so {POLICY} blocks it: ask the user to run it."
+        ),
+    )
+
+
+def check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """hookgate's own commands that change the agent's hook configuration or policy state: ``install``,
+    ``uninstall``, ``mode ... off``, ``approvals approve|reject`` (the agent must not approve its own requests or
+    switch its own guard rails off). Reading commands (validate, explain, approvals list/show, audit...) pass."""
+    words = [a for a in args if not a.startswith("-")]
+    sub = next((w for w in words if w in _HOOKGATE_COMMANDS), None)
+    if sub is None:
+        return None
+    rest = words[words.index(sub) + 1 :]
+    if sub in ("install", "uninstall"):
+        what = f"{sub}s hookgate's hooks in an agent's hook configuration"
+    elif sub == "mode" and "off" in rest:
+        what = "switches a hookgate policy mode off"
+    elif sub == "approvals" and rest[:1] and rest[0] in ("approve", "reject"):
+        what = f"{rest[0]}s an approval request"
+    else:
+        return None
+    return _deny(shown, what, ctx)
+
+
+def is_hookgate_script(path: str) -> bool:
+    """Whether ``path`` (a program a Python interpreter runs) is hookgate's CLI: ``.../gateway/cli/hookgate``,
+    ``gateway/__main__.py``, ``gateway/cli/__init__.py`` or the ``gateway`` package folder itself."""
+    p = path.replace("\\", "/").rstrip("/")
+    return p.endswith(("gateway/cli/hookgate", "gateway/__main__.py", "gateway/cli/__init__.py", "gateway/cli")) or (
+        p == "gateway" or p.endswith("/gateway") or p.rsplit("/", 1)[-1] == "hookgate"
+    )
+
+
+def is_hookgate_module(module: str) -> bool:
+    return module in ("gateway", "gateway.cli", "gateway.__main__", "gateway.cli.__init__")
+
+
+_PIP = frozenset({"pip", "pip3", "pipx", "uv"})
+
+
+def _requirement_name(text: str) -> str:
+    return re.split(r"[\[<>=!~;@ ]", text, maxsplit=1)[0].strip().lower().replace("_", "-")
+
+
+def check_pip(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``pip uninstall hookgate``, ``pip install --force-reinstall hookgate==0.1``, ``uv pip uninstall hookgate``,
+    ``pipx uninstall hookgate``, ``uv tool uninstall hookgate``: the guard rails removed or replaced."""
+    if name == "uv":
+        if args[:1] in (["pip"], ["tool"]):
+            args = args[1:]
+        else:
+            return None
+    name_or_verb = next((a for a in args if not a.startswith("-")), "")
+    if name_or_verb not in ("uninstall", "install", "reinstall", "remove", "upgrade", "sync"):
+        return None
+    rest = args[args.index(name_or_verb) + 1 :]
+    operands, _, _ = getopt(
+        rest,
+        "rceit",
+        frozenset(
+            {
+                "--requirement",
+                "--constraint",
+                "--editable",
+                "--index-url",
+                "--extra-index-url",
+                "--target",
+                "--prefix",
+                "--python",
+                "--find-links",
+            }
+        ),
+    )
+    if any(_requirement_name(o) == "hookgate" for o in operands):
+        verb = "removes" if name_or_verb in ("uninstall", "remove") else "replaces"
+        return _deny(shown, f"{verb} the installed hookgate, the agent's guard rails", ctx)
+    return None
+
+
+_SQLITE_VALUE = frozenset(
+    {"cmd", "init", "separator", "newline", "nullvalue", "escape", "maxsize", "mmap", "pagecache"}
+)
+
+
+def check_sqlite(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``sqlite3 ~/.local/state/hookgate/state.sqlite3 "update approvals ..."``: writes to hookgate's state
+    (approvals, audit records) behind the store's back. Only ``-readonly`` passes."""
+    if "-readonly" in args or "--readonly" in args:
+        return None
+    operands, i = [], 0
+    while i < len(args):  # sqlite3's options are single-dash words, some with a value
+        if args[i].startswith("-") and args[i] != "-":
+            i += 2 if args[i].lstrip("-") in _SQLITE_VALUE else 1
+            continue
+        operands.append(args[i])
+        i += 1
+    for operand in operands[:1]:
+        if operand.startswith("file:"):
+            operand = operand[5:].split("?", 1)[0]
+        if config_kind(operand) == "hookgate's own cache or state":
+            return _deny(shown, f"opens hookgate's state {operand} for writing (approvals, audit records)", ctx)
+    return None
+
+
+_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
+_ROUTE = r"(?:^|/)(?:ui/api/)?approvals/[^/?#]+/?(?:[?#]|$)"  # compiled on first use
+_LOOPBACK = ("127.", "localhost", "[::1]", "0.0.0.0", "::1")
+
+
+def _gateway_url(url: str) -> bool:
+    """Whether ``url`` names an approvals decision route (``/approvals/ID``, ``/approvals/slack``,
+    ``/ui/api/approvals/ID``) on a loopback address or on ``$HOOKGATE_SERVER``."""
+    text = url.strip("'\"")
+    if text.startswith(("$HOOKGATE_SERVER", "${HOOKGATE_SERVER}")):
+        rest = text.split("}", 1)[-1] if text.startswith("${") else text[len("$HOOKGATE_SERVER") :]
+        return re.search(_ROUTE, rest) is not None
+    _scheme, sep, after = text.partition("://")
+    if not sep:
+        after = text
+    host, _, path = after.partition("/")
+    host = host.rsplit("@", 1)[-1].lower()
+    server = os.environ.get("HOOKGATE_SERVER", "").partition("://")[2].split("/", 1)[0].lower()
+    if not (host.startswith(_LOOPBACK) or host.startswith(":") or (server and host == server)):  # httpie :8787
+        return False
+    return re.search(_ROUTE, "/" + path) is not None
+
+
+def check_http(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """An HTTP client sent to an approvals decision route of the gateway: the agent answering its own
+    approval request with the thin client's token."""
+    for a in args:
+        if "approvals/" in a and _gateway_url(a.partition("=")[2] if a.startswith("--url=") else a):
+            return _deny(shown, "answers an approval request through the gateway's approvals route", ctx)
+    return None
+
+
+_LITERAL = r"'([^'\\\n]{1,400})'|\"([^\"\\\n]{1,400})\""  # compiled on first use
+
+
+def check_code_literals(code: str, shown: str, ctx: Ctx) -> str | None:
+    """A one-liner naming hookgate's state, cache or installed files in a string literal
+    (``sqlite3.connect('~/.local/state/hookgate/state.sqlite3').execute('delete ...')``), or calling hookgate's
+    CLI with an approval answer (``from gateway.cli import main; main(['approvals', 'approve', ID])``)."""
+    if "hookgate" not in code and "gateway" not in code:
+        return None
+    for m in re.finditer(_LITERAL, code):
+        text = (m.group(1) or m.group(2) or "").strip()
+        if "hookgate" in text and config_kind(text, removal=True):
+            return _deny(shown, f"reaches {text[:80]}, hookgate's own state or installed files", ctx)
+    if re.search(r"\bgateway\b", code) and re.search(r"""['"](?:approve|reject|uninstall|install)['"]""", code):
+        return _deny(shown, "calls hookgate's CLI to change its hooks or answer an approval request", ctx)
+    return None

@@ -1,0 +1,56 @@
+"""What `hookgate audit verify` makes of a trail someone tampered with, or that is not there at all
+(real subprocesses on a real SQLite state dir)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from tests.integration.test_audit_jsonl import recorded, verify
+from tests.integration.test_audit_run import audit, bash, run, write_config
+
+
+def test_deleting_the_oldest_records_and_moving_the_base_is_reported(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    for i in range(8):
+        run(config, bash(f"echo {i}"))
+    assert audit(config, "verify").returncode == 0
+    db = tmp_path / "state" / "state.sqlite3"
+    with sqlite3.connect(db) as conn:
+        [(fifth,)] = conn.execute("SELECT hash FROM audit_records WHERE seq = 5").fetchall()
+        conn.execute("DELETE FROM audit_records WHERE seq <= 5")
+        conn.execute("UPDATE audit_heads SET base_seq = 5, base_hash = ?", (fifth,))
+    conn.close()
+    verified = audit(config, "verify")
+    assert verified.returncode == 1, verified.stdout
+    assert "records 1-5 are gone but no retention record in the chain vouches for" in verified.stderr
+    assert "pruned by retention" not in verified.stdout
+
+
+def test_verify_without_any_record_says_so_and_exits_4(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    missing = audit(config, "verify")  # the state dir does not exist
+    assert missing.returncode == 4, missing.stderr
+    assert "no audit records" in missing.stderr and "does not exist" in missing.stderr
+    assert not (tmp_path / "state").exists()  # verify created nothing
+    run(config, bash("echo 1"))
+    assert audit(config, "verify").returncode == 0
+    with sqlite3.connect(tmp_path / "state" / "state.sqlite3") as conn:  # the trail emptied, head and all
+        conn.execute("DELETE FROM audit_records")
+        conn.execute("DELETE FROM audit_heads")
+    conn.close()
+    emptied = audit(config, "verify")
+    assert emptied.returncode == 4 and "no audit records in the store" in emptied.stderr, emptied.stderr
+    assert "nothing was verified" in emptied.stderr
+
+
+def test_verify_jsonl_accepts_trailing_whitespace_but_not_a_blank_line_between_records(tmp_path: Path) -> None:
+    _config, sink = recorded(tmp_path, 2)
+    text = sink.read_text()
+    sink.write_text(text + "\n  \n")
+    done = verify(sink)
+    assert done.returncode == 0 and "seq 1-2 ok" in done.stdout, done.stderr
+    first, second = text.splitlines(keepends=True)
+    sink.write_text(first + "\n" + second)
+    bad = verify(sink)
+    assert bad.returncode == 1 and "line 2" in bad.stderr and "blank line between records" in bad.stderr, bad.stderr

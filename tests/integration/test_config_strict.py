@@ -1,0 +1,266 @@
+"""Trust gaps in config loading and the command line: a policy never lapses silently.
+
+Duplicate mapping keys are load-time errors (YAML, JSON, Claude Code settings.json; the config cache does not
+hide them); ``validate`` reports every independent problem of a handler; a usage error of ``hookgate`` exits 2
+(a block), also on the thin client's path; ``validate`` parses hook commands that run hookgate with the real
+parser (at run time such a hook exits 2 itself: a block naming the typo).
+Every test drives ``hookgate`` as a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_hookgate
+
+RM_RF = {
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_input": {"command": "rm -rf /"},
+    "cwd": "/tmp",
+    "session_id": "s1",
+}
+GUARD_GROUP = (
+    "    - matcher: Bash\n      hooks:\n        - type: python\n"
+    "          callable: configs.guards.shell_guard:check_event\n          failClosed: true\n"
+)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+# ---- 1. duplicate keys
+
+
+def test_a_second_event_key_in_yaml_is_an_error_naming_key_and_lines(tmp_path: Path) -> None:
+    cfg = _write(
+        tmp_path / "hookgate.yaml",
+        "hooks:\n  PreToolUse:\n" + GUARD_GROUP + "  PreToolUse:\n    - matcher: Write\n      hooks: []\n",
+    )
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1
+    assert f"{cfg}:8: duplicate key 'PreToolUse' (first at line 2)" in proc.stdout
+    # the hook itself refuses the config: a block, never the first group silently dropped
+    run = run_hookgate(["run", "--config", str(cfg)], RM_RF)
+    assert run.returncode == 2 and "duplicate key 'PreToolUse'" in run.stderr
+
+
+def test_a_guard_rule_written_twice_is_an_error_not_last_wins(tmp_path: Path) -> None:
+    cfg = _write(
+        tmp_path / "hookgate.yaml",
+        "hooks:\n  PreToolUse:\n" + GUARD_GROUP + "guards:\n  rules:\n    rm.recursive: deny\n    rm.recursive: off\n",
+    )
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1 and f"{cfg}:11: duplicate key 'rm.recursive' (first at line 10)" in proc.stdout
+
+
+def test_a_duplicated_matcher_is_an_error(tmp_path: Path) -> None:
+    cfg = _write(
+        tmp_path / "hookgate.yml",
+        "PreToolUse:\n  - matcher: Bash\n    matcher: Write\n    hooks:\n      - {type: command, command: 'true'}\n",
+    )
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1 and f"{cfg}:3: duplicate key 'matcher' (first at line 2)" in proc.stdout
+
+
+def test_yaml_merge_keys_may_still_override_what_they_merge(tmp_path: Path) -> None:
+    cfg = _write(
+        tmp_path / "hookgate.yaml",
+        "base: &base {type: command, command: 'true', timeout: 5}\n"
+        "hooks:\n  PreToolUse:\n    - hooks:\n        - <<: *base\n          timeout: 9\n",
+    )
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_duplicate_keys_in_json_name_the_line(tmp_path: Path) -> None:
+    cfg = _write(
+        tmp_path / "hookgate.json",
+        '{"hooks": {\n  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}],\n'
+        '  "PreToolUse": []\n}}\n',
+    )
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1 and f"{cfg}:3: duplicate key 'PreToolUse' (first at line 2)" in proc.stdout
+    inner = _write(
+        tmp_path / "inner.json",
+        '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command",\n "command": "true",\n\t"command": "false"}]}]}}',
+    )
+    proc = run_hookgate(["validate", str(inner)])
+    assert proc.returncode == 1 and f"{inner}:3: duplicate key 'command' (first at line 2)" in proc.stdout
+
+
+def test_a_claude_code_settings_file_with_two_hooks_keys_is_an_error(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        json.dumps({"permissions": {"allow": []}})[:-1]
+        + ', "hooks": {"PreToolUse": []},\n "hooks": {"Stop": []}, "model": "x"}'
+    )
+    proc = run_hookgate(["validate", str(settings)])
+    assert proc.returncode == 1 and f"{settings}:2: duplicate key 'hooks' (first at line 1)" in proc.stdout
+
+
+def test_the_config_cache_does_not_hide_a_duplicate(tmp_path: Path) -> None:
+    cfg = _write(tmp_path / "hookgate.yaml", "hooks:\n  PreToolUse:\n" + GUARD_GROUP)
+    assert run_hookgate(["run", "--config", str(cfg)], RM_RF).returncode == 2  # denied, and now cached
+    cache = Path(os.environ["HOOKGATE_CACHE_DIR"])
+    assert list(cache.glob("config-*.json"))
+    cfg.write_text(cfg.read_text() + "  PreToolUse: []\n")  # the guard group would be dropped
+    for _ in range(2):  # a failed validation is never cached as a pass
+        run = run_hookgate(["run", "--config", str(cfg)], RM_RF)
+        assert run.returncode == 2 and "duplicate key 'PreToolUse'" in run.stderr
+
+
+# ---- 2. every problem of a handler
+
+
+def test_validate_reports_the_missing_script_next_to_a_type_error(tmp_path: Path) -> None:
+    cfg = _write(
+        tmp_path / "hookgate.json",
+        json.dumps(
+            {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./nope.sh", "timeout": "10"}]}]}}
+        ),
+    )
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1
+    assert "hooks[0].timeout: Input should be a valid number, got str" in proc.stdout
+    assert "'./nope.sh' does not exist" in proc.stdout
+    assert "2 error(s)" in proc.stdout
+
+
+def test_validate_keeps_a_handlers_warnings_next_to_its_errors(tmp_path: Path) -> None:
+    entry = {"type": "command", "command": "true", "timeout": 30000, "failClosed": "yes", "colour": "red"}
+    cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1
+    assert "failClosed: Input should be a valid boolean, got str" in proc.stdout
+    assert "warning: " in proc.stdout and "timeout: in seconds: 30000 s" in proc.stdout
+    assert "colour: unknown field" in proc.stdout
+
+
+def test_validate_reports_errors_of_both_the_common_and_the_type_fields(tmp_path: Path) -> None:
+    entry = {"type": "command", "command": "true", "timeout": "10", "shell": 5, "if": "Bash(rm"}
+    cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    proc = run_hookgate(["validate", str(cfg)])
+    errors = [line for line in proc.stdout.splitlines() if line.startswith("error:")]
+    assert proc.returncode == 1 and len(errors) == 3, proc.stdout
+    assert any(".timeout:" in e for e in errors) and any(".shell:" in e for e in errors)
+    assert any(".if:" in e for e in errors)
+
+
+# ---- 3. usage errors fail closed
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["runn"],
+        ["run", "--on-server-down", "maybe"],
+        ["run", "--dialect", "cursor"],
+        ["run", "--bogus"],
+        ["run", "--server", "http://127.0.0.1:1", "--on-server-down", "maybe"],  # the thin client's words
+        ["validate", "--nope"],
+        ["audit", "tial"],
+        [],
+    ],
+    ids=" ".join,
+)
+def test_a_usage_error_exits_2_in_one_line(argv: list[str]) -> None:
+    proc = run_hookgate(argv, RM_RF)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("hookgate") and proc.stdout == ""
+
+
+def test_a_bad_server_down_policy_in_the_environment_is_said_and_falls_back(tmp_path: Path) -> None:
+    cfg = _write(tmp_path / "hookgate.yaml", "hooks:\n  PreToolUse:\n" + GUARD_GROUP)
+    env = {"HOOKGATE_SERVER": "http://127.0.0.1:9", "HOOKGATE_ON_SERVER_DOWN": "maybe"}
+    proc = run_hookgate(["run", "--config", str(cfg)], RM_RF, env=env)
+    assert proc.returncode == 2  # decided in-process: the guard denies
+    assert "warning: HOOKGATE_ON_SERVER_DOWN='maybe' is not fallback, open or closed; using fallback" in proc.stderr
+
+
+def test_the_installed_script_exits_2_on_a_typo_and_0_on_help() -> None:
+    script = Path(sys.executable).parent / "hookgate"
+    if not script.exists():
+        pytest.skip("hookgate script not installed next to this interpreter")
+    typo = subprocess.run([str(script), "run", "--on-server-down", "maybe"], input=b"{}", capture_output=True)
+    assert typo.returncode == 2 and typo.stderr.count(b"\n") == 1
+    for argv in (["--help"], ["run", "--help"], ["--version"]):
+        assert subprocess.run([str(script), *argv], capture_output=True).returncode == 0
+
+
+def test_validate_parses_hookgate_commands_in_a_settings_file(tmp_path: Path) -> None:
+    hooks = [
+        {"type": "command", "command": "hookgate runn"},
+        {"type": "command", "command": "hookgate run --on-server-down maybe 2>/dev/null || true"},
+        {"type": "command", "command": "HOOKGATE_X=1 hookgate run --config x.yaml --dialect claude"},
+        {"type": "command", "command": "hookgate validate"},
+        {"type": "command", "command": sys.executable, "args": ["-m", "gateway", "run", "--help"]},
+    ]
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": hooks}]}}))
+    proc = run_hookgate(["validate", str(settings)])
+    lines = proc.stdout.splitlines()
+
+    def about(i: int, level: str) -> list[str]:  # errors: "where: command: ...", warnings: "where.command: ..."
+        sep = ": " if level == "error" else "."
+        return [line for line in lines if line.startswith(level) and f"hooks[{i}]{sep}command: '" in line]
+
+    assert proc.returncode == 1
+    assert "invalid choice: 'runn'" in about(0, "error")[0]
+    assert "invalid choice: 'maybe'" in about(1, "error")[0] and "exits 2 on every call" in about(1, "error")[0]
+    assert about(2, "error") == [] and about(2, "warning") == []
+    assert "answers no hook event" in about(3, "warning")[0]
+    assert "prints a help or version text" in about(4, "error")[0]
+
+
+# ---- 4. a bad value is echoed; a bad size limit is said out loud
+
+
+def test_a_bad_guard_decision_names_the_path_and_the_value(tmp_path: Path) -> None:
+    cfg = _write(tmp_path / "hookgate.yaml", "hooks: {}\nguards:\n  rules:\n    exec.download: maybe\n")
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1
+    assert (
+        f"error: {cfg}: guards.rules.exec.download: Input should be 'deny', 'ask' or 'off', got 'maybe'" in proc.stdout
+    )
+
+
+def test_a_bad_choice_in_a_handler_echoes_the_value(tmp_path: Path) -> None:
+    entry = {"type": "command", "command": "true", "shell": "zsh"}
+    cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1 and ".shell: Input should be 'bash', 'sh' or 'powershell', got 'zsh'" in proc.stdout
+
+
+def test_an_unreadable_event_size_limit_is_a_warning_and_the_default(tmp_path: Path) -> None:
+    env = {"HOOKGATE_MAX_EVENT_BYTES": "64k"}
+    cfg = _write(tmp_path / "hookgate.yaml", "hooks:\n  PreToolUse:\n" + GUARD_GROUP)
+    run = run_hookgate(["run", "--config", str(cfg)], RM_RF, env=env)
+    assert run.returncode == 2  # the policy still runs
+    assert "hookgate: warning: HOOKGATE_MAX_EVENT_BYTES='64k' is not a positive integer (bytes)" in run.stderr
+    big = {**RM_RF, "tool_input": {"command": "echo " + "x" * 100_000}}  # over 64k, under the default
+    passed = run_hookgate(["run", "--config", str(cfg)], big, env=env)
+    assert passed.returncode == 0 and passed.stderr.count("\n") == 1, passed.stderr
+    proc = run_hookgate(["validate", str(cfg)], env=env)
+    assert proc.returncode == 0 and "warning: HOOKGATE_MAX_EVENT_BYTES='64k'" in proc.stdout
+    serve = run_hookgate(["serve", "--port", "0", "--config", str(cfg)], env=env)
+    assert serve.returncode == 1 and serve.stderr.count("\n") == 1 and "--max-body" in serve.stderr
+    quiet = run_hookgate(["run", "--config", str(cfg)], RM_RF, env={"HOOKGATE_MAX_EVENT_BYTES": "4096"})
+    assert quiet.returncode == 2 and "warning" not in quiet.stderr
+
+
+def test_a_policy_hook_with_a_hookgate_typo_fails_closed_naming_it(tmp_path: Path) -> None:
+    hook = {"type": "command", "command": sys.executable, "args": ["-m", "gateway", "runn"]}
+    cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
+    run = run_hookgate(["run", "--config", str(cfg)], {**RM_RF, "tool_input": {"command": "ls"}})
+    assert run.returncode == 2 and "invalid choice: 'runn'" in run.stderr

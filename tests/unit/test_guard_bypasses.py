@@ -1,0 +1,190 @@
+"""Bypasses a security review found in the default shell guard, each with several disguises and the near misses
+that must still pass: git subcommands that run a shell command, a ``cd`` hidden in ``sh -c``/``eval`` or done by
+``env -C``/``sudo -D``, and ``allowCommands`` used outside the project directory."""
+
+from __future__ import annotations
+
+import pytest
+
+from configs.guards.destructive import Settings, analyse
+from tests.conftest import run_hookgate
+
+CWD = "/home/dev/webshop"
+RM = "deny:rm.recursive"
+EXT = "ask:git.ext-command"
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/dev")
+    monkeypatch.setenv("TMPDIR", "/tmp/u1000")
+
+
+def rule_of(command: str, cwd: str | None = CWD, settings: Settings | None = None) -> str | None:
+    found = analyse(command, cwd, settings)
+    return None if found is None else f"{found.decision}:{found.rule}"
+
+
+GIT_RUNS = [
+    "git bisect run rm -rf ~",
+    "git bisect run sh -c 'rm -rf /'",
+    "git submodule foreach 'rm -rf ~'",
+    "git submodule foreach --recursive rm -rf /",
+    "git submodule --quiet foreach 'rm -rf $toplevel/..'",
+    "git filter-branch --tree-filter 'rm -rf ~' HEAD",
+    "git filter-branch --index-filter='rm -rf /' -- --all",
+    "git filter-branch -f --msg-filter 'rm -rf ~' HEAD",
+    "git filter-branch --env-filter 'rm -rf ~'",
+    "git filter-branch --commit-filter 'rm -rf ~; git commit-tree \"$@\"'",
+    "git difftool -x 'rm -rf ~'",
+    "git difftool --extcmd='rm -rf ~'",
+    "git difftool --extcmd 'rm -rf /' HEAD~1",
+    "git grep -O'rm -rf ~' foo",
+    "git grep --open-files-in-pager='rm -rf ~' foo",
+    "git fetch --upload-pack='rm -rf ~' origin",
+    "git ls-remote --upload-pack 'rm -rf ~' origin",
+    "git pull --upload-pack='rm -rf ~'",
+    "git clone -u 'rm -rf ~' https://example.com/x.git y",
+    "git clone --upload-pack='rm -rf /' x",
+    "git push --receive-pack='rm -rf ~' origin",
+    "git archive --remote=origin --exec='rm -rf ~' HEAD",
+    "git mergetool --tool-cmd='rm -rf ~'",
+    "git send-email --to-cmd='rm -rf ~' x.patch",
+    "git send-email --cc-cmd 'rm -rf /' x.patch",
+    "git -c sendemail.tocmd='rm -rf ~' send-email x.patch",
+    "git -c uploadpack.packObjectsHook='rm -rf ~' clone file:///srv/x y",
+    "git clone 'ext::sh -c rm% -rf% ~' x",
+    "git -c protocol.ext.allow=always fetch 'ext::rm -rf /'",
+    "sudo git -C repo submodule foreach rm -rf ~",
+]
+
+
+@pytest.mark.parametrize("command", GIT_RUNS)
+def test_git_commands_that_run_a_command_are_checked_like_a_shell(command: str) -> None:
+    assert rule_of(command) == RM
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git clone 'ext::ssh -o ProxyCommand=nc host' dir",
+        "git -c protocol.ext.allow=always fetch 'ext::git-remote-x %S'",
+        "git remote add x 'ext::sh -c true'",
+        "git -c uploadpack.packObjectsHook=./pack.sh clone file:///srv/x y",
+    ],
+)
+def test_ext_remotes_and_pack_objects_hooks_ask(command: str) -> None:
+    assert rule_of(command) == EXT
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git bisect run make test",
+        "git bisect run pytest -x tests/",
+        "git submodule foreach git pull",
+        "git submodule update --init --recursive",
+        "git filter-branch --tree-filter 'rm -f secrets.txt' HEAD",
+        "git difftool -x meld",
+        "git grep -O foo",
+        "git grep -n upload-pack",
+        "git fetch origin",
+        "git clone https://example.com/x.git",
+        "git push origin main",
+        "git send-email --to=dev@example.com x.patch",
+    ],
+)
+def test_everyday_git_still_passes(command: str) -> None:
+    assert rule_of(command) is None
+
+
+CD_HIDDEN = [
+    "bash -c 'cd .. && rm -rf dist'",
+    "sh -c 'cd ~ && rm -rf .cache'",
+    "bash -c 'cd / && rm -rf build'",
+    'bash -c "cd /; rm -rf node_modules"',
+    "bash -c $'true\\ncd ..\\nrm -rf dist'",
+    "eval 'cd ..' && rm -rf dist",
+    'eval "cd .."; rm -rf build',
+    "env -C / rm -rf build",
+    "env --chdir=/ rm -rf build",
+    "env -C .. rm -rf dist",
+    'env -C "$DIR" rm -rf build',
+    "sudo -D / rm -rf build",
+    "sudo --chdir=/home/dev rm -rf .cache",
+    "unshare --wd=/ rm -rf build",
+    "env -C / find . -name node_modules -exec rm -rf {} +",
+]
+
+
+@pytest.mark.parametrize("command", CD_HIDDEN)
+def test_a_build_folder_delete_counts_where_it_really_runs(command: str) -> None:
+    assert rule_of(command) in (RM, "deny:find.delete")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bash -c 'rm -rf dist'",
+        "bash -c 'rm -rf dist && cd ..'",
+        "sh -c '(cd docs && make html) && rm -rf dist'",
+        "env -C /tmp/scratch rm -rf build",
+        "env -C packages/web rm -rf node_modules",
+        "sudo -D /home/dev/webshop rm -rf build",
+        "env FOO=1 rm -rf dist",
+    ],
+)
+def test_build_folder_deletes_where_they_run_in_the_project_pass(command: str) -> None:
+    assert rule_of(command) is None
+
+
+ALLOWED = Settings(allow_commands=["git clean -fdx", "rm -rf ./generated/*"])
+
+
+@pytest.mark.parametrize(
+    "command, rule",
+    [
+        ("cd ~ && git clean -fdx", "deny:git.clean-force"),
+        ("GIT_WORK_TREE=/ git clean -fdx", "deny:git.clean-force"),
+        ("GIT_DIR=/srv/x/.git git clean -fdx", "deny:git.clean-force"),
+        ("export GIT_WORK_TREE=/; git clean -fdx", "deny:git.clean-force"),
+        ("env GIT_WORK_TREE=/ git clean -fdx", "deny:git.clean-force"),
+        ("env -C / git clean -fdx", "deny:git.clean-force"),
+        ("bash -c 'cd / && git clean -fdx'", "deny:git.clean-force"),
+        ("cd / && rm -rf ./generated/*", RM),
+        ("pushd /srv; rm -rf ./generated/*", RM),
+        ("sudo -D / rm -rf ./generated/*", RM),
+        ("HOME=/ git clean -fdx", "deny:git.clean-force"),
+    ],
+)
+def test_allowed_commands_only_pass_in_the_project(command: str, rule: str) -> None:
+    assert rule_of(command, settings=ALLOWED) == rule
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git clean -fdx",
+        "rm -rf ./generated/*",
+        "FOO=1 git clean -fdx",
+        "git clean -fdx && cd ..",
+        "sh -c 'git clean -fdx'",
+    ],
+)
+def test_allowed_commands_still_pass_where_allowed(command: str) -> None:
+    assert rule_of(command, settings=ALLOWED) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git submodule foreach 'rm -rf ~'", "bash -c 'cd .. && rm -rf dist'", "env -C / rm -rf build"],
+)
+def test_through_hookgate_run(command: str) -> None:
+    event = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "cwd": "/srv/app",
+        "tool_input": {"command": command},
+    }
+    proc = run_hookgate(["run"], event)
+    assert proc.returncode == 2 and "rm.recursive" in proc.stderr, (proc.stdout, proc.stderr)

@@ -1,0 +1,218 @@
+"""The agent switching its own guard rails off: writes to the installed hookgate (its policy files, packages and
+command), pip removing or replacing it, hookgate's CLI reached through ``python -m gateway``, its state written
+with sqlite3, the approvals routes answered with curl, and file-tool writes to ``.git/config``/``.git/hooks``."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import configs
+from configs.guards import secrets_guard, shell_guard
+from configs.guards.destructive import analyse
+from tests.conftest import run_hookgate
+
+CWD = "/home/dev/webshop"
+SITE = os.path.dirname(os.path.dirname(os.path.abspath(configs.__file__)))  # site-packages, or the checkout
+BIN = os.path.join(sys.prefix, "bin", "hookgate")
+SELF = "deny:hookgate.self-change"
+CONFIG = "deny:write.hook-config"
+
+
+@pytest.fixture(autouse=True)
+def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", "/home/dev")
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.delenv("HOOKGATE_SERVER", raising=False)
+
+
+def rule_of(command: str, cwd: str | None = CWD) -> str | None:
+    found = analyse(command, cwd)
+    return None if found is None else f"{found.decision}:{found.rule}"
+
+
+INSTALLED_WRITES = [
+    f"sed -i 's/deny/allow/' {SITE}/configs/default.yaml",
+    f"echo 'hooks: {{}}' > {SITE}/configs/default.yaml",
+    f"printf x | tee {SITE}/configs/guards/shell_guard.py",
+    f"cp /tmp/empty.py {SITE}/configs/guards/destructive/rules.py",
+    f"perl -pi -e 's/deny/off/' {SITE}/gateway/dispatcher.py",
+    f"truncate -s 0 {SITE}/handlers/__init__.py",
+    f"rm {SITE}/configs/guards/secrets_guard.py",
+    f"mv {SITE}/configs /tmp/off",
+    f"ln -sf /bin/true {BIN}",
+    f"cp /bin/true {BIN}",
+    f"sed -i 's/x/y/' {SITE}/configs/./guards/../default.yaml",
+]
+
+
+@pytest.mark.parametrize("command", INSTALLED_WRITES)
+def test_shell_writes_to_the_installed_hookgate_are_denied(command: str) -> None:
+    assert rule_of(command) == CONFIG
+
+
+def test_relative_writes_and_deleting_the_folder_that_holds_it_count_from_its_own_folder() -> None:
+    assert rule_of("sed -i s/deny/allow/ configs/default.yaml", SITE) == CONFIG
+    assert rule_of(f"rm -rf {os.path.dirname(SITE)}/{os.path.basename(SITE)}/gateway") in ("deny:rm.recursive", CONFIG)
+    holder = os.path.dirname(os.path.dirname(secrets_guard.installed_roots()[-1][0]))  # the interpreter's prefix
+    assert rule_of(f"rm -r {holder}") in (CONFIG, "deny:rm.recursive")
+
+
+@pytest.mark.parametrize(
+    "tool, tool_input",
+    [
+        ("Write", {"file_path": f"{SITE}/configs/default.yaml", "content": "hooks: {}"}),
+        ("Edit", {"file_path": f"{SITE}/configs/guards/shell_guard.py", "old_string": "a", "new_string": "b"}),
+        ("MultiEdit", {"file_path": f"{SITE}/gateway/cli/run.py", "edits": []}),
+        ("write_file", {"file_path": f"{SITE}/handlers/__init__.py", "content": ""}),
+        ("replace", {"file_path": f"{SITE}/configs/guards/destructive/git.py", "old_string": "a", "new_string": "b"}),
+        ("fs_write", {"command": "create", "path": BIN, "file_text": "#!/bin/sh\n"}),
+        ("apply_patch", {"command": f"*** Begin Patch\n*** Update File: {SITE}/configs/default.yaml\n*** End Patch"}),
+    ],
+)
+def test_file_tools_cannot_edit_the_installed_hookgate(tool: str, tool_input: dict[str, object]) -> None:
+    out = secrets_guard.check_event({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input})
+    assert out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_ordinary_project_files_named_like_hookgate_parts_still_pass() -> None:
+    for path in ("/home/dev/webshop/configs/default.yaml", "/home/dev/webshop/gateway/app.py", "/usr/local/bin/hk"):
+        assert secrets_guard.config_kind(path) is None, path
+    assert rule_of("sed -i s/a/b/ configs/default.yaml") is None
+    assert rule_of("rm -rf .venv") is None  # the project's own .venv, not the one hookgate runs from
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip uninstall hookgate",
+        "pip uninstall -y hookgate",
+        "pip3 uninstall --yes HookGate",
+        "python3 -m pip uninstall hookgate",
+        "python -m pip install --force-reinstall 'hookgate==0.0.1'",
+        "pip install -U 'hookgate[slack]'",
+        "uv pip uninstall hookgate",
+        "uv tool uninstall hookgate",
+        "pipx uninstall hookgate",
+        "sudo pip3.11 uninstall -y hookgate",
+    ],
+)
+def test_pip_removing_or_replacing_hookgate_is_self_change(command: str) -> None:
+    assert rule_of(command) == SELF
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m gateway approvals approve 12",
+        "python -m gateway approvals reject 12",
+        "python3 -mgateway approvals approve 12",
+        "python3 -m gateway.cli mode read-only off",
+        "python3 -m gateway uninstall claude",
+        f"{sys.executable} {SITE}/gateway/cli/hookgate approvals approve 3",
+        f"python3 {SITE}/gateway approvals approve 3",
+        f"{BIN} approvals approve 3",
+        "env python3 -m gateway approvals approve 9",
+        "bash -c 'python3 -m gateway approvals approve 9'",
+        "python3 -c \"from gateway.cli import main; main(['approvals', 'approve', '9'])\"",
+    ],
+)
+def test_hookgate_cli_reached_another_way_is_self_change(command: str) -> None:
+    assert rule_of(command) == SELF
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sqlite3 ~/.local/state/hookgate/state.sqlite3 \"update approvals set status='approved'\"",
+        "sqlite3 ~/.local/state/hookgate/state.sqlite3 'delete from audit_records'",
+        "sqlite3 /home/dev/.local/state/hookgate/state.sqlite3 < fix.sql",
+        "sqlite3 -cmd '.timeout 100' $HOME/.local/state/hookgate/state.sqlite3 'drop table approvals'",
+        "sqlite3 file:/home/dev/.local/state/hookgate/state.sqlite3?mode=rw 'delete from audit_records'",
+        "python3 -c \"import sqlite3; sqlite3.connect('/home/dev/.local/state/hookgate/state.sqlite3')"
+        ".execute('delete from audit_records')\"",
+        "python3 -c \"import sqlite3, os; sqlite3.connect(os.path.expanduser('~/.local/state/hookgate/state.sqlite3'))\"",
+        "curl -X POST -H \"Authorization: Bearer $HOOKGATE_TOKEN\" http://127.0.0.1:8787/approvals/ab12 -d '{}'",
+        "curl -XPOST localhost:8787/approvals/ab12/",
+        'curl -X POST "$HOOKGATE_SERVER/approvals/ab12"',
+        "curl --data decision=approve http://[::1]:8787/ui/api/approvals/ab12",
+        "curl -X POST http://127.0.0.1:8787/approvals/slack -d payload=x",
+        "wget --post-data=x http://127.0.0.1:8787/approvals/ab12",
+        "http POST :8787/approvals/ab12 decision=approve",
+    ],
+)
+def test_state_and_approval_routes_are_self_change(command: str) -> None:
+    assert rule_of(command) == SELF
+
+
+def test_the_configured_server_address_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOOKGATE_SERVER", "http://gw.internal:9000")
+    assert rule_of("curl -X POST http://gw.internal:9000/approvals/ab12") == SELF
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip install requests",
+        "pip uninstall -y requests",
+        "pip install -e .",
+        "python3 -m gateway approvals list",
+        "python3 -m gateway validate",
+        "sqlite3 -readonly ~/.local/state/hookgate/state.sqlite3 'select count(*) from approvals'",
+        "sqlite3 app.db 'delete from sessions'",
+        "curl http://127.0.0.1:8787/approvals",
+        "curl -X POST https://api.example.com/approvals/ab12",
+        "python3 -c \"import sqlite3; sqlite3.connect('app.db')\"",
+    ],
+)
+def test_near_misses_pass(command: str) -> None:
+    assert rule_of(command) is None
+
+
+@pytest.mark.parametrize(
+    "tool, tool_input",
+    [
+        ("Write", {"file_path": "/home/dev/webshop/.git/hooks/pre-commit", "content": "rm -rf ~"}),
+        ("Write", {"file_path": ".git/hooks/post-checkout", "content": "#!/bin/sh"}),
+        ("Edit", {"file_path": "/home/dev/webshop/.git/config", "old_string": "a", "new_string": "b"}),
+        ("MultiEdit", {"file_path": "sub/.git/config", "edits": []}),
+        ("write_file", {"file_path": "/repo/.git/hooks/pre-push", "content": ""}),
+        ("replace", {"file_path": "/repo/.git//config", "old_string": "a", "new_string": "b"}),
+        ("fs_write", {"command": "create", "path": "/repo/.git/hooks/x", "file_text": ""}),
+        ("apply_patch", {"command": "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+x\n*** End Patch"}),
+        ("mcp__fs__write_file", {"path": "/repo/.git/config", "content": ""}),
+    ],
+)
+def test_file_tools_cannot_write_git_config_or_hooks(tool: str, tool_input: dict[str, object]) -> None:
+    event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": CWD}
+    out = secrets_guard.check_event(event)
+    assert out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert ".git" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_file_tools_near_misses_for_git() -> None:
+    for path in ("/repo/.github/workflows/ci.yml", "/repo/.gitignore", "/repo/.git-hooks/x", "/repo/docs/.git.md"):
+        event = {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": path}}
+        assert secrets_guard.check_event(event) is None, path
+    assert shell_guard.check_event({"tool_name": "Write", "tool_input": {"file_path": "/r/.git/config"}}) is None
+
+
+def test_through_hookgate_run(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    cases = [
+        ("Write", {"file_path": f"{SITE}/configs/default.yaml", "content": "hooks: {}"}),
+        ("Edit", {"file_path": f"{tmp_path}/.git/hooks/pre-commit", "old_string": "a", "new_string": "b"}),
+        ("Bash", {"command": f"sed -i 's/deny/allow/' {SITE}/configs/default.yaml"}),
+        ("Bash", {"command": "python3 -m gateway approvals approve 1"}),
+        ("Bash", {"command": "pip uninstall -y hookgate"}),
+        ("Bash", {"command": f"sqlite3 {tmp_path}/.local/state/hookgate/state.sqlite3 'delete from audit_records'"}),
+    ]
+    for tool, tool_input in cases:
+        event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(tmp_path)}
+        proc = run_hookgate(["run"], event, env=env)
+        assert proc.returncode == 2, (tool, tool_input, proc.stdout, proc.stderr)
+    ok = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})
+    assert ok.returncode == 0
