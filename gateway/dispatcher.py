@@ -474,8 +474,6 @@ def run_inline(coro: Coroutine[Any, Any, T]) -> T:
 CHAIN = -1
 """The job key of the event's chained handlers in ``Executor.run`` (group indexes are >= 0)."""
 
-_GUARD = "configs.guards.destructive"  # the default policy's shell guard (tuned by a config's guards section)
-
 
 class Chain:
     """Handlers run one after another: each sees the event as the ones before rewrote it (``tool_input``
