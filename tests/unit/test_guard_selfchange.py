@@ -216,3 +216,18 @@ def test_through_hookgate_run(tmp_path: Path) -> None:
         assert proc.returncode == 2, (tool, tool_input, proc.stdout, proc.stderr)
     ok = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})
     assert ok.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (f"cp -t {SITE} notes.txt", None),
+        (f"cp notes.txt {SITE}/notes.txt", None),
+        (f"cp -t {SITE} .env", "deny:write.secrets"),
+        (f"cp -r build {SITE}/configs", CONFIG),
+    ],
+)
+def test_copying_into_the_folder_that_holds_hookgate_is_not_replacing_it(command: str, expected: str | None) -> None:
+    # The guard's answer must not depend on where hookgate happens to be installed (a checkout under /tmp made
+    # `cp -t /tmp .env` read as replacing hookgate): only replacing the installed folders themselves is self-change.
+    assert rule_of(command) == expected

@@ -113,8 +113,12 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
                     f"`{shown}` writes straight onto a device and can overwrite a disk, so {POLICY} blocks it.",
                 )
     paths = written_paths(name, args)
-    # cp -r dir .claude: a whole configuration directory
-    if name in COPIERS and paths and not paths[0].endswith("/") and config_kind(paths[0], removal=True):
+    # cp -r dir .claude: a whole configuration directory. A folder that merely holds the installed hookgate
+    # (`cp -t /tmp x` with hookgate installed under /tmp) is written into, not replaced: checked path by path.
+    replaced = paths and not paths[0].endswith("/") and config_kind(paths[0], removal=True)
+    if replaced and replaced == installed_kind(paths[0], removal=True) and not installed_kind(paths[0]):
+        replaced = None
+    if name in COPIERS and replaced:
         reason = protected_write_reason(paths[0], f"`{shown}`", removal=True, verb="replaces")
         return ctx.hit("write.hook-config", shown, reason) if reason else None
     for path in paths:
