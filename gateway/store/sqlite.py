@@ -62,6 +62,9 @@ _APPROVAL_RETURNING = f"RETURNING {_APPROVAL_COLUMNS}"
 _APPROVAL_OPEN = "consumed_at IS NULL AND status IN ('pending', 'approved', 'rejected')"
 
 
+BUSY_TIMEOUT = 30.0  # seconds a connection waits for another process's write lock before "database is locked"
+
+
 def migrate(db: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int:
     """Run the steps of ``migrations`` that ``db`` has not run yet; returns the schema version reached."""
     db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -118,11 +121,17 @@ class SQLiteStore(SQLiteAuditMixin, Store):
                 if not os.path.isfile(self.path):
                     raise StoreNotFound(f"state store {self.path} does not exist yet", self.path)
                 uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, timeout=5.0, isolation_level=None, check_same_thread=False)
+                self._db = sqlite3.connect(
+                    uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+                )
                 self.opened_at = self.version = _version(self._db)
             else:
                 os.makedirs(state_dir, mode=0o700, exist_ok=True)
-                self._db = sqlite3.connect(self.path, timeout=5.0, isolation_level=None, check_same_thread=False)
+                # busy timeout 30 s: another process's commit can stall that long on a slow disk's fsync
+                # (FULL sync in WAL); waiting for the lock beats failing the event with "database is locked"
+                self._db = sqlite3.connect(
+                    self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+                )
                 _make_private(self._db, self.path)
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self.opened_at = _version(self._db)
