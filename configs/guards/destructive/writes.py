@@ -4,6 +4,7 @@ decides what is protected), a glob that could name a protected file (``> .e?v``)
 
 from __future__ import annotations
 
+from .cmdnames import writes_files
 from .context import POLICY, Ctx
 from .delete import check_removals
 from .expand import base, names
@@ -53,7 +54,9 @@ COPIERS: dict[str, tuple[str, frozenset[str]]] = {
 
 
 def written_paths(name: str, args: list[str]) -> list[str]:
-    """The files ``name ARGS`` writes to, as far as its arguments tell."""
+    """The files ``name ARGS`` writes to, as far as its arguments tell (none unless ``cmdnames.writes_files``)."""
+    if not writes_files(name):
+        return []
     if name == "tee":
         return getopt(args, "", frozenset(), "")[0]
     if name in COPIERS:
