@@ -101,8 +101,8 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
     for r in cmd.redirs:
         if r.op in _OUTPUT_REDIRECTS and r.target is not None:
             target = r.target.text
-            if r.op == ">&" and (target.isdigit() or target == "-"):
-                continue
+            if (r.op == ">&" and (target.isdigit() or target == "-")) or target == "/dev/null":
+                continue  # (2>/dev/null: nothing to protect there, and no need to load the write rules)
             from .writes import write_reason
 
             reason = write_reason(target, show(cmd.words, cmd.redirs), ctx)
