@@ -81,7 +81,7 @@ def test_the_record_is_recorders_redacted_and_drains_into_a_chain_that_verifies(
 
 
 def test_a_plain_record_is_written_as_it_is(tmp_path: Path) -> None:
-    plain = parse_event(
+    plain: Any = parse_event(
         {"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "tool_input": {"command": "ls"}},
         "claude",
     )
@@ -92,7 +92,7 @@ def test_a_plain_record_is_written_as_it_is(tmp_path: Path) -> None:
 
 def test_custom_patterns_redact_too(tmp_path: Path) -> None:
     audit = {**AUDIT, "redact": [r"hunter\d"]}
-    plain = parse_event(
+    plain: Any = parse_event(
         {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "echo hunter2"}}, "claude"
     )
     one_shot(tmp_path, audit=audit).submit(plain, merge("PreToolUse", [HandlerResult(id="g", type="python")]))
