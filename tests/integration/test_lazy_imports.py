@@ -126,6 +126,7 @@ NOT_ON_THE_HOOK_PATH = (
     "yaml",
     "gateway.answers",  # an allow (the guard answers None) reads no hook output
     "shlex",
+    "fcntl",  # the spool writer takes no lock (gateway.audit.spool)
     "contextvars",  # the guards' tuning is scoped only when a config tunes them
     "sqlite3",
     "gateway.store",  # the record goes to the spool: no store is opened
