@@ -1,7 +1,8 @@
 """The command names each rule module judges, apart from the modules themselves: the dispatcher (``rules``)
 reads them to import a rule module only when a command's name can need it (``ls -la`` loads none of
-``delete``, ``git``, ``writes``, ``programs``...: a hook call pays for the modules it uses). The rule modules
-take their tables from here too, so a name added to a rule is added to its dispatch. Imports nothing."""
+``delete``, ``git``, ``writes``, ``programs``...: a hook call pays for the modules it uses). These tables are
+the only copy (``writes.written_paths`` starts from ``writes_files``, so a writer missing here is one its own
+tests see write nothing; ``tests/unit/guards/test_lazy_rules.py``). Imports nothing."""
 
 from __future__ import annotations
 
