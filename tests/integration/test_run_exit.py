@@ -69,9 +69,7 @@ def test_a_users_python_handler_gets_the_usual_exit(tmp_path: Path) -> None:
         json.dumps(
             {
                 "hooks": {
-                    "PreToolUse": [
-                        {"matcher": "Bash", "hooks": [{"type": "python", "callable": "userchecks:check"}]}
-                    ]
+                    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "python", "callable": "userchecks:check"}]}]
                 }
             }
         )
