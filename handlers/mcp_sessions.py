@@ -30,10 +30,10 @@ per call in hookgate and 25% more in the server).
 
 Restarts: a stdio server whose stdout ends (it exited or crashed) is marked dead at once; the calls in flight
 on it fail with ``HandlerError`` (the handler's ``failClosed`` decides: deny, or a non-blocking error; a
-call is never retried, as a tool call need not be idempotent) and the next call starts a new process. Starting is retried with tenacity
-(``START_ATTEMPTS`` attempts, exponential backoff with jitter, never sleeping past the caller's deadline);
-after a start that failed every attempt, calls fail fast for ``BROKEN_COOLDOWN`` seconds, so a broken server
-does not add its start-up time to every tool call.
+call is never retried, as a tool call need not be idempotent) and the next call starts a new process.
+Starting is retried with tenacity (``START_ATTEMPTS`` attempts, exponential backoff with jitter, never
+sleeping past the caller's deadline); after a start that failed every attempt, calls fail fast for
+``BROKEN_COOLDOWN`` seconds, so a broken server does not add its start-up time to every tool call.
 
 Errors: everything is mapped to ``HandlerError`` here (``MCPError``, transport and start-up failures, with
 the last line the stdio server wrote to stderr); the ``mcp`` SDK is imported only when a session starts.
