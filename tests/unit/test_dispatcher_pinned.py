@@ -449,7 +449,7 @@ def test_other_events_are_cached_by_their_content_less_the_session(tmp_path: Pat
 
 def test_tool_calls_are_cached_by_tool_and_input_not_by_session(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "PreToolUse", "nothing")
-    write = parse_event({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"command": "ls"}})
+    write = bash("ls").with_fields(tool_name="Write")  # the same input, another tool
     assert statuses(cfg, [bash("ls"), bash("ls", session_id="other"), write, bash("ls -a")]) == [
         "ok",
         "cached",
@@ -515,6 +515,27 @@ def test_a_store_that_cannot_cache_only_costs_a_rerun_and_one_warning(
     warnings = [r.getMessage() for r in caplog.records if r.name == "hookgate.store"]
     assert warnings == [
         f"state store {not_a_dir}/state.sqlite3: [Errno 17] File exists: '{not_a_dir}' (cacheTtl handlers run uncached)"
+    ]
+
+
+def test_a_cache_that_cannot_be_written_warns_with_the_stores_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from gateway.store.sqlite import SQLiteStore
+
+    cfg = cached_config(tmp_path, "PreToolUse", "deny")
+    SQLiteStore(str(tmp_path / "state")).close()  # the file exists; this run may only read it
+    dispatcher_module._cache_warned.clear()
+    dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
+    store = ctx.get_resource("state", lambda: SQLiteStore(str(tmp_path / "state"), readonly=True))
+    with caplog.at_level(logging.WARNING, logger="hookgate.store"):
+        decisions = [dispatcher.decide(bash(), ctx) for _ in range(2)]
+    store.close()
+    assert [(d.permission, d.results[0].status) for d in decisions] == [("deny", "ok")] * 2  # reads miss
+    warnings = [r.getMessage() for r in caplog.records if r.name == "hookgate.store"]
+    assert warnings == [
+        f"state store {tmp_path}/state/state.sqlite3: attempt to write a readonly database "
+        "(cacheTtl handlers run uncached)"
     ]
 
 
