@@ -283,6 +283,7 @@ def test_priority_orders_the_merge_and_positions_are_renumbered(tmp_path: Path) 
     assert [(s.spec.id, s.order, s.group) for s in selected] == [("c", 0, 1), ("a", 1, 0), ("d", 2, 1), ("b", 3, 0)]
     decision = run(cfg, bash())
     assert [(r.id, r.order) for r in decision.results] == [("c", 0), ("a", 1), ("d", 2), ("b", 3)]
+    assert [r.side_effects for r in decision.results] == [[], [], ["wrote audit line"], []]  # a list, even empty
 
 
 # ---------------------------------------------------------------------------- attempt: each outcome
@@ -974,6 +975,31 @@ def test_a_detached_background_handler_has_its_own_session_and_stays_out_of_the_
         time.sleep(0.05)
     probe = json.loads(mark.read_text())
     assert probe["sid"] == probe["pid"]  # a session leader: the host's kill of the hook's group spares it
+
+
+def test_the_detached_job_leaves_the_hooks_session_and_streams(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """In-process, so the job's own start is what is checked: the detached child must not share the
+    hook's process group (the host kills it on timeout) nor write into the hook's stdout/stderr."""
+    import os
+    import time
+
+    mark = tmp_path / "probe.json"
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("background_probe", **{"async": True})]}]})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOOKGATE_TEST_MARK", str(mark))
+        mp.chdir(Path(__file__).resolve().parents[2])  # the child imports tests.unit.dispatch_callables
+        assert run(cfg, bash(), RunContext(cfg, mode="run")).results[0].status == "skipped"
+        deadline = time.monotonic() + 30
+        while not mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    probe = json.loads(mark.read_text())
+    while os.waitpid(probe["pid"], os.WNOHANG) == (0, 0) and time.monotonic() < deadline:
+        time.sleep(0.05)  # our own child: once reaped, everything it printed has been written
+    assert probe["sid"] == probe["pid"] != os.getsid(0)
+    out, err = capfd.readouterr()
+    assert "noise" not in out + err
 
 
 def test_duration_is_the_handlers_wall_time_in_milliseconds(tmp_path: Path) -> None:
