@@ -14,6 +14,8 @@ TOOLS = frozenset({"chmod", "chown", "chgrp", "rsync", "tar", "gtar", "bsdtar"})
 """``tools.check_tool``'s commands."""
 WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "truncate", "curl", "wget"})
 """Commands whose arguments name files they write (``writes.written_paths``), with ``perl*`` (``writes``)."""
+DISK_TOOLS = frozenset({"wipefs", "blkdiscard", "mkswap", "sgdisk", "sfdisk", "parted", "fdisk", "gdisk"})
+"""Partition and signature tools (``writes.check_disk_tool``)."""
 VERSIONED_INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "php", "lua"})  # python3.12, lua5.4
 PLAIN_INTERPRETERS = frozenset({"nodejs", "Rscript", "bun", "osascript"})
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from .cmdnames import HTTP_CLIENTS, SHELLS, TOOLS, interpreter_family, writes_files
+from .cmdnames import DISK_TOOLS, HTTP_CLIENTS, SHELLS, TOOLS, interpreter_family, writes_files
 from .context import POLICY, Ctx
 from .defined import check_defined, check_startup, define_aliases, define_functions
 from .expand import (
@@ -48,6 +48,11 @@ _GLOB_CANDIDATES = (
     "dd",
     "mkfs",
     "mke2fs",
+    "wipefs",
+    "blkdiscard",
+    "mkswap",
+    "sgdisk",
+    "sfdisk",
     "eval",
     "source",
     "tee",
@@ -186,6 +191,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return ctx.hit(
             "disk.mkfs", shown, f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
         )
+    if name in DISK_TOOLS:
+        from .writes import check_disk_tool
+
+        return check_disk_tool(name, texts, shown, ctx)
     if name in SHELLS:
         from .programs import check_shell
 
