@@ -191,6 +191,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return ctx.hit(
             "disk.mkfs", shown, f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
         )
+    if name in ("fd", "fdfind"):  # fd -t d build -x rm -rf: the command after --exec runs on every result
+        return _check_fd_exec(args, ctx)
     if name in DISK_TOOLS:
         from .writes import check_disk_tool
 
@@ -326,6 +328,31 @@ def _fed(args: list[Word], u: Unwrapped) -> list[Word]:
     if u.replace:
         return [unknown if u.replace in w.text else w for w in args]
     return [*args, unknown]
+
+
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _check_fd_exec(args: list[Word], ctx: Ctx) -> str | None:
+    """``fd ... -x CMD ARGS [;]`` (``--exec``, ``-X``/``--exec-batch``): CMD runs with each result, in place of
+    a ``{}``-style placeholder or after its arguments; a result is a path known only at run time."""
+    for i, word in enumerate(args):
+        if word.text in _FD_EXEC:
+            rest = args[i + 1 :]
+            end = next((k for k, w in enumerate(rest) if w.text == ";"), len(rest))
+            command = rest[:end]
+            if not command:
+                return None
+            unknown = Word("$HOOKGATE_FD_RESULT")
+            unknown.literal = False
+            placed = [unknown if "{" in w.text and "}" in w.text else w for w in command[1:]]
+            if not any(w is unknown for w in placed):
+                placed.append(unknown)
+            reason = check_argv([command[0], *placed], None, ctx.deeper())
+            if reason:
+                return reason
+            return _check_fd_exec(rest[end + 1 :], ctx) if end < len(rest) else None
+    return None
 
 
 def _check_glob_head(head: Word, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
