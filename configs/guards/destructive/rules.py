@@ -79,6 +79,15 @@ _GLOB_CANDIDATES = (
     "batch",
     "crontab",
     "trap",
+    "rimraf",
+    "fd",
+    "fdfind",
+    "hookgate",
+    "sqlite3",
+    "uv",
+    *sorted(DISK_TOOLS),
+    *sorted(TOOLS),
+    *sorted(HTTP_CLIENTS),
     *sorted(SHELLS),
     *sorted(WRAPPERS),
 )
@@ -191,6 +200,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return ctx.hit(
             "disk.mkfs", shown, f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
         )
+    if name in ("fd", "fdfind"):  # fd -t d build -x rm -rf: the command after --exec runs on every result
+        return _check_fd_exec(args, ctx)
     if name in DISK_TOOLS:
         from .writes import check_disk_tool
 
@@ -328,11 +339,46 @@ def _fed(args: list[Word], u: Unwrapped) -> list[Word]:
     return [*args, unknown]
 
 
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _check_fd_exec(args: list[Word], ctx: Ctx) -> str | None:
+    """``fd ... -x CMD ARGS [;]`` (``--exec``, ``-X``/``--exec-batch``): CMD runs with each result, in place of
+    a ``{}``-style placeholder or after its arguments; a result is a path known only at run time."""
+    for i, word in enumerate(args):
+        text = word.text
+        option, eq, value = text.partition("=")
+        if text.startswith("--"):
+            attached = value if eq and option in _FD_EXEC else None  # --exec=rm
+        else:
+            attached = text[2:] if text[:2] in ("-x", "-X") and len(text) > 2 else None  # -xrm
+        if text in _FD_EXEC or attached:
+            rest = args[i + 1 :]
+            if attached:  # --exec=rm -rf, -xrm -rf
+                head = Word(attached)
+                head.literal = word.literal
+                rest = [head, *rest]
+            end = next((k for k, w in enumerate(rest) if w.text == ";"), len(rest))
+            command = rest[:end]
+            if not command:
+                return None
+            unknown = Word("$HOOKGATE_FD_RESULT")
+            unknown.literal = False
+            placed = [unknown if "{" in w.text and "}" in w.text else w for w in command[1:]]
+            if not any(w is unknown for w in placed):
+                placed.append(unknown)
+            reason = check_argv([command[0], *placed], None, ctx.deeper())
+            if reason:
+                return reason
+            return _check_fd_exec(rest[end + 1 :], ctx) if end < len(rest) else None
+    return None
+
+
 def _check_glob_head(head: Word, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     import fnmatch
 
     pattern = base(head.text)
-    for name in _GLOB_CANDIDATES:
+    for name in (*_GLOB_CANDIDATES, *sorted(_AWKS), *sorted(_PIP_NAMES)):
         if fnmatch.fnmatchcase(name, pattern) or (name == "mkfs" and fnmatch.fnmatchcase("mkfs.ext4", pattern)):
             reason = check_argv([Word(name), *args], cmd, ctx.deeper())
             if reason:
