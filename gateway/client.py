@@ -442,6 +442,12 @@ def emit(code: int, out: str, err: str) -> int:
     loses the JSON but never the exit code: a deny still exits 2 with its reason on stderr."""
     if out and sys.stdout is not None:
         try:
+            fd = sys.stdout.fileno()
+            if not os.get_blocking(fd):  # a host that set O_NONBLOCK: a write past the pipe's buffer would
+                os.set_blocking(fd, True)  # fail half-way (BlockingIOError) and lose the rest of the answer
+        except (OSError, ValueError):
+            pass
+        try:
             sys.stdout.write(out)
             sys.stdout.flush()
         except OSError:

@@ -6,6 +6,7 @@
     ├── ConfigError               a config file is unreadable or invalid (``.issues`` lists each problem)
     ├── UsageError                a ``hookgate`` command line is wrong (exit 2: a typo in a hook fails closed)
     ├── EventError                an inbound event is malformed (bad JSON, not an object, unknown event)
+    │   └── EventUndecodable      valid JSON hookgate cannot decode (nested too deeply, a huge number)
     ├── HandlerError              a handler could not produce an answer (crash, timeout, bad output);
     │   └── HandlerTimeout        the handler ran past its deadline
     ├── AddressBlocked            the SSRF guard refused a destination (``handlers.netguard``)
@@ -58,6 +59,13 @@ class UsageError(HookgateError):
 
 class EventError(HookgateError):
     """An inbound event is malformed: not JSON, not an object, not UTF-8, too large, unknown event."""
+
+
+class EventUndecodable(EventError):
+    """An event that is valid JSON but beyond what hookgate decodes (nested deeper than the interpreter's
+    recursion limit, an integer with more digits than Python converts). The agent shapes tool inputs, so
+    such an event is answered like an oversized one (a deny where a block holds an action back), never
+    let through as merely malformed."""
 
 
 class HandlerError(HookgateError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from gateway.errors import EventError
+from gateway.errors import EventError, EventUndecodable
 from gateway.records import Record
 from gateway.wire import MAX_EVENT_BYTES as MAX_EVENT_BYTES  # largest event accepted (bytes)
 
@@ -295,9 +295,9 @@ def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise EventError(f"event is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
-        raise EventError("event is nested too deeply to decode") from None
+        raise EventUndecodable("event is nested too deeply to decode") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise EventError(f"event cannot be decoded: {exc}") from None
+        raise EventUndecodable(f"event cannot be decoded: {exc}") from None
     if not isinstance(value, dict):
         raise EventError(f"event must be a JSON object, got {type(value).__name__}")
     return value

@@ -70,10 +70,13 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     if len(data) > limit:
         return _oversized(data, limit, args.dialect)
     from gateway.dialects import parse_event
+    from gateway.errors import EventUndecodable
     from gateway.events import PassedThrough, decode_event_bytes
 
     try:
         event = parse_event(decode_event_bytes(data), args.dialect)
+    except EventUndecodable as exc:  # valid JSON shaped past decoding (by tool input): not a silent pass
+        return _oversized(data, limit, args.dialect, str(exc))
     except EventError as exc:
         _err(str(exc))
         return EXIT_ERROR
@@ -111,16 +114,18 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     return emit(*render(decision, event.dialect))
 
 
-def _oversized(data: bytes, limit: int, dialect: str) -> int:
-    """An event over the size limit: a deny/block in the host's dialect where a block holds an action
-    back (exit 2), else one line and exit 1 (see ``gateway.oversize``)."""
+def _oversized(data: bytes, limit: int, dialect: str, problem: str | None = None) -> int:
+    """An event over the size limit, or one that cannot be decoded (``problem``): a deny/block in the
+    host's dialect where a block holds an action back (exit 2), else one line and exit 1 (see
+    ``gateway.oversize``)."""
     import sys
 
     from gateway.oversize import Oversized, oversize_decision
 
-    over = Oversized(data, limit)
+    over = Oversized(data, limit, problem)
     del data
-    over.drain(sys.stdin.buffer.read)
+    if problem is None:
+        over.drain(sys.stdin.buffer.read)
     from gateway.dialects import render
 
     dialect, decision = oversize_decision(over, dialect)

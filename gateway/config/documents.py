@@ -26,6 +26,15 @@ def read_document(path: str) -> Any:
         raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: config is not valid UTF-8") from None
+    try:
+        return _parse(text, path)
+    except RecursionError:
+        raise ConfigError(f"{path}: config is nested too deeply to read") from None
+    except ValueError as exc:  # not JSONDecodeError (handled in _parse): e.g. an integer of 5,000 digits
+        raise ConfigError(f"{path}: config cannot be read: {str(exc).splitlines()[0]}") from None
+
+
+def _parse(text: str, path: str) -> Any:
     if path.endswith(".json") or text.lstrip().startswith("{"):
         try:
             return _strict_json(text, path)
@@ -34,7 +43,10 @@ def read_document(path: str) -> Any:
                 raise ConfigError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     import yaml
 
-    loader = _strict_loader()(text)
+    try:
+        loader = _strict_loader()(text)  # the reader refuses control characters (a NUL, an ESC) right here
+    except yaml.YAMLError as exc:
+        raise ConfigError(yaml_error(path, exc)) from None
     loader.path = path
     try:
         return loader.get_single_data()

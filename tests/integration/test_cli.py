@@ -23,7 +23,6 @@ GUARDS = str(CASES / "configs" / "guards.json")
         (b'{"hook_event_name": "PreToolUse", "tool_input": "rm"}', "'tool_input' must be an object"),
         (b'{"tool_name": "Bash"}', "no hook_event_name"),
         (b'{"hook_event_name": ["x"]}', "no hook_event_name"),
-        (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
         (b'{"hook_event_name": "Stop", "n": ' + b"9" * 5000 + b"}", "cannot be decoded"),
     ],
 )
@@ -31,6 +30,28 @@ def test_bad_input_is_one_line_exit_1(stdin: bytes, message: str) -> None:
     proc = run_hookgate(["run", "--config", GUARDS], stdin)
     assert proc.returncode == 1 and proc.stdout == ""
     assert message in proc.stderr and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        (b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),  # no name: a PreToolUse
+        (
+            b'{"hook_event_name": "PreToolUse", "tool_name": "mcp__box__exec", "tool_input": {"command": "rm -rf ~",'
+            b' "pad": ' + b"[" * 5000 + b"]" * 5000 + b"}}",
+            "nested too deeply",
+        ),
+        (b'{"hook_event_name": "PreToolUse", "tool_name": "Bash", "n": ' + b"9" * 5000 + b"}", "cannot be decoded"),
+    ],
+)
+def test_an_event_shaped_past_decoding_is_denied_not_let_through(stdin: bytes, message: str) -> None:
+    """Valid JSON that hookgate cannot decode (the agent writes tool inputs, so it can pad them) is answered
+    like an oversized event: a deny, never exit 1, which every host reads as "go ahead"."""
+    proc = run_hookgate(["run", "--config", GUARDS], stdin)
+    assert proc.returncode == 2, proc.stderr
+    output = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny" and message in output["permissionDecisionReason"]
+    assert "Traceback" not in proc.stderr
 
 
 def test_invalid_config_at_run_time_blocks(tmp_path: Path) -> None:
@@ -244,3 +265,28 @@ def test_sigterm_kills_the_hooks_process_group(tmp_path: Path) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"the hook's child {child} outlived hookgate")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("nul.yaml", "hooks: {}\n\x00", "unacceptable character #x0000"),  # a half-written file
+        ("esc.yaml", "# a \x1b comment\nhooks: {}\n", "unacceptable character #x001b"),
+        ("deep.json", '{"hooks": ' + "[" * 5000 + "]" * 5000 + "}", "nested too deeply"),
+        ("deep.yaml", "hooks: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        ("big.yaml", "hooks: {}\nsettings: {x: " + "9" * 5000 + "}\n", "cannot be read"),
+        ("big.json", '{"hooks": {}, "n": ' + "9" * 5000 + "}", "cannot be read"),
+    ],
+)
+def test_an_unreadable_config_blocks_and_validate_names_it(tmp_path: Path, name: str, text: str, message: str) -> None:
+    """A config PyYAML's reader or the JSON decoder cannot take (control characters, nesting past the
+    recursion limit, a huge number) is an invalid config like any other: exit 2 on a PreToolUse, one line
+    naming the file, never "internal error" with exit 1 (which lets the call through)."""
+    bad = tmp_path / name
+    bad.write_text(text)
+    proc = run_hookgate(["run", "--config", str(bad)], load_case("claude", "pretooluse-bash-safe.json"))
+    assert proc.returncode == 2 and f"invalid config: {bad}" in proc.stderr and message in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1
+    checked = run_hookgate(["validate", str(bad)])
+    assert checked.returncode != 0 and f"{bad}" in checked.stdout + checked.stderr
+    assert "internal error" not in checked.stdout + checked.stderr and "Traceback" not in checked.stderr

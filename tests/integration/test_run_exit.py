@@ -92,3 +92,54 @@ def test_a_deny_without_a_stdout_still_exits_2_with_its_reason(tmp_path: Path) -
         preexec_fn=lambda: os.close(1),
     )
     assert proc.returncode == 2 and b"rm.recursive" in proc.stderr and b"internal error" not in proc.stderr
+
+
+def test_a_large_answer_to_a_non_blocking_pipe_arrives_whole(tmp_path: Path) -> None:
+    """A host may hand hookgate a stdout pipe in O_NONBLOCK mode: an answer larger than the pipe's buffer
+    (64 KiB) must still arrive whole, with its exit code, when the reader is slow."""
+    import os
+    import time
+
+    big = "x" * 200_000
+    hook = tmp_path / "rewrite.py"
+    hook.write_text(
+        "import json, sys\n"
+        "json.load(sys.stdin)\n"
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'allow',"
+        f" 'updatedInput': {{'command': 'echo ' + 'x' * {len(big)}}}}}}}))\n"
+    )
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}
+                    ]
+                }
+            }
+        )
+    )
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "run", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    os.close(write_end)
+    assert proc.stdin is not None
+    proc.stdin.write(
+        json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}).encode()
+    )
+    proc.stdin.close()
+    time.sleep(1.0)  # a slow reader: the answer fills the pipe before anything is read
+    chunks = []
+    with os.fdopen(read_end, "rb") as reader:
+        while chunk := reader.read(65536):
+            chunks.append(chunk)
+    assert proc.wait(60) == 0, proc.stderr.read() if proc.stderr else ""
+    answer = json.loads(b"".join(chunks))
+    assert answer["hookSpecificOutput"]["updatedInput"]["command"] == "echo " + big
