@@ -30,6 +30,7 @@ from typing import Any
 from gateway.store.audit_link import GENESIS, link_hash
 
 __all__ = [
+    "COLUMNS",
     "GENESIS",
     "AuditEntry",
     "AuditFilter",
@@ -41,6 +42,10 @@ __all__ = [
     "parse_time",
     "where_clause",
 ]
+
+
+COLUMNS = "id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, tool_name, decision, handler_ids"
+"""The ``audit_records`` columns every backend inserts, in the order of ``AuditEntry.row``."""
 
 
 def parse_time(text: str) -> float:
@@ -78,6 +83,24 @@ class AuditEntry:
     @property
     def size(self) -> int:
         return len(self.body.encode("utf-8"))
+
+    def row(self, chain: str, seq: int, prev: str, digest: str) -> tuple[Any, ...]:
+        """The values of ``COLUMNS`` for this entry linked at ``seq`` of ``chain`` after ``prev``."""
+        return (
+            self.id,
+            chain,
+            seq,
+            prev,
+            digest,
+            self.ts,
+            self.size,
+            self.body,
+            self.event,
+            self.session_id,
+            self.tool_name,
+            self.decision,
+            self.handler_ids,
+        )
 
 
 def derived(record: dict[str, Any]) -> dict[str, Any]:

@@ -14,8 +14,8 @@ of one chain serialize there and writers of other chains (other machines) never 
 and the database computes each ``seq`` and SHA-256 link inside that statement (``_APPEND``), so a chain
 can never fork. The database must be UTF-8 (as ``initdb`` makes it by default) for its hashes to be
 the ones ``hookgate audit verify`` recomputes. ``n`` is a sequence: with several machines writing at
-once a row with a smaller ``n`` may commit after one with a larger ``n``, so ``tail --follow`` on a
-shared store can miss such a row (``query`` and ``verify`` see everything).
+once a row with a smaller ``n`` may commit after one with a larger ``n``, which is why ``tail --follow``
+follows each chain by ``seq`` instead (``gateway.audit.follow``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gateway.store.audit_types import (
+    COLUMNS,
     GENESIS,
     AuditEntry,
     AuditFilter,
@@ -163,25 +164,6 @@ def _heads() -> Op[list[ChainHead]]:
     return [ChainHead(r[0], int(r[1]), r[2], int(r[3]), r[4]) for r in rows]
 
 
-def _values(entry: AuditEntry, chain: str, seq: int, prev: str, digest: str) -> list[Any]:
-    """The 13 ``INSERT INTO audit_records`` values of ``entry`` linked at ``seq``."""
-    return [
-        entry.id,
-        chain,
-        seq,
-        prev,
-        digest,
-        entry.ts,
-        entry.size,
-        entry.body,
-        entry.event,
-        entry.session_id,
-        entry.tool_name,
-        entry.decision,
-        entry.handler_ids,
-    ]
-
-
 def _prune(before: float | None, max_bytes: int | None, voucher: Voucher | None) -> Op[int]:
     cutoff = before
     if max_bytes is not None:
@@ -211,9 +193,8 @@ def _prune(before: float | None, max_bytes: int | None, voucher: Voucher | None)
             entry = voucher(chain, int(head[0][2]) + 1, int(last), str(link[0][0]), cutoff)
             digest = link_hash(prev, chain, seq, entry.body)
             yield Q(
-                "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, "
-                "tool_name, decision, handler_ids) VALUES (" + ", ".join(["%s"] * 13) + ")",
-                _values(entry, chain, seq, prev, digest),
+                f"INSERT INTO audit_records ({COLUMNS}) VALUES ({', '.join(['%s'] * (COLUMNS.count(',') + 1))})",
+                entry.row(chain, seq, prev, digest),
             )
             yield Q("UPDATE audit_heads SET seq = %s, hash = %s WHERE chain = %s", (seq, digest, chain))
     return removed

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from gateway.errors import StoreError
 from gateway.store.audit_types import (
+    COLUMNS,
     GENESIS,
     AuditEntry,
     AuditFilter,
@@ -64,11 +65,8 @@ def _mapped(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-_INSERT = (
-    "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, session_id, tool_name, "
-    "decision, handler_ids) VALUES "
-)
-_WIDTH = 13
+_INSERT = f"INSERT INTO audit_records ({COLUMNS}) VALUES "
+_WIDTH = COLUMNS.count(",") + 1
 _ROW = "(" + ",".join("?" * _WIDTH) + ")"
 ROWS_PER_INSERT = 500
 """Rows per multi-row ``INSERT`` (within SQLite's bound-parameter limit, read from the connection)."""
@@ -124,23 +122,7 @@ class SQLiteAuditMixin:
                 known.add(entry.id)
                 seq += 1
                 digest = link_hash(prev, chain, seq, entry.body)
-                rows.append(
-                    (
-                        entry.id,
-                        chain,
-                        seq,
-                        prev,
-                        digest,
-                        entry.ts,
-                        entry.size,
-                        entry.body,
-                        entry.event,
-                        entry.session_id,
-                        entry.tool_name,
-                        entry.decision,
-                        entry.handler_ids,
-                    )
-                )
+                rows.append(entry.row(chain, seq, prev, digest))
                 prev = digest
             _insert(db, rows)
             stored = len(rows)
@@ -238,25 +220,7 @@ class SQLiteAuditMixin:
         """Append ``entry`` after the head (``seq``, ``prev``) inside the caller's transaction."""
         seq += 1
         digest = link_hash(prev, chain, seq, entry.body)
-        self._db.execute(
-            "INSERT INTO audit_records (id, chain, seq, prev_hash, hash, ts, size, body, event, "
-            "session_id, tool_name, decision, handler_ids) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                entry.id,
-                chain,
-                seq,
-                prev,
-                digest,
-                entry.ts,
-                entry.size,
-                entry.body,
-                entry.event,
-                entry.session_id,
-                entry.tool_name,
-                entry.decision,
-                entry.handler_ids,
-            ),
-        )
+        self._db.execute(_INSERT + _ROW, entry.row(chain, seq, prev, digest))
         self._db.execute("UPDATE audit_heads SET seq = ?, hash = ? WHERE chain = ?", (seq, digest, chain))
 
     @_mapped

@@ -6,13 +6,12 @@ from __future__ import annotations
 import itertools
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from gateway.store.audit_link import GENESIS, link_hash
 from tests.conftest import ROOT, run_hookgate
-from tests.integration.test_audit_run import audit, bash, records, run, write_config
+from tests.integration.test_audit_run import audit, bash, records, run, run_at_once, write_config
 
 
 def verify(path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -90,22 +89,7 @@ def test_a_torn_line_is_reported_and_the_chain_goes_on_after_it(tmp_path: Path) 
 def test_concurrent_runs_extend_one_chain_in_the_file(tmp_path: Path) -> None:
     sink = tmp_path / "audit.jsonl"
     config = write_config(tmp_path, audit={"sink": f"jsonl:{sink}"})
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "gateway", "run", "--config", str(config)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cwd=ROOT,
-        )
-        for _ in range(8)
-    ]
-    for i, proc in enumerate(procs):
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(bash(f"echo {i}")).encode())
-        proc.stdin.close()
-    for proc in procs:
-        assert proc.wait(60) == 0
+    run_at_once(config, 8)
     got = lines(sink)
     assert sorted(line["tool_input"]["command"] for line in got) == sorted(f"echo {i}" for i in range(8))
     assert [line["_chain"]["seq"] for line in got] == list(range(1, 9))

@@ -220,8 +220,8 @@ def test_verify_catches_edited_deleted_and_reordered_rows(tmp_path: Path) -> Non
     assert tamper().returncode == 0
 
 
-def test_concurrent_runs_share_one_chain(tmp_path: Path) -> None:
-    config = write_config(tmp_path)
+def run_at_once(config: Path, count: int) -> None:
+    """``count`` ``hookgate run`` processes at once on ``echo 0`` ... ``echo count-1``; each must exit 0."""
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "gateway", "run", "--config", str(config)],
@@ -230,7 +230,7 @@ def test_concurrent_runs_share_one_chain(tmp_path: Path) -> None:
             stderr=subprocess.DEVNULL,
             cwd=ROOT,
         )
-        for _ in range(8)
+        for _ in range(count)
     ]
     for i, proc in enumerate(procs):
         assert proc.stdin is not None
@@ -238,6 +238,11 @@ def test_concurrent_runs_share_one_chain(tmp_path: Path) -> None:
         proc.stdin.close()
     for proc in procs:
         assert proc.wait(60) == 0
+
+
+def test_concurrent_runs_share_one_chain(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    run_at_once(config, 8)
     rows = records(config)
     assert sorted(r["tool_input"]["command"] for r in rows) == sorted(f"echo {i}" for i in range(8))
     assert audit(config, "verify").returncode == 0

@@ -18,16 +18,9 @@ import pytest
 
 from configs.guards.destructive import analyse
 
-CORPORA = Path(__file__).resolve().parents[1] / "cases" / "guards"
+CORPORA = Path(__file__).resolve().parents[2] / "cases" / "guards"
 PROJECT = "/home/dev/webshop"
 MIN_AGREEMENT = 0.97
-
-
-@pytest.fixture(autouse=True)
-def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", "/home/dev")
-    monkeypatch.setenv("TMPDIR", "/tmp/u1000")
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
 
 
 def load(name: str) -> list[dict[str, Any]]:

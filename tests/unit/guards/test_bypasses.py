@@ -6,23 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from configs.guards.destructive import Settings, analyse
+from configs.guards.destructive import Settings
 from tests.conftest import run_hookgate
+from tests.unit.guards.common import RM, rule_of
 
-CWD = "/home/dev/webshop"
-RM = "deny:rm.recursive"
 EXT = "ask:git.ext-command"
-
-
-@pytest.fixture(autouse=True)
-def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", "/home/dev")
-    monkeypatch.setenv("TMPDIR", "/tmp/u1000")
-
-
-def rule_of(command: str, cwd: str | None = CWD, settings: Settings | None = None) -> str | None:
-    found = analyse(command, cwd, settings)
-    return None if found is None else f"{found.decision}:{found.rule}"
 
 
 GIT_RUNS = [

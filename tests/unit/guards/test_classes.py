@@ -10,31 +10,11 @@ import pytest
 from configs.guards import shell_guard
 from configs.guards.destructive import Settings, analyse, check_command
 from configs.guards.destructive.settings import RULES
-
-CWD = "/home/dev/webshop"
-
-
-@pytest.fixture(autouse=True)
-def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", "/home/dev")
-    monkeypatch.setenv("TMPDIR", "/tmp/u1000")
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-
-
-def rule_of(command: str, cwd: str | None = CWD, settings: Settings | None = None) -> str | None:
-    found = analyse(command, cwd, settings)
-    return None if found is None else f"{found.decision}:{found.rule}"
-
-
-def _cases(rule: str, *commands: str) -> list[tuple[str, str]]:
-    return [(c, rule) for c in commands]
-
-
-RM = "deny:rm.recursive"
+from tests.unit.guards.common import CWD, RM, cases, rule_of
 
 # ---------------------------------------------------------------------------- misses closed
 
-EXPANSIONS = _cases(
+EXPANSIONS = cases(
     RM,
     "echo $((1+$(rm -rf ~)))",
     'echo "$(( $(rm -rf ~) + 1 ))"',
@@ -51,7 +31,7 @@ EXPANSIONS = _cases(
     "let x=$(rm -rf ~)",
 )
 WRAPPERS = [
-    *_cases(
+    *cases(
         RM,
         "parallel rm -rf ::: ~",
         "parallel 'rm -rf {}' ::: /tmp/x /",
@@ -103,7 +83,7 @@ WRAPPERS = [
     ("script -qc 'git push -f' log", "deny:git.push-force"),
     ("batch <<< 'git reset --hard'", "deny:git.reset-hard"),
     ("(crontab -l; echo '0 0 * * * git push -f') | crontab -", "deny:git.push-force"),
-    *_cases(
+    *cases(
         RM,
         "npx rimraf ~",
         "bunx rimraf /",
@@ -116,7 +96,7 @@ WRAPPERS = [
     ),
     ("gawk -e 'BEGIN { system(\"git push -f\") }'", "deny:git.push-force"),
     ("git -c clean.requireForce=false clean -d", "deny:git.clean-force"),
-    *_cases(
+    *cases(
         RM,
         'python -c \'exec("import os; os.system(\\"rm -rf ~\\")")\'',
         "expect -c 'spawn bash; send \"rm -rf ~\\r\"; interact'",
@@ -140,7 +120,7 @@ WRAPPERS = [
     ("at now < job.sh", "deny:exec.unseen"),
 ]
 INTERPRETERS = [
-    *_cases(
+    *cases(
         RM,
         "python -c \"import os; os.system('rm -rf ~')\"",
         "python3 -c 'import os;os.popen(\"rm -rf /\")'",
@@ -179,7 +159,7 @@ INTERPRETERS = [
     ("node -e \"require('child_process').execSync('git reset --hard')\"", "deny:git.reset-hard"),
 ]
 GIT = [
-    *_cases(
+    *cases(
         "deny:git.checkout-discard",
         "git checkout -- src/app.py",
         "git checkout -- .",
@@ -190,7 +170,7 @@ GIT = [
         "git -C repo checkout -- a.txt",
         "GIT CHECKOUT -- file",
     ),
-    *_cases(
+    *cases(
         "deny:git.restore-worktree",
         "git restore app.py",
         "git restore .",
@@ -199,11 +179,11 @@ GIT = [
         "git restore --source=HEAD~2 app.py",
         "git restore --staged --worktree .",
     ),
-    *_cases(
+    *cases(
         "deny:git.switch-discard", "git switch --discard-changes main", "git switch -f main", "git switch --force x"
     ),
-    *_cases("deny:git.reset-merge", "git reset --merge", "git reset --merge ORIG_HEAD"),
-    *_cases(
+    *cases("deny:git.reset-merge", "git reset --merge", "git reset --merge ORIG_HEAD"),
+    *cases(
         "deny:git.reset-hard",
         "git reset --hard",
         "sudo env X=1 git reset --hard",
@@ -212,12 +192,10 @@ GIT = [
         "$(echo git) reset --hard",
     ),
     ("git update-ref -d refs/heads/main", "ask:git.ref-delete"),
-    *_cases(
-        "deny:git.clean-force", "git clean -f", "git clean -fdx", "git clean -d -f", "git clean -n && git clean -f"
-    ),
-    *_cases("deny:git.worktree-remove-force", "git worktree remove --force ../wt", "git worktree remove -f x"),
-    *_cases("deny:git.rm-force", "git rm -f src/app.py", "git rm -rf src"),
-    *_cases(
+    *cases("deny:git.clean-force", "git clean -f", "git clean -fdx", "git clean -d -f", "git clean -n && git clean -f"),
+    *cases("deny:git.worktree-remove-force", "git worktree remove --force ../wt", "git worktree remove -f x"),
+    *cases("deny:git.rm-force", "git rm -f src/app.py", "git rm -rf src"),
+    *cases(
         "ask:git.branch-force-delete",
         "git branch -D feature",
         "git branch -Dv feature",
@@ -225,10 +203,10 @@ GIT = [
         "git branch -d -f x",
         "git branch $(branch_option_producer)",
     ),
-    *_cases("ask:git.branch-delete", "git branch -d merged", "git branch --delete x", "git branch -vd x"),
-    *_cases("ask:git.branch-overwrite", "git branch -M a b", "git branch -C a b", "git branch -m -f a b"),
-    *_cases("ask:git.stash-drop", "git stash drop", "git stash drop stash@{1}"),
-    *_cases("ask:git.stash-clear", "git stash clear"),
+    *cases("ask:git.branch-delete", "git branch -d merged", "git branch --delete x", "git branch -vd x"),
+    *cases("ask:git.branch-overwrite", "git branch -M a b", "git branch -C a b", "git branch -m -f a b"),
+    *cases("ask:git.stash-drop", "git stash drop", "git stash drop stash@{1}"),
+    *cases("ask:git.stash-clear", "git stash clear"),
 ]
 UNTERMINATED = [
     ("rm -rf ~ 'oops", RM),

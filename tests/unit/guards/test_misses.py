@@ -8,29 +8,10 @@ import pytest
 
 from configs.guards.destructive import Settings, analyse
 from configs.guards.destructive.settings import RULES
-
-CWD = "/home/dev/webshop"
-RM = "deny:rm.recursive"
-
-
-@pytest.fixture(autouse=True)
-def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", "/home/dev")
-    monkeypatch.setenv("TMPDIR", "/tmp/u1000")
-    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
-
-
-def rule_of(command: str, cwd: str | None = CWD, settings: Settings | None = None) -> str | None:
-    found = analyse(command, cwd, settings)
-    return None if found is None else f"{found.decision}:{found.rule}"
-
-
-def _cases(rule: str, *commands: str) -> list[tuple[str, str]]:
-    return [(c, rule) for c in commands]
-
+from tests.unit.guards.common import CWD, RM, cases, rule_of
 
 CAUGHT = [
-    *_cases(
+    *cases(
         "deny:git.checkout-discard",
         "git checkout-index -f -a",
         "git checkout-index --force --all",
@@ -42,7 +23,7 @@ CAUGHT = [
         "git -c alias.ci='checkout-index -f -a' ci",
     ),
     # environment variables that make git (or its pager/editor) run a command
-    *_cases(
+    *cases(
         RM,
         'GIT_PAGER="rm -rf ~" git log',
         "GIT_EDITOR='rm -rf ~' git commit",
@@ -72,7 +53,7 @@ CAUGHT = [
         "GIT_EDITOR=`printf 'rm -rf /'` git commit",
     ),
     # parameter-expansion defaults that make the command name or its arguments
-    *_cases(
+    *cases(
         RM,
         "${x:-rm} -rf ~",
         '"${x:-rm}" -rf ~',
@@ -91,7 +72,7 @@ CAUGHT = [
     ("git reset ${m:=--hard}", "deny:git.reset-hard"),
     ("${g:-git} push ${f:--f}", "deny:git.push-force"),
     # rsync --delete onto a protected root
-    *_cases(
+    *cases(
         "deny:rsync.delete",
         "rsync -a --delete empty/ ~/",
         "rsync -a --delete /tmp/empty/ $HOME",
@@ -103,7 +84,7 @@ CAUGHT = [
         "rsync --recursive --delete --force empty/ ~/..",
     ),
     # tar --remove-files
-    *_cases(
+    *cases(
         "ask:tar.remove-files",
         "tar --remove-files -czf backup.tgz src",
         "tar czf backup.tgz --remove-files src docs",
@@ -111,14 +92,14 @@ CAUGHT = [
         "tar --remove-files -C /home/dev -czf x.tgz notes",
         "tar --remove-files --file=backup.tar ~/notes",
     ),
-    *_cases(
+    *cases(
         RM,
         "tar --remove-files -cf /dev/null ~",
         "tar -cf /dev/null --remove-files src",
         "tar cf /dev/null --remove-files /",
     ),
     # git reflog expire, git gc --prune=now, git prune
-    *_cases(
+    *cases(
         "deny:git.reflog-expire",
         "git reflog expire --expire=now --all",
         "git reflog expire --expire-unreachable=now --all",
@@ -127,9 +108,9 @@ CAUGHT = [
         "git reflog delete HEAD@{1}",
         "git reflog expire --expire=now --all && git gc --prune=now",
     ),
-    *_cases("deny:git.gc-prune", "git gc --prune=now", "git gc --prune=all --aggressive", "git prune", "git prune -v"),
+    *cases("deny:git.gc-prune", "git gc --prune=now", "git gc --prune=all --aggressive", "git prune", "git prune -v"),
     # chmod -R / chown -R on protected roots
-    *_cases(
+    *cases(
         "deny:perm.recursive",
         "chmod -R 755 /etc",
         "chmod -R 777 ~",
@@ -152,7 +133,7 @@ CAUGHT = [
         "cd ~ && chown -R nobody *",
     ),
     # writes to .git/config and .git/hooks
-    *_cases(
+    *cases(
         "deny:write.git-config",
         "echo x > .git/config",
         "echo x >.git/config",
@@ -169,12 +150,12 @@ CAUGHT = [
         "cd repo && cp x .git/hooks/",
     ),
     # the review's other dcg cases
-    *_cases("ask:git.branch-delete", "git branch -d merged", "git branch --delete x", "git branch --del x"),
-    *_cases(
+    *cases("ask:git.branch-delete", "git branch -d merged", "git branch --delete x", "git branch --del x"),
+    *cases(
         "ask:git.branch-overwrite", "git branch -M old existing", "git branch -C a b", "git branch --move --force a b"
     ),
-    *_cases("ask:git.branch-force-delete", "git branch $(branch_option_producer)", "git branch `opts`"),
-    *_cases("ask:parse.unterminated", 'echo "$s $(true"', "echo `ls", "echo ${x", "echo $((1+2)"),
+    *cases("ask:git.branch-force-delete", "git branch $(branch_option_producer)", "git branch `opts`"),
+    *cases("ask:parse.unterminated", 'echo "$s $(true"', "echo `ls", "echo ${x", "echo $((1+2)"),
 ]
 
 
@@ -250,7 +231,7 @@ def test_a_dynamic_branch_name_asks_rather_than_guesses() -> None:
 
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_a_tuned_rule_words_its_reason_by_its_decision(rule: str) -> None:
-    from tests.unit.test_guard_classes import RULE_SAMPLES
+    from tests.unit.guards.test_classes import RULE_SAMPLES
 
     for decision in ("deny", "ask"):
         found = analyse(RULE_SAMPLES[rule], CWD, Settings(rules={rule: decision}))

@@ -12,26 +12,13 @@ import pytest
 
 import configs
 from configs.guards import secrets_guard, shell_guard
-from configs.guards.destructive import analyse
 from tests.conftest import run_hookgate
+from tests.unit.guards.common import CWD, rule_of
 
-CWD = "/home/dev/webshop"
 SITE = os.path.dirname(os.path.dirname(os.path.abspath(configs.__file__)))  # site-packages, or the checkout
 BIN = os.path.join(sys.prefix, "bin", "hookgate")
 SELF = "deny:hookgate.self-change"
 CONFIG = "deny:write.hook-config"
-
-
-@pytest.fixture(autouse=True)
-def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", "/home/dev")
-    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
-    monkeypatch.delenv("HOOKGATE_SERVER", raising=False)
-
-
-def rule_of(command: str, cwd: str | None = CWD) -> str | None:
-    found = analyse(command, cwd)
-    return None if found is None else f"{found.decision}:{found.rule}"
 
 
 INSTALLED_WRITES = [

@@ -5,21 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from configs.guards.destructive import analyse
 from tests.conftest import run_hookgate
-
-CWD = "/home/dev/webshop"
-RM = "deny:rm.recursive"
-
-
-@pytest.fixture(autouse=True)
-def _environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HOME", "/home/dev")
-
-
-def rule_of(command: str) -> str | None:
-    found = analyse(command, CWD)
-    return None if found is None else f"{found.decision}:{found.rule}"
+from tests.unit.guards.common import RM, rule_of
 
 
 @pytest.mark.parametrize(
