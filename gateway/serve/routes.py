@@ -137,7 +137,7 @@ class Routes:
         if isinstance(event, tuple):
             return event  # over the size limit: already decided
         if isinstance(event, PassedThrough):
-            self.metrics.events.labels(event.name, "passthrough").inc()
+            self.metrics.count_event(event.name, "passthrough")
             return event
         if not isinstance(event, HookEvent):
             return event  # an error response
