@@ -112,10 +112,10 @@ class _Collector:
         events = CounterMetricFamily(
             "hookgate_events", "Events answered, by event name and merged decision.", labels=["event", "decision"]
         )
-        for labels, value in list(m._events.items()):
-            events.add_metric(list(labels), value)
+        for event_labels, value in list(m._events.items()):
+            events.add_metric(list(event_labels), value)
         yield events
-        bounds = [floatToGoString(b) for b in LATENCY_BUCKETS] + ["+Inf"]
+        bounds = [floatToGoString(b) for b in LATENCY_BUCKETS] + ["+Inf"]  # type: ignore[no-untyped-call]
         for name, text, label_names, children in (
             ("hookgate_event_duration_seconds", "Time to answer one event.", ["event"], m._event_seconds),
             (
@@ -126,18 +126,18 @@ class _Collector:
             ),
         ):
             family = HistogramMetricFamily(name, text, labels=label_names)
-            for labels, child in list(children.items()):
+            for child_labels, child in list(children.items()):
                 cumulative, total = [], 0
                 for bound, count in zip(bounds, child.counts, strict=True):
                     total += count
                     cumulative.append((bound, float(total)))
-                family.add_metric(list(labels), cumulative, child.sum)
+                family.add_metric(list(child_labels), cumulative, child.sum)
             yield family
         errors = CounterMetricFamily(
             "hookgate_handler_errors",
             "Handler failures (error or timeout).",
             labels=["handler", "type", "status"],
         )
-        for labels, value in list(m._handler_errors.items()):
-            errors.add_metric(list(labels), value)
+        for error_labels, value in list(m._handler_errors.items()):
+            errors.add_metric(list(error_labels), value)
         yield errors
