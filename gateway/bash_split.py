@@ -104,7 +104,7 @@ def _children(node: Any) -> list[Any]:
     out: list[Any] = []
     for attr in ("parts", "list"):
         out.extend(getattr(node, attr, None) or [])
-    for attr in ("command", "node"):
+    for attr in ("command", "output"):  # a substitution, a redirect's target
         child = getattr(node, attr, None)
         if child is not None and hasattr(child, "kind"):
             out.append(child)

@@ -1,7 +1,10 @@
 """``SQLiteStore``: the embedded ``Store`` backend, one SQLite file ``<state_dir>/state.sqlite3``.
 
 Safe for concurrent hook processes: WAL journal, a 5 s busy timeout, and single-statement upserts (each
-call is its own short transaction). Values are JSON text; times are ``time.time()`` seconds.
+call is its own short transaction). A brand-new file is still in rollback-journal mode, where SQLite
+answers a connection that switches it to WAL while another one writes with "database is locked" at once,
+without the busy timeout (its deadlock rule): ``enter_wal`` retries that switch. Values are JSON text;
+times are ``time.time()`` seconds.
 
 Schema: ``MIGRATIONS`` is the ordered list of schema steps; ``schema_version`` holds how many have run.
 Opening a store runs the missing ones (each in one transaction, so concurrent openers do not apply a
@@ -62,7 +65,32 @@ _APPROVAL_RETURNING = f"RETURNING {_APPROVAL_COLUMNS}"
 _APPROVAL_OPEN = "consumed_at IS NULL AND status IN ('pending', 'approved', 'rejected')"
 
 
-BUSY_TIMEOUT = 30.0  # seconds a connection waits for another process's write lock before "database is locked"
+BUSY_TIMEOUT = 5.0  # seconds a connection waits for another process's write lock before "database is locked"
+
+
+def enter_wal(db: sqlite3.Connection) -> None:
+    """Switch ``db`` to the WAL journal (a no-op once the file is in WAL). On a new file another opener
+    may hold the write lock; SQLite then fails the switch at once (``SQLITE_BUSY``, no busy handler),
+    so it is retried with tenacity for up to ``BUSY_TIMEOUT`` seconds. Raises sqlite3.Error."""
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        return
+    except sqlite3.OperationalError as exc:
+        if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+            raise
+    from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
+
+    def busy(exc: BaseException) -> bool:
+        return isinstance(exc, sqlite3.OperationalError) and exc.sqlite_errorcode == sqlite3.SQLITE_BUSY
+
+    for attempt in Retrying(
+        retry=retry_if_exception(busy),
+        stop=stop_after_delay(BUSY_TIMEOUT),
+        wait=wait_random_exponential(multiplier=0.005, max=0.1),
+        reraise=True,
+    ):
+        with attempt:
+            db.execute("PRAGMA journal_mode=WAL")
 
 
 def migrate(db: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int:
@@ -127,13 +155,11 @@ class SQLiteStore(SQLiteAuditMixin, Store):
                 self.opened_at = self.version = _version(self._db)
             else:
                 os.makedirs(state_dir, mode=0o700, exist_ok=True)
-                # busy timeout 30 s: another process's commit can stall that long on a slow disk's fsync
-                # (FULL sync in WAL); waiting for the lock beats failing the event with "database is locked"
                 self._db = sqlite3.connect(
                     self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
                 )
                 _make_private(self._db, self.path)
-                self._db.execute("PRAGMA journal_mode=WAL")
+                enter_wal(self._db)
                 self.opened_at = _version(self._db)
                 self.version = migrate(self._db)
         except (OSError, sqlite3.Error) as exc:

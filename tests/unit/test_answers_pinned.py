@@ -4,6 +4,7 @@ rewrites, the ``{`` rule, the caps and the one-line error messages."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -253,3 +254,19 @@ def test_schema_error_message_is_pydantic_first_error() -> None:
     assert str(err.value) == (
         "invalid hook output at continue: Input should be a valid boolean, unable to interpret input"
     )
+
+
+# --- side_effects --------------------------------------------------------------------------------
+
+
+def test_side_effects_are_kept_capped_in_count_and_length() -> None:
+    from gateway.answers import MAX_SIDE_EFFECT, MAX_SIDE_EFFECTS
+
+    long = "n" * (MAX_SIDE_EFFECT + 5)
+    effects = [long, *(f"posted {i}" for i in range(MAX_SIDE_EFFECTS + 20))]
+    v = parse_text(json.dumps({"decision": "block", "reason": "r", "side_effects": effects}), _event("Stop"))
+    assert (v.block, v.reason) == (True, "r")
+    assert len(v.side_effects) == MAX_SIDE_EFFECTS
+    assert v.side_effects[0] == "n" * MAX_SIDE_EFFECT + "\n[... truncated by hookgate: 5 more characters]"
+    assert v.side_effects[1:] == [f"posted {i}" for i in range(MAX_SIDE_EFFECTS - 1)]
+    assert verdict_from_json({"side_effects": []}, _event("Stop")) == Verdict()

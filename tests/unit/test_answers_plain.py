@@ -113,3 +113,15 @@ def test_the_default_guards_answer_is_plain() -> None:
     assert _plain(answer) is not None
     verdict = verdict_from_json(answer, EVENT)
     assert (verdict.permission, verdict.permission_reason) == ("deny", "no")
+
+
+def test_a_rewrite_with_string_keys_is_a_plain_answer() -> None:
+    answer = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"command": "ls -a"},
+        }
+    }
+    assert _plain(answer) is not None  # the cheap path: no pydantic for the common rewrite
+    assert verdict_from_json(answer, EVENT).updated_input == {"command": "ls -a"}

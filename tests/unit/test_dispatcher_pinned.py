@@ -283,6 +283,7 @@ def test_priority_orders_the_merge_and_positions_are_renumbered(tmp_path: Path) 
     assert [(s.spec.id, s.order, s.group) for s in selected] == [("c", 0, 1), ("a", 1, 0), ("d", 2, 1), ("b", 3, 0)]
     decision = run(cfg, bash())
     assert [(r.id, r.order) for r in decision.results] == [("c", 0), ("a", 1), ("d", 2), ("b", 3)]
+    assert [r.side_effects for r in decision.results] == [[], [], ["wrote audit line"], []]  # a list, even empty
 
 
 # ---------------------------------------------------------------------------- attempt: each outcome
@@ -449,7 +450,7 @@ def test_other_events_are_cached_by_their_content_less_the_session(tmp_path: Pat
 
 def test_tool_calls_are_cached_by_tool_and_input_not_by_session(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "PreToolUse", "nothing")
-    write = parse_event({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"command": "ls"}})
+    write = bash("ls").with_fields(tool_name="Write")  # the same input, another tool
     assert statuses(cfg, [bash("ls"), bash("ls", session_id="other"), write, bash("ls -a")]) == [
         "ok",
         "cached",
@@ -515,6 +516,27 @@ def test_a_store_that_cannot_cache_only_costs_a_rerun_and_one_warning(
     warnings = [r.getMessage() for r in caplog.records if r.name == "hookgate.store"]
     assert warnings == [
         f"state store {not_a_dir}/state.sqlite3: [Errno 17] File exists: '{not_a_dir}' (cacheTtl handlers run uncached)"
+    ]
+
+
+def test_a_cache_that_cannot_be_written_warns_with_the_stores_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from gateway.store.sqlite import SQLiteStore
+
+    cfg = cached_config(tmp_path, "PreToolUse", "deny")
+    SQLiteStore(str(tmp_path / "state")).close()  # the file exists; this run may only read it
+    dispatcher_module._cache_warned.clear()
+    dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
+    store = ctx.get_resource("state", lambda: SQLiteStore(str(tmp_path / "state"), readonly=True))
+    with caplog.at_level(logging.WARNING, logger="hookgate.store"):
+        decisions = [dispatcher.decide(bash(), ctx) for _ in range(2)]
+    store.close()
+    assert [(d.permission, d.results[0].status) for d in decisions] == [("deny", "ok")] * 2  # reads miss
+    warnings = [r.getMessage() for r in caplog.records if r.name == "hookgate.store"]
+    assert warnings == [
+        f"state store {tmp_path}/state/state.sqlite3: attempt to write a readonly database "
+        "(cacheTtl handlers run uncached)"
     ]
 
 
@@ -953,6 +975,31 @@ def test_a_detached_background_handler_has_its_own_session_and_stays_out_of_the_
         time.sleep(0.05)
     probe = json.loads(mark.read_text())
     assert probe["sid"] == probe["pid"]  # a session leader: the host's kill of the hook's group spares it
+
+
+def test_the_detached_job_leaves_the_hooks_session_and_streams(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """In-process, so the job's own start is what is checked: the detached child must not share the
+    hook's process group (the host kills it on timeout) nor write into the hook's stdout/stderr."""
+    import os
+    import time
+
+    mark = tmp_path / "probe.json"
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("background_probe", **{"async": True})]}]})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOOKGATE_TEST_MARK", str(mark))
+        mp.chdir(Path(__file__).resolve().parents[2])  # the child imports tests.unit.dispatch_callables
+        assert run(cfg, bash(), RunContext(cfg, mode="run")).results[0].status == "skipped"
+        deadline = time.monotonic() + 30
+        while not mark.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    probe = json.loads(mark.read_text())
+    while os.waitpid(probe["pid"], os.WNOHANG) == (0, 0) and time.monotonic() < deadline:
+        time.sleep(0.05)  # our own child: once reaped, everything it printed has been written
+    assert probe["sid"] == probe["pid"] != os.getsid(0)
+    out, err = capfd.readouterr()
+    assert "noise" not in out + err
 
 
 def test_duration_is_the_handlers_wall_time_in_milliseconds(tmp_path: Path) -> None:

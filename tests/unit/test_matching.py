@@ -161,10 +161,22 @@ def test_project_relative_and_home_paths(monkeypatch: pytest.MonkeyPatch) -> Non
 
 @pytest.mark.parametrize(
     "pattern",
-    ["^mcp__.+__", "^Edit$", "^ab?c", "^a{0,2}b", "^a+x", "^mcp__(fs|git)__", r"^\w+$", "Edit.*", "^my-plugin:x$"],
+    [
+        "^mcp__.+__",
+        "^Edit$",
+        "^Edit",
+        "^Edit|Write",
+        "^ab?c",
+        "^a{0,2}b",
+        "^a+x",
+        "^mcp__(fs|git)__",
+        r"^\w+$",
+        "Edit.*",
+        "^my-plugin:x$",
+    ],
 )
 @pytest.mark.parametrize(
-    "value", ["mcp__fs__write", "Edit", "NotebookEdit", "ac", "abc", "bc", "aax", "my-plugin:x", ""]
+    "value", ["mcp__fs__write", "Edit", "NotebookEdit", "Write", "ac", "abc", "bc", "aax", "my-plugin:x", ""]
 )
 def test_validated_matcher_answers_as_the_compiled_regex(pattern: str, value: str) -> None:
     # the dispatcher's matcher skips compiling an anchored regex when the value lacks its literal prefix

@@ -289,6 +289,8 @@ def test_path_matches_home_and_project_dir() -> None:
         ("echo $(rm -rf x)", ["echo $(rm -rf x)", "rm -rf x"]),
         ("echo `whoami`", ["echo `whoami`", "whoami"]),
         ("diff <(ls a) <(ls b)", ["diff <(ls a) <(ls b)", "ls a", "ls b"]),
+        ("echo hi > $(rm x)", ["echo hi > $(rm x)", "rm x"]),  # a redirect's target runs its substitution
+        ("sort < <(ls a) 2>&1", ["sort < <(ls a) 2>&1", "ls a"]),
         ("(cd x && make)", ["cd x", "make"]),
         ("{ ls; pwd; }", ["ls", "pwd"]),
         ("for f in a b; do rm $f; done", ["rm $f"]),
@@ -326,8 +328,10 @@ def test_split_commands(command: str, expected: list[str] | None) -> None:
         ("rm *", "echo ok", False),
         ("rm *", "echo 'ok'", False),
         ("rm *", "echo $(rm x)", True),
+        ("rm *", "echo hi > $(rm x)", True),
         ("git push *", "git $(echo push)", True),  # arguments not knowable statically: the hook runs
         ("git push *", "git ${SUB} x", True),
+        ("rm X", "rm $FILE", True),  # $FILE may be X
         ("git push *", "echo `x`", True),
         ("rm", "ls $(pwd)", False),
         ("rm *", "echo 'unterminated rm", True),  # unparseable: the hook runs
@@ -347,6 +351,14 @@ def test_cannot_match_never_hides_a_real_match() -> None:
     assert not command_matches("terraform *", "ls -la")
     assert command_matches("rm *", "ls; rm x")
     assert command_matches("*", "anything at all")
+
+
+def test_a_rule_whose_command_name_is_absent_parses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.delitem(sys.modules, "bashlex", raising=False)
+    assert not command_matches("terraform *", "ls | wc -l && cd /tmp")  # needs bashlex, were it parsed
+    assert "bashlex" not in sys.modules  # the cheap pre-check answered: nothing was imported or parsed
 
 
 def test_if_rule_syntax_error_message_is_exact() -> None:

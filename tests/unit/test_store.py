@@ -178,3 +178,28 @@ def test_open_store_uses_state_dir(tmp_path: Path) -> None:
     assert isinstance(store, SQLiteStore)
     assert store.path == str(tmp_path / "here" / "state.sqlite3")
     store.close()
+
+
+def test_a_new_file_another_connection_is_writing_opens_once_that_write_ends(tmp_path: Path) -> None:
+    """A brand-new file is in rollback-journal mode: while another connection writes it, SQLite fails
+    the switch to WAL at once with "database is locked", busy timeout or not (two approval tests once
+    failed so in CI: `hookgate run` and a polling `approvals list` creating one state dir). The store
+    retries the switch until the other write ends."""
+    import threading
+    import time
+
+    other = sqlite3.connect(tmp_path / "state.sqlite3", isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("CREATE TABLE elsewhere (a)")
+    threading.Timer(0.3, other.execute, ("COMMIT",)).start()
+    started = time.monotonic()
+    store = SQLiteStore(str(tmp_path))
+    try:
+        assert time.monotonic() - started >= 0.25  # it waited for the other write, and then opened
+        assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store.schema_version() == len(MIGRATIONS)
+        store.flag_set("opened", True)
+        assert store.flag_get("opened") is True
+    finally:
+        store.close()
+        other.close()
