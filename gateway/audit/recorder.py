@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from gateway.audit.writer import WriterProcess
+    from gateway.audit.pipe import WriterProcess
     from gateway.decision import Decision
     from gateway.events import HookEvent
 
@@ -367,7 +367,7 @@ class Recorder:
             return False
         child = self._child
         if child is None:
-            from gateway.audit.writer import WriterProcess
+            from gateway.audit.pipe import WriterProcess
 
             setup = {
                 "audit": self.audit,
