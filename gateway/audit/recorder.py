@@ -12,10 +12,13 @@ before any sink sees it, and hands the canonical text to the configured sinks:
   builds, redacts, hashes and appends it as one batch per sink (one store transaction per batch), and
   drains the spool of the ``hookgate run`` processes beside it every second. The event and the
   decision are not changed after they are answered, so building the record later gives the same
-  record. Under ``hookgate serve`` (``process``) the thread only builds the records and sends each
-  batch to a writer process (``gateway.audit.writer``), which redacts, hashes and writes them and
-  looks after the spool and retention, so the server's interpreter spends a few microseconds per
-  record instead of tens; if that process cannot be started or dies, the thread writes itself;
+  record. Under ``hookgate serve`` (``process``) the request path builds the record at once and
+  keeps it pickled (about 5 us: a queue of the requests' own objects would keep a quarter second of
+  them alive, which costs more), and the thread only sends each batch to a writer process
+  (``gateway.audit.writer``), which redacts, hashes and writes it and looks after the spool and
+  retention: the server's interpreter spends a few microseconds per record instead of tens. If that
+  process cannot be started or dies, the thread writes the records itself from then on (one log line;
+  what the dead process had not written yet is lost);
 - ``jsonl:PATH``: one line per record appended to PATH, hash-chained like the store
   (``gateway.audit.jsonl``; ``hookgate audit verify --jsonl PATH`` walks it);
 - OpenTelemetry (``gateway.audit.otel``) when ``audit.otel`` is set or ``OTEL_EXPORTER_OTLP_ENDPOINT``
@@ -141,7 +144,8 @@ class Recorder:
 
     def submit(self, event: HookEvent, decision: Decision, started_ns: int | None = None) -> None:
         """Record ``event`` answered with ``decision``; ``started_ns``: ``time.time_ns()`` when its
-        dispatch began (span start). Never raises. In background mode this only queues."""
+        dispatch began (span start). Never raises. In background mode this only queues (with a writer
+        process: the record, built and pickled)."""
         if self.process is not None:  # built and packed now: nothing of the request is kept alive
             try:
                 self._packed.append(self._pack(event, decision, time.time(), started_ns))
@@ -406,7 +410,7 @@ class Recorder:
             wake.set()
             thread.join(timeout)
             self._thread = self._wake = None
-            if self._pending:  # queued while the thread was stopping
+            if self._pending or self._packed:  # queued while the thread was stopping
                 try:
                     self._write_pending()
                 except Exception as exc:
