@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     from gateway.decision import Decision
     from gateway.events import HookEvent
 
-    Built = tuple[float, int | None, dict[str, Any]]
-    """A built, not yet redacted record: epoch seconds, span start, the record (``build_record``)."""
+    Built = tuple[str, float, int | None, dict[str, Any]]
+    """A built, not yet redacted record: its id, epoch seconds, span start, the record (``build_record``)."""
 
     Item = tuple[str, float, dict[str, Any], str, int | None, Decision | None]
     """A prepared record: id, epoch seconds (ms), redacted record, its canonical text, span start, decision."""
@@ -184,33 +184,39 @@ class Recorder:
         quarter second of requests alive and cost the server more than building the record does)."""
         import pickle
 
+        from gateway.audit.spool import new_id
+
         record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
+        record_id = new_id()
         try:
-            return pickle.dumps((now, started_ns, record), protocol=pickle.HIGHEST_PROTOCOL)
+            return pickle.dumps((record_id, now, started_ns, record), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # a value pickle cannot carry (a Python handler's object): as its stored JSON
             import json
 
-            return pickle.dumps((now, started_ns, json.loads(canonical(record))), protocol=pickle.HIGHEST_PROTOCOL)
+            plain = json.loads(canonical(record))
+            return pickle.dumps((record_id, now, started_ns, plain), protocol=pickle.HIGHEST_PROTOCOL)
 
     def _prepare(self, event: HookEvent, decision: Decision, now: float, started_ns: int | None) -> Item:
-        record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
-        return self._finish(record, now, started_ns, decision)
-
-    def _finish(self, record: dict[str, Any], now: float, started_ns: int | None, decision: Decision | None) -> Item:
-        """A built record redacted and in its canonical text, with a new id."""
         from gateway.audit.spool import new_id
 
+        record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
+        return self._finish(new_id(), record, now, started_ns, decision)
+
+    def _finish(
+        self, record_id: str, record: dict[str, Any], now: float, started_ns: int | None, decision: Decision | None
+    ) -> Item:
+        """A built record redacted and in its canonical text."""
         if not self.redactor.clean(canonical(outside_text(record))):  # the common case skips the walk
             record = self.redactor.apply(record)
-        return new_id(), round(now * 1000) / 1000, record, canonical(record), started_ns, decision
+        return record_id, round(now * 1000) / 1000, record, canonical(record), started_ns, decision
 
     def write_built(self, batch: list[Built]) -> None:
         """Redact and write records built elsewhere (the writer process: ``gateway.audit.writer``), in
         this thread, as one batch per sink."""
         items: list[Item] = []
-        for now, started_ns, record in batch:
+        for record_id, now, started_ns, record in batch:
             try:
-                items.append(self._finish(record, now, started_ns, None))
+                items.append(self._finish(record_id, record, now, started_ns, None))
             except Exception as exc:
                 self._report(exc)
         self._write(items)
@@ -388,16 +394,29 @@ class Recorder:
                 return False
         try:
             child.send(blobs)
-        except OSError as exc:  # the child is gone: what it had not written yet is lost; no more of it
+        except OSError as exc:  # the child is gone: from now on this thread writes, starting with what it left
             self.process, self._child = None, None
             say(True, f"audit: the writer process ended ({exc}); this process writes the records itself")
-            return False
+            child.stop(1.0)
+            self._write_left(child)
         return True
+
+    def _write_left(self, child: WriterProcess) -> None:
+        """Write here what an ended writer process never acknowledged (the store skips ids it has)."""
+        left = child.unwritten()
+        if left:
+            import pickle
+
+            self.write_built([pickle.loads(blob) for blob in left])
 
     def _stop_child(self, timeout: float) -> None:
         """Close the writer process's pipe; wait (up to ``timeout`` s) while it writes what it has."""
         child, self._child = self._child, None
-        if child is not None and not child.stop(timeout):
+        if child is None:
+            return
+        if child.stop(timeout):
+            self._write_left(child)  # nothing, unless it died on the way
+        else:
             say(True, "audit: the writer process did not finish in time; it goes on writing on its own")
 
     def flush(self, timeout: float = 5.0) -> None:

@@ -1,9 +1,9 @@
 """``hookgate serve``'s audit writer process: redaction, canonical JSON, hashing and the store's writes
 of every record, off the server's interpreter (and so off its GIL and its core).
 
-The server's writer thread (``gateway.audit.recorder``) only builds each queued record
-(``build_record``: a few microseconds, unredacted) and sends a batch every ``FLUSH_SECONDS`` to this
-child process over a pipe; the child redacts and truncates each record (``Redactor``), before
+The server builds each record as it answers the event (``gateway.audit.recorder``: ``build_record``
+and a pickle, a few microseconds, unredacted), and its writer thread sends what is queued every
+``FLUSH_SECONDS`` to this child process over a pipe; the child redacts and truncates each record (``Redactor``), before
 anything reaches a sink, and appends the batch to the configured sinks in one store transaction
 (hash-chained), drains the spool of the ``hookgate run`` processes beside it every second and applies
 retention every ten minutes: the same ``Recorder`` code the thread runs when there is no child. The
@@ -12,12 +12,16 @@ pipe is private to the two processes and nothing in it touches the disk unredact
 Protocol (parent to child, on the child's stdin): frames of a 4-byte big-endian length and a pickle.
 The first frame is the child's setup (``setup``: the normalized ``audit`` section, ``state_dir``,
 ``settings`` (``settings.store`` and ``stateDir``: which store to open), ``config_hash``,
-``version``); every later one is a batch: a list of records, each pickled on its own (the server
-pickles a record as it answers the event) as ``(epoch seconds, span start ns or None, record)``.
-End of input (the parent closed the pipe, or died) makes the child write what it has, drain the
-spool once more, close the store and exit 0. The child ignores SIGINT and SIGTERM (a Ctrl-C or a
-``systemctl stop`` reaches the whole process group): its parent decides when it ends, by closing the
-pipe. Errors go to stderr (the server's) as log lines of ``hookgate.audit``.
+``version``); every later one is a batch ``(seq, [record, ...])``, each record pickled on its own (the
+server pickles a record as it answers the event) as ``(id, epoch seconds, span start ns or None,
+record)``. Once a batch is written (or, if the store cannot take it, spooled) the child writes ``seq``
+as 4 big-endian bytes to its stdout: the parent keeps each batch until then, and writes what a dead
+child never acknowledged itself (``gateway.audit.pipe.WriterProcess``). End of input (the parent
+closed the pipe, or died) makes the child write what it has, drain the spool once more, close the
+store and exit 0. The child runs in a session of its own (a Ctrl-C on the server's terminal never
+reaches it) and ignores SIGINT and SIGTERM (a ``systemctl stop`` signals every process of the
+service): its parent decides when it ends, by closing the pipe. Errors go to stderr (the server's) as
+log lines of ``hookgate.audit``.
 
 Run as ``python -m gateway.audit.writer`` (``gateway.audit.pipe.WriterProcess`` starts it; the frames
 are ``gateway.audit.pipe``'s).
@@ -25,10 +29,11 @@ are ``gateway.audit.pipe``'s).
 
 from __future__ import annotations
 
+import os
 import pickle
 import sys
 
-from gateway.audit.pipe import read_frame
+from gateway.audit.pipe import HEADER, read_frame
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -64,6 +69,7 @@ def main() -> int:
     from gateway.store import open_store
 
     fd = sys.stdin.fileno()
+    ack = sys.stdout.fileno()
     try:
         setup = read_frame(fd)
         settings = _Settings(setup["settings"])
@@ -84,13 +90,14 @@ def main() -> int:
             ready, _, _ = select.select([fd], [], [], UPKEEP_SECONDS)
             if ready:
                 try:
-                    blobs = read_frame(fd)
+                    seq, blobs = read_frame(fd)
                 except EOFError:
                     break
                 try:
                     recorder.write_built([pickle.loads(blob) for blob in blobs])
                 except Exception as exc:  # one bad batch must not end the writer
                     recorder._report(exc)
+                os.write(ack, HEADER.pack(seq))
             try:
                 upkeep(time.monotonic(), False)
             except Exception as exc:

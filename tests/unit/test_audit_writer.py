@@ -7,6 +7,7 @@ import datetime
 import json
 import logging
 import os
+import pickle
 import signal
 import time
 from pathlib import Path
@@ -123,11 +124,33 @@ def test_when_the_writer_process_dies_the_server_writes_the_records_itself(
     assert "the writer process ended" in caplog.text
     store = SQLiteStore(str(tmp_path))
     rows = store.audit_records(AuditFilter())
-    # the record the child had written is there; those sent into the dead pipe may be lost; the rest
-    # were written by the server's own thread, in the same chain
-    assert 38 <= len(rows) <= 40
+    # the one the child wrote before it died, then the rest from the server's own thread (with what was
+    # sent into the dead pipe, which the child never acknowledged), in the same chain, none twice
+    assert sorted(json.loads(r.body)["tool_use_id"] for r in rows) == sorted(f"t{i}" for i in range(40))
     assert [r.problem for r in verify_store(store)] == [None]
     assert all(KEY not in r.body for r in rows)
+
+
+def test_a_batch_the_dead_writer_wrote_but_never_acknowledged_is_not_stored_twice(tmp_path: Path) -> None:
+    from gateway.audit.pipe import WriterProcess
+
+    rec = serve_recorder(tmp_path)
+    blobs = [rec._pack(event(i), decision(i), time.time(), None) for i in range(5)]  # type: ignore[arg-type]
+    child = WriterProcess(
+        {"audit": AUDIT, "state_dir": str(tmp_path), "settings": rec.process, "config_hash": "c", "version": "v"}
+    )
+    child.send(blobs)
+    deadline = time.monotonic() + 20
+    while len(SQLiteStore(str(tmp_path)).audit_records(AuditFilter())) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child._unacked.append((99, blobs))  # as if its acknowledgement had been lost with it
+    os.kill(child.proc.pid, signal.SIGKILL)
+    assert child.stop(10)
+    left = child.unwritten()
+    assert len(left) == 5
+    rec.write_built([pickle.loads(blob) for blob in left])
+    rec.close()
+    assert len(SQLiteStore(str(tmp_path)).audit_records(AuditFilter())) == 5
 
 
 def test_a_value_pickle_cannot_carry_is_stored_as_its_json_text(tmp_path: Path) -> None:
