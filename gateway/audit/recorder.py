@@ -17,8 +17,8 @@ before any sink sees it, and hands the canonical text to the configured sinks:
   them alive, which costs more), and the thread only sends each batch to a writer process
   (``gateway.audit.writer``), which redacts, hashes and writes it and looks after the spool and
   retention: the server's interpreter spends a few microseconds per record instead of tens. If that
-  process cannot be started or dies, the thread writes the records itself from then on (one log line;
-  what the dead process had not written yet is lost);
+  process cannot be started or dies, the thread writes the records itself from then on (one log
+  line), starting with the batches it never acknowledged (``gateway.audit.pipe``);
 - ``jsonl:PATH``: one line per record appended to PATH, hash-chained like the store
   (``gateway.audit.jsonl``; ``hookgate audit verify --jsonl PATH`` walks it);
 - OpenTelemetry (``gateway.audit.otel``) when ``audit.otel`` is set or ``OTEL_EXPORTER_OTLP_ENDPOINT``
