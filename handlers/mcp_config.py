@@ -23,6 +23,8 @@ MCP_TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "strea
 """Accepted ``type`` values of an MCP server and the transport each means."""
 MCP_START_TIMEOUT = 30.0
 """Default ``startTimeout``: seconds a server may take to start and finish the MCP handshake."""
+MCP_MAX_SESSIONS = 16
+"""Largest ``sessions`` (warm sessions, for a stdio server processes, kept to one server)."""
 
 
 def _mcp_models() -> tuple[Any, Any]:
@@ -32,11 +34,15 @@ def _mcp_models() -> tuple[Any, Any]:
 
     class McpServer(BaseModel):
         """Fields of every server: Claude Code's ``.mcp.json`` shape plus hookgate's ``allowedEnvVars``
-        (names that ``${VAR}`` may read from the environment) and ``startTimeout`` (seconds)."""
+        (names that ``${VAR}`` may read from the environment), ``startTimeout`` (seconds), ``sessions``
+        (how many warm sessions ``hookgate serve`` may keep to the server: 1-16) and ``protocol``
+        (``legacy``: the initialize handshake; ``auto``: the SDK probes for the 2026 protocol first)."""
 
         model_config = ConfigDict(extra="allow", populate_by_name=True)
         allowed_env_vars: list[str] = Field(default_factory=list, alias="allowedEnvVars")
         start_timeout: float = Field(MCP_START_TIMEOUT, alias="startTimeout", gt=0, lt=1000)
+        sessions: int = Field(1, ge=1, le=MCP_MAX_SESSIONS, strict=True)
+        protocol: Literal["legacy", "auto"] = "legacy"
 
     class StdioServer(McpServer):
         type: Literal["stdio"] = "stdio"
@@ -125,6 +131,8 @@ def _mcp_server(compiler: Compilation, where: str, base_dir: str, raw: Any) -> d
         "base_dir": base_dir,
         "allowed_env_vars": list(server.allowed_env_vars),
         "start_timeout": server.start_timeout,
+        "sessions": server.sessions,
+        "protocol": server.protocol,
     }
     if norm == "stdio":
         entry.update(command=server.command, args=list(server.args), env=dict(server.env), cwd=server.cwd)

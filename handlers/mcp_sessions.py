@@ -1,10 +1,13 @@
-"""MCP client sessions for ``mcp_tool`` handlers: one per configured server, shared, restarted when they die;
-and the server checks behind ``hookgate validate --check-servers``.
+"""MCP client sessions for ``mcp_tool`` handlers: a pool of up to ``sessions`` per configured server (default
+one), shared, restarted when they die; and the server checks behind ``hookgate validate --check-servers``.
 
 Lifetime follows the ``RunContext`` that owns the manager (``sessions_for(ctx)``):
 
 - ``hookgate serve`` and the Python API (``Gateway``): a server is connected on first use and the session is
-  kept open and reused by every later event; concurrent calls share it (MCP requests are correlated by id).
+  kept open and reused by every later event; concurrent calls share it (MCP requests are correlated by id, so
+  they are pipelined: no lock). With ``sessions: N`` (N > 1) a server may get up to N sessions (stdio: N
+  processes, to use more cores): one more is started in the background while every session has a call in
+  flight, and a call goes to the session with the fewest in flight (see ``McpSessions``).
   ``ctx.aclose()`` (server shutdown, ``Gateway.aclose()``) closes them all.
 - ``hookgate run``: the context lives for one event, so every run starts the stdio server and does the MCP
   handshake again (measured: about 0.65 s for a Python server such as the shipped validator), then
@@ -19,11 +22,18 @@ background (bounded by the server's ``startTimeout``) so the next event finds it
 cancelling the owner runs the SDK's shielded shutdown, which kills the stdio server's whole process group:
 no process outlives the manager.
 
-Restarts: a stdio server whose stdout ends (it exited or crashed) is marked dead at once; the call in flight
-fails with ``HandlerError`` and the next call starts a new process. Starting is retried with tenacity
-(``START_ATTEMPTS`` attempts, exponential backoff with jitter, never sleeping past the caller's deadline);
-after a start that failed every attempt, calls fail fast for ``BROKEN_COOLDOWN`` seconds, so a broken server
-does not add its start-up time to every tool call.
+Protocol: the client speaks the handshake era (the SDK's ``Client(mode="legacy")``: one ``initialize``, then
+plain JSON-RPC) unless the server says ``protocol: auto`` (the SDK probes ``server/discover`` and, on a
+2026-07-28 server, stamps protocol version, client info and capabilities into every request's ``_meta``,
+which the server validates again on every call: measured with the shipped validator, about 10% more CPU
+per call in hookgate and 25% more in the server).
+
+Restarts: a stdio server whose stdout ends (it exited or crashed) is marked dead at once; the calls in flight
+on it fail with ``HandlerError`` (the handler's ``failClosed`` decides: deny, or a non-blocking error; a
+call is never retried, as a tool call need not be idempotent) and the next call starts a new process.
+Starting is retried with tenacity (``START_ATTEMPTS`` attempts, exponential backoff with jitter, never
+sleeping past the caller's deadline); after a start that failed every attempt, calls fail fast for
+``BROKEN_COOLDOWN`` seconds, so a broken server does not add its start-up time to every tool call.
 
 Errors: everything is mapped to ``HandlerError`` here (``MCPError``, transport and start-up failures, with
 the last line the stdio server wrote to stderr); the ``mcp`` SDK is imported only when a session starts.
@@ -241,6 +251,8 @@ class _Slot:
         self.ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
         self.closing = asyncio.Event()
         self.lost = False
+        self.in_flight = 0
+        """Calls of this session waiting for their answer (the pool sends a call to the least busy)."""
         self.errlog: _ErrLog | None = None
         self._last_stderr = ""
         self._timed_out = False
@@ -340,7 +352,9 @@ class _Slot:
                 )
                 transport = streamable_http_client(server["url"], http_client=http)
         client = Client(
-            _watched(transport, self._mark_lost), client_info=Implementation(name="hookgate", version=VERSION)
+            _watched(transport, self._mark_lost),
+            client_info=Implementation(name="hookgate", version=VERSION),
+            mode=server.get("protocol") or "legacy",
         )
         await stack.enter_async_context(client)
         return client
@@ -367,53 +381,101 @@ class _Slot:
 class McpSessions:
     """Sessions to the configured MCP servers (``RuntimeConfig.mcp_servers``: name -> normalized entry).
 
-    ``call_tool``/``list_tools`` open or reuse the server's session; ``aclose`` closes every session and
+    ``call_tool``/``list_tools`` open or reuse a session of the server; ``aclose`` closes every session and
     waits for the owners (stdio servers stopped). Safe for concurrent use from tasks of one event loop.
+
+    Pool: outside ``hookgate run`` (``mode`` other than ``run``) a server may have up to its ``sessions``
+    setting of warm sessions (for stdio, server processes). A call goes to the ready session with the fewest
+    calls in flight; when every ready session is busy and the pool is not full, one more is started in the
+    background (the call does not wait for it). A session that dies leaves the pool (its calls in flight
+    fail) and is replaced on demand. ``hookgate run`` keeps one session per server.
     """
 
     def __init__(self, servers: dict[str, Any], *, mode: str = "api") -> None:
         self.servers = servers
         self.mode = mode
-        self._slots: dict[str, _Slot] = {}
+        self._slots: dict[str, list[_Slot]] = {}
         self._owners: set[asyncio.Task[None]] = set()
         self._broken: dict[str, tuple[float, str]] = {}
+        self._no_growth: dict[str, float] = {}
+        self._started: set[str] = set()
         self._closed = False
         self.starts = 0
-        """Sessions started so far (restarts included)."""
+        """Sessions started so far (restarts and pool growth included)."""
 
-    def _slot(self, name: str) -> tuple[_Slot, str]:
-        slot = self._slots.get(name)
-        if slot is not None and slot.usable:
-            return slot, "warm" if slot.ready.done() else "starting"
+    def pool_size(self, name: str) -> int:
+        """How many sessions server ``name`` may have at once (its ``sessions``; 1 under ``hookgate run``)."""
+        if self.mode == "run":
+            return 1
+        return max(1, int(self.servers.get(name, {}).get("sessions") or 1))
+
+    def sessions(self, name: str) -> list[_Slot]:
+        """The usable (ready or starting) sessions of server ``name``; dead ones are dropped."""
+        slots = self._slots.get(name)
+        if not slots:
+            return []
+        if not all(s.usable for s in slots):
+            slots = self._slots[name] = [s for s in slots if s.usable]
+        return slots
+
+    def _start(self, name: str) -> tuple[_Slot, str]:
         if self._closed:
             raise HandlerError("MCP sessions are closed (the gateway is shutting down)")
         server = self.servers.get(name)
         if server is None:
             known = ", ".join(sorted(self.servers)) or "none"
             raise HandlerError(f"no MCP server named {name!r} is configured (configured: {known})")
-        how = "restarted" if slot is not None else "new"
+        how = "restarted" if name in self._started else "new"
+        self._started.add(name)
         slot = _Slot(name, server)
         self.starts += 1
-        self._slots[name] = slot
+        self._slots.setdefault(name, []).append(slot)
         self._owners.add(slot.task)
         slot.task.add_done_callback(self._owners.discard)
         return slot, how
 
+    def _slot(self, name: str) -> tuple[_Slot, str]:
+        """A session to wait for when none is ready: one that is starting, else a new one."""
+        for slot in self.sessions(name):
+            return slot, "warm" if slot.ready.done() else "starting"
+        return self._start(name)
+
+    def _grow(self, name: str, slots: list[_Slot]) -> None:
+        """Start one more session in the background when the pool has room and none is starting."""
+        if len(slots) >= self.pool_size(name) or self._closed or any(not s.ready.done() for s in slots):
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() < self._no_growth.get(name, 0.0):
+            return
+        slot, _ = self._start(name)
+
+        def started(ready: asyncio.Future[Any]) -> None:
+            if ready.cancelled() or ready.exception() is not None:  # e.g. a server that allows one session
+                self._no_growth[name] = loop.time() + BROKEN_COOLDOWN
+
+        slot.ready.add_done_callback(started)
+
+    def _ready(self, name: str) -> _Slot | None:
+        """The ready session with the fewest calls in flight (growing the pool when all are busy), or None."""
+        best: _Slot | None = None
+        slots = self.sessions(name)
+        for slot in slots:
+            ready = slot.ready.done() and not slot.ready.cancelled() and slot.ready.exception() is None
+            if ready and (best is None or slot.in_flight < best.in_flight):
+                best = slot
+        if best is not None and best.in_flight and len(slots) < self.pool_size(name):
+            self._grow(name, slots)
+        return best
+
     async def connect(self, name: str, deadline: float | None = None) -> tuple[Client, _Slot, str]:
-        """The server's client, starting it if needed: ``(client, slot, how)``, ``how`` being ``warm``,
+        """A client of the server, starting it if needed: ``(client, slot, how)``, ``how`` being ``warm``,
         ``starting`` (another call is starting it), ``new`` or ``restarted``.
 
         deadline: ``loop.time()`` by which the caller gives up (tenacity never sleeps past it).
         Raises HandlerError when the server cannot be started.
         """
-        slot = self._slots.get(name)
-        if (
-            slot is not None
-            and slot.usable
-            and slot.ready.done()
-            and not slot.ready.cancelled()
-            and slot.ready.exception() is None
-        ):
+        slot = self._ready(name)
+        if slot is not None:
             return slot.ready.result(), slot, "warm"  # the common case: no retry machinery
         from tenacity import (
             AsyncRetrying,
@@ -425,8 +487,7 @@ class McpSessions:
 
         loop = asyncio.get_running_loop()
         broken = self._broken.get(name)
-        slot = self._slots.get(name)
-        if broken is not None and loop.time() < broken[0] and (slot is None or not slot.usable):
+        if broken is not None and loop.time() < broken[0] and not self.sessions(name):
             raise HandlerError(f"{broken[1]} (not retried for {broken[0] - loop.time():.1f} s more)")
         budget = 3600.0 if deadline is None else max(0.0, deadline - loop.time())
         first_how: str | None = None
@@ -458,11 +519,12 @@ class McpSessions:
         An ``isError`` result is returned as is (the caller decides). Raises HandlerError for an MCP
         protocol error, a dead server or a transport failure.
         """
+        client, slot, how = await self.connect(name, deadline)  # first: it imports the SDK off the event loop
         from mcp import MCPError
         from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS, METHOD_NOT_FOUND
 
-        client, slot, how = await self.connect(name, deadline)
         meta: dict[str, Any] = {"server": name, "session": how}
+        slot.in_flight += 1
         try:
             result = await client.call_tool(tool, arguments)
         except MCPError as exc:
@@ -484,15 +546,17 @@ class McpSessions:
             raise HandlerError(
                 f"MCP call {name}/{tool} failed: {type(detail).__name__}: {detail}{slot.note()}", meta
             ) from None
+        finally:
+            slot.in_flight -= 1
         if slot.errlog is not None:
             slot.errlog.trim()
         return result, meta
 
     async def list_tools(self, name: str, *, deadline: float | None = None) -> list[Tool]:
         """Every tool of server ``name`` (all pages). Raises HandlerError."""
+        client, slot, _ = await self.connect(name, deadline)
         from mcp import MCPError
 
-        client, slot, _ = await self.connect(name, deadline)
         tools: list[Tool] = []
         cursor: str | None = None
         try:
@@ -512,8 +576,9 @@ class McpSessions:
     async def aclose(self) -> None:
         """Close every session and wait until their owners are done (stdio servers stopped)."""
         self._closed = True
-        for slot in list(self._slots.values()):
-            slot.close()
+        for slots in list(self._slots.values()):
+            for slot in slots:
+                slot.close()
         owners = list(self._owners)
         if owners:
             await asyncio.gather(*owners, return_exceptions=True)

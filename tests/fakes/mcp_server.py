@@ -117,6 +117,12 @@ def build_server() -> MCPServer:
         return "unreachable"
 
     @server.tool()
+    async def pause(seconds: float = 0.5) -> Answer:
+        """Answers after ``seconds``, with the server's pid in additionalContext (keeps a session busy)."""
+        await anyio.sleep(seconds)
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": f"pid={os.getpid()}"}}
+
+    @server.tool()
     def crash() -> str:
         """Exits the process mid-call, after a last word on stderr."""
         sys.stderr.write("fake validator: fatal: crash requested\n")

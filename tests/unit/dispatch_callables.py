@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.decision import Verdict
+from gateway.hooks import HookContext, HookResult, PreToolUseHook
 
 CALLS: list[str] = []
 
@@ -152,3 +153,25 @@ def nap(event: dict[str, Any]) -> None:
 
     CALLS.append("nap")
     time.sleep(0.05)
+
+
+class Flag(PreToolUseHook):
+    """A class hook (a chained handler): adds ``--safe`` to the command."""
+
+    priority = 10
+
+    def execute(self, ctx: HookContext) -> HookResult:
+        CALLS.append("Flag")
+        return HookResult(modified_args={"command": f"{ctx.tool_args['command']} --safe"})
+
+
+class RefuseUnsafe(PreToolUseHook):
+    """A class hook that runs after ``Flag`` (higher priority number) and denies a command without it."""
+
+    priority = 20
+
+    def execute(self, ctx: HookContext) -> HookResult:
+        CALLS.append("RefuseUnsafe")
+        if ctx.tool_args["command"].endswith("--safe"):
+            return HookResult()
+        return HookResult(allow=False, error="unsafe")

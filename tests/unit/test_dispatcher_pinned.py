@@ -519,6 +519,14 @@ def test_a_store_that_cannot_cache_only_costs_a_rerun_and_one_warning(
     ]
 
 
+def test_a_handler_without_cache_ttl_never_opens_the_state_store(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("deny")]}]}, settings={"stateDir": str(state)})
+    dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
+    assert [dispatcher.decide(bash(), ctx, record=False).results[0].status for _ in range(2)] == ["ok", "ok"]
+    assert not state.exists()  # nothing to look up, nothing stored: no store was opened
+
+
 def test_a_cache_that_cannot_be_written_warns_with_the_stores_error(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -568,6 +576,34 @@ def test_a_chain_stops_at_a_block_and_skipped_results_keep_their_identity(tmp_pa
     assert skipped.message == "stopped at 'block' (runs one after another)"
     assert decision.block and decision.reason == "not yet"
     assert dispatch_callables.CALLS == ["block"]
+
+
+def test_sequential_groups_are_separate_chains(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {
+            "PreToolUse": [
+                {"sequential": True, "hooks": [handler("deny"), handler("allow")]},
+                {"sequential": True, "hooks": [handler("seen")]},
+            ]
+        },
+    )
+    decision = run(cfg, bash())
+    assert [(r.id, r.status) for r in decision.results] == [("deny", "ok"), ("allow", "skipped"), ("seen", "ok")]
+
+
+def test_the_chained_handlers_of_an_event_are_one_chain_across_groups(tmp_path: Path) -> None:
+    def hook(name: str) -> dict[str, Any]:
+        return {"type": "python", "hook": f"{dispatch_callables.__name__}:{name}", "id": name}
+
+    cfg = config(
+        tmp_path, {"PreToolUse": [{"hooks": [hook("RefuseUnsafe")]}, {"hooks": [hook("Flag"), handler("seen")]}]}
+    )
+    decision = run(cfg, bash("make"))
+    assert [c for c in dispatch_callables.CALLS if c != "seen"] == ["Flag", "RefuseUnsafe"]  # priority 10, then 20
+    assert decision.permission is None  # RefuseUnsafe saw Flag's rewrite
+    assert decision.updated_input == {"command": "make --safe", "description": "d"}
+    assert decision.additional_context == ["saw make"]  # a handler outside the chain sees the original
 
 
 def test_a_chain_stops_at_a_fail_closed_failure_but_not_at_a_fail_open_one(tmp_path: Path) -> None:
@@ -851,6 +887,23 @@ def test_a_background_handler_sees_the_event_a_foreground_one_sees(tmp_path: Pat
 
 
 # ---------------------------------------------------------------------------- the run context reaches every handler
+
+
+def test_before_asyncio_is_imported_decide_runs_inline_and_imports_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hookgate run``'s case, in-process (test_dispatcher.py checks it in a fresh interpreter): no
+    asyncio for synchronous handlers, no Stop-loop guard for a tool event."""
+    import sys
+
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [handler("deny")]}]})
+    dispatcher = Dispatcher(cfg)
+    monkeypatch.delitem(sys.modules, "asyncio")
+    monkeypatch.delitem(sys.modules, "gateway.stopguard", raising=False)
+    assert dispatcher.executor_for(dispatcher.select(bash())) is INLINE
+    decision = dispatcher.decide(bash(), RunContext(cfg, mode="run"), record=False)
+    assert decision.permission == "deny"
+    assert "asyncio" not in sys.modules and "gateway.stopguard" not in sys.modules
 
 
 @pytest.mark.parametrize("sync", [True, False], ids=["inline", "asyncio"])

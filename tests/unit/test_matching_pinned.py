@@ -79,6 +79,7 @@ def test_matcher_problem() -> None:
     )
     assert matcher_problem("a[") is not None and "not a valid regular expression" in str(matcher_problem("a["))
     assert matcher_problem("x|y", "A-Za-z0-9_|") is None
+    assert str(matcher_problem("Bash(rm\n-rf x)")).startswith("'Bash(rm\\n-rf x)' is a permission rule")
 
 
 # --- Kiro matchers -------------------------------------------------------------------------------
@@ -121,6 +122,8 @@ def test_if_rule_parse() -> None:
     assert IfRule.parse("Bash( * )").content is None
     assert IfRule.parse("mcp__srv__*").tool == "mcp__srv__*"
     assert IfRule.parse("my-tool(a\nb)").content == "a\nb"
+    rule = IfRule.parse(" Bash(rm *)")
+    assert (rule.text, repr(rule)) == (" Bash(rm *)", "IfRule(text=' Bash(rm *)', tool='Bash', content='rm *')")
 
 
 @pytest.mark.parametrize("text", ["", "Bash(", "(rm)", "1Bash", "Bash rm"])
@@ -384,6 +387,7 @@ def test_matcher_problem_names_the_tool_before_the_first_parenthesis() -> None:
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/a/b"}, True),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com:1:2/x"}, True),
         ("X(XXXX)", "X", {}, False),
+        ("WebFetch(domain:?*)", "WebFetch", {}, False),  # no url, no host: no domain fits
     ],
 )
 def test_if_rule_edges(rule: str, tool: str, tool_input: dict[str, Any], expected: bool) -> None:

@@ -55,7 +55,7 @@ def test_servers_are_normalized(tmp_path: Path) -> None:
                     "allowedEnvVars": ["T"],
                     "startTimeout": 5,
                 },
-                "events": {"type": "sse", "url": "http://127.0.0.1:8000/sse"},
+                "events": {"type": "sse", "url": "http://127.0.0.1:8000/sse", "sessions": 3, "protocol": "auto"},
                 "modern": {"type": "streamable-http", "url": "http://127.0.0.1:8000/mcp"},
             },
             "hooks": _hook(),
@@ -71,12 +71,16 @@ def test_servers_are_normalized(tmp_path: Path) -> None:
         "cwd": "sub",
         "allowed_env_vars": [],
         "start_timeout": 30.0,
+        "sessions": 1,
+        "protocol": "legacy",
         "base_dir": str(tmp_path),
         "where": f"{path}: mcpServers.policy",
     }
     assert config.mcp_servers["web"]["headers"] == {"Authorization": "Bearer $T"}
     assert config.mcp_servers["web"]["start_timeout"] == 5
+    assert config.mcp_servers["web"]["sessions"] == 1
     assert config.mcp_servers["events"]["type"] == "sse"
+    assert (config.mcp_servers["events"]["sessions"], config.mcp_servers["events"]["protocol"]) == (3, "auto")
     assert config.mcp_servers["modern"]["type"] == "http"
     assert config.warnings == []
 
@@ -103,6 +107,14 @@ def test_servers_are_normalized(tmp_path: Path) -> None:
         ),
         ({"type": "http"}, "mcpServers.policy.url: Field required"),
         ({"command": PY, "startTimeout": 0}, "mcpServers.policy.startTimeout: Input should be greater than 0"),
+        ({"command": PY, "sessions": 0}, "mcpServers.policy.sessions: Input should be greater than or equal to 1"),
+        ({"command": PY, "sessions": 17}, "mcpServers.policy.sessions: Input should be less than or equal to 16"),
+        ({"command": PY, "sessions": "2"}, "mcpServers.policy.sessions: Input should be a valid integer"),
+        ({"command": PY, "sessions": True}, "mcpServers.policy.sessions: Input should be a valid integer"),
+        (
+            {"type": "http", "url": "http://x/mcp", "protocol": "2026"},
+            "mcpServers.policy.protocol: Input should be 'legacy' or 'auto'",
+        ),
         (
             "python",
             "mcpServers.policy: expected an object (command/args/env for a stdio server, or type and url for "
