@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
     from typing import Any, Literal
 
+    from gateway.audit.oneshot import OneShotRecorder
     from gateway.audit.recorder import Recorder
     from gateway.config.specs import RuntimeConfig
     from gateway.store.base import Store
@@ -56,27 +57,31 @@ class RunContext:
         store: Store = self.get_resource("state", lambda: open_store(self.config, self.mode), _close_store)
         return store
 
-    def recorder(self) -> Recorder | None:
-        """The audit recorder for the current config (``gateway.audit.recorder``), created on first use
-        and replaced when a reload changed the config; ``serve``/``api`` contexts get one that writes
-        from a background thread. None, after one line on stderr or in the log, when it cannot be set
-        up (``audit.otel`` without the SDK)."""
+    def recorder(self) -> Recorder | OneShotRecorder | None:
+        """The audit recorder for the current config, created on first use and replaced when a reload
+        changed the config: ``serve``/``api`` contexts get a ``gateway.audit.recorder.Recorder`` that writes
+        from a background thread; a ``run`` context the lean ``gateway.audit.oneshot.OneShotRecorder`` when
+        the ``audit`` section fits it (store sink only, no spans), else a one-shot ``Recorder``. None, after
+        one line on stderr or in the log, when it cannot be set up (``audit.otel`` without the SDK)."""
         config = self.config
-        holder: dict[str, Recorder] | None = self._resources.get("audit")
+        holder: dict[str, Recorder | OneShotRecorder] | None = self._resources.get("audit")
         current = holder.get("recorder") if holder is not None else None
         if current is not None and current.matches(config.audit, config.config_hash):
             return current  # the request path of `serve`: nothing else to look up
-        from gateway.audit.recorder import Recorder, say
-        from gateway.store import default_state_dir, open_store
         from gateway.wire import VERSION as __version__
+        from gateway.wire import default_state_dir  # not gateway.store's: the hook path opens no store
 
         holder = self.get_resource("audit", dict, _close_recorder)
         assert holder is not None
         if current is not None:
             current.close()
         state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
-        try:
-            recorder = Recorder(
+
+        def full() -> Recorder:
+            from gateway.audit.recorder import Recorder
+            from gateway.store import open_store
+
+            return Recorder(
                 config.audit,
                 state_dir=state_dir,
                 store_factory=lambda: open_store(config),
@@ -85,7 +90,24 @@ class RunContext:
                 background=self.mode != "run",
                 process=dict(config.settings) if self.mode == "serve" else None,
             )
+
+        recorder: Recorder | OneShotRecorder
+        try:
+            from gateway.audit.oneshot import OneShotRecorder, fits
+
+            if self.mode == "run" and fits(config.audit or {}):  # the hook path: no sinks, spans or thread
+                recorder = OneShotRecorder(
+                    config.audit or {},
+                    state_dir=state_dir,
+                    config_hash=config.config_hash,
+                    version=__version__,
+                    drain=lambda: _drain(full()),
+                )
+            else:
+                recorder = full()
         except Exception as exc:
+            from gateway.audit.recorder import say
+
             holder.pop("recorder", None)
             say(self.mode != "run", f"audit: cannot record: {exc}")
             return None
@@ -138,7 +160,15 @@ async def _close_store(store: Store) -> None:
     await store.aclose()
 
 
-async def _close_recorder(holder: dict[str, Recorder]) -> None:
+def _drain(recorder: Recorder) -> None:
+    """Move the spool into the store (and apply retention) with a full recorder, then close it."""
+    try:
+        recorder.drain()
+    finally:
+        recorder.close()
+
+
+async def _close_recorder(holder: dict[str, Recorder | OneShotRecorder]) -> None:
     import asyncio
 
     recorder = holder.pop("recorder", None)

@@ -33,3 +33,13 @@ DIALECT_CHOICES = ("auto", "claude", "kiro", "gemini", "codex")
 """``--dialect`` values (``auto`` detects the host from the event)."""
 SERVER_DOWN_CHOICES = ("fallback", "open", "closed")
 """``--on-server-down`` values."""
+
+
+def default_state_dir() -> str:
+    """Where ``hookgate run`` spools audit records and ``hookgate serve`` drains them when ``settings.stateDir``
+    is not set: ``$XDG_STATE_HOME/hookgate``, else ``~/.local/state/hookgate`` (``gateway.store`` re-exports
+    it; here so the hook path's audit step does not import the store package)."""
+    import os  # here: this module imports nothing at load time
+
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "hookgate")

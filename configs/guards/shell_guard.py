@@ -21,7 +21,6 @@ Two ways to run it (standard library only):
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 
 TYPE_CHECKING = False
@@ -29,7 +28,9 @@ if TYPE_CHECKING:  # no typing import at run time (a command hook starts in mill
     from typing import Any
 
 try:
-    from .destructive import Finding, analyse, check_command, protected
+    from .destructive import Finding, analyse, check_command
+
+    _IN_PACKAGE = True
 except ImportError:  # run as a script (``python -I -S shell_guard.py``): load the sibling package
     _HERE = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, _HERE)
@@ -37,6 +38,7 @@ except ImportError:  # run as a script (``python -I -S shell_guard.py``): load t
         from destructive import Finding, analyse, check_command, protected  # type: ignore[no-redef]
     finally:
         sys.path.remove(_HERE)
+    _IN_PACKAGE = False
 
 __all__ = ["analyse", "answer", "check_command", "check_event", "main"]
 
@@ -55,6 +57,16 @@ _NOT_SHELL_TOOLS = frozenset(
         "apply_patch",
     }
 )
+
+
+def _protected() -> Any:
+    """``destructive.protected`` (it loads ``secrets_guard``), imported in-process by the first answer: a
+    command that passes never needs it."""
+    if _IN_PACKAGE:
+        from .destructive import protected as module
+
+        return module
+    return protected
 
 
 def answer(event: dict[str, Any], found: Finding) -> dict[str, Any] | None:
@@ -78,7 +90,7 @@ def answer(event: dict[str, Any], found: Finding) -> dict[str, Any] | None:
             }
         if name == "PermissionRequest":
             return None
-    return {**protected.answer(event, reason), "hookgate": meta}
+    return {**_protected().answer(event, reason), "hookgate": meta}
 
 
 def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -94,6 +106,8 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
             return None
         command = tool_input.get("command", tool_input.get("cmd"))
         if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
+            import shlex
+
             command = shlex.join(command)
         if not isinstance(command, str) or not command.strip():
             return None
@@ -122,7 +136,8 @@ def _hook_output(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def main() -> int:
-    return protected.hook_main(_hook_output, "shell_guard")
+    code: int = _protected().hook_main(_hook_output, "shell_guard")
+    return code
 
 
 if __name__ == "__main__":

@@ -2,10 +2,9 @@
 
 Opening SQLite from a fresh process, taking its write lock and committing costs 3-5 ms; a hook runs
 on every tool call and recording may add at most 1 ms. So ``hookgate run`` appends the finished,
-already redacted record as one line to ``<stateDir>/audit/spool.jsonl`` (``O_APPEND``, under a shared
-``flock``: one ``write`` per record, so concurrent processes never interleave), and ``drain`` moves
-spooled lines into the store (``Store.audit_append``: the chain ``seq`` and hashes are assigned there,
-in the store's transaction).
+already redacted record as one line to ``<stateDir>/audit/spool.jsonl`` (``O_APPEND``: one ``write``
+per record, so concurrent processes never interleave), and ``drain`` moves spooled lines into the store
+(``Store.audit_append``: the chain ``seq`` and hashes are assigned there, in the store's transaction).
 
 Who drains: ``hookgate run`` itself when the spool has grown past ``DRAIN_BYTES`` after its write
 (one call in a few hundred pays a few ms); every ``hookgate audit`` command before it reads;
@@ -13,11 +12,14 @@ Who drains: ``hookgate run`` itself when the spool has grown past ``DRAIN_BYTES`
 ``hookgate audit verify`` drains first.
 
 Line format: ``<id>\\t<canonical record JSON>\\n``. ``drain`` renames the spool aside (new writers
-then create a fresh one), takes the exclusive lock on the renamed file (so a writer that opened it
-just before the rename finishes first; a writer that locked it after the rename sees that its file is
-no longer the spool and writes again), appends its lines and removes it. A crash between the append
-and the removal leaves the file behind; the next drain reads it again and the store skips ids it
-already has.
+then create a fresh one), takes the exclusive lock on the renamed file (two drains never take one file;
+a writer of an older hookgate, which writes under a shared lock, finishes first), appends its lines and
+removes it. A writer takes no lock (``fcntl`` is not even imported on the hook path): after its
+``write`` it checks that the file it wrote to is still the spool; if a drain renamed it meanwhile, the
+line may have been read or not, so the writer writes it again to the new spool, and the store skips
+the copy whose id it already has. A line written while the file was still the spool was written before
+the rename, so the drain, which reads after renaming, sees it. A crash between the append and the
+removal leaves the file behind; the next drain reads it again and the store skips ids it already has.
 """
 
 from __future__ import annotations
@@ -41,9 +43,8 @@ def new_id() -> str:
 
 
 def append(state_dir: str, record_id: str, body: str) -> int:
-    """Append one record to the spool; returns the spool's size in bytes afterwards. Raises OSError."""
-    import fcntl
-
+    """Append one record to the spool (no lock: see the module docstring); returns the spool's size in
+    bytes afterwards. Raises OSError."""
     directory = spool_dir(state_dir)
     path = os.path.join(directory, SPOOL_NAME)
     line = f"{record_id}\t{body}\n".encode("utf-8", "surrogatepass")
@@ -54,15 +55,17 @@ def append(state_dir: str, record_id: str, body: str) -> int:
             os.makedirs(directory, mode=0o700, exist_ok=True)
             continue
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH)
+            if os.write(fd, line) != len(line):
+                raise OSError(f"a short write to the audit spool {path}")
+            written = os.fstat(fd)
             try:
-                live = os.stat(path).st_ino == os.fstat(fd).st_ino
+                live = os.stat(path).st_ino == written.st_ino
             except FileNotFoundError:
                 live = False
-            if not live:
-                continue  # a drain renamed this file away after we opened it: write to the new spool
-            os.write(fd, line)
-            return os.fstat(fd).st_size
+            if live:  # still the spool after the write: a drain renames first and reads after, so it sees it
+                return written.st_size
+            # a drain renamed this file away: it may have read the line before it was written; write it
+            # again to the new spool (the store skips the second copy of an id it has)
         finally:
             os.close(fd)
     raise OSError(f"cannot append to the audit spool {path}")

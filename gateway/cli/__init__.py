@@ -122,11 +122,59 @@ def _plain_run_args(argv: list[str]) -> RunArgs | None:
     return RunArgs(configs or None, dialect, values["--server"], on_down)
 
 
+HOOK_GC_THRESHOLD = 100_000
+"""``hookgate run``'s first-generation threshold of the cyclic garbage collector (Python's default: 700)."""
+
+
+def _few_collections() -> None:
+    """A hook process allocates its imports and one event's objects and exits: with the default threshold
+    the collector walks the young objects about a hundred times on the way (about 1 ms of CPU, 4% of a
+    call) to free nearly nothing. Raised, not disabled: a long handler (an LLM call, an MCP session) still
+    gets its cyclic garbage collected."""
+    import gc
+
+    gc.set_threshold(HOOK_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
+_OURS = frozenset({"gateway", "handlers", "configs"})
+
+
+def exit_hook(code: int, startup: set[str] | frozenset[str] = frozenset()) -> None:
+    """End a ``hookgate run`` process with ``code`` without the interpreter's teardown, when nothing needs it.
+
+    Tearing the interpreter down (clearing every module, freeing every object, a last full collection)
+    costs about 5 ms of CPU, a fifth of a hook call, after the answer is already written. It is skipped
+    (``os._exit``) only when every module imported since ``startup`` (the names in ``sys.modules`` when the
+    script began) is the standard library's or hookgate's own, so no other code ran that might count on
+    it (an SDK, a user's ``python`` handler, a class hook: then Python exits as usual), and no other
+    thread is alive. ``atexit`` functions still run and stdout and stderr are flushed first; when a flush
+    fails this returns and the usual exit reports it. Called by the ``hookgate`` script and ``python -m
+    gateway`` after ``main`` returns for a plain ``run``; returns when it does not exit."""
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return
+    stdlib = sys.stdlib_module_names
+    for name in list(sys.modules):
+        top = name.partition(".")[0]
+        if top not in stdlib and top not in _OURS and name not in startup:
+            return
+    import atexit
+
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     try:
         run = _plain_run_args(words)
         if run is not None:  # the hook path: no argparse
+            _few_collections()
             _warn_bad_limit()
             server = run.server or os.environ.get("HOOKGATE_SERVER")
             if server:  # the thin client

@@ -1,6 +1,6 @@
 """The state store: ``base.Store`` (the one interface), ``sqlite.SQLiteStore`` (embedded default),
 ``postgres.PostgresStore`` (shared), and ``open_store(config)``, which picks the backend ``settings``
-(or ``$HOOKGATE_STORE_URL``) names. May import ``gateway.errors`` and the standard library only
+(or ``$HOOKGATE_STORE_URL``) names. May import ``gateway.errors``, ``gateway.wire`` and the standard library only
 (backends import their drivers when opened: psycopg only when PostgreSQL is configured).
 
 Schema check: SQLite migrates itself when opened. PostgreSQL is migrated by ``hookgate store migrate``
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this package to record
+from gateway.wire import default_state_dir as default_state_dir  # re-exported: its home is the wire module
+
+TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this package to open the store
 if TYPE_CHECKING:
     from typing import Literal
 
@@ -24,12 +26,6 @@ if TYPE_CHECKING:
     from gateway.store.postgres import PostgresStore
 
     OpenMode = Literal["run", "serve", "api", "admin", "peek"]
-
-
-def default_state_dir() -> str:
-    """``$XDG_STATE_HOME/hookgate``, else ``~/.local/state/hookgate``."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "hookgate")
 
 
 def state_dir(config: RuntimeConfig) -> str:

@@ -310,10 +310,10 @@ def test_run_imports_no_audit_when_no_handler_ran_and_no_sqlite_when_it_did(tmp_
     stop = {"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp", "stop_hook_active": False}
     _loaded(config, stop)  # compiles the config (the compiler loads gateway.audit.config)
     assert _loaded(config, stop) == []  # the cached config: nothing of the audit
-    assert _loaded(config, bash("ls")) == [
+    assert _loaded(config, bash("ls")) == [  # the one-shot recorder: no sinks, spans, thread or store
         "gateway.audit",
+        "gateway.audit.oneshot",
         "gateway.audit.record",
-        "gateway.audit.recorder",
         "gateway.audit.redact",
         "gateway.audit.spool",
     ]

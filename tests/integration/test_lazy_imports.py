@@ -125,15 +125,43 @@ NOT_ON_THE_HOOK_PATH = (
     "pydantic",
     "yaml",
     "gateway.answers",  # an allow (the guard answers None) reads no hook output
+    "shlex",
+    "fcntl",  # the spool writer takes no lock (gateway.audit.spool)
+    "contextvars",  # the guards' tuning is scoped only when a config tunes them
+    "sqlite3",
+    "gateway.store",  # the record goes to the spool: no store is opened
+    "gateway.audit.recorder",  # the one-shot recorder (gateway.audit.oneshot): no sinks, spans or thread
+    "gateway.audit.jsonl",
+    "gateway.audit.otel",
+    # the shell guard loads a rule module only when a command's name can need it (cmdnames): ``ls -la`` none
+    "configs.guards.secrets_guard",
+    *(
+        f"configs.guards.destructive.{name}"
+        for name in (
+            "delete",
+            "git",
+            "gitexec",
+            "interp",
+            "programs",
+            "protected",
+            "rawtext",
+            "selfguard",
+            "tools",
+            "writes",
+        )
+    ),
 )
+ON_THE_HOOK_PATH = ("configs.guards.destructive.rules", "gateway.audit.oneshot", "gateway.audit.spool")
+"""What the same call does load (the guard ran, the event was recorded): the list above is not vacuous."""
 BARE_PROBE = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from gateway.cli import main
 code = main(["run", "--dialect", "claude"])
 sys.stderr.write("\\nLOADED=" + json.dumps([m for m in WATCHED if m in sys.modules]) + "\\n")
+sys.stderr.write("\\nUSED=" + json.dumps([m for m in EXPECTED_MODULES if m in sys.modules]) + "\\n")
 raise SystemExit(code)
-""".replace("WATCHED", repr(NOT_ON_THE_HOOK_PATH))
+""".replace("WATCHED", repr(NOT_ON_THE_HOOK_PATH)).replace("EXPECTED_MODULES", repr(ON_THE_HOOK_PATH))
 
 
 def test_the_default_policy_hook_path_imports_only_what_it_needs(tmp_path: Path) -> None:
@@ -155,3 +183,5 @@ def test_the_default_policy_hook_path_imports_only_what_it_needs(tmp_path: Path)
     line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("LOADED="))
     assert proc.returncode == 0 and proc.stdout == b""
     assert json.loads(line.removeprefix("LOADED=")) == []
+    used = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("USED="))
+    assert json.loads(used.removeprefix("USED=")) == list(ON_THE_HOOK_PATH)

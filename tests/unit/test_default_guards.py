@@ -956,3 +956,25 @@ def test_temp_globs_that_could_name_the_project_are_denied(command: str) -> None
     assert check_command(command, "/tmp/webshop")
     assert check_command(command.replace("/tmp/", "/tmp/x/"), "/tmp/webshop") is None  # cannot name it
     assert check_command("rm -rf /var/tmp/*", "/tmp/webshop") is None
+
+
+@pytest.mark.parametrize(
+    ("tool", "command", "denied"),
+    [
+        ("mcp__desktop-commander__start_process", "rm -rf ~", True),
+        ("mcp__shell__exec", "git push --force origin main", True),
+        ("mcp__term__run_command", "cat /dev/zero > /dev/sda", True),
+        ("mcp__x__RunShellCommand", "rm -rf /", True),
+        ("mcp__shell__exec", "ls -la", False),
+        ("mcp__github__create_issue", "rm -rf ~", False),  # no shell in its name: its text is not a command
+    ],
+)
+def test_mcp_tools_that_run_shell_commands_get_the_shell_guard(tool: str, command: str, denied: bool) -> None:
+    """The default policy checks an MCP tool whose name says it runs a command (exec, shell, bash, command,
+    terminal, process, script) like Bash: through `hookgate run` on the built-in config."""
+    event = {"hook_event_name": "PreToolUse", "tool_name": tool, "cwd": "/srv/app", "tool_input": {"command": command}}
+    proc = run_hookgate(["run"], event)
+    if denied:
+        assert proc.returncode == 2 and "default policy blocks" in proc.stderr, (proc.stdout, proc.stderr)
+    else:
+        assert proc.returncode == 0 and proc.stdout.strip() == "", (proc.stdout, proc.stderr)

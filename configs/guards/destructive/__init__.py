@@ -19,10 +19,24 @@ from __future__ import annotations
 from . import rules
 from .context import POLICY, Ctx, State
 from .lexer import MAX_DEPTH, Lexer, ParseError, TooDeep, Unanalysable
-from .rawtext import raw_scan, regex_scan
 from .settings import RULES, Finding, Settings, active, configure
 
 MAX_LENGTH = 1_000_000  # longer commands are only scanned as raw text
+
+
+def raw_scan(text: str, why: str, ctx: Ctx) -> str | None:
+    """``rawtext.raw_scan``, imported on first use (only text that cannot be tokenized needs it)."""
+    from .rawtext import raw_scan as scan
+
+    return scan(text, why, ctx)
+
+
+def regex_scan(text: str, lead: str, ctx: Ctx) -> str | None:
+    """``rawtext.regex_scan``, imported on first use."""
+    from .rawtext import regex_scan as scan
+
+    return scan(text, lead, ctx)
+
 
 __all__ = ["RULES", "Finding", "Settings", "analyse", "check_command", "configure"]
 

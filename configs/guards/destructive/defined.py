@@ -6,8 +6,6 @@ alias as its value with the arguments appended."""
 
 from __future__ import annotations
 
-import shlex
-
 from .context import POLICY, Ctx
 from .lexer import Op, Token, Word
 
@@ -42,6 +40,8 @@ def check_defined(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str
     function) the arguments as a command of their own."""
     alias = ctx.state.aliases.get(name)
     if alias is not None:
+        import shlex  # here: a plain command never needs it
+
         return ctx.check_text(" ".join([alias, *(shlex.quote(w.text) for w in args)]))
     if not args:
         return None

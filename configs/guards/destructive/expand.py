@@ -11,7 +11,6 @@ without argument lists run the command with arguments read from stdin. Also the 
 from __future__ import annotations
 
 import re
-import shlex
 
 from .getopt import getopt
 from .lexer import Op, Redir, Token, Unanalysable, Word, ansi_decode
@@ -322,6 +321,8 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
         text_opts = _STRING_OPTIONS.get(name, ())
         inline = [v for o, v in opts if o in text_opts]
         if inline:  # env -S 'cmd args' more-args
+            import shlex  # here: a plain command never needs it
+
             tail = " ".join(shlex.quote(w.text) for w in rest)
             return Unwrapped([], [*strings, f"{inline[0]} {tail}".strip()], feeder, replace)
         if name == "watch":  # watch joins its arguments and runs them with sh -c
@@ -416,6 +417,8 @@ def _parallel(words: list[Word], strings: list[str]) -> Unwrapped:
         text = " ".join(template)
         marked = text.replace(replace, '"$PARALLEL_ARG"') if replace in text else text + ' "$PARALLEL_ARG"'
         return Unwrapped([], [*strings, marked], True, replace)
+    import shlex  # here: a plain command never needs it
+
     out = list(strings)
     for value in values:
         if not template:
@@ -469,6 +472,8 @@ def bind_positionals(script: str, args: list[str]) -> str | None:
             escaped = [re.sub(r'(["\\$`])', r"\\\1", v) for v in values]
             out.append(('" "' if key == "@" else " ").join(escaped))
         else:
+            import shlex  # here: a plain command never needs it
+
             out.append(" ".join(shlex.quote(p) for v in values for p in v.split()))
         i = m.end()
     return "".join(out)

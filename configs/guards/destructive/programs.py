@@ -18,19 +18,7 @@ from .interp import check_code
 from .lexer import Word
 from .selfguard import check_hookgate, check_pip, is_hookgate_module, is_hookgate_script
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
-_VERSIONED_INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "php", "lua"})  # python3.12, lua5.4
-_PLAIN_INTERPRETERS = frozenset({"nodejs", "Rscript", "bun", "osascript"})
-
-
-def interpreter_family(name: str) -> str | None:
-    """The interpreter family a command name runs (``python3.12`` -> ``python``, ``nodejs``), or None: the full
-    match of ``(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript|bun|osascript)``, without a regex."""
-    if name in _PLAIN_INTERPRETERS:
-        return name
-    stem = name.rstrip("0123456789.")
-    return stem if stem in _VERSIONED_INTERPRETERS else None
 
 
 # family: (letters giving the program inline, letters naming a module (stdin is data), letters taking a value,

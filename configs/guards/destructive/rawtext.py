@@ -31,7 +31,11 @@ _RAW_RULES = [  # bounded repeats keep the scan linear on long input; compiled o
     ),
     (r":\s*\(\s*\)\s*\{[^}]{0,100}?:\s*\|\s*:", "a fork bomb"),
     (r"(?<![\w./-])find\s[^;&|\n]{0,300}?-delete\b", "`find -delete`"),
-    (r"(?<![\w./-])mkfs|\bdd\s[^;&|\n]{0,200}?of=/dev/(?!null|zero)", "a disk overwrite"),
+    (
+        r"(?<![\w./-])(?:mkfs|wipefs\s|blkdiscard\s|mkswap\s)|\bdd\s[^;&|\n]{0,200}?of=/dev/(?!null|zero)"
+        r"|>\|?\s*['\"]?/dev/(?:[shv]d[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|r?disk[0-9])",
+        "a disk overwrite",
+    ),
 ]
 _RAW_WRITES = (r"(?:>>?|>\||&>>?)\s*['\"]?([^\s;&|<>'\"()]+)", r"\bof=['\"]?([^\s;&|'\"]+)")
 _RAW_ARG_WRITERS = r"(?<![\w./-])(tee|cp|mv|ln|install|sed|truncate)\s([^;&|\n]*)"

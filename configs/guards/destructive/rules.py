@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 
+from .cmdnames import DISK_TOOLS, HTTP_CLIENTS, SHELLS, TOOLS, interpreter_family, writes_files
 from .context import POLICY, Ctx
 from .defined import check_defined, check_startup, define_aliases, define_functions
-from .delete import check_find, check_removals, check_rm
 from .expand import (
     ASSIGNMENT,
     Cmd,
@@ -30,23 +29,11 @@ from .expand import (
     unwrap,
 )
 from .getopt import getopt
-from .git import check_env, check_git
-from .interp import check_code
 from .lexer import Redir, Token, Word
-from .programs import (
-    SHELLS,
-    check_interpreter,
-    check_scheduler,
-    check_shell,
-    check_source,
-    fetch_in_subs,
-    interpreter_family,
-)
-from .selfguard import _CLIENTS as HTTP_CLIENTS
-from .selfguard import check_hookgate, check_http, check_pip, check_sqlite
-from .tools import TOOLS, check_tool
 from .wrappers import WRAPPERS
-from .writes import check_writes, write_reason
+
+# The rule modules (delete, git, interp, programs, selfguard, tools, writes) are imported where a command's
+# name calls for them (``cmdnames``): a hook call on ``ls -la`` loads none of them.
 
 _OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _FORK_BOMB = f"This is a fork bomb: it starts processes until the machine stops responding. {POLICY} blocks it."
@@ -61,6 +48,11 @@ _GLOB_CANDIDATES = (
     "dd",
     "mkfs",
     "mke2fs",
+    "wipefs",
+    "blkdiscard",
+    "mkswap",
+    "sgdisk",
+    "sfdisk",
     "eval",
     "source",
     "tee",
@@ -114,8 +106,10 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
     for r in cmd.redirs:
         if r.op in _OUTPUT_REDIRECTS and r.target is not None:
             target = r.target.text
-            if r.op == ">&" and (target.isdigit() or target == "-"):
-                continue
+            if (r.op == ">&" and (target.isdigit() or target == "-")) or target == "/dev/null":
+                continue  # (2>/dev/null: nothing to protect there, and no need to load the write rules)
+            from .writes import write_reason
+
             reason = write_reason(target, show(cmd.words, cmd.redirs), ctx)
             if reason:
                 return reason
@@ -162,6 +156,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if head.subs and not head.literal and head.procsub is None:  # $(echo rm -rf /): its output is the command
         output = literal_output(head)
         if output is not None:
+            import shlex
+
             return ctx.check_text(" ".join([output, *(shlex.quote(w.text) for w in core[1:])]))
     if head.literal and (head.text in ctx.state.functions or head.text in ctx.state.aliases):
         reason = check_defined(head.text, core[1:], cmd, ctx)
@@ -175,53 +171,90 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         args = _fed(args, u)
     texts = [w.text for w in args]
     shown = show(core)
-    if name == "rm":
-        return check_rm(args, shown, ctx)
-    if name == "rimraf":  # npx rimraf dist: rm -rf in node's clothes
-        return check_rm([Word("-r"), *args], shown, ctx)
+    if name in ("rm", "rimraf", "unlink", "shred", "rmdir", "find"):
+        from .delete import check_find, check_removals, check_rm
+
+        if name == "rm":
+            return check_rm(args, shown, ctx)
+        if name == "rimraf":  # npx rimraf dist: rm -rf in node's clothes
+            return check_rm([Word("-r"), *args], shown, ctx)
+        if name == "find":
+            return check_find(args, ctx, shown)
+        return check_removals(getopt(texts, "nsu" if name == "shred" else "")[0], shown, ctx)
     if name in _AWKS:
         return _check_awk(texts, shown, ctx)
-    if name in ("unlink", "shred", "rmdir"):
-        return check_removals(getopt(texts, "nsu" if name == "shred" else "")[0], shown, ctx)
-    if name == "find":
-        return check_find(args, ctx, shown)
     if name == "git":
+        from .git import check_git
+
         return check_git(texts, shown, ctx)
     if name.startswith("mkfs") or name == "mke2fs":
         return ctx.hit(
             "disk.mkfs", shown, f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
         )
+    if name in ("fd", "fdfind"):  # fd -t d build -x rm -rf: the command after --exec runs on every result
+        return _check_fd_exec(args, ctx)
+    if name in DISK_TOOLS:
+        from .writes import check_disk_tool
+
+        return check_disk_tool(name, texts, shown, ctx)
     if name in SHELLS:
+        from .programs import check_shell
+
         return check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
     if name == "eval":
+        from .programs import fetch_in_subs
+
         return fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"] :]))
     if name == "trap":  # trap 'cmd' EXIT: the shell runs cmd
         texts = texts[texts[:1] == ["--"] :]
         return ctx.check_text(texts[0]) if texts and texts[0] not in ("-l", "-p", "-") else None
     if name in ("source", "."):
+        from .programs import check_source
+
         return check_source(name, args, cmd, ctx)
     if name in ("at", "batch", "crontab"):
+        from .programs import check_scheduler
+
         return check_scheduler(name, args, cmd, ctx)
     if name == "alias":
         define_aliases(texts, ctx.state.aliases)
         return None
     if name == "hookgate":
+        from .selfguard import check_hookgate
+
         return check_hookgate(texts, shown, ctx)
     if name.rstrip("0123456789.") in _PIP_NAMES or (name == "uv" and texts[:1] in (["pip"], ["tool"])):
+        from .selfguard import check_pip
+
         reason = check_pip(name, texts, shown, ctx)
         if reason:
             return reason
     if name == "sqlite3":
+        from .selfguard import check_sqlite
+
         return check_sqlite(texts, shown, ctx)
     if name in HTTP_CLIENTS:
+        from .selfguard import check_http
+
         reason = check_http(texts, shown, ctx)
         if reason:
             return reason
-    reason = (check_tool(name, args, shown, ctx) if name in TOOLS else None) or check_writes(name, texts, shown, ctx)
-    if reason:
-        return reason
+    if name in TOOLS:
+        from .tools import check_tool
+
+        reason = check_tool(name, args, shown, ctx)
+        if reason:
+            return reason
+    if writes_files(name):
+        from .writes import check_writes
+
+        reason = check_writes(name, texts, shown, ctx)
+        if reason:
+            return reason
     family = interpreter_family(name)
     if family:
+        from .programs import check_interpreter
+
         return check_interpreter(family, args, cmd, ctx, shown)
     return None
 
@@ -257,7 +290,11 @@ def _check_assignments(words: list[Word], ctx: Ctx) -> str | None:
             value = literal_output(spliced)
         if m and value is not None:
             pairs.append((m.group().rstrip("+=").split("[", 1)[0], value))
-    return check_env(pairs, ctx) if pairs else None
+    if not pairs:
+        return None
+    from .git import check_env
+
+    return check_env(pairs, ctx)
 
 
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
@@ -275,6 +312,8 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
     programs = [v for o, v in opts if o in ("-e", "--source")]
     if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
         programs.append(operands[0])
+    from .interp import check_code
+
     for program in programs:
         reason = check_code("awk", program, shown, ctx)
         if reason:
@@ -289,6 +328,31 @@ def _fed(args: list[Word], u: Unwrapped) -> list[Word]:
     if u.replace:
         return [unknown if u.replace in w.text else w for w in args]
     return [*args, unknown]
+
+
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _check_fd_exec(args: list[Word], ctx: Ctx) -> str | None:
+    """``fd ... -x CMD ARGS [;]`` (``--exec``, ``-X``/``--exec-batch``): CMD runs with each result, in place of
+    a ``{}``-style placeholder or after its arguments; a result is a path known only at run time."""
+    for i, word in enumerate(args):
+        if word.text in _FD_EXEC:
+            rest = args[i + 1 :]
+            end = next((k for k, w in enumerate(rest) if w.text == ";"), len(rest))
+            command = rest[:end]
+            if not command:
+                return None
+            unknown = Word("$HOOKGATE_FD_RESULT")
+            unknown.literal = False
+            placed = [unknown if "{" in w.text and "}" in w.text else w for w in command[1:]]
+            if not any(w is unknown for w in placed):
+                placed.append(unknown)
+            reason = check_argv([command[0], *placed], None, ctx.deeper())
+            if reason:
+                return reason
+            return _check_fd_exec(rest[end + 1 :], ctx) if end < len(rest) else None
+    return None
 
 
 def _check_glob_head(head: Word, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:

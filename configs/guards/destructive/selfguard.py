@@ -128,7 +128,6 @@ def check_sqlite(args: list[str], shown: str, ctx: Ctx) -> str | None:
     return None
 
 
-_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
 _ROUTE = r"(?:^|/)(?:ui/api/)?approvals/[^/?#]+/?(?:[?#]|$)"  # compiled on first use
 _LOOPBACK = ("127.", "localhost", "[::1]", "0.0.0.0", "::1")
 

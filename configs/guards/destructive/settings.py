@@ -52,6 +52,8 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "disk.dd-device": ("deny", "dd onto a device"),
     "disk.mkfs": ("deny", "mkfs"),
+    "disk.device-write": ("deny", "a redirect, tee, cp or other write onto a disk device (> /dev/sda)"),
+    "disk.wipe": ("deny", "wipefs -a, blkdiscard, mkswap, sgdisk --zap-all/--clear and other partition-table writes"),
     "shell.fork-bomb": ("deny", "fork bombs"),
     "exec.download": ("deny", "downloaded code run straight away (curl ... | sh)"),
     "exec.unseen": ("deny", "program text a shell reads from a pipe or file hookgate cannot see"),

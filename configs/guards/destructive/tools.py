@@ -21,7 +21,6 @@ from .getopt import getopt
 from .lexer import Word
 from .writes import COPIERS
 
-TOOLS = frozenset({"chmod", "chown", "chgrp", "rsync", "tar", "gtar", "bsdtar"})
 _SYSTEM = ("/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/System", "/Library")
 _GLOB = frozenset("*?[")
 

@@ -4,6 +4,9 @@ decides what is protected), a glob that could name a protected file (``> .e?v``)
 
 from __future__ import annotations
 
+import os
+
+from .cmdnames import writes_files
 from .context import POLICY, Ctx
 from .delete import check_removals
 from .expand import base, names
@@ -53,7 +56,9 @@ COPIERS: dict[str, tuple[str, frozenset[str]]] = {
 
 
 def written_paths(name: str, args: list[str]) -> list[str]:
-    """The files ``name ARGS`` writes to, as far as its arguments tell."""
+    """The files ``name ARGS`` writes to, as far as its arguments tell (none unless ``cmdnames.writes_files``)."""
+    if not writes_files(name):
+        return []
     if name == "tee":
         return getopt(args, "", frozenset(), "")[0]
     if name in COPIERS:
@@ -101,6 +106,104 @@ def written_paths(name: str, args: list[str]) -> list[str]:
 
 
 _SAFE_DEVICES = ("/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/", "/dev/shm/")
+# disk devices (Linux: SCSI/SATA, IDE, virtio, Xen, NVMe, SD/eMMC, RAID, device-mapper, loop and the by-id/by-uuid
+# links; macOS: disk and rdisk): writing onto one overwrites a file system
+_DISK_DEVICE = (
+    r"/dev/(?:(?:s|h|v|xv)d[a-z]+[0-9]*|nvme[0-9]+n[0-9]+(?:p[0-9]+)?|mmcblk[0-9]+(?:p[0-9]+)?|md[0-9]+|dm-[0-9]+"
+    r"|loop[0-9]+|r?disk[0-9]+(?:s[0-9]+)*|disk/.+|mapper/.+)"
+)
+
+
+def is_disk_device(path: str) -> bool:
+    """Whether ``path`` (as written, or after ``..`` folding) names a disk device (``_DISK_DEVICE``)."""
+    import re
+
+    return re.fullmatch(_DISK_DEVICE, os.path.normpath(path)) is not None
+
+
+# per partition editor, the options that only read the partition table
+_READ_ONLY_DISK_OPTIONS = {
+    "sgdisk": frozenset(
+        {
+            "-p",
+            "--print",
+            "-i",
+            "--info",
+            "-v",
+            "--verify",
+            "-b",
+            "--backup",
+            "-L",
+            "--list-types",
+            "-O",
+            "--print-mbr",
+            "-P",
+            "--pretend",
+            "-V",
+            "--version",
+            "-h",
+            "--help",
+            "-?",
+        }
+    ),
+    "sfdisk": frozenset(
+        {
+            "-l",
+            "--list",
+            "-d",
+            "--dump",
+            "-J",
+            "--json",
+            "-s",
+            "--show-size",
+            "-g",
+            "--show-geometry",
+            "-F",
+            "--list-free",
+            "-V",
+            "--version",
+            "-h",
+            "--help",
+            "-n",
+            "--no-act",
+        }
+    ),
+    "fdisk": frozenset({"-l", "--list", "-x", "--list-details", "-V", "--version", "-h", "--help"}),
+    "gdisk": frozenset({"-l", "-V", "-h"}),
+    "parted": frozenset({"-l", "--list", "-v", "--version", "-h", "--help"}),
+}
+_PARTED_READS = frozenset({"print", "p", "unit", "s", "B", "kB", "MB", "GB", "TB", "MiB", "GiB", "%", "cyl", "chs"})
+
+
+def check_disk_tool(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``disk.wipe``: wipefs (unless it only lists, with no ``-a``/``-o``), blkdiscard, mkswap on a device, and the
+    partition editors unless every option only reads (``fdisk -l``, ``sgdisk -p``, ``parted -l``/``print``)."""
+    if name == "mkswap" and not any(a.startswith("/dev/") for a in args):
+        return None  # mkswap /swapfile: a swap file of one's own
+    if name == "wipefs":
+        erases = any(
+            a in ("-a", "--all")
+            or a.startswith(("-o", "--offset"))
+            or (a[:1] == "-" and a[1:2] != "-" and "a" in a[1:])
+            for a in args
+        )
+        if not erases or any(a in ("-n", "--no-act") for a in args):
+            return None
+    elif name in _READ_ONLY_DISK_OPTIONS:
+        options = [a.split("=", 1)[0] for a in args if a.startswith("-")]
+        words = [a for a in args if not a.startswith("-")]
+        if name == "parted" and words[1:] and all(w in _PARTED_READS for w in words[1:]):
+            options = [o for o in options if o not in ("-s", "--script", "-m", "--machine")]
+            if all(o in _READ_ONLY_DISK_OPTIONS[name] for o in options):
+                return None
+        elif options and all(o in _READ_ONLY_DISK_OPTIONS[name] for o in options):
+            return None
+    return ctx.hit(
+        "disk.wipe",
+        shown,
+        f"`{shown}` erases or rewrites a disk's signatures or partition table, which loses everything on it, so "
+        f"{POLICY} blocks it.",
+    )
 
 
 def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None:
@@ -134,10 +237,17 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
 
 
 def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
-    """A write to ``path`` by ``shown``: ``secrets_guard.write_reason``, and for a glob (``.e?v``) whether it
-    could name a protected file."""
+    """A write to ``path`` by ``shown``: onto a disk device (``disk.device-write``), ``secrets_guard.write_reason``,
+    and for a glob (``.e?v``) whether it could name a protected file."""
     what = f"`{shown}`"
     for candidate in ctx.state.candidates(path):  # after `cd ~/.ssh`, `> authorized_keys` is ~/.ssh/authorized_keys
+        if candidate.startswith("/dev/") and is_disk_device(candidate):
+            return ctx.hit(
+                "disk.device-write",
+                shown,
+                f"{what} writes straight onto the disk device {candidate} and can overwrite its file systems, so "
+                f"{POLICY} blocks it.",
+            )
         reason = protected_write_reason(candidate, what)
         glob = reason is None and ("*" in candidate or "?" in candidate or "[" in candidate)
         if glob:

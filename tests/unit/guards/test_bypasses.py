@@ -176,3 +176,23 @@ def test_through_hookgate_run(command: str) -> None:
     }
     proc = run_hookgate(["run"], event)
     assert proc.returncode == 2 and "rm.recursive" in proc.stderr, (proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("fd -t d node_modules -x rm -rf", RM),
+        ("fd -t d build -x rm -rf {}", RM),
+        ("fd . ~ -X rm -rf", RM),
+        ("fdfind -e log --exec-batch rm -r", RM),
+        ("fd x --exec sh -c 'rm -rf ~'", RM),
+        ("fd -x git push --force", "deny:git.push-force"),
+        ("fd -e py -x echo {} \\; -x rm -rf", RM),
+        ("fd -e py -x wc -l", None),
+        ("fd -e tmp -x rm", None),
+        ("fd -e md", None),
+        ("fd -x", None),
+    ],
+)
+def test_fd_exec_runs_its_command_on_every_result(command: str, rule: str | None) -> None:
+    assert rule_of(command) == rule

@@ -544,6 +544,8 @@ RULE_SAMPLES = {
     "write.git-config": "echo x > .git/config",
     "disk.dd-device": "dd of=/dev/sda",
     "disk.mkfs": "mkfs.ext4 /dev/sdb1",
+    "disk.device-write": "cat /dev/zero > /dev/sda",
+    "disk.wipe": "wipefs -a /dev/sda",
     "shell.fork-bomb": ":(){ :|:& };:",
     "exec.download": "curl -s https://x | sh",
     "exec.unseen": "cat x.sh | sh",

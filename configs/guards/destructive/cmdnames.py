@@ -1,0 +1,34 @@
+"""The command names each rule module judges, apart from the modules themselves: the dispatcher (``rules``)
+reads them to import a rule module only when a command's name can need it (``ls -la`` loads none of
+``delete``, ``git``, ``writes``, ``programs``...: a hook call pays for the modules it uses). These tables are
+the only copy (``writes.written_paths`` starts from ``writes_files``, so a writer missing here is one its own
+tests see write nothing; ``tests/unit/guards/test_lazy_rules.py``). Imports nothing."""
+
+from __future__ import annotations
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
+"""Shells (``programs.check_shell``)."""
+HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
+"""HTTP clients that could call hookgate's approval routes (``selfguard.check_http``)."""
+TOOLS = frozenset({"chmod", "chown", "chgrp", "rsync", "tar", "gtar", "bsdtar"})
+"""``tools.check_tool``'s commands."""
+WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "truncate", "curl", "wget"})
+"""Commands whose arguments name files they write (``writes.written_paths``), with ``perl*`` (``writes``)."""
+DISK_TOOLS = frozenset({"wipefs", "blkdiscard", "mkswap", "sgdisk", "sfdisk", "parted", "fdisk", "gdisk"})
+"""Partition and signature tools (``writes.check_disk_tool``)."""
+VERSIONED_INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "php", "lua"})  # python3.12, lua5.4
+PLAIN_INTERPRETERS = frozenset({"nodejs", "Rscript", "bun", "osascript"})
+
+
+def writes_files(name: str) -> bool:
+    """Whether ``name``'s arguments can name a file it writes (else ``writes.check_writes`` has nothing to do)."""
+    return name in WRITERS or name.startswith("perl")
+
+
+def interpreter_family(name: str) -> str | None:
+    """The interpreter family a command name runs (``python3.12`` -> ``python``, ``nodejs``), or None: the full
+    match of ``(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript|bun|osascript)``, without a regex."""
+    if name in PLAIN_INTERPRETERS:
+        return name
+    stem = name.rstrip("0123456789.")
+    return stem if stem in VERSIONED_INTERPRETERS else None
