@@ -135,7 +135,7 @@ class Recorder:
         self._thread: threading.Thread | None = None
         self._packed: deque[bytes] = deque()
         self._stopping = False
-        self._last_error = 0.0
+        self._last_error = {False: -60.0, True: -60.0}  # per kind of line: a failure, records kept
         self._atexit = False
         if background:
             self._pending = deque()
@@ -450,11 +450,13 @@ class Recorder:
         return self.config_hash == config_hash and (self.audit is audit or self.audit == (audit or {}))
 
     def _report(self, exc: BaseException, *, kept: bool = False) -> None:
-        """One line, at most once a minute; ``kept``: the records wait in the spool instead."""
+        """One line, at most once a minute; ``kept``: the records wait in the spool instead (counted apart:
+        a failure of the upkeep, such as retention on a store that just went away, must not hide that
+        the records now wait in the spool)."""
         now = time.monotonic()
-        if now - self._last_error < 60:
+        if now - self._last_error[kept] < 60:
             return
-        self._last_error = now
+        self._last_error[kept] = now
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if kept:
             say(

@@ -186,3 +186,20 @@ def test_the_writer_process_drains_the_spool_of_run_processes(tmp_path: Path) ->
     store = SQLiteStore(str(tmp_path))
     assert sorted(json.loads(r.body)["tool_use_id"] for r in store.audit_records(AuditFilter())) == ["t1", "t2"]
     assert [r.problem for r in verify_store(store)] == [None]
+
+
+def test_a_failed_upkeep_does_not_hide_that_records_wait_in_the_spool(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from gateway.errors import StoreError
+
+    rec = serve_recorder(tmp_path)
+    with caplog.at_level(logging.ERROR, logger="hookgate.audit"):
+        rec._report(StoreError("retention failed: the store went away"))  # the upkeep's failure first
+        rec._report(StoreError("the store went away"), kept=True)  # then a batch goes to the spool
+        rec._report(StoreError("again"))  # within the minute: not repeated
+        rec._report(StoreError("again"), kept=True)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2
+    assert lines[0].startswith("audit: cannot record: retention failed")
+    assert "they wait in the spool" in lines[1]
