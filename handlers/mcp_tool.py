@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gateway.errors import HandlerError
@@ -50,6 +51,8 @@ class McpToolHandler(Handler):
     """Calls ``tool`` on MCP server ``server`` with ``input`` (see module docstring)."""
 
     type: ClassVar[str] = "mcp_tool"
+    _input: Template | None = None
+    """``input`` compiled on the first event (``compile_template``)."""
 
     @classmethod
     def options_model(cls) -> Any:
@@ -65,7 +68,9 @@ class McpToolHandler(Handler):
 
         options = self.spec.options
         server, tool = options["server"], options["tool"]
-        arguments = substitute(options.get("input") or {}, event)
+        if self._input is None:
+            self._input = compile_template(options.get("input") or {})
+        arguments = self._input(event)
         deadline = asyncio.get_running_loop().time() + self.spec.timeout
         result, meta = await sessions_for(ctx).call_tool(server, tool, arguments, deadline=deadline)
         return verdict_from_result(result, event, meta, label=f"{server}/{tool}"), meta
@@ -150,28 +155,59 @@ def _as_text(value: Any) -> str:
     return "" if value is None else json.dumps(value, ensure_ascii=False)
 
 
+Template = Callable[["HookEvent"], Any]
+"""A compiled ``input``: the event in, the substituted value out (see ``compile_template``)."""
+
+
+def _located(where: str, fill: Callable[[HookEvent], Any]) -> Template:
+    def run(event: HookEvent) -> Any:
+        try:
+            return fill(event)
+        except HandlerError as exc:
+            raise HandlerError(f"{where}: {exc}") from None
+
+    return run
+
+
+def compile_template(value: Any, where: str = "input") -> Template:
+    """``value``'s ``${path}`` substitution (see module docstring) as a function of the event, its strings
+    parsed once: a handler compiles its ``input`` on its first event and reuses it on every later one.
+
+    The function builds new containers on every call and raises HandlerError (``input.key: ${path} is not in
+    this ... event: ...``) for a missing path.
+    """
+    if isinstance(value, str):
+        whole = _WHOLE.fullmatch(value)
+        if whole is not None:
+            path = whole.group(1).strip()
+            return _located(where, lambda event: _lookup(event, path))
+        if "${" not in value:
+            return lambda event: value
+        parts: list[tuple[bool, str]] = []  # (is a path, text or path)
+        at = 0
+        for match in _TOKEN.finditer(value):
+            parts.append((False, value[at : match.start()]))
+            parts.append((False, "${") if match.group(1) is None else (True, match.group(1).strip()))
+            at = match.end()
+        parts.append((False, value[at:]))
+        return _located(
+            where, lambda event: "".join(_as_text(_lookup(event, p)) if is_path else p for is_path, p in parts)
+        )
+    if isinstance(value, dict):
+        items = [(k, compile_template(v, f"{where}.{k}")) for k, v in value.items()]
+        return lambda event: {k: fill(event) for k, fill in items}
+    if isinstance(value, list):
+        fills = [compile_template(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return lambda event: [fill(event) for fill in fills]
+    return lambda event: value
+
+
 def substitute(value: Any, event: HookEvent, where: str = "input") -> Any:
     """``value`` with every ``${path}`` in its strings replaced from ``event`` (see module docstring).
 
     Raises HandlerError (``input.key: ${path} is not in this ... event: ...``) for a missing path.
     """
-    if isinstance(value, str):
-        try:
-            whole = _WHOLE.fullmatch(value)
-            if whole is not None:
-                return _lookup(event, whole.group(1).strip())
-            if "${" not in value:
-                return value
-            return _TOKEN.sub(
-                lambda m: "${" if m.group(1) is None else _as_text(_lookup(event, m.group(1).strip())), value
-            )
-        except HandlerError as exc:
-            raise HandlerError(f"{where}: {exc}") from None
-    if isinstance(value, dict):
-        return {k: substitute(v, event, f"{where}.{k}") for k, v in value.items()}
-    if isinstance(value, list):
-        return [substitute(v, event, f"{where}[{i}]") for i, v in enumerate(value)]
-    return value
+    return compile_template(value, where)(event)
 
 
 def _strings(value: Any, where: str) -> list[tuple[str, str]]:

@@ -9,6 +9,10 @@ Run: ``.venv/bin/python tests/bench/bench_mcp.py [--warm N] [--fresh N] [--cli N
 - fresh session: a new ``Gateway(mode="run")`` per sample: dispatch + ``aclose`` (spawn the validator, MCP
   handshake, one call, stop it), in this process (so ``import mcp`` is already paid).
 - ``hookgate run`` end to end (``--cli`` samples; interpreter start and imports included).
+- tight loop (``--loop N`` calls, ``--concurrency C`` in flight, ``--sessions S``): ``McpSessions.call_tool``
+  straight to the validator, as serve's handler makes it: calls per second and CPU microseconds per call, on
+  hookgate's side (this process) and the validator's (its processes, from ``/proc``). CPU per call is the
+  figure to compare across runs on a shared machine: calls per second move with the other jobs' load.
 
 Prints p50 / p90 (ms) and the ratio warm / fresh (target: <= 1/50). Never asserts.
 """
@@ -143,13 +147,72 @@ def through_cli(runs: int) -> list[float]:
     return samples
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (``/proc/PID/stat``), 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children() -> list[int]:
+    """This process's child processes (the validators the sessions started)."""
+    try:
+        with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children", encoding="ascii") as fh:
+            return [int(pid) for pid in fh.read().split()]
+    except OSError:
+        return []
+
+
+async def tight_loop(calls: int, concurrency: int, sessions: int) -> None:
+    from handlers.mcp_sessions import McpSessions
+
+    config = load_config([CONFIG])
+    servers = {name: {**server, "sessions": sessions} for name, server in config.mcp_servers.items()}
+    manager = McpSessions(servers, mode="serve")
+    arguments = {"command": EVENT["tool_input"]["command"], "cwd": str(ROOT), "project_dir": str(ROOT)}
+    arguments["hook_event_name"] = "PreToolUse"
+
+    async def worker(n: int) -> None:
+        for _ in range(n):
+            result, _meta = await manager.call_tool("policy", "check_command", arguments)
+            assert not result.is_error
+
+    try:
+        await worker(20)
+        for _ in range(2):  # under load, so that a pool has grown before the measured window
+            await asyncio.gather(*(worker(20) for _ in range(concurrency)))
+            await asyncio.sleep(1.0)
+        validators = _children()
+        each = max(1, calls // concurrency)
+        server_cpu, own_cpu, started = sum(map(_cpu_seconds, validators)), time.process_time(), time.perf_counter()
+        await asyncio.gather(*(worker(each) for _ in range(concurrency)))
+        elapsed, own_cpu = time.perf_counter() - started, time.process_time() - own_cpu
+        server_cpu = sum(map(_cpu_seconds, validators)) - server_cpu
+    finally:
+        await manager.aclose()
+    done = each * concurrency
+    print(
+        f"tight loop, {concurrency} in flight, {len(validators)} validator process(es): {done / elapsed:,.0f} calls/s; "
+        f"CPU per call: hookgate {own_cpu / done * 1e6:.0f} us, validator {server_cpu / done * 1e6:.0f} us  (n={done})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warm", type=int, default=300, help="warm samples (default 300)")
     parser.add_argument("--fresh", type=int, default=10, help="fresh-session samples (default 10)")
     parser.add_argument("--cli", type=int, default=5, help="'hookgate run' samples (default 5; 0 skips)")
+    parser.add_argument("--loop", type=int, default=6000, help="tight-loop calls (default 6000; 0 skips)")
+    parser.add_argument("--concurrency", type=int, default=16, help="tight-loop calls in flight (default 16)")
+    parser.add_argument("--sessions", type=int, default=1, help="tight-loop pool size (default 1)")
     args = parser.parse_args()
     print(f"validator: configs/validators/policy.py over stdio; event: Bash {EVENT['tool_input']['command']!r}")
+    if args.loop:
+        asyncio.run(tight_loop(args.loop, 1, args.sessions))
+        asyncio.run(tight_loop(args.loop, args.concurrency, args.sessions))
     warm, fresh = asyncio.run(in_process(args.warm, args.fresh))
     served = through_serve(args.warm)
     p_served = show("warm, through hookgate serve (HTTP)", served) if served else None

@@ -182,6 +182,11 @@ def test_a_kiro_group_matches_kiro_tool_names() -> None:
     cmd = parse_event({**KIRO_BASH, "tool_name": "execute_cmd"})
     assert group_matches(group("execute_cmd", "kiro"), cmd)[0]
     assert not group_matches(group("execute_bash", "kiro"), cmd)[0]
+    # another host's event is seen under Kiro's name, not under the name that host sent
+    gemini = parse_event(
+        {**GEMINI, "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {}}
+    )
+    assert group_matches(group("execute_bash", "kiro"), gemini)[0]
 
 
 def test_a_gemini_group_matches_gemini_tool_names_with_gemini_rules() -> None:
@@ -284,6 +289,14 @@ def test_priority_orders_the_merge_and_positions_are_renumbered(tmp_path: Path) 
     decision = run(cfg, bash())
     assert [(r.id, r.order) for r in decision.results] == [("c", 0), ("a", 1), ("d", 2), ("b", 3)]
     assert [r.side_effects for r in decision.results] == [[], [], ["wrote audit line"], []]  # a list, even empty
+
+
+def test_equal_priorities_keep_config_order_across_groups_of_any_size(tmp_path: Path) -> None:
+    sizes = [3, 1, 2, 1]
+    ids = [[f"g{g}h{h}" for h in range(n)] for g, n in enumerate(sizes)]
+    groups = [{"hooks": [{"type": "command", "command": f"true {i}", "id": i} for i in group]} for group in ids]
+    selected = Dispatcher(config(tmp_path, {"PreToolUse": groups})).select(bash())
+    assert [(s.spec.id, s.order) for s in selected] == [(i, n) for n, i in enumerate(i for group in ids for i in group)]
 
 
 # ---------------------------------------------------------------------------- attempt: each outcome

@@ -48,6 +48,8 @@ def test_claude_matcher(pattern: str | None, value: str, expected: bool) -> None
 def test_claude_matcher_is_ascii() -> None:
     assert claude_matcher(r"^\w+$")("Bash")
     assert not claude_matcher(r"^\w+$")("Bäsh")
+    named = claude_matcher(r"(?<d>\d)x")  # JavaScript syntax the stdlib lacks: compiled by `regex`, ASCII too
+    assert named("3x") and not named("\u0663x")
 
 
 def test_narrow_exact_set_has_no_comma_or_space() -> None:

@@ -10,7 +10,7 @@ from mcp.types import CallToolResult, TextContent
 
 from gateway.errors import HandlerError
 from gateway.events import HookEvent
-from handlers.mcp_tool import input_problems, placeholder_problems, substitute, verdict_from_result
+from handlers.mcp_tool import compile_template, input_problems, placeholder_problems, substitute, verdict_from_result
 
 EVENT = HookEvent(
     {
@@ -53,6 +53,17 @@ def test_substitution(template: str, expected: Any) -> None:
 def test_substitution_walks_objects_and_lists_but_not_keys() -> None:
     value = {"${tool_name}": ["${tool_input.count}", {"p": "${cwd}/x"}], "n": 5, "flag": True}
     assert substitute(value, EVENT) == {"${tool_name}": [2, {"p": "/repo/x"}], "n": 5, "flag": True}
+
+
+def test_a_compiled_input_is_reused_across_events_and_builds_fresh_values() -> None:
+    template = compile_template({"path": "${tool_input.file_path}", "all": ["${tool_name}", "x=${tool_input.count}"]})
+    first, second = template(EVENT), template(EVENT)
+    assert first == second == {"path": "/repo/a.py", "all": ["MultiEdit", "x=2"]}
+    assert first is not second and first["all"] is not second["all"]  # a caller may change its copy
+    other = HookEvent({**EVENT.payload, "tool_name": "Write", "tool_input": {"file_path": "/b", "count": 0}})
+    assert template(other) == {"path": "/b", "all": ["Write", "x=0"]}
+    with pytest.raises(HandlerError, match=r"^input\.all\[1\]: \$\{tool_input\.count\} is not in this"):
+        template(HookEvent({**EVENT.payload, "tool_input": {"file_path": "/c"}}))
 
 
 def test_claude_project_dir_comes_from_the_environment_else_the_event(monkeypatch: pytest.MonkeyPatch) -> None:

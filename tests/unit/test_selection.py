@@ -128,3 +128,23 @@ def test_a_thousand_rm_rules_are_pruned_by_one_gate(tmp_path: Path) -> None:
             )
         )
     ] == ["Bash(rm -r /srv/7/*)"]
+
+
+def test_a_file_rule_is_not_a_gate_it_covers_the_other_file_tools_too(tmp_path: Path) -> None:
+    path = tmp_path / "edit.json"
+    path.write_text(
+        json.dumps(
+            {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "if": "Edit(src/**)", "command": "true"}]}]}}
+        )
+    )
+    dispatcher = Dispatcher(load_config([str(path)], use_cache=False))
+    for tool in ("Edit", "Write", "MultiEdit"):  # `Edit(...)` rules cover every file-editing tool
+        event = HookEvent(
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": tool,
+                "tool_input": {"file_path": "/p/src/a.py"},
+                "cwd": "/p",
+            }
+        )
+        assert [s.spec.if_rule for s in dispatcher.select(event)] == ["Edit(src/**)"], tool

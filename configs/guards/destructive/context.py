@@ -79,7 +79,7 @@ class State:
         self._tmpdir: str | None = None
         self._home: str | None = None
         self._areas: tuple[list[str], list[str]] | None = None
-        self.functions: set[str] = set()  # shell functions the command defines (f(){ "$@"; }; f rm -rf ~)
+        self.functions: dict[str, list[Token]] = {}  # functions the command defines: name -> body tokens
         self.aliases: dict[str, str] = {}  # aliases it defines (alias x=rm; x -rf ~)
         self.project: str | None = None  # the event's cwd: the project, whatever directory a command moves to
         self.redirected: bool | None = None

@@ -14,17 +14,68 @@ if TYPE_CHECKING:
     from .expand import Cmd
 
 
-def define_functions(toks: list[Token], into: set[str]) -> None:
-    """The names of the functions ``toks`` define (``NAME() {``, ``function NAME {``) added to ``into``."""
+def define_functions(toks: list[Token], into: dict[str, list[Token]]) -> None:
+    """The functions ``toks`` define (``NAME() {``, ``function NAME {``) added to ``into``: name -> the tokens of
+    its ``{ ... }`` body (empty when the body is not a brace group hookgate can delimit)."""
     for k in range(len(toks) - 1):
         a, b = toks[k], toks[k + 1]
         if isinstance(a, Word) and a.literal:
             if isinstance(b, Op) and b.op == "(" and k + 2 < len(toks):
                 c = toks[k + 2]
                 if isinstance(c, Op) and c.op == ")":
-                    into.add(a.text)
+                    into[a.text] = _body(toks, k + 3)
             elif a.text == "function" and isinstance(b, Word) and b.literal:
-                into.add(b.text.removesuffix("()"))
+                at = k + 2
+                opener = toks[at] if at + 1 < len(toks) else None
+                if isinstance(opener, Op) and opener.op == "(":  # function g() {
+                    at += 2
+                into[b.text.removesuffix("()")] = _body(toks, at)
+
+
+def _body(toks: list[Token], at: int) -> list[Token]:
+    """The tokens inside the brace group that starts at ``toks[at]`` (newlines before it skipped), or []."""
+    while at < len(toks) and (_is_op(toks[at], ";") or _is_op(toks[at], "\n")):  # the lexer reads a newline as ;
+        at += 1
+    first = toks[at] if at < len(toks) else None
+    if not (isinstance(first, Word) and first.literal and first.text == "{"):
+        return []
+    depth = 0
+    for end in range(at, len(toks)):
+        tok = toks[end]
+        if isinstance(tok, Word) and tok.literal and tok.text in ("{", "}"):
+            depth += 1 if tok.text == "{" else -1
+            if depth == 0:
+                return toks[at + 1 : end]
+    return []
+
+
+def _is_op(tok: Token, op: str) -> bool:
+    return isinstance(tok, Op) and tok.op == op
+
+
+_POSITIONAL = frozenset({"$@", "$*", "${@}", "${*}"})
+
+
+def _called(body: list[Token], args: list[Word]) -> list[Token] | None:
+    """``body`` with its positional parameters (``"$@"``, ``$*``, ``$1``...``$9``) replaced by the call's
+    ``args``; None when the body uses none of them (then the call adds nothing to check)."""
+    out: list[Token] = []
+    used = False
+    for tok in body:
+        if isinstance(tok, Word) and not tok.literal and not tok.subs:
+            text = tok.text
+            if text in _POSITIONAL:
+                out.extend(args)
+                used = True
+                continue
+            if len(text) == 2 and text[0] == "$" and text[1] in "123456789":
+                n = int(text[1])
+                if n <= len(args):
+                    out.append(args[n - 1])
+                used = True
+                continue
+        out.append(tok)
+    return out if used else None
 
 
 def define_aliases(args: list[str], into: dict[str, str]) -> None:
@@ -45,6 +96,17 @@ def check_defined(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str
         return ctx.check_text(" ".join([alias, *(shlex.quote(w.text) for w in args)]))
     if not args:
         return None
+    body = ctx.state.functions.get(name)
+    called = _called(body, args) if body else None
+    if called is not None:  # f() { command rm "$@"; }; f -rf ~: the body run with these arguments
+        functions = ctx.state.functions
+        functions[name] = []  # a call of itself inside the body is checked as its arguments only
+        try:
+            reason = ctx.state.token_checker(called, ctx.deeper())
+        finally:
+            functions[name] = body or []
+        if reason:
+            return reason
     reason = ctx.deeper().check_argv(args, cmd)  # f(){ "$@"; }; f rm -rf ~
     if reason or not any(" " in w.text for w in args):
         return reason

@@ -79,6 +79,15 @@ _GLOB_CANDIDATES = (
     "batch",
     "crontab",
     "trap",
+    "rimraf",
+    "fd",
+    "fdfind",
+    "hookgate",
+    "sqlite3",
+    "uv",
+    *sorted(DISK_TOOLS),
+    *sorted(TOOLS),
+    *sorted(HTTP_CLIENTS),
     *sorted(SHELLS),
     *sorted(WRAPPERS),
 )
@@ -337,8 +346,18 @@ def _check_fd_exec(args: list[Word], ctx: Ctx) -> str | None:
     """``fd ... -x CMD ARGS [;]`` (``--exec``, ``-X``/``--exec-batch``): CMD runs with each result, in place of
     a ``{}``-style placeholder or after its arguments; a result is a path known only at run time."""
     for i, word in enumerate(args):
-        if word.text in _FD_EXEC:
+        text = word.text
+        option, eq, value = text.partition("=")
+        if text.startswith("--"):
+            attached = value if eq and option in _FD_EXEC else None  # --exec=rm
+        else:
+            attached = text[2:] if text[:2] in ("-x", "-X") and len(text) > 2 else None  # -xrm
+        if text in _FD_EXEC or attached:
             rest = args[i + 1 :]
+            if attached:  # --exec=rm -rf, -xrm -rf
+                head = Word(attached)
+                head.literal = word.literal
+                rest = [head, *rest]
             end = next((k for k, w in enumerate(rest) if w.text == ";"), len(rest))
             command = rest[:end]
             if not command:
@@ -359,7 +378,7 @@ def _check_glob_head(head: Word, args: list[Word], cmd: Cmd | None, ctx: Ctx) ->
     import fnmatch
 
     pattern = base(head.text)
-    for name in _GLOB_CANDIDATES:
+    for name in (*_GLOB_CANDIDATES, *sorted(_AWKS), *sorted(_PIP_NAMES)):
         if fnmatch.fnmatchcase(name, pattern) or (name == "mkfs" and fnmatch.fnmatchcase("mkfs.ext4", pattern)):
             reason = check_argv([Word(name), *args], cmd, ctx.deeper())
             if reason:

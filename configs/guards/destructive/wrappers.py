@@ -7,7 +7,7 @@ _F = frozenset
 # wrapper: (short options with a value, long options with a value, optional-value letters, operands before the command)
 WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
     "sudo": (
-        "CDgpRrtTUu",
+        "CDghpRrtTUu",
         _F(
             {
                 "--close-from",
@@ -28,7 +28,7 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
     ),
     "doas": ("uC", _F(), "", 0),
     "pkexec": ("", _F({"--user"}), "", 0),
-    "env": ("uCSP", _F({"--unset", "--chdir", "--split-string"}), "", 0),
+    "env": ("uCSPa", _F({"--unset", "--chdir", "--split-string", "--argv0"}), "", 0),
     "nice": ("n", _F({"--adjustment"}), "", 0),
     "nohup": ("", _F(), "", 0),
     "time": ("fo", _F({"--format", "--output"}), "", 0),
@@ -222,4 +222,47 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
     "torsocks": ("uapPi", _F({"--user", "--pass", "--address", "--port"}), "", 0),
     "dbus-launch": ("", _F({"--config-file"}), "", 0),
     "dotenv": ("ecvp", _F(), "", 0),
+    # util-linux, numactl, libfaketime, fakechroot, cpulimit, libcgroup, runit, trickle, glibc, OpenSSH, daemonize
+    "setpriv": (
+        "",
+        _F(
+            {
+                "--reuid",
+                "--regid",
+                "--ruid",
+                "--euid",
+                "--rgid",
+                "--egid",
+                "--groups",
+                "--inh-caps",
+                "--ambient-caps",
+                "--bounding-set",
+                "--securebits",
+                "--pdeathsig",
+                "--selinux-label",
+                "--apparmor-profile",
+                "--landlock-access",
+                "--landlock-rule",
+                "--seccomp-filter",
+            }
+        ),
+        "",
+        0,
+    ),
+    "prlimit": ("p", _F({"--pid", "--output"}), "", 0),
+    "numactl": (
+        "imNCpP",
+        _F({"--interleave", "--membind", "--cpunodebind", "--physcpubind", "--preferred", "--preferred-many"}),
+        "",
+        0,
+    ),
+    "faketime": ("p", _F(), "", 1),
+    "fakechroot": ("ecdl", _F({"--environment", "--config-dir", "--elfloader", "--lib"}), "", 0),
+    "cpulimit": ("lpe", _F({"--limit", "--pid", "--exe"}), "", 0),
+    "cgexec": ("g", _F(), "", 0),
+    "chpst": ("uUbe/nlLmdopfcrt", _F(), "", 0),
+    "trickle": ("duwtln", _F(), "", 0),
+    "catchsegv": ("", _F(), "", 0),
+    "ssh-agent": ("aEtPO", _F(), "", 0),
+    "daemonize": ("ceoplu", _F(), "", 0),
 }

@@ -196,3 +196,55 @@ def test_through_hookgate_run(command: str) -> None:
 )
 def test_fd_exec_runs_its_command_on_every_result(command: str, rule: str | None) -> None:
     assert rule_of(command) == rule
+
+
+REVIEW_4 = [  # the fresh-eyes review of session 4: each passed before
+    "/usr/bin/aw? 'BEGIN{system(\"rm -rf ~\")}'",  # a glob command name that can match awk
+    "/usr/bin/f? . -x rm -rf",  # ... or fd
+    "fd . --exec=rm -rf",
+    "fd . -xrm -rf",
+    "fd . --exec-batch=rm -rf",
+    "env -a foo rm -rf ~",  # GNU env's -a/--argv0 takes a value
+    "sudo -h host rm -rf ~",  # -h host is --host
+    "setpriv --reuid=1000 rm -rf ~",
+    "setpriv --reuid 1000 rm -rf ~",
+    "prlimit --nofile=10 rm -rf ~",
+    "numactl --interleave=all rm -rf ~",
+    "numactl -i all rm -rf ~",
+    "faketime '2020-01-01' rm -rf ~",
+    "fakechroot rm -rf ~",
+    "cpulimit -l 50 -- rm -rf ~",
+    "cgexec -g cpu:x rm -rf ~",
+    "chpst -u x rm -rf ~",
+    "trickle -d 10 rm -rf ~",
+    "catchsegv rm -rf ~",
+    "ssh-agent rm -rf ~",
+    "daemonize /bin/rm -rf ~",
+    'f() { command rm "$@"; }; f -rf ~',  # a function's body run with the call's arguments
+    'f() { rm "$1" "$2"; }; f -rf ~',
+    "function g { command rm $*; }; g -rf /",
+    'function g() {\n command rm "$@"\n}\ng -rf ~',
+    'f()\n{\n command rm "$@"\n}\nf -rf ~',
+]
+
+
+@pytest.mark.parametrize("command", REVIEW_4)
+def test_the_fourth_reviews_bypasses_are_denied(command: str) -> None:
+    assert rule_of(command) == RM
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'f() { f "$@"; }; f x',  # a call of itself: checked as its arguments, no endless descent
+        'f() { echo "$@"; }; f -rf ~',
+        'f() { ls "$@"; }; f -la',
+        'f() { command rm "$@"; }; f build.log',
+        "setpriv --reuid=1000 ls",
+        "numactl -H",
+        "env -a x ls",
+        "fd . --exec=wc -l",
+    ],
+)
+def test_and_their_near_misses_pass(command: str) -> None:
+    assert rule_of(command) is None
