@@ -438,14 +438,15 @@ def read_event(limit: int | None = None) -> bytes:
 
 def emit(code: int, out: str, err: str) -> int:
     """Write the answer and return its exit code. A stdout that cannot be written (a closed pipe, a full
-    disk) loses the JSON but never the exit code: a deny still exits 2 with its reason on stderr."""
-    if out:
+    disk; none at all: the process was started with that descriptor closed, and ``sys.stdout`` is None)
+    loses the JSON but never the exit code: a deny still exits 2 with its reason on stderr."""
+    if out and sys.stdout is not None:
         try:
             sys.stdout.write(out)
             sys.stdout.flush()
         except OSError:
             _silence_stdout()
-    if err:
+    if err and sys.stderr is not None:
         try:
             sys.stderr.write(err)
             sys.stderr.flush()

@@ -162,8 +162,9 @@ def exit_hook(code: int, startup: set[str] | frozenset[str] = frozenset()) -> No
 
     atexit._run_exitfuncs()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: the process was started without that descriptor
+                stream.flush()
     except (OSError, ValueError):
         return
     os._exit(code)

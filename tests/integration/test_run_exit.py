@@ -77,3 +77,18 @@ def test_a_users_python_handler_gets_the_usual_exit(tmp_path: Path) -> None:
     proc, marks = _run(tmp_path, event("Bash", command="ls"), str(config))
     assert proc.returncode == 0, proc.stderr
     assert marks.splitlines() == ["atexit", "teardown"]
+
+
+def test_a_deny_without_a_stdout_still_exits_2_with_its_reason(tmp_path: Path) -> None:
+    import os
+
+    proc = subprocess.run(  # fd 1 closed: sys.stdout is None in the hook process
+        [sys.executable, "-m", "gateway", "run", "--dialect", "claude"],
+        input=json.dumps(event("Bash", command="rm -rf /srv/app/src")).encode(),
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert proc.returncode == 2 and b"rm.recursive" in proc.stderr and b"internal error" not in proc.stderr
