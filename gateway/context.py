@@ -88,6 +88,7 @@ class RunContext:
                 config_hash=config.config_hash,
                 version=__version__,
                 background=self.mode != "run",
+                process=dict(config.settings) if self.mode == "serve" else None,
             )
 
         recorder: Recorder | OneShotRecorder

@@ -12,7 +12,13 @@ before any sink sees it, and hands the canonical text to the configured sinks:
   builds, redacts, hashes and appends it as one batch per sink (one store transaction per batch), and
   drains the spool of the ``hookgate run`` processes beside it every second. The event and the
   decision are not changed after they are answered, so building the record later gives the same
-  record;
+  record. Under ``hookgate serve`` (``process``) the request path builds the record at once and
+  keeps it pickled (about 5 us: a queue of the requests' own objects would keep a quarter second of
+  them alive, which costs more), and the thread only sends each batch to a writer process
+  (``gateway.audit.writer``), which redacts, hashes and writes it and looks after the spool and
+  retention: the server's interpreter spends a few microseconds per record instead of tens. If that
+  process cannot be started or dies, the thread writes the records itself from then on (one log
+  line), starting with the batches it never acknowledged (``gateway.audit.pipe``);
 - ``jsonl:PATH``: one line per record appended to PATH, hash-chained like the store
   (``gateway.audit.jsonl``; ``hookgate audit verify --jsonl PATH`` walks it);
 - OpenTelemetry (``gateway.audit.otel``) when ``audit.otel`` is set or ``OTEL_EXPORTER_OTLP_ENDPOINT``
@@ -30,6 +36,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import deque
 
 from gateway.audit.record import build_record, canonical, outside_text
 from gateway.audit.redact import Redactor
@@ -37,12 +44,15 @@ from gateway.audit.redact import Redactor
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
 if TYPE_CHECKING:
     import threading
-    from collections import deque
     from collections.abc import Callable
     from typing import Any
 
+    from gateway.audit.pipe import WriterProcess
     from gateway.decision import Decision
     from gateway.events import HookEvent
+
+    Built = tuple[str, float, int | None, dict[str, Any]]
+    """A built, not yet redacted record: its id, epoch seconds, span start, the record (``build_record``)."""
 
     Item = tuple[str, float, dict[str, Any], str, int | None, Decision | None]
     """A prepared record: id, epoch seconds (ms), redacted record, its canonical text, span start, decision."""
@@ -79,8 +89,11 @@ class Recorder:
 
     audit: the normalized ``audit`` section. state_dir: ``settings.stateDir`` (the spool lives in
     ``<state_dir>/audit``). store_factory: opens the state store (called lazily, once per thread).
-    config_hash, version: copied into every record. background: batch in a writer thread. When
-    spans are wanted but the OpenTelemetry SDK is missing, one line says so and records still go out.
+    config_hash, version: copied into every record. background: batch in a writer thread.
+    process: with ``background``, the config's ``settings`` (which store to open): the thread hands
+    the records to a writer process that opens that store (not when spans are wanted: they are sent
+    from this process). When spans are wanted but the OpenTelemetry SDK is missing, one line says so
+    and records still go out.
     """
 
     def __init__(
@@ -92,6 +105,7 @@ class Recorder:
         config_hash: str | None,
         version: str,
         background: bool = False,
+        process: dict[str, Any] | None = None,
     ) -> None:
         self.audit = audit or {}
         audit = self.audit
@@ -112,23 +126,34 @@ class Recorder:
                 self.telemetry = Telemetry(audit.get("otel") or {}, batch=background, version=version)
             except HookgateError as exc:  # records still go to the sinks; spans cannot
                 say(background, f"audit: no spans: {exc}")
+        self.process = process if background and self.telemetry is None else None
+        self._child: WriterProcess | None = None
+        self._flush_timeout = 5.0
         self._store: Any = None
         self._pending: deque[tuple[HookEvent, Decision, float, int | None]] | None = None
         self._wake: threading.Event | None = None
         self._thread: threading.Thread | None = None
+        self._packed: deque[bytes] = deque()
         self._stopping = False
-        self._last_error = 0.0
+        self._last_error = {False: -60.0, True: -60.0}  # per kind of line: a failure, records kept
         self._atexit = False
         if background:
-            from collections import deque
-
             self._pending = deque()
 
     # ------------------------------------------------------------------ the one entry point
 
     def submit(self, event: HookEvent, decision: Decision, started_ns: int | None = None) -> None:
         """Record ``event`` answered with ``decision``; ``started_ns``: ``time.time_ns()`` when its
-        dispatch began (span start). Never raises. In background mode this only queues."""
+        dispatch began (span start). Never raises. In background mode this only queues (with a writer
+        process: the record, built and pickled)."""
+        if self.process is not None:  # built and packed now: nothing of the request is kept alive
+            try:
+                self._packed.append(self._pack(event, decision, time.time(), started_ns))
+            except Exception as exc:
+                self._report(exc)
+            if self._thread is None:
+                self._start()
+            return
         pending = self._pending
         if pending is not None:
             pending.append((event, decision, time.time(), started_ns))
@@ -153,13 +178,48 @@ class Recorder:
 
     # ------------------------------------------------------------------ building
 
+    def _pack(self, event: HookEvent, decision: Decision, now: float, started_ns: int | None) -> bytes:
+        """The record of ``event``, built (not redacted) and pickled for the writer process: a bytes
+        object, which holds no reference to the request's objects (a queue of those would keep a
+        quarter second of requests alive and cost the server more than building the record does)."""
+        import pickle
+
+        from gateway.audit.spool import new_id
+
+        record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
+        record_id = new_id()
+        try:
+            return pickle.dumps((record_id, now, started_ns, record), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # a value pickle cannot carry (a Python handler's object): as its stored JSON
+            import json
+
+            plain = json.loads(canonical(record))
+            return pickle.dumps((record_id, now, started_ns, plain), protocol=pickle.HIGHEST_PROTOCOL)
+
     def _prepare(self, event: HookEvent, decision: Decision, now: float, started_ns: int | None) -> Item:
         from gateway.audit.spool import new_id
 
         record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
+        return self._finish(new_id(), record, now, started_ns, decision)
+
+    def _finish(
+        self, record_id: str, record: dict[str, Any], now: float, started_ns: int | None, decision: Decision | None
+    ) -> Item:
+        """A built record redacted and in its canonical text."""
         if not self.redactor.clean(canonical(outside_text(record))):  # the common case skips the walk
             record = self.redactor.apply(record)
-        return new_id(), round(now * 1000) / 1000, record, canonical(record), started_ns, decision
+        return record_id, round(now * 1000) / 1000, record, canonical(record), started_ns, decision
+
+    def write_built(self, batch: list[Built]) -> None:
+        """Redact and write records built elsewhere (the writer process: ``gateway.audit.writer``), in
+        this thread, as one batch per sink."""
+        items: list[Item] = []
+        for record_id, now, started_ns, record in batch:
+            try:
+                items.append(self._finish(record_id, record, now, started_ns, None))
+            except Exception as exc:
+                self._report(exc)
+        self._write(items)
 
     def _write(self, items: list[Item]) -> None:
         self._write_records(items)
@@ -249,35 +309,54 @@ class Recorder:
             atexit.register(self.flush)
             self._atexit = True
 
+    def upkeep_clock(self) -> Callable[[float, bool], None]:
+        """``upkeep(now, stopping)``: drain the spool every ``DRAIN_SECONDS`` (and when stopping) and
+        apply retention every ``PRUNE_SECONDS`` (``now``: ``time.monotonic()``)."""
+        last_drain = last_prune = 0.0
+
+        def upkeep(now: float, stopping: bool) -> None:
+            nonlocal last_drain, last_prune
+            if "store" in self.sinks and (stopping or now - last_drain >= DRAIN_SECONDS):
+                last_drain = now
+                from gateway.audit.spool import drain
+
+                drain(self.state_dir, self.store(), self.chain)
+            if "store" in self.sinks and now - last_prune >= PRUNE_SECONDS:
+                last_prune = now
+                self.prune()
+
+        return upkeep
+
     def _loop(self) -> None:
         assert self._wake is not None
         wake = self._wake
-        last_drain = last_prune = 0.0
+        upkeep = self.upkeep_clock()
         while True:
             wake.wait(FLUSH_SECONDS)
             wake.clear()
             stopping = self._stopping
             try:
                 self._write_pending()
-                now = time.monotonic()
-                if "store" in self.sinks and (stopping or now - last_drain >= DRAIN_SECONDS):
-                    last_drain = now
-                    from gateway.audit.spool import drain
-
-                    drain(self.state_dir, self.store(), self.chain)
-                if "store" in self.sinks and now - last_prune >= PRUNE_SECONDS:
-                    last_prune = now
-                    self.prune()
+                if self._child is None:  # else the writer process looks after the spool and retention
+                    upkeep(time.monotonic(), stopping)
             except Exception as exc:
                 self._report(exc)
             if stopping:
                 break
+        self._stop_child(self._flush_timeout)
         if self._store is not None and hasattr(self._store, "close"):
             self._store.close()
             self._store = None
 
     def _write_pending(self) -> None:
-        """Build and write everything queued, ``BATCH`` records per write."""
+        """Build and write (or hand to the writer process) everything queued, ``BATCH`` records at a time."""
+        packed = self._packed
+        while packed:
+            blobs = [packed.popleft() for _ in range(min(len(packed), BATCH))]
+            if not self._to_child(blobs):
+                import pickle
+
+                self.write_built([pickle.loads(blob) for blob in blobs])
         pending = self._pending
         assert pending is not None
         while pending:
@@ -290,20 +369,72 @@ class Recorder:
                     self._report(exc)
             self._write(items)
 
+    def _to_child(self, blobs: list[bytes]) -> bool:
+        """Send ``blobs`` (``_pack``) to the writer process (started on first use); False when there is
+        none (it cannot be started or has died: then this thread writes, and ``submit`` queues for it,
+        from here on)."""
+        if self.process is None:
+            return False
+        child = self._child
+        if child is None:
+            from gateway.audit.pipe import WriterProcess
+
+            setup = {
+                "audit": self.audit,
+                "state_dir": self.state_dir,
+                "settings": self.process,
+                "config_hash": self.config_hash,
+                "version": self.version,
+            }
+            try:
+                child = self._child = WriterProcess(setup)
+            except OSError as exc:
+                self.process = None
+                say(True, f"audit: no writer process ({exc}); this process writes the records itself")
+                return False
+        try:
+            child.send(blobs)
+        except OSError as exc:  # the child is gone: from now on this thread writes, starting with what it left
+            self.process, self._child = None, None
+            say(True, f"audit: the writer process ended ({exc}); this process writes the records itself")
+            child.stop(1.0)
+            self._write_left(child)
+        return True
+
+    def _write_left(self, child: WriterProcess) -> None:
+        """Write here what an ended writer process never acknowledged (the store skips ids it has)."""
+        left = child.unwritten()
+        if left:
+            import pickle
+
+            self.write_built([pickle.loads(blob) for blob in left])
+
+    def _stop_child(self, timeout: float) -> None:
+        """Close the writer process's pipe; wait (up to ``timeout`` s) while it writes what it has."""
+        child, self._child = self._child, None
+        if child is None:
+            return
+        if child.stop(timeout):
+            self._write_left(child)  # nothing, unless it died on the way
+        else:
+            say(True, "audit: the writer process did not finish in time; it goes on writing on its own")
+
     def flush(self, timeout: float = 5.0) -> None:
         """Background mode: wait until everything submitted so far is written (the thread stops and
         starts again on the next ``submit``)."""
         thread, wake = self._thread, self._wake
         if thread is not None and wake is not None:
             self._stopping = True
+            self._flush_timeout = timeout
             wake.set()
             thread.join(timeout)
             self._thread = self._wake = None
-            if self._pending:  # queued while the thread was stopping
+            if self._pending or self._packed:  # queued while the thread was stopping
                 try:
                     self._write_pending()
                 except Exception as exc:
                     self._report(exc)
+                self._stop_child(timeout)
 
     def close(self) -> None:
         """Write what is queued, flush spans, close the store."""
@@ -319,11 +450,13 @@ class Recorder:
         return self.config_hash == config_hash and (self.audit is audit or self.audit == (audit or {}))
 
     def _report(self, exc: BaseException, *, kept: bool = False) -> None:
-        """One line, at most once a minute; ``kept``: the records wait in the spool instead."""
+        """One line, at most once a minute; ``kept``: the records wait in the spool instead (counted apart:
+        a failure of the upkeep, such as retention on a store that just went away, must not hide that
+        the records now wait in the spool)."""
         now = time.monotonic()
-        if now - self._last_error < 60:
+        if now - self._last_error[kept] < 60:
             return
-        self._last_error = now
+        self._last_error[kept] = now
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if kept:
             say(

@@ -18,7 +18,7 @@ from gateway.client import event_limit
 from gateway.serve.guard import RequestGuard, is_loopback_name
 from gateway.serve.metrics import Metrics
 from gateway.serve.reload import Generations
-from gateway.serve.routes import Routes, _json
+from gateway.serve.routes import Endpoint, Routes, _json
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -153,9 +153,9 @@ def create_app(server: HookServer) -> Any:
     from starlette.exceptions import HTTPException
     from starlette.routing import Route
 
-    endpoints = [
-        ("/hooks", server.hooks_claude, "POST"),
-        ("/hooks/{dialect}", server.hooks_dialect, "POST"),
+    endpoints: list[tuple[str, Any, str]] = [
+        ("/hooks", Endpoint(server.hooks_claude), "POST"),  # ASGI endpoints: no Request/Response per event
+        ("/hooks/{dialect}", Endpoint(server.hooks_dialect), "POST"),
         ("/healthz", server.healthz, "GET"),
         ("/metrics", server.metrics_endpoint, "GET"),
     ]

@@ -163,16 +163,25 @@ def main() -> int:
     loud = Proc([*serve, str(on)], loud_env, cwd=str(work))
     try:
         base, result = alternate(
-            (quiet.port, "/hooks"), (loud.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
+            (quiet.port, "/hooks"),
+            (loud.port, "/hooks"),
+            EVENT,
+            args.seconds,
+            args.rounds,
+            args.concurrency,
+            pids=(quiet.proc.pid, loud.proc.pid),
         )
     finally:
         quiet.stop()
         loud.stop()
     print(
-        f"  audit off {base['rps']:,.0f} req/s (p50 {base['p50']:.2f} ms); recording {result['rps']:,.0f} req/s "
-        f"(p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms)",
+        f"  audit off {base['rps']:,.0f} req/s (p50 {base['p50']:.2f} ms, CPU {base.get('cpu_us', 0):.0f} us/req); "
+        f"recording {result['rps']:,.0f} req/s (p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms, CPU "
+        f"{result.get('cpu_us', 0):.0f} us/req, writer process included)",
         flush=True,
     )
+    results.notes["serve cpu us/req, audit off"] = round(base.get("cpu_us", 0), 1)
+    results.notes["serve cpu us/req, recording"] = round(result.get("cpu_us", 0), 1)
     print(
         f"  SERVE: recording / audit off = {result['ratio']:.3f} (median over {args.rounds} rounds of adjacent "
         f"windows; target >= 0.95: {'met' if result['ratio'] >= 0.95 else 'MISSED'})",

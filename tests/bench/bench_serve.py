@@ -252,7 +252,13 @@ def main() -> int:
         served = Proc([*hookgate_serve, config, *extra], env, cwd=str(work))
         try:
             base, result = alternate(
-                (echo.port, "/echo"), (served.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
+                (echo.port, "/echo"),
+                (served.port, "/hooks"),
+                EVENT,
+                args.seconds,
+                args.rounds,
+                args.concurrency,
+                pids=(echo.proc.pid, served.proc.pid),
             )
         except (OSError, RuntimeError, asyncio.IncompleteReadError) as exc:  # one scenario, not the whole run
             print(f"  {label}: not measured ({type(exc).__name__}: {exc})", flush=True)
@@ -260,10 +266,13 @@ def main() -> int:
         finally:
             served.stop()
         print(
-            f"  {label}: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms; "
-            f"echo {base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms",
+            f"  {label}: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms, "
+            f"CPU {result.get('cpu_us', 0):.0f} us/req; echo {base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms, "
+            f"CPU {base.get('cpu_us', 0):.0f} us/req",
             flush=True,
         )
+        results.notes[f"{key} cpu us/req"] = round(result.get("cpu_us", 0), 1)
+        results.notes[f"{key} echo cpu us/req"] = round(base.get("cpu_us", 0), 1)
         results.ratio(
             key,
             f"serve, {label} / echo",
@@ -292,14 +301,21 @@ def main() -> int:
             many = Proc([*hookgate_serve, str(configs["if1000"])], env, cwd=str(work))
             try:
                 base, result = alternate(
-                    (one.port, "/hooks"), (many.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
+                    (one.port, "/hooks"),
+                    (many.port, "/hooks"),
+                    EVENT,
+                    args.seconds,
+                    args.rounds,
+                    args.concurrency,
+                    pids=(one.proc.pid, many.proc.pid),
                 )
             finally:
                 one.stop()
                 many.stop()
             print(
-                f"  1,000 if-rule groups: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms; one group "
-                f"{base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms",
+                f"  1,000 if-rule groups: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, CPU "
+                f"{result.get('cpu_us', 0):.0f} us/req; one group {base['rps']:,.0f} req/s, p50 {base['p50']:.2f} "
+                f"ms, CPU {base.get('cpu_us', 0):.0f} us/req",
                 flush=True,
             )
             results.ratio(

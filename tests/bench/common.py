@@ -383,6 +383,27 @@ def percentile_ms(latencies: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(len(values) * q))] * 1000 if values else float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds used so far by process ``pid`` (all its threads) and its live children
+    (a writer process, an MCP server): from ``/proc``; 0.0 where it cannot be read."""
+    pids = [pid]
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                pids.extend(int(child) for child in fh.read().split())
+    except OSError:
+        pass
+    ticks = 0
+    for each in pids:
+        try:
+            with open(f"/proc/{each}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def alternate(
     base: tuple[int, str],
     subject: tuple[int, str],
@@ -390,15 +411,20 @@ def alternate(
     seconds: float,
     rounds: int,
     concurrency: int,
+    pids: tuple[int, int] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Throughput (median of windows, req/s) and p50/p99 latency (ms) of the servers ``base`` and
     ``subject`` (port, path), loaded with ``event`` in alternation; the subject's ``ratio`` is the median
     over rounds of subject / base within the round (adjacent windows), which cancels drift and shrugs
-    off a window another process disturbed."""
+    off a window another process disturbed. With ``pids`` (the two servers' processes) each side also
+    gets ``cpu_us``: the server's CPU time (its threads and child processes, ``cpu_seconds``) per
+    answered request over its windows, which other load on the machine disturbs far less than
+    throughput."""
     import asyncio
 
     per_window = seconds / rounds
     stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
+    cpu = {0: [0.0, 0], 1: [0.0, 0]}
 
     async def go() -> None:
         for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
@@ -406,18 +432,26 @@ def alternate(
         for i in range(rounds):
             for side in (0, 1) if i % 2 == 0 else (1, 0):
                 port, path = (base, subject)[side]
+                before = cpu_seconds(pids[side]) if pids else 0.0
                 done, elapsed = await window(port, path, event, per_window, concurrency, stats[side][1])
+                if pids:
+                    await asyncio.sleep(0.3)  # the work a window queued (an audit batch) is done
+                    cpu[side][0] += cpu_seconds(pids[side]) - before
+                    cpu[side][1] += done
                 stats[side][0].append(done / elapsed)
 
     asyncio.run(go())
 
     def summary(side: int) -> dict[str, float]:
         rps, latencies = stats[side]
-        return {
+        out = {
             "rps": statistics.median(rps),
             "p50": percentile_ms(latencies, 0.5),
             "p99": percentile_ms(latencies, 0.99),
         }
+        if pids and cpu[side][1]:
+            out["cpu_us"] = cpu[side][0] / cpu[side][1] * 1e6
+        return out
 
     measured = summary(1)
     measured["ratio"] = statistics.median(s / b for b, s in zip(stats[0][0], stats[1][0], strict=True))
