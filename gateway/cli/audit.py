@@ -19,6 +19,7 @@ records at all: the state dir or store does not exist or holds none, so nothing 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -108,8 +109,9 @@ def _since(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--since {text!r}: ")) from None
 
 
-def open_audit_store(config: RuntimeConfig) -> Store:
-    """The store ``config`` names, with the spool drained into it and retention applied."""
+def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> Store:
+    """The store ``config`` names, with the spool drained into it and (``prune``) retention applied.
+    ``verify`` does not prune: it checks the records as they are, before retention could act on them."""
     from gateway.audit.recorder import Recorder
     from gateway.store import default_state_dir, open_store
     from gateway.wire import VERSION as __version__
@@ -121,7 +123,8 @@ def open_audit_store(config: RuntimeConfig) -> Store:
         audit, state_dir=state_dir, store_factory=lambda: store, config_hash=config.config_hash, version=__version__
     )
     recorder.drain()
-    recorder.prune()
+    if prune:
+        recorder.prune()
     return store
 
 
@@ -130,6 +133,11 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
     from gateway.errors import ConfigError, HookgateError
 
     args = audit_parser().parse_args((["--help"] if top_args.audit_help else []) + top_args.words)
+    # a record may hold a lone surrogate (from an agent's tool input): printed as a \udXXX escape, which
+    # in JSON output is the same string again, instead of failing the whole query or export
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     if args.action == "verify" and args.jsonl:
         return _verify_jsonl(args.jsonl, args.continued)
     try:
@@ -141,7 +149,7 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         _err(f"audit verify: no audit records: {missing}; nothing was verified")
         return EXIT_NOTHING
     try:
-        store = open_audit_store(config)
+        store = open_audit_store(config, prune=args.action != "verify")
     except (HookgateError, OSError) as exc:
         _err(f"audit: {exc}")
         return EXIT_ERROR

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -96,10 +97,18 @@ def _read(name: str) -> bytes:
         return fh.read()
 
 
-def _error(status: int, message: str) -> Response:
-    from starlette.responses import JSONResponse
+def _json(content: Any, status: int = 200) -> Response:
+    """A console API answer: JSON with every non-ASCII character escaped, so a record holding a lone
+    surrogate (an agent's tool input can) is still valid JSON in valid UTF-8 (Starlette's ``JSONResponse``
+    would fail to encode it, a 500)."""
+    from starlette.responses import Response
 
-    return JSONResponse({"error": message}, status_code=status, headers=api_headers())
+    body = json.dumps(content, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return Response(body, status_code=status, media_type="application/json", headers=api_headers())
+
+
+def _error(status: int, message: str) -> Response:
+    return _json({"error": message}, status)
 
 
 def summary(row: Any) -> dict[str, Any]:
@@ -127,8 +136,6 @@ def summary(row: Any) -> dict[str, Any]:
 def input_text(tool_input: Any, limit: int = 160) -> str:
     """A tool input in one short line: its ``command``, ``file_path``, ``url`` or ``pattern`` when it has
     one, else compact JSON; at most ``limit`` characters."""
-    import json
-
     if not tool_input:
         return ""
     text = None
@@ -242,29 +249,23 @@ class Console:
         )
 
     async def records(self, request: Request) -> Response:
-        from starlette.responses import JSONResponse
-
         try:
             flt = self._filter(request, with_limit=True)
         except ValueError as exc:
             return _error(400, str(exc))
         rows = await asyncio.to_thread(self._with_store, lambda store: store.audit_records(flt))
-        return JSONResponse({"records": [summary(r) for r in rows]}, headers=api_headers())
+        return _json({"records": [summary(r) for r in rows]})
 
     async def record(self, request: Request) -> Response:
-        from starlette.responses import JSONResponse
-
         record_id = request.path_params["id"]
         row = await asyncio.to_thread(self._with_store, lambda store: store.audit_record(record_id))
         if row is None:
             return _error(404, f"no record {record_id[:100]!r}")
         from gateway.audit.record import ordered
 
-        return JSONResponse({"record": ordered(row.record), "chain": row.chain_info()}, headers=api_headers())
+        return _json({"record": ordered(row.record), "chain": row.chain_info()})
 
     async def stats(self, request: Request) -> Response:
-        from starlette.responses import JSONResponse
-
         from gateway.audit.report import stats
 
         try:
@@ -272,7 +273,7 @@ class Console:
         except ValueError as exc:
             return _error(400, str(exc))
         rows = await asyncio.to_thread(self._with_store, lambda store: store.audit_records(flt))
-        return JSONResponse({"handlers": stats(rows)}, headers=api_headers())
+        return _json({"handlers": stats(rows)})
 
 
 def ui_routes(config: Any, token: str | None) -> list[Any]:

@@ -164,11 +164,22 @@ def _heads() -> Op[list[ChainHead]]:
     return [ChainHead(r[0], int(r[1]), r[2], int(r[3]), r[4]) for r in rows]
 
 
+_OLD_PREFIX = (
+    "SELECT r.chain, MIN(r.seq), COALESCE((SELECT MIN(k.seq) FROM audit_records k WHERE k.chain = r.chain "
+    "AND k.event != 'AuditRetention' "
+    "AND k.ts >= %s) - 1, MAX(r.seq)) FROM audit_records r WHERE r.ts < %s GROUP BY r.chain"
+)
+"""Per chain: its first seq and the last seq of its old prefix (every record up to it older than the
+cutoff). A record with a backdated ``ts`` among newer ones ends no prefix, so it cannot take the newer
+records before it along (``verify`` then reports its ``ts``); a retention record (which cannot be forged)
+ends none. The bytes counted are the bodies' own."""
+
+
 def _prune(before: float | None, max_bytes: int | None, voucher: Voucher | None) -> Op[int]:
     cutoff = before
     if max_bytes is not None:
         rows = yield Q(
-            "SELECT ts FROM (SELECT ts, SUM(size) OVER (ORDER BY ts DESC, n DESC) AS total "
+            "SELECT ts FROM (SELECT ts, SUM(octet_length(body)) OVER (ORDER BY ts DESC, n DESC) AS total "
             "FROM audit_records) AS sized WHERE total > %s ORDER BY ts DESC LIMIT 1",
             (max_bytes,),
         )
@@ -177,8 +188,10 @@ def _prune(before: float | None, max_bytes: int | None, voucher: Voucher | None)
     if cutoff is None:
         return 0
     removed = 0
-    chains = yield Q("SELECT chain, MAX(seq) FROM audit_records WHERE ts < %s GROUP BY chain", (cutoff,))
-    for chain, last in chains:
+    chains = yield Q(_OLD_PREFIX, (cutoff, cutoff))
+    for chain, first, last in chains:
+        if last < first:  # its oldest record is not old (a backdated one further on ends no prefix)
+            continue
         head = yield Q("SELECT seq, hash, base_seq FROM audit_heads WHERE chain = %s FOR UPDATE", (chain,))
         link = yield Q("SELECT hash FROM audit_records WHERE chain = %s AND seq = %s", (chain, last))
         gone = yield Q(

@@ -68,6 +68,17 @@ def _mapped(method: F) -> F:
 _INSERT = f"INSERT INTO audit_records ({COLUMNS}) VALUES "
 _WIDTH = COLUMNS.count(",") + 1
 _ROW = "(" + ",".join("?" * _WIDTH) + ")"
+_OLD_PREFIX = (
+    "SELECT r.chain, MIN(r.seq), COALESCE((SELECT MIN(k.seq) FROM audit_records k WHERE k.chain = r.chain "
+    "AND k.event != 'AuditRetention' "
+    "AND k.ts >= ?) - 1, MAX(r.seq)) FROM audit_records r WHERE r.ts < ? GROUP BY r.chain"
+)
+"""Per chain: its first seq and the last seq of its old prefix (every record up to it older than the
+cutoff). A record with a backdated ``ts`` among newer ones ends no prefix, so it cannot take the newer
+records before it along (``verify`` then reports its ``ts``); a retention record (which cannot be forged)
+ends none. The bytes counted are the bodies' own."""
+
+
 ROWS_PER_INSERT = 500
 """Rows per multi-row ``INSERT`` (within SQLite's bound-parameter limit, read from the connection)."""
 
@@ -182,8 +193,8 @@ class SQLiteAuditMixin:
             cutoff = before
             if max_bytes is not None:
                 row = db.execute(
-                    "SELECT ts FROM (SELECT ts, SUM(size) OVER (ORDER BY ts DESC, n DESC) AS total "
-                    "FROM audit_records) WHERE total > ? ORDER BY ts DESC LIMIT 1",
+                    "SELECT ts FROM (SELECT ts, SUM(length(CAST(body AS BLOB))) OVER (ORDER BY ts DESC, n DESC) "
+                    "AS total FROM audit_records) WHERE total > ? ORDER BY ts DESC LIMIT 1",
                     (max_bytes,),
                 ).fetchone()
                 if row is not None:
@@ -191,10 +202,10 @@ class SQLiteAuditMixin:
                     cutoff = max(cutoff or 0.0, float(row[0]) + 1e-6)
             removed = 0
             if cutoff is not None:
-                chains = db.execute(
-                    "SELECT chain, MAX(seq) FROM audit_records WHERE ts < ? GROUP BY chain", (cutoff,)
-                ).fetchall()
-                for chain, last in chains:
+                chains = db.execute(_OLD_PREFIX, (cutoff, cutoff)).fetchall()
+                for chain, first, last in chains:
+                    if last < first:  # its oldest record is not old (a backdated one further on ends no prefix)
+                        continue
                     link = db.execute(
                         "SELECT hash FROM audit_records WHERE chain = ? AND seq = ?", (chain, last)
                     ).fetchone()

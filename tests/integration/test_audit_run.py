@@ -430,3 +430,15 @@ def test_run_records_into_either_store_and_verifies(tmp_path: Path) -> None:
     assert verify.returncode == 0 and "3 record(s) ok" in verify.stdout, verify.stdout + verify.stderr
     stats = {s["id"]: s for s in json.loads(audit(config, "stats", "--json").stdout)}
     assert stats["guard"]["calls"] == 3 and stats["guard"]["denies"] == 1
+
+
+def test_a_lone_surrogate_in_a_tool_input_does_not_break_reading_the_trail(tmp_path: Path) -> None:
+    """An agent can put a lone surrogate (`"\\ud800"` in the event's JSON) into a tool input: query, tail and
+    export still work, and the JSON output is the same string again."""
+    config = write_config(tmp_path)
+    assert run(config, bash("ls \ud800")).returncode == 0
+    [record] = [r for r in records(config) if r["event"] == "PreToolUse"]
+    assert record["tool_input"]["command"] == "ls \ud800"
+    for args in (["tail", "-n", "5"], ["export", "--format", "csv"], ["export", "--format", "jsonl"], ["verify"]):
+        proc = audit(config, *args)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, (args, proc.stderr)

@@ -305,3 +305,58 @@ def test_concurrent_writers_never_fork_a_chain(backend: Any, tmp_path: Path) -> 
     heads = {h.chain: h.seq for h in backend.audit_heads()}
     assert heads["shared"] == 4 * 13 and all(heads[f"own-{w}"] == 7 for w in range(4))
     assert problem(backend) is None
+
+
+def _recent(n: int) -> list[AuditEntry]:
+    """``n`` records from 2099 (never old)."""
+    return [
+        AuditEntry.from_body(
+            f"new-{i}",
+            json.dumps(
+                {"time": "2099-01-01T00:00:00.000Z", "event": "Stop", "decision": "none", "handlers": [], "i": i},
+                sort_keys=True,
+                separators=(",", ":"),
+            ),
+        )
+        for i in range(n)
+    ]
+
+
+def test_a_backdated_ts_column_neither_prunes_the_records_before_it_nor_passes_verify(backend: Any) -> None:
+    """The attack (fresh-eyes review): change only seq 4's ts column to 1970; retention used to delete seq 1-4
+    with a genuine retention record, and verify passed. Now retention prunes only an old prefix and verify
+    checks ts against the record."""
+    store = backend
+    store.audit_append("m", _recent(6))
+    raw(store, "UPDATE audit_records SET ts = 0 WHERE seq = 4")
+    assert store.audit_prune(before=2e9, voucher=VOUCH) == 0
+    assert [r.seq for r in store.audit_chain("m")] == [1, 2, 3, 4, 5, 6]
+    found = problem(store) or ""
+    assert "seq 4" in found and "column ts" in found, found
+
+
+def test_an_inflated_size_column_does_not_drive_retention(backend: Any) -> None:
+    """Retention by size counts the bodies' own bytes, so a size column set to 300 MB prunes nothing."""
+    store = backend
+    store.audit_append("m", _recent(6))
+    raw(store, "UPDATE audit_records SET size = 300000000 WHERE seq = 3")
+    assert store.audit_prune(max_bytes=10_000_000, voucher=VOUCH) == 0
+    assert [r.seq for r in store.audit_chain("m")] == [1, 2, 3, 4, 5, 6]
+
+
+def test_verify_does_not_apply_retention_first(tmp_path: Path) -> None:
+    """`hookgate audit verify` checks the records as they are: retention (which acts on the ts column) runs
+    for the other audit commands, never before verify."""
+    from tests.conftest import run_hookgate
+
+    state = tmp_path / "state"
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({"settings": {"stateDir": str(state)}, "audit": {"keepDays": 1}, "hooks": {}}))
+    store = SQLiteStore(str(state))
+    store.audit_append("m", [entry(1), entry(2)])  # from 2001: far past keepDays
+    store.close()
+    checked = run_hookgate(["audit", "verify", "--config", str(config)])
+    assert checked.returncode == 0, checked.stderr
+    store = SQLiteStore(str(state))
+    assert [r.seq for r in store.audit_chain("m")] == [1, 2]  # still there
+    store.close()

@@ -1,0 +1,24 @@
+"""The console API answers valid JSON in valid UTF-8 even for a record holding a lone surrogate (an agent's
+tool input can carry one); Starlette's JSONResponse fails to encode that (a 500, an empty Decisions panel)."""
+
+from __future__ import annotations
+
+import json
+
+from gateway.serve.ui import _json
+
+
+def test_a_lone_surrogate_is_escaped_not_a_500() -> None:
+    response = _json({"records": [{"tool_input": "ls \ud800", "name": "café"}]})
+    assert response.status_code == 200 and response.media_type == "application/json"
+    body = bytes(response.body)
+    body.decode("utf-8")  # valid UTF-8
+    assert json.loads(body) == {"records": [{"tool_input": "ls \ud800", "name": "café"}]}
+    assert response.headers["cache-control"]  # the API's headers are kept
+
+
+def test_errors_use_the_same_encoding() -> None:
+    from gateway.serve.ui import _error
+
+    response = _error(404, "no record '\ud800'")
+    assert response.status_code == 404 and json.loads(bytes(response.body)) == {"error": "no record '\ud800'"}
