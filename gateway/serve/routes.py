@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gateway.dialects import DIALECTS, claude, detect, parse_event, render
 from gateway.dispatcher import internal_failure
-from gateway.errors import EventError
+from gateway.errors import EventError, EventUndecodable
 from gateway.events import HookEvent, PassedThrough, decode_event_bytes, dump_bytes
 from gateway.oversize import DRAIN_LIMIT, HEAD_BYTES, Oversized, oversize_decision
 from gateway.serve.reload import one_line
@@ -162,7 +162,14 @@ class Routes:
             return self._oversized(over, dialect)
         try:
             data = decode_event_bytes(body)
-            del body
+        except EventUndecodable as exc:  # valid JSON shaped past decoding (by tool input): denied, not a 400
+            self.metrics.rejected.labels("malformed").inc()
+            return self._oversized(Oversized(body, self.max_body, str(exc)), dialect)
+        except EventError as exc:
+            self.metrics.rejected.labels("malformed").inc()
+            return _json(400, {"error": one_line(exc)})
+        del body
+        try:
             return parse_event(data, detect(data) if dialect == "auto" else dialect)
         except EventError as exc:
             self.metrics.rejected.labels("malformed").inc()

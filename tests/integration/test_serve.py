@@ -584,3 +584,18 @@ async def test_project_dir_header_only_with_a_token(
     with_token = app_client(host="0.0.0.0", peer="10.1.2.3", token="t", config=reports_project_dir)
     assert _reason(await _reported(with_token, {**header, "authorization": "Bearer t"})) == f"project_dir={elsewhere}"
     assert (await _reported(with_token, header)).status_code == 401
+
+
+def test_an_event_shaped_past_decoding_is_denied_not_refused(guards: ServeProcess) -> None:
+    """Valid JSON nested past the recursion limit (the agent can pad a tool input so): a deny with HTTP 200,
+    as `hookgate run` answers, never a 400 (which Claude Code's http hook reads as "go ahead")."""
+    deep = (
+        b'{"hook_event_name": "PreToolUse", "tool_name": "mcp__box__exec", "tool_input": {"command": "rm -rf ~",'
+        b' "pad": ' + b"[" * 5000 + b"]" * 5000 + b"}}"
+    )
+    answer = post(f"{guards.url}/hooks", deep)
+    assert answer.status_code == 200, answer.text
+    output = answer.json()["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny" and "nested too deeply" in output["permissionDecisionReason"]
+    stop = b'{"hook_event_name": "Stop", "n": ' + b"9" * 5000 + b"}"
+    assert post(f"{guards.url}/hooks", stop).status_code == 200  # nothing to hold back: the non-blocking answer
