@@ -96,6 +96,9 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
         more = f" (and {len(issues) - 1} more; run 'hookgate validate')" if len(issues) > 1 else ""
         _err(f"invalid config: {issues[0]}{more}")
         return config_error_exit(event)
+    except Exception as exc:  # e.g. a project's own `handlers` package shadowing hookgate's: never fail open
+        _err(f"cannot load the config: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        return config_error_exit(event)
     import _signal  # the C module: ``signal`` builds its enums at import, ~0.5 ms on every hook call
 
     _signal.signal(_signal.SIGTERM, _terminated)  # a host timing us out: unwind, so hooks' groups are killed

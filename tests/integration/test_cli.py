@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -191,7 +192,6 @@ def test_an_explicitly_empty_config_is_valid_but_warned_about(tmp_path: Path) ->
 
 
 def test_a_damaged_cache_entry_is_revalidated(tmp_path: Path) -> None:
-    import os
 
     event = load_case("claude", "pretooluse-bash-rm-rf.json")
     assert run_hookgate(["run", "--config", GUARDS], event).returncode == 2
@@ -230,7 +230,6 @@ def test_a_config_that_runs_hookgate_on_itself_stops_instead_of_forking_for_ever
 
 
 def test_sigterm_kills_the_hooks_process_group(tmp_path: Path) -> None:
-    import os
     import signal
     import subprocess
     import sys
@@ -290,3 +289,27 @@ def test_an_unreadable_config_blocks_and_validate_names_it(tmp_path: Path, name:
     checked = run_hookgate(["validate", str(bad)])
     assert checked.returncode != 0 and f"{bad}" in checked.stdout + checked.stderr
     assert "internal error" not in checked.stdout + checked.stderr and "Traceback" not in checked.stderr
+
+
+def test_an_unexpected_failure_loading_the_config_fails_closed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Anything but a ConfigError while loading the config (seen: a project's own `handlers/` package ahead
+    of hookgate's on PYTHONPATH, `ModuleNotFoundError: handlers.base`) blocks a PreToolUse like an invalid
+    config (exit 2, one line), never an internal error with exit 1, which lets the call through."""
+    from gateway.cli import RunArgs
+    from gateway.cli import run as run_module
+
+    def broken(configs: object) -> object:
+        raise ModuleNotFoundError("No module named 'handlers.base'")
+
+    monkeypatch.setattr(run_module, "_load", broken)
+    event = json.dumps(load_case("claude", "pretooluse-bash-safe.json")).encode()
+    args = RunArgs(None, "claude", None, None)
+    args.preread = event
+    assert run_module.cmd_run(args) == 2
+    err = capsys.readouterr().err
+    assert "cannot load the config: ModuleNotFoundError" in err and err.count("\n") == 1
+    stop = json.dumps({"hook_event_name": "Stop", "session_id": "s"}).encode()
+    args.preread = stop
+    assert run_module.cmd_run(args) == 1  # where a block holds nothing back: non-blocking
