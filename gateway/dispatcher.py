@@ -62,6 +62,22 @@ class Selected(Record):
         self.group = group
 
 
+class Plan(Record):
+    """``Dispatcher.select``'s memory of one kind of event: ``groups``, the indexes of the groups whose
+    matchers fit; ``static``, the whole selection as ``(spec, order, group)`` when no handler of those
+    groups has an ``if`` rule (else None: the rules are tested per event)."""
+
+    __slots__ = ("groups", "static")  # noqa: RUF023  (in field order)
+
+    def __init__(self, groups: tuple[int, ...], static: tuple[tuple[HandlerSpec, int, int], ...] | None) -> None:
+        self.groups = groups
+        self.static = static
+
+
+PLANS = 4096
+"""At most this many ``Plan`` keys per dispatcher (distinct tool names, mostly); past it, select walks."""
+
+
 class Trace(Record):
     """Why each group and handler did or did not fit (``hookgate explain``)."""
 
@@ -128,6 +144,7 @@ class Dispatcher:
         self._handlers: dict[int, Handler] = {}
         self._dedup_keys: dict[int, Hashable] = {}
         self._prefilters: dict[str, Prefilter] = {}
+        self._plans: dict[tuple[Any, ...], Plan] = {}
 
     def _prefilter(self, name: str) -> Prefilter:
         """The ``if``-rule table of event ``name`` (``gateway.selection``), built on its first event."""
@@ -137,20 +154,56 @@ class Dispatcher:
         return prefilter
 
     def select(self, event: HookEvent, trace: Trace | None = None) -> list[Selected]:
-        """The handlers that fit ``event``, in merge order (priority, then config order), deduplicated."""
+        """The handlers that fit ``event``, in merge order (priority, then config order), deduplicated.
+
+        Without a ``trace``, which groups fit is remembered per key (the event's name, matcher
+        value, tool names, ``agent_id`` and dialect: all a matcher reads), and where none of those groups'
+        handlers has an ``if`` rule, the whole selection is: an event like one seen before costs a
+        dictionary lookup (``_plan``)."""
+        if trace is None:
+            plan = self._plan(event)
+            if plan.static is not None:
+                return [Selected(spec, order, group) for spec, order, group in plan.static]
+            return self._choose(event, plan.groups, None)
+        return self._choose(event, None, trace)
+
+    def _plan(self, event: HookEvent) -> Plan:
+        """The remembered fit of ``event``'s groups (see ``select``), computed on the first such event."""
+        payload = event.payload
+        key = (event.name, event.matcher_value(), event.host_tool_name, payload.get("agent_id"), event.dialect)
+        plan = self._plans.get(key)
+        if plan is None:
+            groups = self.config.hooks.get(event.name, [])
+            fits = tuple(gi for gi, group in enumerate(groups) if group_matches(group, event, False)[0])
+            static = None
+            if not any(spec.if_rule is not None for gi in fits for spec in groups[gi].handlers):
+                static = tuple((s.spec, s.order, s.group) for s in self._choose(event, fits, None))
+            plan = Plan(fits, static)
+            if len(self._plans) < PLANS:
+                self._plans[key] = plan
+        return plan
+
+    def _choose(self, event: HookEvent, fitting: tuple[int, ...] | None, trace: Trace | None) -> list[Selected]:
+        """``select``'s walk: the groups in ``fitting`` (None: test each group's matcher), their handlers'
+        ``if`` rules, dedup, order."""
         chosen: list[Selected] = []
         seen: set[Hashable] = set()
         groups = self.config.hooks.get(event.name, [])
         prefilter = self._prefilter(event.name)
         pruned = prefilter.pruned(event) if trace is None else NOTHING  # explain walks everything
-        for gi in range(len(groups)) if pruned.survivors is None else pruned.survivors:
+        if fitting is None:
+            walk = range(len(groups)) if pruned.survivors is None else pruned.survivors
+        else:
+            walk = fitting if pruned.survivors is None else [gi for gi in fitting if gi in pruned.alive()]
+        for gi in walk:
             group = groups[gi]
             index = prefilter.offsets[gi]  # handlers before this group, in config order
-            ok, why = group_matches(group, event, trace is not None)
-            if trace is not None:
-                trace.lines.append(f"group {group.where}: {'FITS' if ok else 'skipped'}: {why}")
-            if not ok:
-                continue
+            if fitting is None:
+                ok, why = group_matches(group, event, trace is not None)
+                if trace is not None:
+                    trace.lines.append(f"group {group.where}: {'FITS' if ok else 'skipped'}: {why}")
+                if not ok:
+                    continue
             for spec in group.handlers:
                 index += 1
                 if id(spec) in pruned.handlers:
@@ -409,7 +462,8 @@ class InlineExecutor(Executor):
 
 
 class AsyncioExecutor(Executor):
-    """Handlers run concurrently on the running loop, each under ``asyncio.timeout``. With no loop
+    """Handlers run concurrently on the running loop, each under ``asyncio.timeout`` (a synchronous
+    in-process handler, which cannot be interrupted, is called directly). With no loop
     running (``hookgate run``), ``run`` starts one for this event and closes the context's resources
     before it ends (they belong to that loop), except the state store (a sync connection in ``run``)."""
 
@@ -429,6 +483,8 @@ class AsyncioExecutor(Executor):
         return asyncio.run(on_own_loop())
 
     async def call(self, handler: Handler, event: HookEvent, ctx: RunContext, timeout: float) -> Outcome:
+        if handler.never_awaits():  # it never yields to the loop, so no deadline could interrupt it:
+            return handler.run_sync(event, ctx)  # called as the inline executor does, without one
         import asyncio
 
         async with asyncio.timeout(timeout):

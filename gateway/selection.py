@@ -31,11 +31,19 @@ class Pruned:
     """What ``select`` may skip for one event: ``survivors``, the indexes of the groups left to test, in
     order (None: all of them), and ``handlers``, the ``id()`` of the handler specs ruled out."""
 
-    __slots__ = ("handlers", "survivors")
+    __slots__ = ("_alive", "handlers", "survivors")
 
     def __init__(self, survivors: tuple[int, ...] | None, handlers: frozenset[int]) -> None:
         self.survivors = survivors
         self.handlers = handlers
+        self._alive: frozenset[int] | None = None
+
+    def alive(self) -> frozenset[int]:
+        """``survivors`` as a set (built on first use; ``survivors`` must not be None)."""
+        if self._alive is None:
+            assert self.survivors is not None
+            self._alive = frozenset(self.survivors)
+        return self._alive
 
 
 NOTHING = Pruned(None, frozenset())

@@ -87,6 +87,13 @@ class Handler(ABC):
         """Synchronous ``run`` for handlers whose ``can_run_sync()`` is True."""
         raise NotImplementedError
 
+    def never_awaits(self) -> bool:
+        """True when ``run`` is ``run_sync`` in a coroutine: it never yields to the event loop (a plain
+        in-process function), so under a running loop the dispatcher calls ``run_sync`` directly, with no
+        deadline (none could interrupt it). False by default (``can_run_sync`` alone is not enough: a
+        built-in's ``run`` awaits the store where ``run_sync`` would block on it)."""
+        return False
+
     @classmethod
     def options_model(cls) -> Any:
         """The pydantic model of this type's own fields (None: no extra fields). Imported lazily."""

@@ -131,6 +131,18 @@ class PythonHandler(Handler):
         code = getattr(function, "__code__", None)  # inspect costs ~4 ms to import on this hot path
         return code is None or not code.co_flags & _CO_COROUTINE
 
+    def never_awaits(self) -> bool:
+        """A plain ``def`` function, or a class hook whose ``execute`` is one (what ``can_run_sync`` says,
+        except that a callable without code of its own, such as a ``functools.partial``, may hand back an
+        awaitable that ``run`` would await: not claimed)."""
+        if self._is_hook():
+            return self.can_run_sync()
+        try:
+            code = getattr(self._function(), "__code__", None)
+        except HandlerError:
+            return False
+        return code is not None and not code.co_flags & _CO_COROUTINE
+
     def run_sync(self, event: HookEvent, ctx: RunContext) -> Outcome:
         if self._is_hook():
             from handlers import class_hook

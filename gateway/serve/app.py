@@ -18,7 +18,7 @@ from gateway.client import event_limit
 from gateway.serve.guard import RequestGuard, is_loopback_name
 from gateway.serve.metrics import Metrics
 from gateway.serve.reload import Generations
-from gateway.serve.routes import Endpoint, Routes, _json
+from gateway.serve.routes import Endpoint, HotPaths, Routes, _json
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -188,7 +188,7 @@ def create_app(server: HookServer) -> Any:
     from gateway.serve.approvals import SELF_AUTHENTICATED
 
     return RequestGuard(
-        app,
+        HotPaths(app, server),
         token=server.token,
         allowed_hosts=server.allowed_hosts(),
         on_reject=lambda reason: server.metrics.rejected.labels(reason).inc(),

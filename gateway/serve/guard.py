@@ -99,6 +99,7 @@ class RequestGuard:
         self._expected = token.encode() if token else None
         self._ui_cookie = ui_cookie_value(token).encode() if token else None
         self._allowed_hosts = allowed_hosts
+        self._good_hosts: set[bytes] = set()  # Host header values already found allowed
         self._on_reject = on_reject
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -141,9 +142,12 @@ class RequestGuard:
             elif key == b"cookie":
                 cookies = value
         ui = _is_ui(path)
-        if self._allowed_hosts is not None and host is not None:
+        if self._allowed_hosts is not None and host is not None and host not in self._good_hosts:
             name = host_name(host.decode("latin-1"))
-            if not (is_loopback_name(name) or name in self._allowed_hosts):
+            if is_loopback_name(name) or name in self._allowed_hosts:
+                if len(self._good_hosts) < 256:  # a server sees few distinct Host values
+                    self._good_hosts.add(host)
+            else:
                 return (
                     421,
                     "bad_host",

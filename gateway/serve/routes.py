@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from gateway.dialects import DIALECTS, claude, detect, parse_event, render
@@ -62,6 +62,34 @@ class Endpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.handle(scope, receive, send)
+
+
+class HotPaths:
+    """ASGI middleware: ``POST /hooks`` and ``POST /hooks/{dialect}`` (with or without a trailing slash)
+    go straight to their endpoints; every other request goes on to ``app`` (Starlette: its router, its
+    404/405 JSON errors, its error middleware). The two hook routes are the same routes Starlette has
+    (``create_app`` registers them there too), minus its per-request router walk and middleware layers.
+    An exception from an endpoint (a client that went away mid-body) reaches the ASGI server, which
+    answers 500 if nothing was sent yet, as Starlette's error middleware would."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], routes: Routes) -> None:
+        self.app = app
+        self.claude = routes.hooks_claude
+        self.dialect = routes.hooks_dialect
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            path: str = scope["path"]
+            if path == "/hooks" or path == "/hooks/":
+                await self.claude(scope, receive, send)
+                return
+            if path.startswith("/hooks/"):
+                name = path[7:-1] if path.endswith("/") else path[7:]
+                if name and "/" not in name:
+                    scope["path_params"] = {"dialect": name}
+                    await self.dialect(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
 
 
 class Head:
@@ -143,9 +171,14 @@ class Routes:
             self.metrics.rejected.labels("unsupported_media_type").inc()
             got = f"got {media_type!r}" if media_type else "none was given"
             return _json(415, {"error": f"Content-Type must be application/json ({got})"})
+        first = await receive()  # the whole body, mostly (a client's one write, up to uvicorn's buffer)
+        if first["type"] == "http.request" and not first.get("more_body", False):
+            whole: bytes = first.get("body", b"")
+            if len(whole) <= self.max_body:
+                return self._parse(whole, dialect)
         body = bytearray()
         over: Oversized | None = None
-        async for chunk in _body(receive):
+        async for chunk in _body(receive, first):
             if over is not None:
                 over.feed(chunk)
                 if over.size > DRAIN_LIMIT:
@@ -160,6 +193,12 @@ class Routes:
         if over is not None:
             self.metrics.rejected.labels("too_large").inc()
             return self._oversized(over, dialect)
+        return self._parse(body, dialect)
+
+    def _parse(
+        self, body: bytes | bytearray, dialect: str
+    ) -> HookEvent | PassedThrough | tuple[HookEvent, Decision] | Response:
+        """A body within ``max_body`` as an event (or its error response, or its deny: see ``_oversized``)."""
         try:
             data = decode_event_bytes(body)
         except EventUndecodable as exc:  # valid JSON shaped past decoding (by tool input): denied, not a 400
@@ -168,7 +207,6 @@ class Routes:
         except EventError as exc:
             self.metrics.rejected.labels("malformed").inc()
             return _json(400, {"error": one_line(exc)})
-        del body
         try:
             return parse_event(data, detect(data) if dialect == "auto" else dialect)
         except EventError as exc:
@@ -293,11 +331,10 @@ class Routes:
         return Response(body, media_type=content_type)
 
 
-async def _body(receive: Receive) -> AsyncIterator[bytes]:
-    """The request body's chunks from ``receive`` (as Starlette's ``Request.stream``; ClientDisconnect
-    when the client goes away first)."""
+async def _body(receive: Receive, message: MutableMapping[str, Any]) -> AsyncIterator[bytes]:
+    """The request body's chunks, from ``message`` (the first received) on, from ``receive`` (as
+    Starlette's ``Request.stream``; ClientDisconnect when the client goes away first)."""
     while True:
-        message = await receive()
         if message["type"] == "http.request":
             chunk = message.get("body", b"")
             if chunk:
@@ -308,3 +345,4 @@ async def _body(receive: Receive) -> AsyncIterator[bytes]:
             from starlette.requests import ClientDisconnect
 
             raise ClientDisconnect()
+        message = await receive()

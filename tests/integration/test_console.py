@@ -109,7 +109,11 @@ def test_console_in_headless_chromium(tmp_path: Path) -> None:
         page.wait_for_selector("#login-error:has-text('Wrong token.')")
         page.fill("#token", TOKEN)
         page.click("#sign-in")
-        page.wait_for_url(f"{url}/ui")
+        try:  # "commit": the console's own rows are waited for below (a busy machine delays its load event)
+            page.wait_for_url(f"{url}/ui", wait_until="commit", timeout=60_000)
+        except Exception as exc:
+            error = page.locator("#login-error").all_inner_texts()
+            raise AssertionError(f"no console after signing in (at {page.url}, sign-in error: {error})") from exc
         page.wait_for_selector("#records-body td.empty")
 
         # events arrive: through serve, and through `hookgate run` beside it (the spool)

@@ -80,6 +80,10 @@ _META = frozenset(" \t\r\n;&|()<>")
 _PLAIN = r"[^ \t\r\n;&|()<>'\"\\$`]+"
 _DQ_PLAIN = r'[^"\\$`]*'
 _HEREDOC_PLAIN = r"[^\\$`]*"
+_SIMPLE_WORD = r"[^\s;&|()<>'\"\\$`{},*?\[#]+"
+_SIMPLE = rf" *{_SIMPLE_WORD}(?: +{_SIMPLE_WORD})* *"
+"""A command of plain words between spaces: no quote, escape, expansion, operator, redirection, comment, glob
+or brace character, no tab or newline. Its tokens are its words as written (what ``_word`` makes of them)."""
 _BACKTICK_STOP = r"[`\\]"
 _ANSI_STOP = r"['\\]"
 _META_CHARS = r"[{},*?\[]"
@@ -133,6 +137,9 @@ class Lexer:
         """Tokens up to the end, or (``closing``) up to and including an unmatched ``)``."""
         self.closing = closing
         s, n = self.s, len(self.s)
+        if not closing and self.i == 0 and re.fullmatch(_SIMPLE, s):  # `npm test`: no character to interpret
+            self.i = n
+            return [Word(text) for text in s.split()]
         toks: list[Token] = []
         target_for: Redir | None = None
         parens = 0
