@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from gateway.decision import Verdict
@@ -175,3 +176,14 @@ class RefuseUnsafe(PreToolUseHook):
         if ctx.tool_args["command"].endswith("--safe"):
             return HookResult()
         return HookResult(allow=False, error="unsafe")
+
+
+def _deny_later(event: dict[str, Any]) -> Any:
+    async def later() -> dict[str, Any]:
+        return deny(event)
+
+    return later()
+
+
+deny_via_partial = functools.partial(_deny_later)
+"""A callable without code of its own that hands back an awaitable: ``run`` awaits it."""

@@ -79,3 +79,24 @@ def test_concurrent_writers_and_drains(tmp_path: Path) -> None:
     assert sorted(r.id for r in rows) == sorted(f"w{w}-{i}" for w in range(4) for i in range(150))
     assert [r.seq for r in rows] == list(range(1, 601))
     assert all(r.problem is None for r in verify_store(store))
+
+
+def test_record_ids_are_unique_in_a_process_and_across_a_fork() -> None:
+    import re
+
+    from gateway.audit.spool import new_id
+
+    ids = [new_id() for _ in range(10_000)]
+    assert len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"[0-9a-f]+-[0-9a-f]+-[0-9a-f]{8}", i) for i in ids)
+    assert len({i.rsplit("-", 1)[1] for i in ids}) == len(ids)  # the counter alone never repeats here
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its own pid (and a fresh counter start) in its ids
+        os.write(write, new_id().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    child = os.read(read, 100).decode()
+    os.close(read)
+    assert child.split("-")[1] == f"{pid:x}" and child not in ids

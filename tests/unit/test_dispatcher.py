@@ -151,6 +151,29 @@ def test_asyncio_executor_starts_its_own_loop_under_decide(tmp_path: Path) -> No
     assert dispatch_callables.CALLS == ["async_deny"]
 
 
+async def test_under_a_loop_plain_functions_are_called_directly_and_awaitables_still_awaited(tmp_path: Path) -> None:
+    hooks = [handler("allow"), handler("async_deny"), handler("deny_via_partial")]
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": hooks}]})
+    dispatcher = Dispatcher(cfg)
+    specs = [s.spec for s in dispatcher.select(bash())]
+    assert [dispatcher.handler(s).never_awaits() for s in specs] == [True, False, False]
+    ctx = RunContext(cfg, mode="serve")
+    try:
+        decision = await dispatcher.dispatch(bash(), ctx, record=False)
+    finally:
+        await ctx.aclose()
+    assert sorted(dispatch_callables.CALLS) == ["allow", "async_deny", "deny"]
+    assert [r.status for r in decision.results] == ["ok", "ok", "ok"] and decision.permission == "deny"
+
+
+def test_a_builtin_never_claims_to_run_without_awaiting(tmp_path: Path) -> None:
+    hook = {"type": "builtin", "name": "rateLimit", "limit": 3, "window": 60, "per": ["session"]}
+    cfg = config(tmp_path, {"PreToolUse": [{"hooks": [hook]}]})
+    dispatcher = Dispatcher(cfg)
+    (spec,) = [s.spec for s in dispatcher.select(bash())]
+    assert dispatcher.handler(spec).can_run_sync() and not dispatcher.handler(spec).never_awaits()
+
+
 def test_run_inline_refuses_a_coroutine_that_waits() -> None:
     import asyncio
 
