@@ -67,7 +67,7 @@ class Plan(Record):
     matchers fit; ``static``, the whole selection as ``(spec, order, group)`` when no handler of those
     groups has an ``if`` rule (else None: the rules are tested per event)."""
 
-    __slots__ = ("groups", "static")  # noqa: RUF023  (in field order)
+    __slots__ = ("groups", "static")
 
     def __init__(self, groups: tuple[int, ...], static: tuple[tuple[HandlerSpec, int, int], ...] | None) -> None:
         self.groups = groups
