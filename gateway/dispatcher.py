@@ -37,7 +37,7 @@ from gateway.tool_names import to_host
 
 TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Coroutine, Hashable
+    from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterable
     from typing import Any, TypeVar
 
     from gateway.config.specs import GroupSpec, HandlerSpec, RuntimeConfig
@@ -191,6 +191,7 @@ class Dispatcher:
         groups = self.config.hooks.get(event.name, [])
         prefilter = self._prefilter(event.name)
         pruned = prefilter.pruned(event) if trace is None else NOTHING  # explain walks everything
+        walk: Iterable[int]
         if fitting is None:
             walk = range(len(groups)) if pruned.survivors is None else pruned.survivors
         else:

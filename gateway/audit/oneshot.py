@@ -1,7 +1,7 @@
 """The record step of ``hookgate run`` for the usual ``audit`` section (only the ``store`` sink, no spans):
 ``OneShotRecorder.submit(event, decision)`` builds the record (``gateway.audit.record``), redacts it when
-its outside text holds anything a pattern could match (``Redactor.clean``; else it is written as it is,
-the common case) and appends it to the store's spool (``gateway.audit.spool``), all in this thread, before
+its text holds anything a pattern could match (``gateway.audit.record.redacted``; else it is written as
+it is, the common case) and appends it to the store's spool (``gateway.audit.spool``), all in this thread, before
 the answer is printed.
 
 It is ``gateway.audit.recorder.Recorder``'s one-shot path without its machinery (sinks, spans, the writer
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 
-from gateway.audit.record import build_record, canonical, outside_text
+from gateway.audit.record import build_record, redacted
 from gateway.audit.redact import Redactor
 from gateway.audit.spool import DRAIN_BYTES, append, new_id
 
@@ -71,9 +71,7 @@ class OneShotRecorder:
         """Record ``event`` answered with ``decision`` (``started_ns`` is for spans: unused here). Never raises."""
         try:
             record = build_record(event, decision, config_hash=self.config_hash, version=self.version)
-            if not self.redactor.clean(canonical(outside_text(record))):
-                record = self.redactor.apply(record)
-            size = append(self.state_dir, new_id(), canonical(record))
+            size = append(self.state_dir, new_id(), redacted(record, self.redactor)[1])
             if size >= DRAIN_BYTES:
                 self.drain()
         except Exception as exc:  # recording must never change the hook's answer

@@ -33,6 +33,7 @@ TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this
 if TYPE_CHECKING:
     from typing import Any
 
+    from gateway.audit.redact import Redactor
     from gateway.decision import Decision, HandlerResult, Verdict
     from gateway.events import HookEvent
 
@@ -183,6 +184,19 @@ def outside_text(record: dict[str, Any]) -> list[Any]:
         [value for key, value in record.items() if key not in OWN_FIELDS],
         [(h.get("reason"), h.get("side_effects")) if isinstance(h, dict) else h for h in handlers],
     ]
+
+
+def redacted(record: dict[str, Any], redactor: Redactor) -> tuple[dict[str, Any], str]:
+    """``record`` redacted and truncated by ``redactor``, with its canonical text (what is stored and
+    hashed). The walk (``Redactor.apply``) is skipped when the precheck (``Redactor.clean``) finds
+    nothing in the record's whole text, so the common record is encoded once, or else nothing in its
+    outside text (``outside_text``: a config-chosen name such as a handler id ``secret-scan`` is in the
+    whole text only)."""
+    body = canonical(record)
+    if redactor.clean(body) or redactor.clean(canonical(outside_text(record))):
+        return record, body
+    clean = redactor.apply(record)
+    return clean, canonical(clean)
 
 
 def ordered(record: dict[str, Any]) -> dict[str, Any]:

@@ -38,7 +38,7 @@ import sys
 import time
 from collections import deque
 
-from gateway.audit.record import build_record, canonical, outside_text
+from gateway.audit.record import build_record, canonical, redacted
 from gateway.audit.redact import Redactor
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
@@ -205,10 +205,9 @@ class Recorder:
     def _finish(
         self, record_id: str, record: dict[str, Any], now: float, started_ns: int | None, decision: Decision | None
     ) -> Item:
-        """A built record redacted and in its canonical text."""
-        if not self.redactor.clean(canonical(outside_text(record))):  # the common case skips the walk
-            record = self.redactor.apply(record)
-        return record_id, round(now * 1000) / 1000, record, canonical(record), started_ns, decision
+        """A built record redacted and in its canonical text (``gateway.audit.record.redacted``)."""
+        record, body = redacted(record, self.redactor)
+        return record_id, round(now * 1000) / 1000, record, body, started_ns, decision
 
     def write_built(self, batch: list[Built]) -> None:
         """Redact and write records built elsewhere (the writer process: ``gateway.audit.writer``), in

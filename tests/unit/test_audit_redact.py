@@ -164,3 +164,18 @@ def test_every_secret_the_policy_scanner_finds_is_redacted() -> None:
                 assert value not in out and "[REDACTED:" in out, (kind, out)
                 checked.add(name)
     assert len(checked) >= 12
+
+
+def test_redacted_encodes_a_clean_record_once_and_walks_only_records_with_a_hint() -> None:
+    from gateway.audit.record import canonical, redacted
+
+    redactor = Redactor()
+    plain = {"tool_input": {"command": "npm test"}, "handlers": [{"id": "guard", "reason": None}]}
+    record, body = redacted(plain, redactor)
+    assert record is plain and body == canonical(plain)
+    named = {"tool_input": {"command": "npm test"}, "handlers": [{"id": "secret-scan", "reason": None}]}
+    assert redacted(named, redactor)[0] is named  # a hint in hookgate's own fields only: no walk
+    key = "sk-ant-api03-" + "A" * 40
+    leaky = {"tool_input": {"command": f"curl -H 'x-api-key: {key}'"}, "handlers": []}
+    record, body = redacted(leaky, redactor)
+    assert record is not leaky and key not in body and body == canonical(record)
