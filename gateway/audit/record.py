@@ -114,21 +114,27 @@ def side_effects(result: HandlerResult) -> list[str]:
 
 
 def handler_entry(result: HandlerResult) -> dict[str, Any]:
+    """One handler's entry of ``handlers`` (``HANDLER_FIELDS``)."""
+    return dict(zip(HANDLER_FIELDS, handler_parts(result), strict=True))
+
+
+def handler_parts(result: HandlerResult) -> tuple[Any, ...]:
+    """``handler_entry``'s values, in ``HANDLER_FIELDS`` order."""
     verdict = result.verdict
     reason = None
     if verdict is not None:
         reason = verdict.permission_reason or verdict.reason or verdict.stop_reason
     if reason is None and (result.failed or result.status == "skipped"):
         reason = result.message
-    return {
-        "id": result.id,
-        "type": result.type,
-        "status": result.status,
-        "verdict": verdict_label(verdict),
-        "reason": reason,
-        "duration_ms": round(result.duration_ms, 3),
-        "side_effects": side_effects(result),
-    }
+    return (
+        result.id,
+        result.type,
+        result.status,
+        verdict_label(verdict),
+        reason,
+        round(result.duration_ms, 3),
+        side_effects(result),
+    )
 
 
 def approval_of(results: list[HandlerResult]) -> dict[str, Any] | None:
@@ -144,29 +150,49 @@ def build_record(
     event: HookEvent, decision: Decision, *, config_hash: str | None, version: str, now: float | None = None
 ) -> dict[str, Any]:
     """The (unredacted) record for ``event`` answered with ``decision`` (see module docstring)."""
+    return record_of(record_parts(event, decision), config_hash=config_hash, version=version, now=now)
+
+
+def record_parts(event: HookEvent, decision: Decision) -> tuple[Any, ...]:
+    """What the record of ``event`` answered with ``decision`` takes from them, as plain values (a tuple
+    whose pickle is about half the record's: ``hookgate serve`` sends this to its audit writer process,
+    which builds the record with ``record_of``): the fields from ``host`` to ``approval`` in ``FIELDS``
+    order, each handler as ``handler_parts``."""
     payload = event.payload
     reason = decision.permission_reason if decision.permission is not None else None
     if reason is None:
         reason = decision.reason if decision.block else None
     if reason is None and not decision.continue_:
         reason = decision.stop_reason
-    return {
-        "time": iso_time(time.time() if now is None else now),
-        "host": event.dialect,
-        "event": event.name,
-        "session_id": payload.get("session_id"),
-        "tool_use_id": payload.get("tool_use_id"),
-        "prompt_id": payload.get("prompt_id"),
-        "tool_name": payload.get("tool_name"),
-        "tool_input": payload.get("tool_input"),
-        "updated_input": decision.updated_input,
-        "handlers": [handler_entry(r) for r in decision.results],
-        "decision": decision_label(decision),
-        "reason": reason,
-        "approval": approval_of(decision.results),
-        "version": version,
-        "config_hash": config_hash,
-    }
+    return (
+        event.dialect,
+        event.name,
+        payload.get("session_id"),
+        payload.get("tool_use_id"),
+        payload.get("prompt_id"),
+        payload.get("tool_name"),
+        payload.get("tool_input"),
+        decision.updated_input,
+        [handler_parts(r) for r in decision.results],
+        decision_label(decision),
+        reason,
+        approval_of(decision.results),
+    )
+
+
+def record_of(
+    parts: tuple[Any, ...] | list[Any], *, config_hash: str | None, version: str, now: float | None = None
+) -> dict[str, Any]:
+    """The record from ``record_parts`` (a tuple, or the list its JSON gives back), at ``now`` (epoch
+    seconds; default: the current time)."""
+    if len(parts) != 12:
+        raise ValueError(f"record parts: expected 12 values, got {len(parts)}")
+    record: dict[str, Any] = {"time": iso_time(time.time() if now is None else now)}
+    record.update(zip(FIELDS[1:13], parts, strict=True))
+    record["handlers"] = [dict(zip(HANDLER_FIELDS, h, strict=True)) for h in record["handlers"]]
+    record["version"] = version
+    record["config_hash"] = config_hash
+    return record
 
 
 OWN_FIELDS = frozenset(("time", "host", "event", "handlers", "decision", "version", "config_hash"))

@@ -12,12 +12,13 @@ before any sink sees it, and hands the canonical text to the configured sinks:
   builds, redacts, hashes and appends it as one batch per sink (one store transaction per batch), and
   drains the spool of the ``hookgate run`` processes beside it every second. The event and the
   decision are not changed after they are answered, so building the record later gives the same
-  record. Under ``hookgate serve`` (``process``) the request path builds the record at once and
-  keeps it pickled (about 5 us: a queue of the requests' own objects would keep a quarter second of
-  them alive, which costs more), and the thread only sends each batch to a writer process
-  (``gateway.audit.writer``), which redacts, hashes and writes it and looks after the spool and
-  retention: the server's interpreter spends a few microseconds per record instead of tens. If that
-  process cannot be started or dies, the thread writes the records itself from then on (one log
+  record. Under ``hookgate serve`` (``process``) the request path takes the record's parts at once
+  (``record_parts``: plain values) and keeps them pickled (about 4 us: a queue of the requests' own
+  objects would keep a quarter second of them alive, which costs more), and the thread only sends
+  each batch to a writer process (``gateway.audit.writer``), which builds, redacts, hashes and writes
+  the records and looks after the spool and retention: the server's interpreter spends a few
+  microseconds per record instead of tens. If that process cannot be started or dies, the thread
+  writes the records itself from then on (one log
   line), starting with the batches it never acknowledged (``gateway.audit.pipe``);
 - ``jsonl:PATH``: one line per record appended to PATH, hash-chained like the store
   (``gateway.audit.jsonl``; ``hookgate audit verify --jsonl PATH`` walks it);
@@ -38,7 +39,7 @@ import sys
 import time
 from collections import deque
 
-from gateway.audit.record import build_record, canonical, redacted
+from gateway.audit.record import build_record, canonical, record_of, record_parts, redacted
 from gateway.audit.redact import Redactor
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
@@ -51,8 +52,8 @@ if TYPE_CHECKING:
     from gateway.decision import Decision
     from gateway.events import HookEvent
 
-    Built = tuple[str, float, int | None, dict[str, Any]]
-    """A built, not yet redacted record: its id, epoch seconds, span start, the record (``build_record``)."""
+    Built = tuple[str, float, int | None, tuple[Any, ...] | list[Any]]
+    """A record to build: its id, epoch seconds, span start, its parts (``gateway.audit.record.record_parts``)."""
 
     Item = tuple[str, float, dict[str, Any], str, int | None, Decision | None]
     """A prepared record: id, epoch seconds (ms), redacted record, its canonical text, span start, decision."""
@@ -179,21 +180,22 @@ class Recorder:
     # ------------------------------------------------------------------ building
 
     def _pack(self, event: HookEvent, decision: Decision, now: float, started_ns: int | None) -> bytes:
-        """The record of ``event``, built (not redacted) and pickled for the writer process: a bytes
-        object, which holds no reference to the request's objects (a queue of those would keep a
-        quarter second of requests alive and cost the server more than building the record does)."""
+        """What the record of ``event`` takes from the request (``record_parts``), pickled for the writer
+        process, which builds, redacts and writes the record: a bytes object, which holds no reference to
+        the request's objects (a queue of those would keep a quarter second of requests alive and cost
+        the server more than this does)."""
         import pickle
 
         from gateway.audit.spool import new_id
 
-        record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
+        parts = record_parts(event, decision)
         record_id = new_id()
         try:
-            return pickle.dumps((record_id, now, started_ns, record), protocol=pickle.HIGHEST_PROTOCOL)
+            return pickle.dumps((record_id, now, started_ns, parts), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # a value pickle cannot carry (a Python handler's object): as its stored JSON
             import json
 
-            plain = json.loads(canonical(record))
+            plain = json.loads(canonical(parts))
             return pickle.dumps((record_id, now, started_ns, plain), protocol=pickle.HIGHEST_PROTOCOL)
 
     def _prepare(self, event: HookEvent, decision: Decision, now: float, started_ns: int | None) -> Item:
@@ -210,11 +212,12 @@ class Recorder:
         return record_id, round(now * 1000) / 1000, record, body, started_ns, decision
 
     def write_built(self, batch: list[Built]) -> None:
-        """Redact and write records built elsewhere (the writer process: ``gateway.audit.writer``), in
-        this thread, as one batch per sink."""
+        """Build, redact and write records packed elsewhere (``_pack``: in the server, for its writer
+        process, ``gateway.audit.writer``), in this thread, as one batch per sink."""
         items: list[Item] = []
-        for record_id, now, started_ns, record in batch:
+        for record_id, now, started_ns, parts in batch:
             try:
+                record = record_of(parts, config_hash=self.config_hash, version=self.version, now=now)
                 items.append(self._finish(record_id, record, now, started_ns, None))
             except Exception as exc:
                 self._report(exc)

@@ -1,9 +1,10 @@
 """``hookgate serve``'s audit writer process: redaction, canonical JSON, hashing and the store's writes
 of every record, off the server's interpreter (and so off its GIL and its core).
 
-The server builds each record as it answers the event (``gateway.audit.recorder``: ``build_record``
-and a pickle, a few microseconds, unredacted), and its writer thread sends what is queued every
-``FLUSH_SECONDS`` to this child process over a pipe; the child redacts and truncates each record (``Redactor``), before
+The server takes each record's parts as it answers the event (``gateway.audit.recorder``:
+``record_parts`` and a pickle, a few microseconds, unredacted), and its writer thread sends what is
+queued every ``FLUSH_SECONDS`` to this child process over a pipe; the child builds each record
+(``record_of``), redacts and truncates it (``Redactor``), before
 anything reaches a sink, and appends the batch to the configured sinks in one store transaction
 (hash-chained), drains the spool of the ``hookgate run`` processes beside it every second and applies
 retention every ten minutes: the same ``Recorder`` code the thread runs when there is no child. The
@@ -13,8 +14,8 @@ Protocol (parent to child, on the child's stdin): frames of a 4-byte big-endian 
 The first frame is the child's setup (``setup``: the normalized ``audit`` section, ``state_dir``,
 ``settings`` (``settings.store`` and ``stateDir``: which store to open), ``config_hash``,
 ``version``); every later one is a batch ``(seq, [record, ...])``, each record pickled on its own (the
-server pickles a record as it answers the event) as ``(id, epoch seconds, span start ns or None,
-record)``. Once a batch is written (or, if the store cannot take it, spooled) the child writes ``seq``
+server pickles a record's parts as it answers the event) as ``(id, epoch seconds, span start ns or
+None, parts)``. Once a batch is written (or, if the store cannot take it, spooled) the child writes ``seq``
 as 4 big-endian bytes to its stdout: the parent keeps each batch until then, and writes what a dead
 child never acknowledged itself (``gateway.audit.pipe.WriterProcess``). End of input (the parent
 closed the pipe, or died) makes the child write what it has, drain the spool once more, close the
