@@ -30,17 +30,15 @@ from abc import ABC, abstractmethod
 
 from gateway.decision import Decision, HandlerResult, Verdict, merge
 from gateway.events import STOP_EVENTS
-from gateway.matching import claude_matcher, kiro_matcher, parsed_rule
 from gateway.records import Record
-from gateway.selection import NOTHING, Prefilter
-from gateway.tool_names import to_host
+from gateway.selection import NOTHING, PLANS, Plan, Prefilter, group_matches, if_matches
 
 TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Coroutine, Hashable, Iterable
     from typing import Any, TypeVar
 
-    from gateway.config.specs import GroupSpec, HandlerSpec, RuntimeConfig
+    from gateway.config.specs import HandlerSpec, RuntimeConfig
     from gateway.context import RunContext
     from gateway.events import HookEvent
     from gateway.stopguard import StopGuard
@@ -62,22 +60,6 @@ class Selected(Record):
         self.group = group
 
 
-class Plan(Record):
-    """``Dispatcher.select``'s memory of one kind of event: ``groups``, the indexes of the groups whose
-    matchers fit; ``static``, the whole selection as ``(spec, order, group)`` when no handler of those
-    groups has an ``if`` rule (else None: the rules are tested per event)."""
-
-    __slots__ = ("groups", "static")
-
-    def __init__(self, groups: tuple[int, ...], static: tuple[tuple[HandlerSpec, int, int], ...] | None) -> None:
-        self.groups = groups
-        self.static = static
-
-
-PLANS = 4096
-"""At most this many ``Plan`` keys per dispatcher (distinct tool names, mostly); past it, select walks."""
-
-
 class Trace(Record):
     """Why each group and handler did or did not fit (``hookgate explain``)."""
 
@@ -85,55 +67,6 @@ class Trace(Record):
 
     def __init__(self, lines: list[str] | None = None) -> None:
         self.lines: list[str] = [] if lines is None else lines
-
-
-def group_matches(group: GroupSpec, event: HookEvent, explain: bool = True) -> tuple[bool, str]:
-    """Whether ``group`` fits ``event``, and a short reason (with ``explain``; else "", so the request
-    path of ``serve`` builds no strings nobody reads)."""
-    if group.agent is not None and event.get("agent_id") != group.agent:
-        why = f"agents.{group.agent} runs only for agent_id {group.agent!r} (got {event.get('agent_id')!r})"
-        return False, why if explain else ""
-    value = event.matcher_value()
-    if value is None or group.matcher in (None, "", "*"):
-        unset = group.matcher in (None, "", "*")
-        return True, (
-            "no matcher (matches every event)" if unset else f"{event.name} ignores matchers"
-        ) if explain else ""
-    if group.dialect == "kiro":
-        name = event.host_tool_name if event.dialect == "kiro" and event.host_tool_name else to_host("kiro", value)
-        ok = kiro_matcher(group.matcher)(name)
-        return ok, f"Kiro matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}" if explain else ""
-    if group.dialect == "gemini":
-        from gateway.dialects.gemini import matcher_accepts
-
-        ok, name = matcher_accepts(group.matcher, event)
-        return (
-            ok,
-            f"Gemini matcher {group.matcher!r} {'matches' if ok else 'does not match'} {name!r}" if explain else "",
-        )
-    accepts = claude_matcher(group.matcher, event.spec.exact_chars, validated=True)
-    ok = accepts(value)
-    field_name = event.spec.matcher_field
-    host_name = event.host_tool_name
-    if not ok and field_name == "tool_name" and host_name and host_name != value and accepts(host_name):
-        why = f"matcher {group.matcher!r} matches the host's tool name {host_name!r} ({field_name}={value!r})"
-        return True, why if explain else ""
-    if not explain:
-        return ok, ""
-    return ok, f"matcher {group.matcher!r} {'matches' if ok else 'does not match'} {field_name}={value!r}"
-
-
-def if_matches(spec: HandlerSpec, event: HookEvent, explain: bool = True) -> tuple[bool, str]:
-    """Whether ``spec``'s ``if`` rules let it run for ``event``, and why (with ``explain``; else "")."""
-    if spec.if_rule is None:
-        return True, ""
-    if not event.spec.tool:
-        return False, f"if {spec.if_rule!r}: not a tool event, never runs" if explain else ""
-    rules = [spec.if_rule] if isinstance(spec.if_rule, str) else spec.if_rule
-    for rule in rules:
-        if parsed_rule(rule).matches(event):
-            return True, f"if {rule!r} matches" if explain else ""
-    return False, f"if {spec.if_rule!r} does not match" if explain else ""
 
 
 class Dispatcher:

@@ -291,7 +291,17 @@ def _home_form(path: str) -> str:
     return path
 
 
+def _no_count() -> None:
+    """Nothing: standalone, no one counts reads."""
+
+
+on_outside_read = _no_count
+"""Called on each read of the environment or the file system (the shell guard's ``destructive.outside``
+counts them, to know which verdicts it may remember; see ``destructive.protected``)."""
+
+
 def _env(name: str) -> str:
+    on_outside_read()
     return os.environ.get(name, "").rstrip("/")
 
 
@@ -334,6 +344,7 @@ def installed_kind(path: str, removal: bool = False) -> str | None:
     """What of the installed hookgate (``installed_roots``) the absolute ``path`` is or lies in, or None;
     ``removal``: a directory holding one counts too (``rm -rf .venv``). ``~`` is expanded; symlinks in the
     path are resolved only when it names a ``site-packages``/``dist-packages`` or ``bin`` folder."""
+    on_outside_read()  # the home directory, symlinks, the installed folders
     path = normal(path).rstrip("/")
     if path.startswith("~"):
         path = os.path.expanduser(path)

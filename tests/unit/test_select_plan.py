@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from gateway.config import load_config
-from gateway.dispatcher import PLANS, Dispatcher, Trace
+from gateway.dispatcher import Dispatcher, Trace
 from gateway.events import HookEvent
+from gateway.selection import PLANS
 
 
 def dispatcher(tmp_path: Path, config: dict[str, Any]) -> Dispatcher:

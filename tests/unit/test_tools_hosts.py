@@ -8,8 +8,8 @@ import pytest
 
 from gateway.config import GroupSpec
 from gateway.dialects import parse_event
-from gateway.dispatcher import group_matches
 from gateway.matching import IfRule
+from gateway.selection import group_matches
 from gateway.tool_names import to_canonical, to_host
 
 GEMINI = {"session_id": "s", "transcript_path": "/t", "cwd": "/p", "timestamp": "2026-11-29T12:00:00.000Z"}

@@ -16,7 +16,7 @@ reason and the part of the command that triggered it; ``check_command`` is the d
 
 from __future__ import annotations
 
-from . import rules
+from . import outside, rules
 from .context import POLICY, Ctx, State
 from .lexer import MAX_DEPTH, Lexer, ParseError, TooDeep, Unanalysable
 from .settings import RULES, Finding, Settings, active, configure
@@ -41,12 +41,41 @@ def regex_scan(text: str, lead: str, ctx: Ctx) -> str | None:
 __all__ = ["RULES", "Finding", "Settings", "analyse", "check_command", "configure"]
 
 
+MEMO_SIZE = 1024
+"""At most this many remembered verdicts (``analyse``); the oldest goes first."""
+MEMO_CHARS = 4096
+"""Longer commands are not remembered."""
+_MEMO: dict[tuple[str, str | None], tuple[Settings, Finding | None]] = {}
+
+
 def analyse(command: str, cwd: str | None = None, settings: Settings | None = None) -> Finding | None:
     """The deny (or, when nothing denies, the first ask) for ``command``, or None. Never raises.
 
     ``cwd``: the directory it runs in (the event's ``cwd``: the project, for build folders and ``find``);
-    ``settings``: the tuning (default: what ``configure`` set)."""
-    state = State(command, settings or active(), rules.check_tokens, rules.check_argv, raw_scan)
+    ``settings``: the tuning (default: what ``configure`` set; a ``Settings`` is read as it is when a
+    check first uses it: change the tuning by configuring a new one).
+
+    A verdict reached from the command's text alone (no read of the environment or the file system:
+    ``outside``) is remembered per command, ``cwd`` and tuning (the last ``MEMO_SIZE``): an agent runs
+    ``npm test`` and ``git status`` again and again, and the same text always gets the same verdict. A
+    verdict that read ``$HOME``, ``$TMPDIR``, a symlink or the installed hookgate is found afresh each
+    time."""
+    tuning = settings or active()
+    key = (command, cwd)
+    known = _MEMO.get(key)
+    if known is not None and known[0] is tuning:
+        return known[1]
+    before = next(outside.READS)
+    found = _analyse(command, cwd, tuning)
+    if next(outside.READS) == before + 1 and len(command) <= MEMO_CHARS:  # nothing read but the text
+        if len(_MEMO) >= MEMO_SIZE:
+            _MEMO.pop(next(iter(_MEMO)), None)
+        _MEMO[key] = (tuning, found)
+    return found
+
+
+def _analyse(command: str, cwd: str | None, settings: Settings) -> Finding | None:
+    state = State(command, settings, rules.check_tokens, rules.check_argv, raw_scan)
     state.project = cwd
     ctx = Ctx(cwd, 0, state)
     reason: str | None

@@ -13,6 +13,7 @@ import os
 import re
 
 from .lexer import MAX_DEPTH, Lexer, ParseError, TooDeep
+from .outside import read as read_outside
 from .settings import Finding, Settings
 
 TYPE_CHECKING = False
@@ -99,6 +100,7 @@ class State:
     def home(self) -> str:
         """The home directory (``~``), normalised."""
         if self._home is None:
+            read_outside()
             self._home = os.path.expanduser("~").rstrip("/") or "/"
         return self._home
 
@@ -157,6 +159,8 @@ class State:
         """``$TMPDIR`` as the command will see it: "" when unset, or when the command itself assigns it."""
         if self._tmpdir is None:
             assigned = re.search(r"(?<![$\w{])TMPDIR\b", self.command) is not None
+            if not assigned:
+                read_outside()
             self._tmpdir = "" if assigned else os.environ.get("TMPDIR", "")
         return self._tmpdir
 

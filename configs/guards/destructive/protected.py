@@ -8,6 +8,10 @@ try:
 except ImportError:  # run by path: shell_guard.py put configs/guards/ on sys.path while it imports this package
     import secrets_guard as _guard  # type: ignore[no-redef]
 
+from .outside import read as read_outside
+
+_guard.on_outside_read = read_outside  # its environment and file-system reads count as the shell guard's
+
 answer = _guard.answer
 config_kind = _guard.config_kind
 glob_reason = _guard.glob_reason

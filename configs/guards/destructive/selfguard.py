@@ -10,6 +10,7 @@ import re
 
 from .context import POLICY, Ctx
 from .getopt import getopt
+from .outside import read as read_outside
 from .protected import config_kind
 
 _HOOKGATE_COMMANDS = frozenset(
@@ -144,6 +145,7 @@ def _gateway_url(url: str) -> bool:
         after = text
     host, _, path = after.partition("/")
     host = host.rsplit("@", 1)[-1].lower()
+    read_outside()
     server = os.environ.get("HOOKGATE_SERVER", "").partition("://")[2].split("/", 1)[0].lower()
     if not (host.startswith(_LOOPBACK) or host.startswith(":") or (server and host == server)):  # httpie :8787
         return False

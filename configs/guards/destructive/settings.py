@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+from .outside import read as read_outside
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -185,6 +187,8 @@ class Settings:
         return False
 
     def resolved_allow_paths(self) -> list[str]:
+        if any(p.startswith("~") for p in self.allow_paths):
+            read_outside()  # the home directory
         return [os.path.normpath(os.path.expanduser(p)) for p in self.allow_paths]
 
 
