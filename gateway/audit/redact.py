@@ -244,7 +244,7 @@ class Redactor:
         return f"{value[: self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
 
     def clean(self, text: str) -> bool:
-        """True when ``text`` (the JSON of a record, or of its outside text: ``gateway.audit.record.redacted``)
+        """True when ``text`` (the JSON of a record's outside text: ``gateway.audit.record.redacted``)
         can hold nothing to redact or truncate: no hint of a default pattern or secret key, no
         ``audit.redact`` pattern, shorter than ``max_value``."""
         if self.extra is not None or len(text) > self.max_value:

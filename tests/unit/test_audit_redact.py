@@ -166,7 +166,7 @@ def test_every_secret_the_policy_scanner_finds_is_redacted() -> None:
     assert len(checked) >= 12
 
 
-def test_redacted_encodes_a_clean_record_once_and_walks_only_records_with_a_hint() -> None:
+def test_redacted_walks_only_records_with_a_hint_in_their_outside_text() -> None:
     from gateway.audit.record import canonical, redacted
 
     redactor = Redactor()
