@@ -45,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.common import Proc, Results, alternate, bench_venvs, interleaved, window  # noqa: E402
+from tests.bench.common import Proc, Results, alternate, bench_venvs, interleaved, loadgen, window  # noqa: E402
 
 EVENT = {
     "hook_event_name": "PreToolUse",
@@ -228,12 +228,13 @@ def main() -> int:
             "seconds": args.seconds,
             "rounds": args.rounds,
             "install": venvs.install,
+            "loadgen": loadgen(),
         },
     )
     print(
         f"hookgate serve benchmark: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, hookgate: "
         f"{venvs.install}; {args.concurrency} connections, {args.seconds:g} s per server in {args.rounds} "
-        "alternating windows",
+        f"alternating windows; load generator: {loadgen()}",
         flush=True,
     )
 

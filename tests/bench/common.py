@@ -13,8 +13,14 @@
 - ``Results``: the ratios a bench measured, printed as ``target`` lines and written as JSON
   (``--json FILE``) for ``tests/bench/readme_table.py``, with the machine's load average while it ran.
 - ``Proc``: a server subprocess on a free port; ``load()``: keep-alive connections posting one event for
-  some seconds (the serve, audit and store benches' load generator); ``alternate()``: two servers
-  loaded in alternating windows, so drift hits both alike.
+  some seconds from this process (asyncio streams; the store bench's load generator, which checks every
+  answer); ``alternate()``: two servers loaded in alternating windows, so drift hits both alike, by
+  ``wrk`` (Debian's package: one thread, 16 keep-alive connections) when it is installed, else by
+  ``load()``'s generator (``HOOKGATE_BENCH_LOADGEN=python`` forces it). A load generator in Python takes
+  about as much CPU per request as the echo it measures, so on a 2-core machine it holds most of the
+  second core, which the subject's own other processes (the audit writer, an MCP validator, a webhook
+  receiver) need: wrk takes a tenth of that, so what the ratios measure is the gateway, not its
+  competition with the load generator. ``loadgen()`` names the one in use (the benches print it).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -378,6 +385,52 @@ def load(
     return done, elapsed, latencies
 
 
+WRK = shutil.which("wrk") if os.environ.get("HOOKGATE_BENCH_LOADGEN", "wrk") == "wrk" else None
+
+
+def loadgen() -> str:
+    """The load generator ``alternate`` uses, in words."""
+    return "wrk (1 thread)" if WRK else "asyncio streams in the bench process"
+
+
+_WRK_SCRIPTS: dict[str, str] = {}
+_TIME = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}
+
+
+async def wrk_window(
+    port: int, path: str, event: dict[str, Any], seconds: int, concurrency: int
+) -> tuple[int, float, float, float]:
+    """``concurrency`` keep-alive connections of ``wrk`` posting ``event`` to ``path`` for ``seconds``
+    (whole seconds: wrk's unit): (answers, elapsed s, p50 ms, p99 ms). Raises RuntimeError when any
+    answer was not a 2xx or 3xx, or a connection failed."""
+    import asyncio
+
+    body = json.dumps(event)
+    script = _WRK_SCRIPTS.get(body)
+    if script is None:
+        assert "]==]" not in body
+        fd, script = tempfile.mkstemp(prefix="hookgate-bench-", suffix=".lua")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(
+                f'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [==[{body}]==]\n'
+            )
+        _WRK_SCRIPTS[body] = script
+    assert WRK is not None
+    proc = await asyncio.create_subprocess_exec(
+        WRK, "-t1", f"-c{concurrency}", f"-d{seconds}s", "--latency", "-s", script,
+        f"http://127.0.0.1:{port}{path}",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    out = (await proc.communicate())[0].decode()
+    done = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s|m)", out)
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    broken = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    if proc.returncode != 0 or done is None or bad is not None or (broken and any(int(g) for g in broken.groups())):
+        raise RuntimeError(f"wrk against {path}: {out[-1500:]}")
+    latency = {q: float(v) * _TIME[u] * 1000 for q, v, u in re.findall(r"\s(50|99)%\s+([\d.]+)(us|ms|s)", out)}
+    return int(done.group(1)), float(done.group(2)) * _TIME[done.group(3)], latency["50"], latency["99"]
+
+
 def percentile_ms(latencies: list[float], q: float) -> float:
     values = sorted(latencies)
     return values[min(len(values) - 1, int(len(values) * q))] * 1000 if values else float("nan")
@@ -424,31 +477,45 @@ def alternate(
 
     per_window = seconds / rounds
     stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
+    percentiles: dict[int, list[tuple[float, float]]] = {0: [], 1: []}  # wrk's, per window
     cpu = {0: [0.0, 0], 1: [0.0, 0]}
 
+    async def one(side: int, seconds: float, latencies: list[float]) -> int:
+        port, path = (base, subject)[side]
+        if WRK is None:
+            done, elapsed = await window(port, path, event, seconds, concurrency, latencies)
+        else:
+            done, elapsed, p50, p99 = await wrk_window(port, path, event, max(1, round(seconds)), concurrency)
+            percentiles[side].append((p50, p99))
+        stats[side][0].append(done / elapsed)
+        return done
+
     async def go() -> None:
-        for port, path in (base, subject):  # warm up: connections, caches, MCP sessions
-            await window(port, path, event, 0.5, concurrency, [])
+        for side in (0, 1):  # warm up: connections, caches, MCP sessions (and check the answer is a 200)
+            port, path = (base, subject)[side]
+            await window(port, path, event, 0.001, 1, [])
+            await one(side, 0.5, [])
+            stats[side][0].clear()
+            percentiles[side].clear()
         for i in range(rounds):
             for side in (0, 1) if i % 2 == 0 else (1, 0):
-                port, path = (base, subject)[side]
                 before = cpu_seconds(pids[side]) if pids else 0.0
-                done, elapsed = await window(port, path, event, per_window, concurrency, stats[side][1])
+                done = await one(side, per_window, stats[side][1])
                 if pids:
                     await asyncio.sleep(0.3)  # the work a window queued (an audit batch) is done
                     cpu[side][0] += cpu_seconds(pids[side]) - before
                     cpu[side][1] += done
-                stats[side][0].append(done / elapsed)
 
     asyncio.run(go())
 
     def summary(side: int) -> dict[str, float]:
         rps, latencies = stats[side]
-        out = {
-            "rps": statistics.median(rps),
-            "p50": percentile_ms(latencies, 0.5),
-            "p99": percentile_ms(latencies, 0.99),
-        }
+        if percentiles[side]:
+            p50 = statistics.median(p for p, _ in percentiles[side])
+            p99 = statistics.median(p for _, p in percentiles[side])
+        else:
+            p50, p99 = percentile_ms(latencies, 0.5), percentile_ms(latencies, 0.99)
+        out = {"rps": statistics.median(rps), "p50": p50, "p99": p99}
         if pids and cpu[side][1]:
             out["cpu_us"] = cpu[side][0] / cpu[side][1] * 1e6
         return out
