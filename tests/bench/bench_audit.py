@@ -71,7 +71,7 @@ def main() -> int:
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from tests.bench.common import Proc, Results, alternate, bench_venvs, interleaved
+    from tests.bench.common import Proc, Results, alternate, bench_venvs, interleaved, loadgen
 
     venvs = bench_venvs(args.here)
     work = Path(tempfile.mkdtemp(prefix="hookgate-bench-audit-"))
@@ -83,9 +83,10 @@ def main() -> int:
     off.write_text('audit: {record: "off"}\n')
     on = work / "audit-on.yaml"
     on.write_text("audit: {record: handled}\n")
-    results = Results("audit", notes={"install": venvs.install, "runs": args.runs})
+    results = Results("audit", notes={"install": venvs.install, "runs": args.runs, "loadgen": loadgen()})
     print(
-        f"audit benchmark: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, hookgate: {venvs.install}",
+        f"audit benchmark: {os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, hookgate: {venvs.install}; "
+        f"serve load generator: {loadgen()}",
         flush=True,
     )
     stdin = json.dumps(EVENT).encode()

@@ -58,6 +58,12 @@ def _load(data: dict[str, Any]) -> str:
     return f"a load average of {low:g}" if low == high else f"load averages of {low:g}-{high:g}"
 
 
+def _loadgen(data: dict[str, Any]) -> str:
+    """The serve benches' load generator (``tests.bench.common.loadgen``), as recorded."""
+    found = {b["notes"]["loadgen"] for b in data.values() if b.get("notes", {}).get("loadgen")}
+    return ", ".join(sorted(found)) or "asyncio streams in the bench process"
+
+
 def table(data: dict[str, Any]) -> str:
     rows = {row["key"]: row for bench in data.values() for row in bench["rows"]}
     meta = next(iter(data.values()))
@@ -66,7 +72,7 @@ def table(data: dict[str, Any]) -> str:
         f"(other jobs on the machine), hookgate installed with `pip install .` in a throwaway venv; every "
         "baseline ran in the same run, alternating with what it is compared to. For serve the figures are "
         "the median load windows and the ratio is the median over rounds of two adjacent windows; the load "
-        "generator is the same for baseline and subject (`tests/bench/common.py`). With other jobs on the "
+        f"generator ({_loadgen(data)}) is the same for baseline and subject (`tests/bench/common.py`). With other jobs on the "
         "machine every figure is noisy, serve's most; the ratios are what the targets are about.",
         "",
         "| measured | figure | baseline (same run) | ratio | target |",
