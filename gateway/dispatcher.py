@@ -97,7 +97,7 @@ class Dispatcher:
             plan = self._plan(event)
             if plan.static is not None:
                 return [Selected(spec, order, group) for spec, order, group in plan.static]
-            return self._choose(event, plan.groups, None)
+            return self._choose(event, plan, None)
         return self._choose(event, None, trace)
 
     def _plan(self, event: HookEvent) -> Plan:
@@ -108,31 +108,32 @@ class Dispatcher:
         if plan is None:
             groups = self.config.hooks.get(event.name, [])
             fits = tuple(gi for gi, group in enumerate(groups) if group_matches(group, event, False)[0])
-            static = None
+            plan = Plan(fits, None)
             if not any(spec.if_rule is not None for gi in fits for spec in groups[gi].handlers):
-                static = tuple((s.spec, s.order, s.group) for s in self._choose(event, fits, None))
-            plan = Plan(fits, static)
+                plan.static = tuple((s.spec, s.order, s.group) for s in self._choose(event, plan, None))
             if len(self._plans) < PLANS:
                 self._plans[key] = plan
         return plan
 
-    def _choose(self, event: HookEvent, fitting: tuple[int, ...] | None, trace: Trace | None) -> list[Selected]:
-        """``select``'s walk: the groups in ``fitting`` (None: test each group's matcher), their handlers'
-        ``if`` rules, dedup, order."""
+    def _choose(self, event: HookEvent, plan: Plan | None, trace: Trace | None) -> list[Selected]:
+        """``select``'s walk: the groups that fit by ``plan`` (None: test each group's matcher) and are not
+        pruned, their handlers' ``if`` rules, dedup, order."""
         chosen: list[Selected] = []
         seen: set[Hashable] = set()
         groups = self.config.hooks.get(event.name, [])
         prefilter = self._prefilter(event.name)
         pruned = prefilter.pruned(event) if trace is None else NOTHING  # explain walks everything
         walk: Iterable[int]
-        if fitting is None:
+        if plan is None:
             walk = range(len(groups)) if pruned.survivors is None else pruned.survivors
-        else:
-            walk = fitting if pruned.survivors is None else [gi for gi in fitting if gi in pruned.alive()]
+        elif pruned.survivors is None:
+            walk = plan.groups
+        else:  # (the survivors are the few left by the if-rule table: walk those)
+            walk = [gi for gi in pruned.survivors if gi in plan.fitting()]
         for gi in walk:
             group = groups[gi]
             index = prefilter.offsets[gi]  # handlers before this group, in config order
-            if fitting is None:
+            if plan is None:
                 ok, why = group_matches(group, event, trace is not None)
                 if trace is not None:
                     trace.lines.append(f"group {group.where}: {'FITS' if ok else 'skipped'}: {why}")

@@ -20,7 +20,6 @@ gated only when every one of its rules is such a rule; it cannot fit when none o
 from __future__ import annotations
 
 from gateway.matching import SHELL_TOOLS, claude_matcher, kiro_matcher, parsed_rule
-from gateway.records import Record
 from gateway.tool_names import to_host
 
 TYPE_CHECKING = False
@@ -80,16 +79,23 @@ def if_matches(spec: HandlerSpec, event: HookEvent, explain: bool = True) -> tup
     return False, f"if {spec.if_rule!r} does not match" if explain else ""
 
 
-class Plan(Record):
+class Plan:
     """``Dispatcher.select``'s memory of one kind of event: ``groups``, the indexes of the groups whose
-    matchers fit; ``static``, the whole selection as ``(spec, order, group)`` when no handler of those
-    groups has an ``if`` rule (else None: the rules are tested per event)."""
+    matchers fit, in order; ``static``, the whole selection as ``(spec, order, group)`` when no handler of
+    those groups has an ``if`` rule (else None: the rules are tested per event)."""
 
-    __slots__ = ("groups", "static")
+    __slots__ = ("_fitting", "groups", "static")
 
     def __init__(self, groups: tuple[int, ...], static: tuple[tuple[HandlerSpec, int, int], ...] | None) -> None:
         self.groups = groups
         self.static = static
+        self._fitting: frozenset[int] | None = None
+
+    def fitting(self) -> frozenset[int]:
+        """``groups`` as a set (built on first use)."""
+        if self._fitting is None:
+            self._fitting = frozenset(self.groups)
+        return self._fitting
 
 
 PLANS = 4096
@@ -100,19 +106,11 @@ class Pruned:
     """What ``select`` may skip for one event: ``survivors``, the indexes of the groups left to test, in
     order (None: all of them), and ``handlers``, the ``id()`` of the handler specs ruled out."""
 
-    __slots__ = ("_alive", "handlers", "survivors")
+    __slots__ = ("handlers", "survivors")
 
     def __init__(self, survivors: tuple[int, ...] | None, handlers: frozenset[int]) -> None:
         self.survivors = survivors
         self.handlers = handlers
-        self._alive: frozenset[int] | None = None
-
-    def alive(self) -> frozenset[int]:
-        """``survivors`` as a set (built on first use; ``survivors`` must not be None)."""
-        if self._alive is None:
-            assert self.survivors is not None
-            self._alive = frozenset(self.survivors)
-        return self._alive
 
 
 NOTHING = Pruned(None, frozenset())
