@@ -189,7 +189,7 @@ class Receiver:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # so asyncio sets NODELAY
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        tls = {"ssl_certfile": self.tls[0], "ssl_keyfile": self.tls[1]} if self.tls else {}
+        tls: dict[str, Any] = {"ssl_certfile": self.tls[0], "ssl_keyfile": self.tls[1]} if self.tls else {}
         self._server = uvicorn.Server(uvicorn.Config(self._app(), log_level="warning", lifespan="off", **tls))
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._thread.start()
