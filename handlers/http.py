@@ -39,12 +39,13 @@ import json
 import os
 import re
 import time
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from urllib.parse import urlsplit
 
 from gateway.answers import first_line, verdict_from_json
 from gateway.decision import Verdict
-from gateway.errors import HandlerError, HookgateError
+from gateway.dialects import host_payload
+from gateway.errors import AddressBlocked, HandlerError, HookgateError
 from gateway.events import dump_bytes
 from handlers.base import Handler
 
@@ -260,27 +261,17 @@ class HttpHandler(Handler):
 
     async def run(self, event: HookEvent, ctx: RunContext) -> tuple[Verdict, dict[str, Any]]:
         started = time.monotonic()
-        options = self.spec.options
-        allowed = options.get("allowed_env_vars") or []
-        url = interpolate(options["url"], allowed)
-        problem = url_problem(url, allow_private=bool(options.get("allow_private_networks")))
-        if problem:
-            raise HandlerError(f"url {options['url']!r} {problem} after interpolation")
-        headers = {name: interpolate(value, allowed) for name, value in (options.get("headers") or {}).items()}
-        for name, value in headers.items():
-            if "\r" in value or "\n" in value:
-                raise HandlerError(f"header {name} contains a line break after interpolation")
+        target = self._fixed or self._target()
         secret = self._secret()
-        from gateway.dialects import host_payload
-
         body = dump_bytes(host_payload(event, self.spec.dialect))
         msg_id = f"msg_{os.urandom(16).hex()}"  # 128 random bits (uuid4 costs 5x as much per delivery)
         meta: dict[str, Any] = {"webhook_id": msg_id, "attempts": 0}
-        status, answer = await self._deliver(ctx, url, headers, body, msg_id, secret, started, meta)
+        status, answer = await self._deliver(ctx, target, body, msg_id, secret, started, meta)
         meta["status"] = status
         if not 200 <= status < 300:
+            where = self.spec.options["url"]
             raise HandlerError(
-                f"HTTP {status} from {options['url']}" + (f": {first_line(answer)}" if answer.strip() else ""), meta
+                f"HTTP {status} from {where}" + (f": {first_line(answer)}" if answer.strip() else ""), meta
             )
         text = answer.strip()
         if not text:
@@ -298,20 +289,48 @@ class HttpHandler(Handler):
         except HandlerError as exc:
             raise HandlerError(str(exc), meta) from None
 
+    _fixed: _Target | None = None
+    """The target of a handler whose url and headers name no variable: built on the first delivery."""
+
+    def _target(self) -> _Target:
+        """The interpolated url (checked by ``url_problem``, the rule ``hookgate validate`` applies) and
+        the headers every attempt sends. Raises HandlerError. Kept for later deliveries (``_fixed``) when
+        nothing in it comes from the environment; else built again on every delivery, from the
+        environment as it is then."""
+        options = self.spec.options
+        allowed = options.get("allowed_env_vars") or []
+        allow_private = bool(options.get("allow_private_networks"))
+        template = options["url"]
+        url = interpolate(template, allowed)
+        problem = url_problem(url, allow_private=allow_private)
+        if problem:
+            raise HandlerError(f"url {template!r} {problem} after interpolation")
+        own = options.get("headers") or {}
+        headers = {name: interpolate(value, allowed) for name, value in own.items()}
+        for name, value in headers.items():
+            if "\r" in value or "\n" in value:
+                raise HandlerError(f"header {name} contains a line break after interpolation")
+        headers["Content-Type"] = "application/json"
+        headers["Accept-Encoding"] = "identity"
+        target = _Target(url, headers, allow_private, int(options.get("retries", 1)))
+        if "$" not in template and not any("$" in value for value in own.values()):
+            self._fixed = target
+        return target
+
     def _secret(self) -> bytes | None:
+        """The signing secret, read from the environment on every delivery. Raises HandlerError."""
         name = self.spec.options.get("signing_secret_env")
         if not name:
             return None
-        problem = secret_problem(name)
-        if problem:
-            raise HandlerError(problem)
-        return decode_secret(os.environ[name])
+        try:
+            return _decoded(os.environ.get(name), name)
+        except ValueError as exc:
+            raise HandlerError(str(exc)) from None
 
     async def _deliver(
         self,
         ctx: RunContext,
-        url: str,
-        headers: dict[str, str],
+        target: _Target,
         body: bytes,
         msg_id: str,
         secret: bytes | None,
@@ -322,53 +341,77 @@ class HttpHandler(Handler):
 
         The first attempt runs without any retry machinery (the common case: one answer); only when it
         fails in a retryable way does tenacity take over, starting from that failure, for the rest of the
-        ``retries`` and the time left.
+        ``retries`` and the time left. The deadline itself (``started`` + the handler's ``timeout``) is
+        enforced around the whole delivery by the dispatcher (``asyncio.timeout``); here it caps the
+        connect timeout and ends the retries.
         """
-        from handlers.netguard import AddressBlocked
-        from handlers.webhook_client import DeliveryError
-
         client: WebhookClient = ctx.get_resource(CLIENT_RESOURCE, make_client, close_client)
         deadline = started + self.spec.timeout
-        allow_private = bool(self.spec.options.get("allow_private_networks"))
+        url, fixed, allow_private = target.url, target.headers, target.allow_private
 
         async def attempt() -> tuple[int, str]:
             meta["attempts"] += 1
-            left = max(deadline - time.monotonic(), 0.001)
+            left = deadline - time.monotonic()
             timestamp = int(time.time())
-            send = {
-                **headers,
-                "Content-Type": "application/json",
-                "Accept-Encoding": "identity",
-                "webhook-id": msg_id,
-                "webhook-timestamp": str(timestamp),
-            }
+            headers = fixed.copy()
+            headers["webhook-id"] = msg_id
+            headers["webhook-timestamp"] = str(timestamp)
             if secret is not None:
-                send["webhook-signature"] = sign(secret, msg_id, timestamp, body)
+                headers["webhook-signature"] = sign(secret, msg_id, timestamp, body)
             answer = await client.post(
-                url, body, send, timeout=left, connect_timeout=min(CONNECT_TIMEOUT, left), allow_private=allow_private
+                url,
+                body,
+                headers,
+                connect_timeout=CONNECT_TIMEOUT if left >= CONNECT_TIMEOUT else max(left, 0.001),
+                allow_private=allow_private,
             )
-            if answer.status == 429 or 500 <= answer.status <= 599:
-                raise _RetryableStatus(answer.status, first_line(answer.text)[:200], _retry_after(answer.retry_after))
-            return answer.status, answer.text
+            status = answer.status
+            if status == 429 or 500 <= status <= 599:
+                raise _RetryableStatus(status, first_line(answer.text)[:200], _retry_after(answer.retry_after))
+            return status, answer.text
 
-        where = self.spec.options["url"]
         try:
+            return await attempt()
+        except Exception as first:  # the failure's handling imports what it needs (aiohttp is loaded by now)
+            from handlers.webhook_client import DeliveryError
+
+            where = self.spec.options["url"]
             try:
-                return await attempt()
-            except (_RetryableStatus, DeliveryError) as exc:
-                retries = int(self.spec.options.get("retries", 1))
-                if not retries or not _retryable(exc):
-                    raise
-                return await _retry(attempt, exc, retries, deadline)
-        except _RetryableStatus as exc:
-            meta["status"] = exc.status
-            raise HandlerError(f"{exc} from {where} after {meta['attempts']} attempt(s)", meta) from None
-        except AddressBlocked as exc:
-            raise HandlerError(str(exc), meta) from None
-        except DeliveryError as exc:
-            if exc.status is not None:
+                if isinstance(first, (_RetryableStatus, DeliveryError)) and target.retries and _retryable(first):
+                    return await _retry(attempt, first, target.retries, deadline)
+                raise
+            except _RetryableStatus as exc:
                 meta["status"] = exc.status
-            raise HandlerError(f"{where}: {exc} after {meta['attempts']} attempt(s)", meta) from None
+                raise HandlerError(f"{exc} from {where} after {meta['attempts']} attempt(s)", meta) from None
+            except AddressBlocked as exc:
+                raise HandlerError(str(exc), meta) from None
+            except DeliveryError as exc:
+                if exc.status is not None:
+                    meta["status"] = exc.status
+                raise HandlerError(f"{where}: {exc} after {meta['attempts']} attempt(s)", meta) from None
+
+
+class _Target(NamedTuple):
+    """Where and how one handler delivers: the interpolated url, the headers every attempt sends (the
+    configured ones, interpolated, plus ``Content-Type`` and ``Accept-Encoding``), the SSRF policy, the
+    retry count."""
+
+    url: str
+    headers: dict[str, str]
+    allow_private: bool
+    retries: int
+
+
+@functools.lru_cache(maxsize=64)
+def _decoded(value: str | None, name: str) -> bytes:
+    """``decode_secret`` of the value of ``$name`` (cached by value, so a changed variable is read anew).
+    Raises ValueError with the message ``secret_problem`` gives."""
+    if not value:
+        raise ValueError(f"signingSecretEnv names ${name}, which is not set")
+    try:
+        return decode_secret(value)
+    except ValueError as exc:
+        raise ValueError(f"the signing secret in ${name} {exc}") from None
 
 
 async def _retry(

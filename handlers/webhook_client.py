@@ -139,21 +139,26 @@ class WebhookClient:
         body: bytes,
         headers: dict[str, str],
         *,
-        timeout: float,
         connect_timeout: float,
         allow_private: bool,
+        read_timeout: float | None = None,
     ) -> Answer:
-        """POST ``body`` to ``url``. ``timeout``: seconds allowed between reads; ``connect_timeout``:
-        seconds to resolve and connect. Raises DeliveryError, AddressBlocked."""
+        """POST ``body`` to ``url``. ``connect_timeout``: seconds to resolve and connect (a new connection;
+        a pooled one is reused at once); ``read_timeout``: seconds allowed between reads (None: no limit
+        here, the caller bounds the whole delivery, as the dispatcher's ``asyncio.timeout`` does for the
+        ``http`` handler). Raises DeliveryError, AddressBlocked."""
         refusal = _url_refusal(url, allow_private)
         if refusal:  # aiohttp skips the resolver for literal IPs: they are vetted here
             raise AddressBlocked(refusal)
-        limits = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_read=timeout)
+        limits = _limits(connect_timeout, read_timeout)
         try:
             async with self._session(allow_private).post(
                 url, data=body, headers=headers, allow_redirects=False, timeout=limits, ssl=self.ssl_context or True
             ) as response:
-                return Answer(response.status, await _read_capped(response), response.headers.get("Retry-After"))
+                text = await _read_capped(response)
+                status = response.status
+                retry_after = response.headers.get("Retry-After") if status == 429 or status >= 500 else None
+                return Answer(status, text, retry_after)
         except aiohttp.ClientSSLError as exc:  # a bad certificate does not get better with retries
             raise DeliveryError(f"TLS failed: {_detail(exc)}") from None
         except aiohttp.ClientConnectorError as exc:
@@ -161,7 +166,7 @@ class WebhookClient:
         except aiohttp.ConnectionTimeoutError:
             raise DeliveryError(f"could not connect within {connect_timeout:g} s", retryable=True) from None
         except TimeoutError:
-            raise DeliveryError(f"no answer within {timeout:g} s (timed out)") from None
+            raise DeliveryError(f"no answer within {read_timeout or 0:g} s (timed out)") from None
         except aiohttp.ServerDisconnectedError:
             raise DeliveryError("the server closed the connection without an answer") from None
         except aiohttp.ClientError as exc:
@@ -180,28 +185,48 @@ def _url_refusal(url: str, allow_private: bool) -> str | None:
     return None if ip is None else literal_refusal(ip, allow_private=allow_private)
 
 
+@functools.lru_cache(maxsize=64)
+def _limits(connect: float, read: float | None) -> aiohttp.ClientTimeout:
+    """The ``ClientTimeout`` for one delivery: no total (the caller's deadline bounds it), ``connect``
+    seconds for a new connection, ``read`` seconds between reads (None: none). Immutable, so shared."""
+    return aiohttp.ClientTimeout(total=None, connect=connect, sock_read=read)
+
+
 def _detail(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 
 
 async def _read_capped(response: aiohttp.ClientResponse) -> str:
-    """The answer body as text, at most ``MAX_BODY`` bytes. Raises DeliveryError past the cap."""
+    """The answer body as text, at most ``MAX_BODY`` bytes. Raises DeliveryError past the cap.
+
+    With a ``Content-Length`` and no ``Transfer-Encoding`` (the usual answer) the declared size is
+    checked first and the body read in one go (aiohttp's parser reads exactly that many bytes, so
+    nothing past the check arrives); an empty body is not read at all. Otherwise (chunked, or until
+    EOF) the body is read chunk by chunk and cut off once it passes the cap."""
     status = response.status
-    encoding = response.headers.get("Content-Encoding", "identity").lower()
-    if encoding not in ("identity", ""):
+    headers = response.headers
+    encoding = headers.get("Content-Encoding")
+    if encoding is not None and encoding.lower() not in ("identity", ""):
         raise DeliveryError(f"answer is compressed ({encoding}); hookgate asks for identity encoding", status=status)
-    declared = response.headers.get("Content-Length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY:
-        raise DeliveryError(f"answer body is {declared} bytes; the limit is {MAX_BODY} bytes", status=status)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.content.iter_any():
-        size += len(chunk)
+    declared = headers.get("Content-Length")
+    if declared is not None and declared.isdigit() and "Transfer-Encoding" not in headers:
+        size = int(declared)
         if size > MAX_BODY:
-            raise DeliveryError(f"answer body exceeds {MAX_BODY} bytes; cut off", status=status)
-        chunks.append(chunk)
+            raise DeliveryError(f"answer body is {declared} bytes; the limit is {MAX_BODY} bytes", status=status)
+        if size == 0:
+            return ""
+        data = await response.read()
+    else:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.content.iter_any():
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise DeliveryError(f"answer body exceeds {MAX_BODY} bytes; cut off", status=status)
+            chunks.append(chunk)
+        data = b"".join(chunks)
     try:
-        return b"".join(chunks).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DeliveryError(f"answer body is not valid UTF-8 (byte {exc.start})", status=status) from None

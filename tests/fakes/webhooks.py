@@ -7,11 +7,13 @@
   (secret ``receiver.secret``); 200 with an ``additionalContext`` naming the verified id, else 401
 - ``/flaky/{status}``: ``receiver.fail_first`` times ``status`` (with ``Retry-After: 0``), then a deny
 - ``/slow-body``: starts a 200 JSON body, then stalls for 30 s
-- ``/big``: 2 MiB of JSON-looking bytes
+- ``/big``: 2 MiB of JSON-looking bytes (``Content-Length`` declared)
+- ``/chunked/deny``, ``/chunked/big``: a deny in small chunks, 2 MiB in 64 KiB chunks (chunked
+  transfer encoding, no ``Content-Length``)
 - ``/redirect``: 307 to ``/answer/deny``
 - ``/hold``: waits until ``receiver.release`` is set, then answers ``{}``
 
-Every request is recorded in ``receiver.calls`` (path, lowercased headers, body bytes) before it is
+Every request is recorded in ``receiver.calls`` (path, lowercased headers, body bytes, the client's port) before it is
 answered; ``receiver.done`` lists paths whose answer completed. ``ClosingServer`` accepts a connection,
 reads the request head and closes without answering.
 """
@@ -41,6 +43,7 @@ class Call:
     path: str
     headers: dict[str, str]
     body: bytes
+    peer_port: int = 0
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -88,7 +91,8 @@ class Receiver:
         from starlette.routing import Route
 
         async def record(request: Request) -> Call:
-            call = Call(request.url.path, {k.lower(): v for k, v in request.headers.items()}, await request.body())
+            headers = {k.lower(): v for k, v in request.headers.items()}
+            call = Call(request.url.path, headers, await request.body(), request.client.port if request.client else 0)
             self.calls.append(call)
             return call
 
@@ -141,6 +145,20 @@ class Receiver:
                 b'{"systemMessage": "' + b"x" * (2 * 1024 * 1024) + b'"}', headers={"content-type": "application/json"}
             )
 
+        async def chunked(request: Request) -> Response:
+            await record(request)
+            if request.path_params["name"] == "deny":
+                text = json.dumps(DENY).encode()
+                parts = [text[i : i + 16] for i in range(0, len(text), 16)]
+            else:
+                parts = [b'{"systemMessage": "'] + [b"x" * 65536] * 32 + [b'"}']
+
+            async def stream() -> AsyncIterator[bytes]:
+                for part in parts:
+                    yield part
+
+            return StreamingResponse(stream(), media_type="application/json")
+
         async def redirect(request: Request) -> Response:
             await record(request)
             return Response(b"", status_code=307, headers={"location": "/answer/deny"})
@@ -159,6 +177,7 @@ class Receiver:
                 Route("/flaky/{status}", flaky, methods=["POST"]),
                 Route("/slow-body", slow_body, methods=["POST"]),
                 Route("/big", big, methods=["POST"]),
+                Route("/chunked/{name}", chunked, methods=["POST"]),
                 Route("/redirect", redirect, methods=["POST"]),
                 Route("/hold", hold, methods=["POST"]),
             ]
@@ -170,7 +189,7 @@ class Receiver:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # so asyncio sets NODELAY
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
-        tls = {"ssl_certfile": self.tls[0], "ssl_keyfile": self.tls[1]} if self.tls else {}
+        tls: dict[str, Any] = {"ssl_certfile": self.tls[0], "ssl_keyfile": self.tls[1]} if self.tls else {}
         self._server = uvicorn.Server(uvicorn.Config(self._app(), log_level="warning", lifespan="off", **tls))
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True)
         self._thread.start()

@@ -172,6 +172,27 @@ async def test_body_over_1_mib_is_cut_off_and_an_error(tmp_path: Path, receiver:
     assert decision.results[0].status == "error" and "limit" in (decision.results[0].message or "")
 
 
+async def test_chunked_answers_are_read_and_capped_without_a_content_length(tmp_path: Path, receiver: Receiver) -> None:
+    decision = await dispatch(tmp_path, {"url": receiver.url("/chunked/deny")})
+    assert decision.permission == "deny"
+    decision = await dispatch(tmp_path, {"url": receiver.url("/chunked/big")})
+    [result] = decision.results
+    assert result.status == "error" and "exceeds 1048576 bytes; cut off" in (result.message or ""), result.message
+
+
+async def test_connections_are_reused_after_empty_and_json_answers(tmp_path: Path, receiver: Receiver) -> None:
+    gw = gateway_for(tmp_path, {"type": "http", "url": receiver.url("/answer/empty")})
+    async with gw:
+        for _ in range(3):
+            assert (await gw.dispatch(EVENT)).results[0].status == "ok"
+    gw = gateway_for(tmp_path, {"type": "http", "url": receiver.url("/answer/deny")})
+    async with gw:
+        for _ in range(3):
+            assert (await gw.dispatch(EVENT)).permission == "deny"
+    ports = [call.peer_port for call in receiver.calls]
+    assert len(ports) == 6 and len(set(ports[:3])) == 1 and len(set(ports[3:])) == 1, ports
+
+
 async def test_redirects_are_not_followed(tmp_path: Path, receiver: Receiver) -> None:
     decision = await dispatch(tmp_path, {"url": receiver.url("/redirect")})
     assert decision.results[0].status == "error" and "HTTP 307" in (decision.results[0].message or "")
