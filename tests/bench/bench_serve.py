@@ -268,11 +268,13 @@ def main() -> int:
             served.stop()
         print(
             f"  {label}: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms, "
-            f"CPU {result.get('cpu_us', 0):.0f} us/req; echo {base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms, "
+            f"CPU {result.get('cpu_us', 0):.0f} us/req ({result.get('cpu_children_us', 0):.0f} of it in child "
+            f"processes); echo {base['rps']:,.0f} req/s, p50 {base['p50']:.2f} ms, "
             f"CPU {base.get('cpu_us', 0):.0f} us/req",
             flush=True,
         )
         results.notes[f"{key} cpu us/req"] = round(result.get("cpu_us", 0), 1)
+        results.notes[f"{key} child cpu us/req"] = round(result.get("cpu_children_us", 0), 1)
         results.notes[f"{key} echo cpu us/req"] = round(base.get("cpu_us", 0), 1)
         results.ratio(
             key,

@@ -439,13 +439,24 @@ def percentile_ms(latencies: list[float], q: float) -> float:
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds used so far by process ``pid`` (all its threads) and its live children
     (a writer process, an MCP server): from ``/proc``; 0.0 where it cannot be read."""
-    pids = [pid]
+    return sum(cpu_split(pid))
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """``cpu_seconds`` in two: process ``pid``'s own (all its threads), and its live children's."""
+    own = _ticks([pid])
+    children: list[int] = []
     try:
         for task in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{task}/children") as fh:
-                pids.extend(int(child) for child in fh.read().split())
+                children.extend(int(child) for child in fh.read().split())
     except OSError:
         pass
+    return own, _ticks(children)
+
+
+def _ticks(pids: list[int]) -> float:
+    """User + system CPU seconds of ``pids`` so far (0.0 for one that cannot be read)."""
     ticks = 0
     for each in pids:
         try:
@@ -470,7 +481,8 @@ def alternate(
     ``subject`` (port, path), loaded with ``event`` in alternation; the subject's ``ratio`` is the median
     over rounds of subject / base within the round (adjacent windows), which cancels drift and shrugs
     off a window another process disturbed. With ``pids`` (the two servers' processes) each side also
-    gets ``cpu_us``: the server's CPU time (its threads and child processes, ``cpu_seconds``) per
+    gets ``cpu_us``: the server's CPU time (its threads and child processes, ``cpu_seconds``; of which
+    ``cpu_children_us`` in the child processes) per
     answered request over its windows, which other load on the machine disturbs far less than
     throughput."""
     import asyncio
@@ -478,7 +490,7 @@ def alternate(
     per_window = seconds / rounds
     stats: dict[int, tuple[list[float], list[float]]] = {0: ([], []), 1: ([], [])}
     percentiles: dict[int, list[tuple[float, float]]] = {0: [], 1: []}  # wrk's, per window
-    cpu = {0: [0.0, 0], 1: [0.0, 0]}
+    cpu = {0: [0.0, 0, 0.0], 1: [0.0, 0, 0.0]}  # CPU seconds, answers, of which child processes' seconds
 
     async def one(side: int, seconds: float, latencies: list[float]) -> int:
         port, path = (base, subject)[side]
@@ -499,11 +511,13 @@ def alternate(
             percentiles[side].clear()
         for i in range(rounds):
             for side in (0, 1) if i % 2 == 0 else (1, 0):
-                before = cpu_seconds(pids[side]) if pids else 0.0
+                own, children = cpu_split(pids[side]) if pids else (0.0, 0.0)
                 done = await one(side, per_window, stats[side][1])
                 if pids:
                     await asyncio.sleep(0.3)  # the work a window queued (an audit batch) is done
-                    cpu[side][0] += cpu_seconds(pids[side]) - before
+                    own_after, children_after = cpu_split(pids[side])
+                    cpu[side][0] += own_after - own + children_after - children
+                    cpu[side][2] += children_after - children
                     cpu[side][1] += done
 
     asyncio.run(go())
@@ -518,6 +532,7 @@ def alternate(
         out = {"rps": statistics.median(rps), "p50": p50, "p99": p99}
         if pids and cpu[side][1]:
             out["cpu_us"] = cpu[side][0] / cpu[side][1] * 1e6
+            out["cpu_children_us"] = cpu[side][2] / cpu[side][1] * 1e6
         return out
 
     measured = summary(1)
