@@ -15,22 +15,22 @@ in which:
   of the redacted string and HEX its SHA-256, so two records of one large value can be compared
   without keeping it (the hash is never taken over a secret).
 
-Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----``
-up to its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization``
-values (``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string
-that names an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
+Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----`` up to its
+END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization`` values
+(``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string that names
+an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
 (``mcp__x__write_AKIA...``): Anthropic ``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
-``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS
-access key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
-``sk_live_``/``rk_live_``, npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens
-``eyJ...``; ``.env``-style assignments whose name contains SECRET, TOKEN, PASSWORD/PASSWD,
-API_KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``,
-``DB_PASSWORD: ...``, ``--password=...``); credentials in URLs (``https://user:pass@host``); the space
-form of secret options (``--password X``, ``--token X``, ``--api-key X``, ``-pass X``); ``mysql -pX``
-(and ``mysqldump``, ``mariadb``...); ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric
-``uid:gid`` is kept). The policy validator's scanner (``configs.validators.policy``) keeps its own,
-stricter list (it lets documentation placeholders pass); ``tests/unit/test_audit_redact.py`` checks
-that every kind it finds is redacted here too.
+``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS access key
+ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe ``sk_live_``/``rk_live_``,
+npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens ``eyJ...``; ``.env``-style assignments
+whose name contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/API-KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or
+CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``, ``--password=...``, ``X-Api-Key: ...``, and
+JSON escaped inside a shell string: ``{\\"password\\":\\"...\\"}``); ``Pwd=...`` in a connection string (not
+``PWD=/path``); credentials in URLs (``https://user:pass@host``); the space form of secret options
+(``--password X``, ``--token X``, ``--api-key X``, ``-pass X``); ``mysql -pX`` (and ``mysqldump``,
+``mariadb``...); ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric ``uid:gid`` is kept). The policy
+validator's scanner (``configs.validators.policy``) keeps its own, stricter list (it lets documentation
+placeholders pass); ``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted here too.
 
 Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
 strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use.
@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 REDACTED = "[REDACTED:{kind}]"
 
 _NAME = (
-    r"[A-Za-z0-9_.\-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
+    r"[A-Za-z0-9_.\-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API[_\-]?KEY|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY"
+    r"|CREDENTIALS?)"
     r"[A-Za-z0-9_.\-]*"
 )
 DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
@@ -119,13 +120,24 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
             "api-key",
             "accesskey",
             "access_key",
+            "access-key",
             "privatekey",
             "private_key",
+            "private-key",
             "credential",
         ),
         re.IGNORECASE,
-        r"(?P<name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"[\"']?\s*(?:=|:(?!//))\s*)"
-        r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+        # the name may close a quote, also a backslash-escaped one (JSON inside a shell string:
+        # {\"password\":\"x\"}), and so may the value
+        r"(?P<name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"(?:\\?[\"'])?\s*(?:=|:(?!//))\s*)"
+        r"(?:\\\"[^\"\n]*?\\\"|\\'[^'\n]*?\\'|\"[^\"\n]*\"|'[^'\n]*'|(?:[^\s\"',;&|)\\]|\\[^\"'\n])+)",
+    ),
+    (
+        "pwd_assignment",
+        ("pwd",),
+        re.IGNORECASE,
+        # Pwd=... in a connection string (Server=db;Uid=sa;Pwd=x); PWD=/a/path is the working directory
+        r"(?P<name>(?<![A-Za-z0-9_])pwd\s*=\s*)(?![/~$.\s])(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
     ),
     (
         "password_flag",

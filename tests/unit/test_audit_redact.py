@@ -179,3 +179,25 @@ def test_redacted_walks_only_records_with_a_hint_in_their_outside_text() -> None
     leaky = {"tool_input": {"command": f"curl -H 'x-api-key: {key}'"}, "handlers": []}
     record, body = redacted(leaky, redactor)
     assert record is not leaky and key not in body and body == canonical(record)
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ('curl -H "X-Api-Key: abcdef1234567890" https://api.example', ["abcdef1234567890"]),
+        ("curl -H 'x-access-key: zz99yy88' https://x", ["zz99yy88"]),
+        ('sqlcmd -Q "x" "Server=db;Uid=sa;Pwd=Hunter2secret;"', ["Hunter2secret"]),
+        ('curl -d "{\\"password\\":\\"a1b2c3\\",\\"token\\":\\"zz9988\\"}" https://x', ["a1b2c3", "zz9988"]),
+        ("TOKEN=a\\ b-rest ./run", ["a\\ b-rest"]),
+    ],
+)
+def test_hyphenated_names_connection_strings_and_escaped_json_are_redacted(text: str, secrets: list[str]) -> None:
+    out = Redactor().text(text)
+    assert "[REDACTED:" in out
+    for secret in secrets:
+        assert secret not in out, out
+
+
+def test_the_working_directory_is_not_a_password() -> None:
+    for text in ("export PWD=/home/me/project", "cd $PWD && PWD=. make", "echo $PWD"):
+        assert Redactor().text(text) == text
