@@ -320,6 +320,8 @@ def forward(
     code, length = headers.get(EXIT_CODE_HEADER, ""), headers.get(STDOUT_LENGTH_HEADER, "")
     if not (code.lstrip("-").isdigit() and length.isdigit() and int(length) <= len(body)):
         raise ServerMisconfigured("what answered is not hookgate serve (no hookgate answer headers)")
+    if not 0 <= int(code) <= 255:  # an exit status is a byte: 256 would reach the host as 0, an allow
+        raise ServerMisconfigured(f"what answered is not hookgate serve (exit code {code[:20]} is not 0-255)")
     cut = int(length)
     try:
         return int(code), body[:cut].decode("utf-8"), body[cut:].decode("utf-8")

@@ -275,6 +275,39 @@ def test_an_answer_that_is_not_hookgate_is_a_misconfiguration() -> None:
     assert proc.returncode == 0 and " misconfigured: " in proc.stderr and proc.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("code", ["256", "512", "-1"])
+def test_an_exit_code_that_is_not_a_byte_is_a_misconfiguration(code: str) -> None:
+    """An exit status is one byte: 256 would reach the host as 0 (an allow). Such an answer is not
+    hookgate's: the client falls back (here: decides in-process, and the guard denies)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Liar(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            self.send_response(200)
+            self.send_header("hookgate-exit-code", code)
+            self.send_header("hookgate-stdout-length", "0")
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Liar)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}"
+        proc = run_hookgate(
+            ["run", "--server", url, "--config", GUARDS], load_case("claude", "pretooluse-bash-rm-rf.json")
+        )
+    finally:
+        httpd.shutdown()
+    assert proc.returncode == 2, proc.stderr
+    assert f"exit code {code} is not 0-255" in proc.stderr and "deciding in-process" in proc.stderr
+
+
 # ---------------------------------------------------------------------------- --on-server-down closed, per event
 
 
