@@ -173,8 +173,13 @@ def _connect(host: str, port: int, timeout: float) -> _socket.socket:
 
 
 def _exchange(scheme: str, host: str, port: int, request: bytes, timeout: float) -> bytes:
-    """Send one request on a fresh connection and read the response until the server closes it."""
+    """Send one request on a fresh connection and read the response until the server closes it, all
+    within ``timeout`` seconds (a total: a server that trickles its answer a byte at a time is given up
+    at the deadline, not ``timeout`` after its last byte). Raises ServerUnavailable and its kinds."""
     import _socket  # here, not at the top: an in-process ``hookgate run`` uses only emit/read_event
+    import time
+
+    deadline = time.monotonic() + timeout
 
     try:
         sock: _socket.socket = _connect(host, port, min(CONNECT_TIMEOUT, timeout))
@@ -191,11 +196,15 @@ def _exchange(scheme: str, host: str, port: int, request: bytes, timeout: float)
 
             plain = socket.socket(fileno=sock.detach())
             sock = ssl.create_default_context().wrap_socket(plain, server_hostname=host)
-        sock.settimeout(timeout)
-        sock.sendall(request)
+        sock.settimeout(max(deadline - time.monotonic(), 0.001))
+        sock.sendall(request)  # (sendall's timeout is for the whole request)
         chunks: list[bytes] = []
         size = 0
         while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            sock.settimeout(left)
             chunk = sock.recv(65536)
             if not chunk:
                 break

@@ -308,6 +308,41 @@ def test_an_exit_code_that_is_not_a_byte_is_a_misconfiguration(code: str) -> Non
     assert f"exit code {code} is not 0-255" in proc.stderr and "deciding in-process" in proc.stderr
 
 
+def test_the_server_timeout_is_a_total_not_a_pause_between_bytes() -> None:
+    """A server that trickles its answer (a byte every 0.2 s, for ever) is given up at the deadline:
+    a per-read timeout would wait on until the host's own timeout, which fails open."""
+    import threading
+    import time
+
+    stop = threading.Event()
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def trickle() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            while not stop.is_set():
+                try:
+                    conn.sendall(b"X")
+                except OSError:
+                    return
+                time.sleep(0.2)
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    try:  # (without a total deadline the client would read on until run_hookgate's own 60 s timeout)
+        proc = run_hookgate(
+            ["run", "--server", f"http://127.0.0.1:{listener.getsockname()[1]}", "--on-server-down", "closed"],
+            load_case("claude", "pretooluse-bash-safe.json"),
+            env={**os.environ, "HOOKGATE_SERVER_TIMEOUT": "1.5"},
+        )
+    finally:
+        stop.set()
+        listener.close()
+    assert proc.returncode == 2 and "within 1.5 s" in proc.stderr, proc.stderr
+
+
 # ---------------------------------------------------------------------------- --on-server-down closed, per event
 
 
