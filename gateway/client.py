@@ -133,8 +133,10 @@ def _split_url(url: str) -> tuple[str, str, int, str]:
     authority, _, path = rest.partition("/")
     host, port = authority, 443 if scheme == "https" else 80
     if authority.startswith("["):
-        host, _, tail = authority[1:].partition("]")
-        if tail.startswith(":"):
+        host, closed, tail = authority[1:].partition("]")
+        if not closed or (tail and not tail.startswith(":")):  # [::1 or [::1]x: not a host and port
+            host = ""
+        elif tail:
             port = int(tail[1:]) if tail[1:].isdigit() else -1
     elif ":" in authority:
         host, _, port_text = authority.rpartition(":")
