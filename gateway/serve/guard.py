@@ -3,11 +3,11 @@ Origin against cross-site requests, the bearer token), as pure ASGI middleware (
 
 The console (``/ui`` paths, ``gateway.serve.ui``) follows the same rules with two browser-shaped
 differences: the token may come as the ``hookgate_ui`` session cookie (HttpOnly, ``SameSite=Strict``,
-set by ``POST /ui/session`` after it checked the token; its value is an HMAC of the token, never the
-token), and an ``Origin`` equal to the server's own (``http://`` + the checked Host) is allowed, so
-the console's own POSTs work while every cross-site request is still refused. ``GET /ui/login`` and
-its files carry no data and need no token (``POST /ui/session`` checks the token itself); ``GET /ui``
-without it redirects to the sign-in form."""
+set by ``POST /ui/session`` after it checked the token, for ``UI_SESSION_SECONDS``; its value is its
+expiry and an HMAC of the token and that expiry, never the token), and an ``Origin`` equal to the
+server's own (``http://`` + the checked Host) is allowed, so the console's own POSTs work while every
+cross-site request is still refused. ``GET /ui/login`` and its files carry no data and need no token
+(``POST /ui/session`` checks the token itself); ``GET /ui`` without it redirects to the sign-in form."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import functools
 import hashlib
 import hmac
 import ipaddress
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -29,9 +30,29 @@ UI_PUBLIC = frozenset({"/ui/login", "/ui/session", "/ui/assets/login.js", "/ui/a
 """Console paths served without the token (they hold no data; ``/ui/session`` checks the token)."""
 
 
-def ui_cookie_value(token: str) -> str:
-    """The console session cookie's value for ``token``: HMAC-SHA256(token, purpose), hex."""
-    return hmac.new(token.encode(), b"hookgate-ui-session-v1", hashlib.sha256).hexdigest()
+UI_SESSION_SECONDS = 12 * 3600
+"""How long a console sign-in lasts (the cookie's ``Max-Age``, and the expiry its value carries)."""
+
+
+def ui_cookie_value(token: str, expires: int | None = None) -> str:
+    """The console session cookie's value for ``token``: ``<expires>.<mac>``, ``expires`` in epoch seconds
+    (default: ``UI_SESSION_SECONDS`` from now) and ``mac`` HMAC-SHA256(token, purpose and expiry), hex.
+    It never holds the token, and a copied cookie stops working when it expires."""
+    if expires is None:
+        expires = int(time.time()) + UI_SESSION_SECONDS
+    mac = hmac.new(token.encode(), b"hookgate-ui-session-v2:%d" % expires, hashlib.sha256).hexdigest()
+    return f"{expires}.{mac}"
+
+
+def ui_cookie_valid(value: bytes, token: str, now: float) -> bool:
+    """Whether ``value`` is a console session cookie for ``token`` that has not expired at ``now``."""
+    stamp, sep, _mac = value.partition(b".")
+    if not sep or not stamp.isdigit() or len(stamp) > 12:
+        return False
+    expires = int(stamp)
+    if not now < expires <= now + UI_SESSION_SECONDS + 60:
+        return False
+    return hmac.compare_digest(value, ui_cookie_value(token, expires).encode())
 
 
 def bearer_matches(authorization: bytes, token: bytes) -> bool:
@@ -97,7 +118,7 @@ class RequestGuard:
         self.app = app
         self._self_authenticated = self_authenticated  # path prefixes whose routes check credentials themselves
         self._expected = token.encode() if token else None
-        self._ui_cookie = ui_cookie_value(token).encode() if token else None
+        self._token = token
         self._allowed_hosts = allowed_hosts
         self._good_hosts: set[bytes] = set()  # Host header values already found allowed
         self._on_reject = on_reject
@@ -166,8 +187,8 @@ class RequestGuard:
         if check_token and self._expected is not None and not bearer_matches(authorization, self._expected):
             if ui:
                 session = _cookie(cookies, UI_COOKIE)
-                assert self._ui_cookie is not None
-                if path in UI_PUBLIC or (session is not None and hmac.compare_digest(session, self._ui_cookie)):
+                assert self._token is not None
+                if path in UI_PUBLIC or (session is not None and ui_cookie_valid(session, self._token, time.time())):
                     return None
                 if method == "GET" and path in ("/ui", "/ui/"):
                     return (303, "unauthorized", "sign in first: /ui/login", [(b"location", b"/ui/login")])

@@ -46,7 +46,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from gateway.serve.guard import UI_COOKIE, ui_cookie_value
+from gateway.serve.guard import UI_COOKIE, UI_SESSION_SECONDS, ui_cookie_value
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -216,7 +216,14 @@ class Console:
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             return _error(401, "wrong token")
         response = Response(status_code=204, headers=api_headers())
-        response.set_cookie(UI_COOKIE, ui_cookie_value(self.token), path="/ui", httponly=True, samesite="strict")
+        response.set_cookie(
+            UI_COOKIE,
+            ui_cookie_value(self.token),
+            max_age=UI_SESSION_SECONDS,
+            path="/ui",
+            httponly=True,
+            samesite="strict",
+        )
         return response
 
     def _filter(self, request: Request, *, with_limit: bool) -> Any:
