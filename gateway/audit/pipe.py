@@ -106,6 +106,11 @@ class WriterProcess:
                 while self._unacked and self._unacked[0][0] <= seq:
                     self._unacked.popleft()
 
+    def lag(self) -> int:
+        """How many batches sent are not yet acknowledged (written)."""
+        self._read_acks()
+        return len(self._unacked)
+
     def unwritten(self) -> list[bytes]:
         """The packed records of every batch the child has not acknowledged (call once it has ended)."""
         self._read_acks()

@@ -62,6 +62,9 @@ FLUSH_SECONDS = 0.25
 """The writer thread appends what is queued at least this often."""
 BATCH = 500
 """At most this many records per store transaction."""
+MAX_LAG = 8
+"""Batches the writer process may have unwritten before this process writes the next ones itself (the
+writer runs at idle priority: on a machine with no CPU to spare it waits; ``gateway.audit.writer``)."""
 DRAIN_SECONDS = 1.0
 PRUNE_SECONDS = 600.0
 
@@ -135,6 +138,9 @@ class Recorder:
         self._wake: threading.Event | None = None
         self._thread: threading.Thread | None = None
         self._packed: deque[bytes] = deque()
+        self._behind = False  # the writer process is MAX_LAG batches behind
+        self.written_here = 0
+        """Records this process wrote itself while its writer process was behind."""
         self._stopping = False
         self._last_error = {False: -60.0, True: -60.0}  # per kind of line: a failure, records kept
         self._atexit = False
@@ -352,12 +358,15 @@ class Recorder:
 
     def _write_pending(self) -> None:
         """Build and write (or hand to the writer process) everything queued, ``BATCH`` records at a time."""
+        import pickle
+
         packed = self._packed
         while packed:
             blobs = [packed.popleft() for _ in range(min(len(packed), BATCH))]
-            if not self._to_child(blobs):
-                import pickle
-
+            if self._writer_behind():  # this thread writes the batch (the store chains both writers')
+                self.written_here += len(blobs)
+                self.write_built([pickle.loads(blob) for blob in blobs])
+            elif not self._to_child(blobs):
                 self.write_built([pickle.loads(blob) for blob in blobs])
         pending = self._pending
         assert pending is not None
@@ -370,6 +379,25 @@ class Recorder:
                 except Exception as exc:
                     self._report(exc)
             self._write(items)
+
+    def _writer_behind(self) -> bool:
+        """True while the writer process has ``MAX_LAG`` batches or more unwritten (it runs at idle
+        priority, so on a machine with no CPU to spare it waits); said once per such spell."""
+        child = self._child
+        if child is None:
+            return False
+        lag = child.lag()
+        if lag >= MAX_LAG:
+            if not self._behind:
+                self._behind = True
+                say(
+                    True,
+                    f"audit: the writer process is {lag} batches behind (no idle CPU); this process "
+                    "writes the records itself until it catches up",
+                )
+            return True
+        self._behind = False
+        return False
 
     def _to_child(self, blobs: list[bytes]) -> bool:
         """Send ``blobs`` (``_pack``) to the writer process (started on first use); False when there is

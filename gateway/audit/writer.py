@@ -51,6 +51,21 @@ class _Settings:
         self.settings = settings
 
 
+def idle_priority() -> None:
+    """Run this process under ``SCHED_IDLE`` (Linux; elsewhere, or where it is refused, nothing
+    changes): it gets only CPU time nothing else wants, and the scheduler treats a CPU running it as
+    idle when it places a woken task, so the server and its clients are never queued behind the
+    writer or moved off their CPU for it. If the writer falls behind, the server writes batches itself
+    (``Recorder.MAX_LAG``), so records never wait on it without bound."""
+    policy = getattr(os, "SCHED_IDLE", None)
+    if policy is None:
+        return
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        os.sched_setscheduler(0, policy, os.sched_param(0))
+
+
 def main() -> int:
     """The child (see module docstring). Exit 0 at end of input; 2 on a bad setup frame."""
     import logging
@@ -60,6 +75,7 @@ def main() -> int:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)
+    idle_priority()
     logger = logging.getLogger("hookgate")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(levelname)s:     hookgate: %(message)s"))

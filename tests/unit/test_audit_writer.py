@@ -203,3 +203,40 @@ def test_a_failed_upkeep_does_not_hide_that_records_wait_in_the_spool(
     assert len(lines) == 2
     assert lines[0].startswith("audit: cannot record: retention failed")
     assert "they wait in the spool" in lines[1]
+
+
+def test_the_writer_runs_at_idle_priority_and_a_stalled_writer_is_written_around(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The writer takes only idle CPU (SCHED_IDLE). When it falls MAX_LAG batches behind (here: stopped
+    with SIGSTOP, as a machine with no idle CPU would hold it), the server writes the next batches
+    itself; when it runs again it writes what it had: every record once, one valid chain."""
+
+    rec = serve_recorder(tmp_path)
+    rec.submit(event(0), decision(0))  # type: ignore[arg-type]
+    pid = wait_child(rec)
+    deadline = time.monotonic() + 20
+    while not SQLiteStore(str(tmp_path)).audit_records(AuditFilter()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if hasattr(os, "SCHED_IDLE"):
+        assert os.sched_getscheduler(pid) == os.SCHED_IDLE
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with caplog.at_level(logging.ERROR, logger="hookgate.audit"):
+            n = 1
+            deadline = time.monotonic() + 30
+            while rec.written_here == 0 and time.monotonic() < deadline:  # a batch per flush, until behind
+                rec.submit(event(n), decision(n))  # type: ignore[arg-type]
+                n += 1
+                time.sleep(0.05)
+        assert rec.written_here > 0, "the server never wrote around the stalled writer"
+        assert "batches behind" in caplog.text
+        written = {json.loads(r.body)["tool_use_id"] for r in SQLiteStore(str(tmp_path)).audit_records(AuditFilter())}
+        assert len(written) < n  # the stalled writer's batches (at least MAX_LAG of them) are still waiting
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    rec.close()
+    store = SQLiteStore(str(tmp_path))
+    rows = store.audit_records(AuditFilter())
+    assert sorted(json.loads(r.body)["tool_use_id"] for r in rows) == sorted(f"t{i}" for i in range(n))
+    assert [r.problem for r in verify_store(store)] == [None]
