@@ -78,6 +78,7 @@ class Gateway(AgentHost):
         self.config.hooks.setdefault(hook.hook_point, []).append(
             GroupSpec(matcher=matcher, handlers=[spec], where=where, agent=agent)
         )
+        self.dispatcher.forget(hook.hook_point)  # its remembered selections and if-rule table are stale
         return spec
 
     def parse(self, event: dict[str, Any] | HookEvent, dialect: str = "auto") -> HookEvent | PassedThrough:

@@ -79,6 +79,13 @@ class Dispatcher:
         self._prefilters: dict[str, Prefilter] = {}
         self._plans: dict[tuple[Any, ...], Plan] = {}
 
+    def forget(self, name: str) -> None:
+        """Drop what was remembered about event ``name``'s groups (its selections, its if-rule table):
+        call it after changing ``config.hooks[name]`` (``Gateway.register_hook`` does)."""
+        self._prefilters.pop(name, None)
+        for key in [key for key in self._plans if key[0] == name]:
+            self._plans.pop(key, None)
+
     def _prefilter(self, name: str) -> Prefilter:
         """The ``if``-rule table of event ``name`` (``gateway.selection``), built on its first event."""
         prefilter = self._prefilters.get(name)
@@ -397,8 +404,8 @@ class InlineExecutor(Executor):
 
 
 class AsyncioExecutor(Executor):
-    """Handlers run concurrently on the running loop, each under ``asyncio.timeout`` (a synchronous
-    in-process handler, which cannot be interrupted, is called directly). With no loop
+    """Handlers run concurrently on the running loop, each under ``asyncio.timeout`` (a plain in-process
+    function, which cannot be interrupted, answers without one: ``Handler.start``). With no loop
     running (``hookgate run``), ``run`` starts one for this event and closes the context's resources
     before it ends (they belong to that loop), except the state store (a sync connection in ``run``)."""
 
@@ -418,12 +425,14 @@ class AsyncioExecutor(Executor):
         return asyncio.run(on_own_loop())
 
     async def call(self, handler: Handler, event: HookEvent, ctx: RunContext, timeout: float) -> Outcome:
-        if handler.never_awaits():  # it never yields to the loop, so no deadline could interrupt it:
-            return handler.run_sync(event, ctx)  # called as the inline executor does, without one
+        started = handler.start(event, ctx)  # a plain function answers here, and needs no deadline
+        if not hasattr(started, "__await__"):  # (nothing could have interrupted it)
+            return started
         import asyncio
 
+        pending: Awaitable[Outcome] = started  # type: ignore[assignment]
         async with asyncio.timeout(timeout):
-            return await handler.run(event, ctx)
+            return await pending
 
     async def gather(self, jobs: list[Coroutine[Any, Any, T]]) -> list[T]:
         if len(jobs) == 1:  # the common case: no extra task to schedule

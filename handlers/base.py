@@ -27,6 +27,7 @@ from gateway.errors import ConfigError, HookgateError
 
 TYPE_CHECKING = False  # importing typing costs a hook process ~2 ms
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
     from typing import Any, ClassVar, TypeAlias
 
     from gateway.config.schema import Compilation
@@ -87,12 +88,12 @@ class Handler(ABC):
         """Synchronous ``run`` for handlers whose ``can_run_sync()`` is True."""
         raise NotImplementedError
 
-    def never_awaits(self) -> bool:
-        """True when ``run`` is ``run_sync`` in a coroutine: it never yields to the event loop (a plain
-        in-process function), so under a running loop the dispatcher calls ``run_sync`` directly, with no
-        deadline (none could interrupt it). False by default (``can_run_sync`` alone is not enough: a
-        built-in's ``run`` awaits the store where ``run_sync`` would block on it)."""
-        return False
+    def start(self, event: HookEvent, ctx: RunContext) -> Outcome | Awaitable[Outcome]:
+        """Begin ``run`` under a running loop: the answer itself when the handler could give it at once
+        without waiting on anything (a plain in-process function: the dispatcher then needs no deadline,
+        since nothing could interrupt it), else an awaitable of it, which the dispatcher awaits under
+        the handler's deadline. Default: the coroutine ``run(event, ctx)``. Raises what ``run`` raises."""
+        return self.run(event, ctx)
 
     @classmethod
     def options_model(cls) -> Any:

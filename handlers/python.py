@@ -21,7 +21,7 @@ maps onto the decision, and class hooks chain in priority order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from functools import cache
 
 from gateway.decision import Verdict
@@ -131,26 +131,37 @@ class PythonHandler(Handler):
         code = getattr(function, "__code__", None)  # inspect costs ~4 ms to import on this hot path
         return code is None or not code.co_flags & _CO_COROUTINE
 
-    def never_awaits(self) -> bool:
-        """A plain ``def`` function, or a class hook whose ``execute`` is one (what ``can_run_sync`` says,
-        except that a callable without code of its own, such as a ``functools.partial``, may hand back an
-        awaitable that ``run`` would await: not claimed)."""
+    def start(self, event: HookEvent, ctx: RunContext) -> Outcome | Awaitable[Outcome]:
+        """A plain function (``def``, with code of its own) is called here and its answer read at once;
+        an awaitable it hands back (a sync wrapper of an ``async def``) is awaited by the dispatcher,
+        under the deadline. ``async def`` functions and class hooks go through ``run``."""
         if self._is_hook():
-            return self.can_run_sync()
-        try:
-            code = getattr(self._function(), "__code__", None)
-        except HandlerError:
-            return False
-        return code is not None and not code.co_flags & _CO_COROUTINE
+            return self.run(event, ctx)
+        function = self._function()
+        code = getattr(function, "__code__", None)
+        if code is None or code.co_flags & _CO_COROUTINE:
+            return self.run(event, ctx)
+        answer = function(self._payload(event))
+        if hasattr(answer, "__await__"):
+            return self._later(answer, event)
+        return self._outcome(answer, event)
+
+    async def _later(self, answer: Awaitable[Any], event: HookEvent) -> Outcome:
+        return self._outcome(await answer, event)
+
+    @staticmethod
+    def _outcome(answer: Any, event: HookEvent) -> Outcome:
+        """A function's answer as the handler's outcome (``Verdict``, or ``(Verdict, meta)``)."""
+        answer, meta = _split_meta(answer)
+        verdict = answer_to_verdict(answer, event)
+        return (verdict, meta) if meta else verdict
 
     def run_sync(self, event: HookEvent, ctx: RunContext) -> Outcome:
         if self._is_hook():
             from handlers import class_hook
 
             return class_hook.run_sync(class_hook.hook_of(self.spec), event)
-        answer, meta = _split_meta(self._function()(self._payload(event)))
-        verdict = answer_to_verdict(answer, event)
-        return (verdict, meta) if meta else verdict
+        return self._outcome(self._function()(self._payload(event)), event)
 
     async def run(self, event: HookEvent, ctx: RunContext) -> Outcome:
         if self._is_hook():
@@ -160,9 +171,7 @@ class PythonHandler(Handler):
         answer = self._function()(self._payload(event))
         if hasattr(answer, "__await__"):
             answer = await answer
-        answer, meta = _split_meta(answer)
-        verdict = answer_to_verdict(answer, event)
-        return (verdict, meta) if meta else verdict
+        return self._outcome(answer, event)
 
     def dedup_key(self) -> Hashable:
         instance = self.spec.options.get("instance")

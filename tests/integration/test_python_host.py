@@ -177,6 +177,27 @@ async def test_register_hook_from_code_orders_by_priority_and_scopes_by_agent(tm
         assert call.result == "kept"  # Reverse is the writer's hook only
 
 
+async def test_a_hook_registered_after_events_runs_on_the_next_ones(tmp_path: Path) -> None:
+    """Registering a hook after events of its kind were dispatched (and their selection remembered)
+    takes effect at once, for a tool seen before and for one never seen."""
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        for tool in ("echo", "echo"):
+            async with gw.tool_call(tool, {"text": "hi"}, session_id="s") as call:
+                call.result = "ok"
+            assert call.args == {"text": "hi"}
+        gw.register_hook(Upper())
+        async with gw.tool_call("echo", {"text": "hi"}, session_id="s") as call:
+            call.result = "ok"
+        assert call.args == {"text": "HI"}
+        async with gw.tool_call("shout", {"text": "yo"}, session_id="s") as call:
+            call.result = "ok"
+        assert call.args == {"text": "YO"}
+        gw.register_hook(Crash())
+        with pytest.raises(ToolCallDenied, match="hook bug"):
+            async with gw.tool_call("echo", {"text": "x"}, session_id="s"):
+                pass
+
+
 async def test_register_hook_refuses_what_is_not_a_class_hook(tmp_path: Path) -> None:
     gw = Gateway.from_file(write(tmp_path, {"hooks": {}}))
     with pytest.raises(ConfigError, match="is a class; pass an instance"):

@@ -178,12 +178,14 @@ class RefuseUnsafe(PreToolUseHook):
         return HookResult(allow=False, error="unsafe")
 
 
-def _deny_later(event: dict[str, Any]) -> Any:
+def deny_later(event: dict[str, Any]) -> Any:
+    """A plain ``def`` that hands back a coroutine (a sync wrapper of an ``async def``): ``run`` awaits it."""
+
     async def later() -> dict[str, Any]:
         return deny(event)
 
     return later()
 
 
-deny_via_partial = functools.partial(_deny_later)
+deny_via_partial = functools.partial(deny_later)
 """A callable without code of its own that hands back an awaitable: ``run`` awaits it."""

@@ -151,27 +151,37 @@ def test_asyncio_executor_starts_its_own_loop_under_decide(tmp_path: Path) -> No
     assert dispatch_callables.CALLS == ["async_deny"]
 
 
-async def test_under_a_loop_plain_functions_are_called_directly_and_awaitables_still_awaited(tmp_path: Path) -> None:
-    hooks = [handler("allow"), handler("async_deny"), handler("deny_via_partial")]
+async def test_under_a_loop_plain_functions_answer_at_once_and_awaitables_are_still_awaited(tmp_path: Path) -> None:
+    hooks = [handler("allow"), handler("async_deny"), handler("deny_via_partial"), handler("deny_later")]
     cfg = config(tmp_path, {"PreToolUse": [{"hooks": hooks}]})
     dispatcher = Dispatcher(cfg)
-    specs = [s.spec for s in dispatcher.select(bash())]
-    assert [dispatcher.handler(s).never_awaits() for s in specs] == [True, False, False]
     ctx = RunContext(cfg, mode="serve")
+    specs = [s.spec for s in dispatcher.select(bash())]
+    started = [dispatcher.handler(s).start(bash(), ctx) for s in specs]
+    assert [hasattr(x, "__await__") for x in started] == [False, True, True, True]
+    for x in started[1:]:
+        await x  # type: ignore[misc]
+    dispatch_callables.CALLS.clear()
     try:
         decision = await dispatcher.dispatch(bash(), ctx, record=False)
     finally:
         await ctx.aclose()
-    assert sorted(dispatch_callables.CALLS) == ["allow", "async_deny", "deny"]
-    assert [r.status for r in decision.results] == ["ok", "ok", "ok"] and decision.permission == "deny"
+    assert sorted(dispatch_callables.CALLS) == ["allow", "async_deny", "deny", "deny"]
+    assert [r.status for r in decision.results] == ["ok"] * 4 and decision.permission == "deny"
 
 
-def test_a_builtin_never_claims_to_run_without_awaiting(tmp_path: Path) -> None:
+async def test_a_builtin_starts_as_a_coroutine_that_awaits_the_store(tmp_path: Path) -> None:
     hook = {"type": "builtin", "name": "rateLimit", "limit": 3, "window": 60, "per": ["session"]}
     cfg = config(tmp_path, {"PreToolUse": [{"hooks": [hook]}]})
     dispatcher = Dispatcher(cfg)
     (spec,) = [s.spec for s in dispatcher.select(bash())]
-    assert dispatcher.handler(spec).can_run_sync() and not dispatcher.handler(spec).never_awaits()
+    ctx = RunContext(cfg, mode="serve")
+    try:
+        started = dispatcher.handler(spec).start(bash(), ctx)
+        assert dispatcher.handler(spec).can_run_sync() and hasattr(started, "__await__")
+        await started  # type: ignore[misc]
+    finally:
+        await ctx.aclose()
 
 
 def test_run_inline_refuses_a_coroutine_that_waits() -> None:
