@@ -68,10 +68,21 @@ def analyse(command: str, cwd: str | None = None, settings: Settings | None = No
     before = next(outside.READS)
     found = _analyse(command, cwd, tuning)
     if next(outside.READS) == before + 1 and len(command) <= MEMO_CHARS:  # nothing read but the text
-        if len(_MEMO) >= MEMO_SIZE:
-            _MEMO.pop(next(iter(_MEMO)), None)
-        _MEMO[key] = (tuning, found)
+        _remember(key, tuning, found)
     return found
+
+
+def _remember(key: tuple[str, str | None], tuning: Settings, found: Finding | None) -> None:
+    """Keep a verdict, the oldest going first past ``MEMO_SIZE``. Safe under threads (another thread may
+    change the memo while this one evicts: then this one stops evicting, and the memo clears itself
+    if it has grown past twice its size)."""
+    try:
+        while len(_MEMO) >= MEMO_SIZE:
+            _MEMO.pop(next(iter(_MEMO)), None)
+    except (RuntimeError, StopIteration):  # changed during the iteration by another thread
+        if len(_MEMO) >= 2 * MEMO_SIZE:
+            _MEMO.clear()
+    _MEMO[key] = (tuning, found)
 
 
 def _analyse(command: str, cwd: str | None, settings: Settings) -> Finding | None:

@@ -84,3 +84,35 @@ def test_the_memo_keeps_the_latest_entries() -> None:
     assert ("x" * (destructive.MEMO_CHARS + 1), CWD) not in _MEMO
     analyse("echo " + "x" * destructive.MEMO_CHARS, CWD)
     assert ("echo " + "x" * destructive.MEMO_CHARS, CWD) not in _MEMO  # too long to remember
+
+
+def test_the_memo_is_safe_under_threads() -> None:
+    """Threads analysing (and so evicting) at once: every verdict right, none raises, the memo bounded."""
+    import sys
+    import threading
+
+    errors: list[BaseException] = []
+    wrong: list[str] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(3000):
+                command = f"git push --force origin main # {n} {i}"
+                found = analyse(command, CWD)
+                if found is None or found.rule != "git.push-force":
+                    wrong.append(command)
+        except BaseException as exc:
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == [] and wrong == []
+    assert len(_MEMO) <= 2 * MEMO_SIZE
