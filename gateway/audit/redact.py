@@ -33,7 +33,10 @@ validator's scanner (``configs.validators.policy``) keeps its own, stricter list
 placeholders pass); ``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted here too.
 
 Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
-strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use.
+strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use, and none can
+backtrack into a run it has read (possessive and bounded quantifiers): the time is linear in the text
+(a name pattern that could start anywhere in ``secret-secret-...`` once took cubic time, minutes for
+16 KB, holding back ``hookgate run``'s answer).
 """
 
 from __future__ import annotations
@@ -47,9 +50,10 @@ if TYPE_CHECKING:
 REDACTED = "[REDACTED:{kind}]"
 
 _NAME = (
-    r"[A-Za-z0-9_.\-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API[_\-]?KEY|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY"
-    r"|CREDENTIALS?)"
-    r"[A-Za-z0-9_.\-]*"
+    # a whole run of name characters (never a part of one: no backtracking inside it, so the time is
+    # linear in the text) that holds one of the words
+    r"(?<![A-Za-z0-9_.\-])(?=[A-Za-z0-9_.\-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API[_\-]?KEY"
+    r"|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY|CREDENTIALS?))[A-Za-z0-9_.\-]++"
 )
 DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     # (kind, hints: lower-case substrings one of which any match contains, re flags, pattern)
@@ -107,7 +111,12 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
         r"|(?<=hooks\.slack\.com/services/)T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
     ),
-    ("url_credentials", ("://",), re.IGNORECASE, r"(?P<name>\b[a-z][a-z0-9+.\-]*://[^/\s:@\"']+:)[^/\s@\"']+(?=@)"),
+    (
+        "url_credentials",
+        ("://",),
+        re.IGNORECASE,
+        r"(?P<name>\b[a-z][a-z0-9+.\-]{0,31}://[^/\s:@\"']++:)[^/\s@\"']++(?=@)",
+    ),
     (
         "assignment",
         (
@@ -129,7 +138,7 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         re.IGNORECASE,
         # the name may close a quote, also a backslash-escaped one (JSON inside a shell string:
         # {\"password\":\"x\"}), and so may the value
-        r"(?P<name>(?<![A-Za-z0-9_])(?:--)?" + _NAME + r"(?:\\?[\"'])?\s*(?:=|:(?!//))\s*)"
+        r"(?P<name>" + _NAME + r"(?:\\?[\"'])?\s*(?:=|:(?!//))\s*)"
         r"(?:\\\"[^\"\n]*?\\\"|\\'[^'\n]*?\\'|\"[^\"\n]*\"|'[^'\n]*'|(?:[^\s\"',;&|)\\]|\\[^\"'\n])+)",
     ),
     (
@@ -145,7 +154,7 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         re.IGNORECASE,
         # the space form of a command-line secret: --password hunter2, --token X, -pass X (not --password=X:
         # that is an assignment); an option that follows (-h) is not taken for the value
-        r"(?P<name>(?<![A-Za-z0-9_\-])--?(?:[A-Za-z0-9]+[\-_])*(?:password|passwd|pass|token|secret|api[\-_]?key"
+        r"(?P<name>(?<![A-Za-z0-9_\-])--?(?:[A-Za-z0-9]++[\-_]){0,8}(?:password|passwd|pass|token|secret|api[\-_]?key"
         r"|access[\-_]?key)\s+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
     ),
     (
@@ -153,7 +162,7 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         ("mysql", "mariadb"),
         0,
         # mysql -pSECRET (the password glued to -p; a bare -p prompts and has none)
-        r"(?P<name>\b(?:mysql[a-z]*|mariadb[a-z\-]*)\b[^\n|;&]*?\s-p)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
+        r"(?P<name>\b(?:mysql[a-z]*|mariadb[a-z\-]*)\b[^\n|;&]{0,300}?\s-p)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
     ),
     (
         "user_password",

@@ -201,3 +201,36 @@ def test_hyphenated_names_connection_strings_and_escaped_json_are_redacted(text:
 def test_the_working_directory_is_not_a_password() -> None:
     for text in ("export PWD=/home/me/project", "cd $PWD && PWD=. make", "echo $PWD"):
         assert Redactor().text(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "secret-" * 15_000,
+        "a-" * 50_000 + "password",
+        "--" + "a-" * 50_000 + "x",
+        "mysql " * 20_000,
+        "a://" * 25_000,
+        "eyJaaaaaaaaa." * 8_000,
+        "a.b." * 25_000 + "secret",
+        "x://b:" * 15_000,
+        'password="' * 10_000,
+    ],
+    ids=["secret-run", "dashes", "option", "mysql", "schemes", "jwt-ish", "dotted", "userinfo", "quotes"],
+)
+def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
+    """A pattern that backtracks (cubic on a run like ``secret-secret-...``: 16 KB took longer than ten
+    minutes) would hold back ``hookgate run``'s answer past the host's timeout. 100 KB must finish,
+    with a margin of hundreds over what a linear scan takes (the alarm only catches a runaway)."""
+    import signal
+
+    def runaway(signum: int, frame: object) -> None:
+        raise AssertionError("redaction did not finish within 30 s")
+
+    previous = signal.signal(signal.SIGALRM, runaway)
+    signal.alarm(30)
+    try:
+        Redactor().apply({"command": text})
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
