@@ -48,11 +48,17 @@ JUDGMENT_REFUSED = frozenset({"SessionStart", "Setup", "SubagentStart"})
 
 
 def _short_label(type_name: str, options: dict[str, Any]) -> str:
+    """The label of a handler's default id (``<type>:<label>``). It never holds what may be a secret (ids
+    are stored in audit records and shown in logs as they are): a command's first word that is not an
+    assignment (``TOKEN=x ./hook.sh`` is ``hook.sh``), a URL's host and path without its user
+    information, query or fragment (``?token=...``)."""
     if type_name == "command":
-        word = str(options.get("command", "")).split()[:1]
-        return os.path.basename(word[0]) if word else "command"
+        words = [w for w in str(options.get("command", "")).split() if "=" not in w.split("/", 1)[0]][:1]
+        return os.path.basename(words[0]) if words else "command"
     if type_name == "http":
-        return str(options.get("url", "")).split("://", 1)[-1][:60]
+        rest = str(options.get("url", "")).split("://", 1)[-1].split("#", 1)[0].split("?", 1)[0]
+        authority, slash, path = rest.partition("/")
+        return (authority.rpartition("@")[2] + slash + path)[:60]
     if type_name == "mcp_tool":
         return f"{options.get('server')}/{options.get('tool')}"
     if type_name == "python":

@@ -236,3 +236,14 @@ def test_builtin_default_in_config_paths_and_in_hookgate_config(monkeypatch: pyt
     assert find_config_paths(["builtin:default", "x.yaml"]) == [default_config_path(), os.path.abspath("x.yaml")]
     monkeypatch.setenv("HOOKGATE_CONFIG", os.pathsep.join(["/a.yaml", "builtin:default"]))
     assert find_config_paths() == ["/a.yaml", default_config_path()]
+
+
+def test_default_ids_hold_no_secret_from_a_url_or_an_assignment(tmp_path: Path) -> None:
+    path = tmp_path / "ids.json"
+    hooks = [
+        {"type": "http", "url": "https://bob:pw1@hooks.example/check?token=Zq9sEcret#frag"},
+        {"type": "command", "command": "API_TOKEN=s3cr3t DEBUG=1 ./guard.sh --strict"},
+    ]
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}))
+    ids = [h.id for h in load_config([str(path)], use_cache=False).hooks["PreToolUse"][0].handlers]
+    assert ids == ["http:hooks.example/check", "command:guard.sh"]
