@@ -157,7 +157,8 @@ def record_parts(event: HookEvent, decision: Decision) -> tuple[Any, ...]:
     """What the record of ``event`` answered with ``decision`` takes from them, as plain values (a tuple
     whose pickle is about half the record's: ``hookgate serve`` sends this to its audit writer process,
     which builds the record with ``record_of``): the fields from ``host`` to ``approval`` in ``FIELDS``
-    order, each handler as ``handler_parts``."""
+    order, each handler as ``handler_parts``. ``updated_input`` (a Python handler may put any object
+    there) is taken as its stored JSON, so the parts always pickle and unpickle."""
     payload = event.payload
     reason = decision.permission_reason if decision.permission is not None else None
     if reason is None:
@@ -172,7 +173,7 @@ def record_parts(event: HookEvent, decision: Decision) -> tuple[Any, ...]:
         payload.get("prompt_id"),
         payload.get("tool_name"),
         payload.get("tool_input"),
-        decision.updated_input,
+        None if decision.updated_input is None else json.loads(canonical(decision.updated_input)),
         [handler_parts(r) for r in decision.results],
         decision_label(decision),
         reason,

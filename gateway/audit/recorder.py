@@ -217,6 +217,19 @@ class Recorder:
         record, body = redacted(record, self.redactor)
         return record_id, round(now * 1000) / 1000, record, body, started_ns, decision
 
+    def write_packed(self, blobs: list[bytes]) -> None:
+        """``write_built`` of records packed by ``_pack``: each is unpacked on its own, so one that cannot
+        be (reported, one line) costs only itself, never its batch."""
+        import pickle
+
+        batch: list[Built] = []
+        for blob in blobs:
+            try:
+                batch.append(pickle.loads(blob))
+            except Exception as exc:
+                self._report(exc)
+        self.write_built(batch)
+
     def write_built(self, batch: list[Built]) -> None:
         """Build, redact and write records packed elsewhere (``_pack``: in the server, for its writer
         process, ``gateway.audit.writer``), in this thread, as one batch per sink."""
@@ -358,16 +371,15 @@ class Recorder:
 
     def _write_pending(self) -> None:
         """Build and write (or hand to the writer process) everything queued, ``BATCH`` records at a time."""
-        import pickle
 
         packed = self._packed
         while packed:
             blobs = [packed.popleft() for _ in range(min(len(packed), BATCH))]
             if self._writer_behind():  # this thread writes the batch (the store chains both writers')
                 self.written_here += len(blobs)
-                self.write_built([pickle.loads(blob) for blob in blobs])
+                self.write_packed(blobs)
             elif not self._to_child(blobs):
-                self.write_built([pickle.loads(blob) for blob in blobs])
+                self.write_packed(blobs)
         pending = self._pending
         assert pending is not None
         while pending:
@@ -435,9 +447,7 @@ class Recorder:
         """Write here what an ended writer process never acknowledged (the store skips ids it has)."""
         left = child.unwritten()
         if left:
-            import pickle
-
-            self.write_built([pickle.loads(blob) for blob in left])
+            self.write_packed(left)
 
     def _stop_child(self, timeout: float) -> None:
         """Close the writer process's pipe; wait (up to ``timeout`` s) while it writes what it has."""

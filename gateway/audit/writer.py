@@ -31,7 +31,6 @@ are ``gateway.audit.pipe``'s).
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 
 from gateway.audit.pipe import HEADER, read_frame
@@ -111,7 +110,7 @@ def main() -> int:
                 except EOFError:
                     break
                 try:
-                    recorder.write_built([pickle.loads(blob) for blob in blobs])
+                    recorder.write_packed(blobs)
                 except Exception as exc:  # one bad batch must not end the writer
                     recorder._report(exc)
                 os.write(ack, HEADER.pack(seq))

@@ -170,6 +170,30 @@ def test_a_value_pickle_cannot_carry_is_stored_as_its_json_text(tmp_path: Path) 
     assert json.loads(row.body)["updated_input"] == {"when": "2026-12-01", "thing": "opaque-value"}
 
 
+class TwoArgs(Exception):
+    """Pickles, but cannot be unpickled (its ``__init__`` wants two arguments; pickle passes its args)."""
+
+    def __init__(self, a: str, b: str) -> None:
+        super().__init__(f"{a}/{b}")
+
+
+def test_an_object_that_pickles_but_cannot_be_unpickled_costs_no_other_record(tmp_path: Path) -> None:
+    rec = serve_recorder(tmp_path)
+    for i in range(10):
+        rec.submit(event(i), decision(i))  # type: ignore[arg-type]
+    odd = decision(10)
+    odd.updated_input = {"command": TwoArgs("x", "y")}  # type: ignore[attr-defined]
+    rec.submit(event(10), odd)  # type: ignore[arg-type]
+    for i in range(11, 20):
+        rec.submit(event(i), decision(i))  # type: ignore[arg-type]
+    rec.close()
+    rows = SQLiteStore(str(tmp_path)).audit_records(AuditFilter())
+    assert sorted(json.loads(r.body)["tool_use_id"] for r in rows) == sorted(f"t{i}" for i in range(20))
+    (odd_row,) = [r for r in rows if json.loads(r.body)["tool_use_id"] == "t10"]
+    assert json.loads(odd_row.body)["updated_input"] == {"command": "x/y"}
+    rec.write_packed([pickle.dumps(TwoArgs("a", "b"))])  # a blob that cannot be unpacked: reported, skipped
+
+
 def test_the_writer_process_drains_the_spool_of_run_processes(tmp_path: Path) -> None:
     once = Recorder(
         AUDIT,
