@@ -146,7 +146,8 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         ("pwd",),
         re.IGNORECASE,
         # Pwd=... in a connection string (Server=db;Uid=sa;Pwd=x); PWD=/a/path is the working directory
-        r"(?P<name>(?<![A-Za-z0-9_])pwd\s*=\s*)(?![/~$.\s])(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+        r"(?P<name>(?<![A-Za-z0-9_])pwd\s*=\s*)(?![/~\s]|\.\.?(?:[/\s;\"']|$))"
+        r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
     ),
     (
         "password_flag",
@@ -207,7 +208,7 @@ SECRET_KEYS = frozenset(
         "signingsecret",
     }
 )
-SECRET_KEY_SUFFIXES = ("password", "secret", "apikey", "accesskey", "privatekey", "token", "passwd")
+SECRET_KEY_SUFFIXES = ("password", "secret", "apikey", "accesskey", "privatekey", "token", "passwd", "pwd")
 
 _compiled: dict[str, re.Pattern[str]] = {}
 
@@ -233,6 +234,20 @@ def check_pattern(regex: str) -> str | None:
 def _secret_key(key: str) -> bool:
     norm = "".join(ch for ch in key.lower() if ch.isalnum())
     return norm in SECRET_KEYS or (len(norm) > 3 and norm.endswith(SECRET_KEY_SUFFIXES))
+
+
+def _leaves_redacted(value: Any, depth: int) -> Any:
+    """``value`` (what a secret key holds) with every string and number in it replaced, at any depth
+    (its shape, keys and ``null``/``true``/``false`` kept)."""
+    if depth > 64:
+        return "[REDACTED:too-deep]"
+    if isinstance(value, dict):
+        return {str(k): _leaves_redacted(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_leaves_redacted(v, depth + 1) for v in value]
+    if value is None or isinstance(value, bool) or value == "":
+        return value
+    return REDACTED.format(kind="key")
 
 
 class Redactor:
@@ -295,7 +310,9 @@ class Redactor:
             out: dict[str, Any] = {}
             for key, item in value.items():
                 key = self.key(str(key), out)
-                if _secret_key(key) and item not in (None, "", True, False) and not isinstance(item, (dict, list)):
+                if _secret_key(key) and isinstance(item, (dict, list, tuple)):  # {"token": {"v": ...}}, [...]
+                    out[key] = _leaves_redacted(item, _depth + 1)
+                elif _secret_key(key) and item not in (None, "", True, False):
                     out[key] = REDACTED.format(kind="key")
                 else:
                     out[key] = self.apply(item, _depth + 1) if _depth < 64 else "[REDACTED:too-deep]"

@@ -234,3 +234,23 @@ def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_everything_under_a_secret_key_is_redacted_whatever_its_shape() -> None:
+    out = Redactor().apply(
+        {"password": ["hunter2", 42, None], "token": {"v": "abc", "n": [1, "x"]}, "db_pwd": "z9", "name": "bob"}
+    )
+    assert out == {
+        "password": ["[REDACTED:key]", "[REDACTED:key]", None],
+        "token": {"v": "[REDACTED:key]", "n": ["[REDACTED:key]", "[REDACTED:key]"]},
+        "db_pwd": "[REDACTED:key]",
+        "name": "bob",
+    }
+
+
+def test_a_connection_string_password_may_start_with_a_dot_or_dollar() -> None:
+    r = Redactor()
+    assert "Xq7" not in r.text("Server=db;Uid=sa;Pwd=.Xq7abc;")
+    assert "$DBPASS" not in r.text("Pwd=$DBPASS")
+    for path in ("PWD=./x", "PWD=..", "PWD=~/w"):
+        assert r.text(path) == path
