@@ -19,8 +19,10 @@ opens the transport (stdio subprocess, streamable HTTP or SSE) and the ``mcp.Cli
 and waits until it is told to close or the transport ends. Callers never own the connection, so a caller
 cancelled at its deadline never tears down a session others use, and a slow start keeps going in the
 background (bounded by the server's ``startTimeout``) so the next event finds it ready. Closing or
-cancelling the owner runs the SDK's shielded shutdown, which kills the stdio server's whole process group:
-no process outlives the manager.
+cancelling the owner runs the transport's shutdown, which runs to its end even under cancellation and
+terminates the stdio server's whole process group when it does not exit on its own: no process outlives
+the manager. stdio servers use hookgate's own transport (``handlers.mcp_stdio``: the SDK's ``stdio_client``
+contract without its two pipe tasks, writes batched per loop iteration); HTTP and SSE the SDK's.
 
 Protocol: the client speaks the handshake era (the SDK's ``Client(mode="legacy")``: one ``initialize``, then
 plain JSON-RPC) unless the server says ``protocol: auto`` (the SDK probes ``server/discover`` and, on a
@@ -330,12 +332,11 @@ class _Slot:
         server = self.server
         kind = server["type"]
         if kind == "stdio":
-            from mcp import StdioServerParameters, stdio_client
+            from handlers.mcp_stdio import stdio_transport
 
             command, args, env, cwd = stdio_launch(server)
             self.errlog = _ErrLog()
-            params = StdioServerParameters(command=command, args=args, env=env or None, cwd=cwd)
-            transport: Any = stdio_client(params, errlog=self.errlog.file)
+            transport: Any = stdio_transport(command, args, env or None, cwd, self.errlog.file, self._mark_lost)
         else:
             allowed = frozenset(server.get("allowed_env_vars") or ())
             headers = {k: expand(v, {}, allowed, plain=True) for k, v in (server.get("headers") or {}).items()}
@@ -351,8 +352,9 @@ class _Slot:
                     httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
                 )
                 transport = streamable_http_client(server["url"], http_client=http)
+            transport = _watched(transport, self._mark_lost)
         client = Client(
-            _watched(transport, self._mark_lost),
+            transport,
             client_info=Implementation(name="hookgate", version=VERSION),
             mode=server.get("protocol") or "legacy",
         )
