@@ -21,8 +21,11 @@ The contract is ``stdio_client``'s:
 - the read stream ends (``anyio.EndOfStream``) when stdout ends (the server exited or closed it), and
   ``on_end`` is called then (hookgate marks the session dead: its calls in flight fail, the next call starts
   a new server); a send after the server closed its stdin raises ``anyio.BrokenResourceError`` (the
-  dispatcher answers ``CONNECTION_CLOSED``, and hookgate replaces the session). Unlike the SDK, a broken
-  stdin does not end the read side by itself: answers the server wrote before it exited are still read;
+  dispatcher answers ``CONNECTION_CLOSED``, and hookgate replaces the session). When the server closes its
+  stdin but is still running ``STDIN_GRACE`` seconds later, the session ends as well (``on_end``: its calls in
+  flight fail instead of waiting for answers to requests it never read); the grace lets the answers of a
+  server that wrote them and exited be read first (the SDK's ``stdio_client`` ends the read side at the
+  first failed write);
 - shutdown follows the MCP spec: stdin is closed, the server gets ``PROCESS_TERMINATION_TIMEOUT`` seconds
   to exit, then its whole process group gets SIGTERM and, ``FORCE_KILL_TIMEOUT`` seconds later, SIGKILL.
   Shutdown runs to its end even when the owning task is cancelled meanwhile (the cancellation is re-raised
@@ -54,6 +57,8 @@ KILL_REAP_TIMEOUT = 2.0
 """Seconds to wait for the server to be reaped after SIGKILL (only an unkillable process runs this out)."""
 POLL_INTERVAL = 0.01
 """Seconds between checks while waiting for the server or its process group to exit."""
+STDIN_GRACE = 0.5
+"""Seconds after the server closed its stdin before a server that still runs is given up (see above)."""
 FLUSH_AT = 1 << 18
 """Buffered bytes at which ``send`` writes at once instead of at the end of the loop iteration."""
 
@@ -61,7 +66,8 @@ FLUSH_AT = 1 << 18
 class _Out(asyncio.BaseProtocol):
     """The protocol of the stdin pipe: flow control (``drain``) and the pipe's end (``lost``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_lost: Callable[[], None]) -> None:
+        self._on_lost = on_lost
         self.paused = False
         self._waiters: list[asyncio.Future[None]] = []
         self.lost = False
@@ -76,6 +82,7 @@ class _Out(asyncio.BaseProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
         self._wake()
+        self._on_lost()
 
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, []
@@ -297,9 +304,21 @@ async def stdio_transport(
     loop = asyncio.get_running_loop()
     lines = asyncio.StreamReader(limit=MAX_LINE, loop=loop)
     stdout: asyncio.ReadTransport | None = None
+    stopping = False
+    timers: list[asyncio.TimerHandle] = []
+
+    def deaf() -> None:
+        if not stopping and proc.poll() is None:
+            logger.warning("MCP server process %d closed its stdin but still runs; the session is closed", proc.pid)
+            on_end()
+
+    def stdin_closed() -> None:
+        if not stopping:
+            timers.append(loop.call_later(STDIN_GRACE, deaf))
+
     try:
         stdout, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(lines, loop=loop), proc.stdout)
-        stdin, protocol = await loop.connect_write_pipe(_Out, proc.stdin)
+        stdin, protocol = await loop.connect_write_pipe(lambda: _Out(stdin_closed), proc.stdin)
     except BaseException:  # the pipes could not be set up (or a cancellation came first): no grace
         _signal_group(proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -314,8 +333,12 @@ async def stdio_transport(
     try:
         yield MessageReader(lines, on_end), writer
     finally:
+        stopping = True
+        for timer in timers:
+            timer.cancel()
         try:
             await _finish(asyncio.ensure_future(_stop(proc, writer, stdin)))
         finally:
-            stdin.abort()
+            if not stdin.is_closing():  # _stop did not get to close it
+                stdin.abort()
             stdout.close()
