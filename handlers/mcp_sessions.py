@@ -69,7 +69,10 @@ BROKEN_COOLDOWN = 5.0
 STDERR_TAIL = 4096
 """Bytes of a stdio server's stderr read back to explain why it died."""
 ERRLOG_CAP = 1 << 20
-"""A stdio server's stderr file is emptied when it grows past this many bytes."""
+"""A stdio server's stderr file is emptied when it grows past this many bytes (checked every
+``ERRLOG_EVERY`` calls)."""
+ERRLOG_EVERY = 64
+"""Calls of a session between two checks of its stderr file's size (one ``fstat`` each)."""
 PLACEHOLDERS = (
     "CLAUDE_PROJECT_DIR",
     "CLAUDE_PLUGIN_ROOT",
@@ -255,6 +258,8 @@ class _Slot:
         self.lost = False
         self.in_flight = 0
         """Calls of this session waiting for their answer (the pool sends a call to the least busy)."""
+        self.calls = 0
+        """Calls made on this session so far."""
         self.errlog: _ErrLog | None = None
         self._last_stderr = ""
         self._timed_out = False
@@ -460,6 +465,11 @@ class McpSessions:
     def _ready(self, name: str) -> _Slot | None:
         """The ready session with the fewest calls in flight (growing the pool when all are busy), or None."""
         best: _Slot | None = None
+        slots = self._slots.get(name)
+        if slots and len(slots) == 1 and self.pool_size(name) == 1:  # the common case: one warm session
+            slot = slots[0]
+            if slot.usable and slot.ready.done() and not slot.ready.cancelled() and slot.ready.exception() is None:
+                return slot
         slots = self.sessions(name)
         for slot in slots:
             ready = slot.ready.done() and not slot.ready.cancelled() and slot.ready.exception() is None
@@ -522,37 +532,42 @@ class McpSessions:
         protocol error, a dead server or a transport failure.
         """
         client, slot, how = await self.connect(name, deadline)  # first: it imports the SDK off the event loop
+        meta: dict[str, Any] = {"server": name, "session": how}
+        slot.in_flight += 1
+        slot.calls += 1
+        try:
+            result = await client.call_tool(tool, arguments)
+        except Exception as exc:
+            raise self._call_failed(exc, name, tool, slot, meta) from None
+        finally:
+            slot.in_flight -= 1
+        if slot.errlog is not None and not slot.calls % ERRLOG_EVERY:
+            slot.errlog.trim()
+        return result, meta
+
+    @staticmethod
+    def _call_failed(exc: Exception, name: str, tool: str, slot: _Slot, meta: dict[str, Any]) -> HandlerError:
+        """The HandlerError for a failed call (the session is discarded when it may be broken)."""
         from mcp import MCPError
         from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS, METHOD_NOT_FOUND
 
-        meta: dict[str, Any] = {"server": name, "session": how}
-        slot.in_flight += 1
-        try:
-            result = await client.call_tool(tool, arguments)
-        except MCPError as exc:
+        if isinstance(exc, MCPError):
             if exc.code == CONNECTION_CLOSED or slot.lost:
                 slot.discard()
-                raise HandlerError(
+                return HandlerError(
                     f"MCP server {name!r} closed the connection during the call to {tool!r} "
                     f"(it exited or crashed; it is restarted on the next call){slot.note()}",
                     {**meta, "mcp_error": exc.code},
-                ) from None
+                )
             if slot.server["type"] != "stdio" and exc.code not in (METHOD_NOT_FOUND, INVALID_PARAMS):
                 slot.discard()  # e.g. a restarted HTTP server no longer knows our session: reconnect next time
-            raise HandlerError(
+            return HandlerError(
                 f"MCP error {exc.code} from {name}/{tool}: {exc.message}", {**meta, "mcp_error": exc.code}
-            ) from None
-        except Exception as exc:  # transport failures (anyio, httpx2, OSError), an invalid result (pydantic)
-            slot.discard()
-            detail = _leaf(exc)
-            raise HandlerError(
-                f"MCP call {name}/{tool} failed: {type(detail).__name__}: {detail}{slot.note()}", meta
-            ) from None
-        finally:
-            slot.in_flight -= 1
-        if slot.errlog is not None:
-            slot.errlog.trim()
-        return result, meta
+            )
+        # transport failures (anyio, httpx2, OSError), an invalid result (pydantic)
+        slot.discard()
+        detail = _leaf(exc)
+        return HandlerError(f"MCP call {name}/{tool} failed: {type(detail).__name__}: {detail}{slot.note()}", meta)
 
     async def list_tools(self, name: str, *, deadline: float | None = None) -> list[Tool]:
         """Every tool of server ``name`` (all pages). Raises HandlerError."""
