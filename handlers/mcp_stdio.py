@@ -213,13 +213,16 @@ class MessageWriter:
 
 
 async def _exited(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Whether ``proc`` exited (and was reaped) within ``timeout`` seconds."""
+    """Whether ``proc`` exited (and was reaped) within ``timeout`` seconds (polled every millisecond at
+    first, then less often up to ``POLL_INTERVAL``: ``hookgate run`` waits for its server's exit)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    delay = 0.001
     while proc.poll() is None:
         if loop.time() >= deadline:
             return False
-        await asyncio.sleep(POLL_INTERVAL)
+        await asyncio.sleep(delay)
+        delay = min(delay * 1.5, POLL_INTERVAL)
     return True
 
 
