@@ -48,7 +48,6 @@ import contextlib
 import os
 import re
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +58,7 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult, Tool
 
     from gateway.context import RunContext
+    from handlers.mcp_stdio import ErrLog
 
 RESOURCE = "mcp_sessions"
 """Name of the manager in ``RunContext.get_resource``."""
@@ -66,11 +66,6 @@ START_ATTEMPTS = 3
 """Start attempts per call when a server is down (tenacity; also bounded by the caller's deadline)."""
 BROKEN_COOLDOWN = 5.0
 """Seconds during which calls fail fast after a server failed every start attempt."""
-STDERR_TAIL = 4096
-"""Bytes of a stdio server's stderr read back to explain why it died."""
-ERRLOG_CAP = 1 << 20
-"""A stdio server's stderr file is emptied when it grows past this many bytes (checked every
-``ERRLOG_EVERY`` calls)."""
 ERRLOG_EVERY = 64
 """Calls of a session between two checks of its stderr file's size (one ``fstat`` each)."""
 PLACEHOLDERS = (
@@ -150,42 +145,6 @@ class _StartFailed(HandlerError):
     """A server could not be started or connected (retried with backoff)."""
 
 
-class _ErrLog:
-    """A stdio server's stderr: an unlinked temp file in append mode. Its last line says why a server died."""
-
-    def __init__(self) -> None:
-        fd, path = tempfile.mkstemp(prefix="hookgate-mcp-", suffix=".stderr")
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        with contextlib.suppress(ImportError, OSError):
-            import fcntl
-
-            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
-        self.file = os.fdopen(fd, "w", encoding="utf-8")
-        self.fd = fd
-
-    def tail(self) -> str:
-        """The last non-empty line written (at most 300 characters), or ''."""
-        try:
-            size = os.fstat(self.fd).st_size
-            data = os.pread(self.fd, STDERR_TAIL, max(0, size - STDERR_TAIL))
-        except (OSError, ValueError, AttributeError):
-            return ""
-        for line in reversed(data.decode("utf-8", "replace").splitlines()):
-            if line.strip():
-                return line.strip()[:300]
-        return ""
-
-    def trim(self) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            if os.fstat(self.fd).st_size > ERRLOG_CAP:
-                os.ftruncate(self.fd, 0)
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.file.close()
-
-
 class _WatchedRead:
     """A transport's read stream that reports its end (EOF: the server exited or the connection closed)."""
 
@@ -260,7 +219,7 @@ class _Slot:
         """Calls of this session waiting for their answer (the pool sends a call to the least busy)."""
         self.calls = 0
         """Calls made on this session so far."""
-        self.errlog: _ErrLog | None = None
+        self.errlog: ErrLog | None = None
         self._last_stderr = ""
         self._timed_out = False
         self.task = asyncio.create_task(self._own(), name=f"hookgate-mcp-{name}")
@@ -337,10 +296,10 @@ class _Slot:
         server = self.server
         kind = server["type"]
         if kind == "stdio":
-            from handlers.mcp_stdio import stdio_transport
+            from handlers.mcp_stdio import ErrLog, stdio_transport
 
             command, args, env, cwd = stdio_launch(server)
-            self.errlog = _ErrLog()
+            self.errlog = ErrLog()
             transport: Any = stdio_transport(command, args, env or None, cwd, self.errlog.file, self._mark_lost)
         else:
             allowed = frozenset(server.get("allowed_env_vars") or ())

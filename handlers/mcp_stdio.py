@@ -42,6 +42,7 @@ import logging
 import os
 import signal
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from typing import IO, Any
 
@@ -59,8 +60,49 @@ POLL_INTERVAL = 0.01
 """Seconds between checks while waiting for the server or its process group to exit."""
 STDIN_GRACE = 0.5
 """Seconds after the server closed its stdin before a server that still runs is given up (see above)."""
+STDERR_TAIL = 4096
+"""Bytes of a stdio server's stderr read back to explain why it died."""
+ERRLOG_CAP = 1 << 20
+"""A stdio server's stderr file is emptied when it grows past this many bytes (when ``ErrLog.trim`` runs)."""
 FLUSH_AT = 1 << 18
 """Buffered bytes at which ``send`` writes at once instead of at the end of the loop iteration."""
+
+
+class ErrLog:
+    """A stdio server's stderr: an unlinked temp file in append mode (``file``, handed to the server). Its last
+    line says why a server died (``tail``); ``trim`` empties it past ``ERRLOG_CAP`` bytes."""
+
+    def __init__(self) -> None:
+        fd, path = tempfile.mkstemp(prefix="hookgate-mcp-", suffix=".stderr")
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        with contextlib.suppress(ImportError, OSError):
+            import fcntl
+
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+        self.file = os.fdopen(fd, "w", encoding="utf-8")
+        self.fd = fd
+
+    def tail(self) -> str:
+        """The last non-empty line written (at most 300 characters), or ''."""
+        try:
+            size = os.fstat(self.fd).st_size
+            data = os.pread(self.fd, STDERR_TAIL, max(0, size - STDERR_TAIL))
+        except (OSError, ValueError, AttributeError):
+            return ""
+        for line in reversed(data.decode("utf-8", "replace").splitlines()):
+            if line.strip():
+                return line.strip()[:300]
+        return ""
+
+    def trim(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            if os.fstat(self.fd).st_size > ERRLOG_CAP:
+                os.ftruncate(self.fd, 0)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.file.close()
 
 
 class _Out(asyncio.BaseProtocol):
