@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -186,3 +187,35 @@ async def test_the_policy_validator_serves_both_protocol_eras(tmp_path: Path, pr
         await sessions.aclose()
     denied = [bool(a and a["hookSpecificOutput"]["permissionDecision"] == "deny") for a in answers]
     assert denied == [True, False, True, False]
+
+
+FROZEN = """
+import asyncio, gc, json, sys
+sys.path.insert(0, sys.argv[1])
+from gateway.config import load_config
+from handlers.mcp_sessions import McpSessions
+
+async def main():
+    servers = load_config([sys.argv[2]]).mcp_servers
+    sessions = McpSessions(servers, mode="serve")
+    before = gc.get_freeze_count()
+    await sessions.call_tool("raw", "act", {"do": "ok"})
+    after = gc.get_freeze_count()
+    await sessions.aclose()
+    print(json.dumps([before, after, "mcp.types" in sys.modules]))
+
+asyncio.run(main())
+"""
+
+
+def test_the_sdk_import_is_frozen_out_of_the_cyclic_collector(tmp_path: Path) -> None:
+    doc = {"mcpServers": {"raw": {"command": sys.executable, "args": [RAW]}}}
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps(doc))
+    done = subprocess.run(
+        [sys.executable, "-c", FROZEN, str(ROOT), str(path)], capture_output=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    before, after, imported = json.loads(done.stdout)
+    assert before == 0 and imported
+    assert after > 40_000  # the SDK's modules and models: a full collection no longer walks them
