@@ -1,13 +1,25 @@
-"""Serve an ``MCPServer`` over this process's stdin/stdout without a worker thread per message.
+"""Serve an ``MCPServer`` over this process's stdin/stdout without a worker thread or a task per message.
 
 The SDK's own stdio transport (``mcp.server.stdio.stdio_server()`` with no arguments) reads and writes through
-``anyio.wrap_file``: every line read, every write and every flush is a hop to a worker thread and back. Under
-concurrent calls those hops (and the GIL hand-offs between the threads) bound a small, fast server such as the
-policy validator: measured with ``tests/bench/bench_serve.py``, one warm ``mcp_tool`` doubled its throughput
-without them. ``serve_stdio`` keeps the SDK's transport and server and only hands ``stdio_server`` explicit
-streams (its documented parameters) that read and write the pipes on the event loop (``asyncio`` pipe
-transports), and runs the server's tools through its public ``list_tools``/``call_tool`` behind the SDK's
-low-level ``Server``, without the SDK's per-message OpenTelemetry span (nothing exports it here).
+``anyio.wrap_file``: every line read, every write and every flush is a hop to a worker thread and back, and two
+tasks bridge the file to the server through memory streams. Under concurrent calls those hops bound a small,
+fast server such as the policy validator. ``serve_stdio`` keeps the SDK's server and its drivers and gives them
+streams of its own (``ReadStream``/``WriteStream``, the SDK's stream protocols, which ``Server.run`` and
+``serve_loop`` take from any transport) over ``asyncio`` pipe transports:
+
+- ``MessageIn.receive`` reads a line and parses it with the SDK's ``jsonrpc_message_adapter`` in the
+  dispatcher's own task (a line that does not parse is handed on as an exception value, as ``stdio_server``
+  does);
+- ``MessageOut.send`` serializes the message into a buffer written once per event-loop iteration: the answers
+  to calls that arrived together leave in one ``write`` (and wake the client once);
+- a connection that opens with ``initialize`` (the handshake era; hookgate's default ``protocol: legacy``) is
+  served by the SDK's ``serve_loop`` (its handshake-only driver) inside the server's lifespan, and any other
+  by ``Server.run`` (the dual-era driver, which also serves the 2026-07-28 protocol). ``Server.run`` peeks at
+  the first request by relaying every message through a task and a memory stream of its own; the peek here
+  is one buffered message in ``MessageIn``.
+
+The server's tools run through its public ``list_tools``/``call_tool`` behind the SDK's low-level ``Server``,
+without the SDK's per-message OpenTelemetry span (nothing exports it here).
 
 As the SDK does for its own streams, the descriptors 0 and 1 are moved out of the way while serving (stdin reads
 ``/dev/null``, stdout writes to stderr), so a stray ``print`` cannot corrupt the protocol. When stdin or stdout is
@@ -19,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -37,10 +50,14 @@ class PipeLines:
         return self
 
     async def __anext__(self) -> str:
-        line = await self._reader.readline()
+        line = await self.readline()
         if not line:
             raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
+        return line
+
+    async def readline(self) -> str:
+        """The next line, with its newline ('' at EOF; a partial last line comes without one)."""
+        return (await self._reader.readline()).decode("utf-8", "replace")
 
 
 class PipeWriter:
@@ -55,6 +72,158 @@ class PipeWriter:
 
     async def flush(self) -> None:
         await self._writer.drain()
+
+    def write_now(self, data: bytes) -> bool:
+        """Hand ``data`` to the pipe transport; False when the pipe is gone (the client closed it)."""
+        if self._writer.transport.is_closing():
+            return False
+        self._writer.write(data)
+        return True
+
+    @property
+    def backlog(self) -> int:
+        """Bytes the transport holds because the pipe is full."""
+        return self._writer.transport.get_write_buffer_size()
+
+    @property
+    def broken(self) -> bool:
+        """Whether the pipe is gone."""
+        return self._writer.transport.is_closing()
+
+
+FLUSH_AT = 1 << 18
+"""Buffered bytes at which ``MessageOut.send`` writes at once instead of at the end of the loop iteration."""
+BACKLOG = 1 << 20
+"""Bytes held by the pipe transport past which ``MessageOut.send`` waits for the pipe to take them."""
+
+
+class MessageIn:
+    """The server's read stream (``ReadStream[SessionMessage | Exception]``): one parsed line per ``receive``,
+    ``EndOfStream`` at EOF. ``first_request`` reads ahead to the first request and keeps what it read."""
+
+    def __init__(self, lines: PipeLines) -> None:
+        from mcp.shared.message import SessionMessage
+        from mcp.types import jsonrpc_message_adapter
+
+        self._lines = lines
+        self._parse = jsonrpc_message_adapter.validate_json
+        self._message = SessionMessage
+        self._ahead: deque[Any] = deque()
+        self._ended = False
+        self._closed = False
+
+    async def _next(self) -> Any:
+        import anyio
+
+        while True:
+            line = await self._lines.readline()
+            if not line:
+                raise anyio.EndOfStream
+            try:
+                return self._message(self._parse(line, by_name=False))
+            except Exception as exc:  # as stdio_server: the dispatcher logs it and reads on
+                return exc
+
+    async def first_request(self, limit: int = 8) -> Any:
+        """The first JSON-RPC request (None when the stream ends first or ``limit`` other items come
+        first); everything read stays queued for ``receive``."""
+        import anyio
+        from mcp.types import JSONRPCRequest
+
+        while len(self._ahead) < limit:
+            try:
+                item = await self._next()
+            except anyio.EndOfStream:
+                self._ended = True
+                return None
+            self._ahead.append(item)
+            if isinstance(item, self._message) and isinstance(item.message, JSONRPCRequest):
+                return item.message
+        return None
+
+    async def receive(self) -> Any:
+        import anyio
+
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._ahead:
+            return self._ahead.popleft()
+        if self._ended:
+            raise anyio.EndOfStream
+        return await self._next()
+
+    def __aiter__(self) -> MessageIn:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> MessageIn:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class MessageOut:
+    """The server's write stream (``WriteStream[SessionMessage]``): ``send`` serializes into a buffer written
+    to the pipe once per event-loop iteration (at once past ``FLUSH_AT`` bytes); it waits only while the pipe
+    holds more than ``BACKLOG`` bytes, and raises ``BrokenResourceError`` once the client closed the pipe."""
+
+    def __init__(self, writer: PipeWriter) -> None:
+        self._writer = writer
+        self._loop = asyncio.get_running_loop()
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self._scheduled = False
+        self._closed = False
+
+    async def send(self, item: Any) -> None:
+        import anyio
+
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._writer.broken:
+            raise anyio.BrokenResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+        self._chunks.append(data)
+        self._size += len(data)
+        if self._size >= FLUSH_AT:
+            self.flush()
+        elif not self._scheduled:
+            self._scheduled = True
+            self._loop.call_soon(self.flush)
+        if self._writer.backlog > BACKLOG:
+            await self._writer.flush()
+
+    def flush(self) -> None:
+        """Hand what is buffered to the pipe (dropped when the pipe is gone)."""
+        self._scheduled = False
+        if self._chunks:
+            data = self._chunks[0] if len(self._chunks) == 1 else b"".join(self._chunks)
+            self._chunks.clear()
+            self._size = 0
+            self._writer.write_now(data)
+
+    async def aclose(self) -> None:
+        self.flush()
+        self._closed = True
+        if not self._writer.broken:
+            await self._writer.flush()
+
+    async def __aenter__(self) -> MessageOut:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def _streamable(fd: int) -> bool:
@@ -126,14 +295,31 @@ def lowlevel_server(app: Any) -> Any:
     return server
 
 
+def _modern(request: Any) -> bool:
+    """Whether ``request`` opens a 2026-07-28 connection (the SDK's rule: a request other than ``initialize``
+    whose ``_meta`` carries the protocol-version key)."""
+    from mcp.types import PROTOCOL_VERSION_META_KEY
+
+    if request is None or request.method == "initialize":
+        return False
+    meta = (request.params or {}).get("_meta")
+    return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
+
+
 async def serve_stdio(app: Any) -> None:
     """Serve ``app`` (an ``MCPServer``) over stdin/stdout until stdin ends (see module docstring)."""
-    from mcp.server.stdio import stdio_server
-
     async with pipe_streams() as streams:
         if streams is None:  # not pipes: the SDK's transport as it is
             await app.run_stdio_async()
             return
+        from mcp.server.runner import serve_loop
+
         server = lowlevel_server(app)
-        async with stdio_server(*streams) as (read_stream, write_stream):  # type: ignore[arg-type]
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        lines, writer = streams
+        read_stream, write_stream = MessageIn(lines), MessageOut(writer)
+        options = server.create_initialization_options()
+        if _modern(await read_stream.first_request()):
+            await server.run(read_stream, write_stream, options)
+            return
+        async with server.lifespan(server) as state:  # what Server.run enters around its driver
+            await serve_loop(server, read_stream, write_stream, lifespan_state=state, init_options=options)
