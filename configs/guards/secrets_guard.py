@@ -511,7 +511,8 @@ def answer(event: dict[str, Any], reason: str) -> dict[str, Any]:
 
 
 def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
-    """Claude Code hook output denying a write to a secrets file, or None. Never raises.
+    """Claude Code hook output denying a write to a secrets file, or None. Never raises: a failure of
+    its own denies the write.
 
     ``event``: a PreToolUse event (``tool_name``, ``tool_input``); anything else is let through."""
     try:
@@ -533,8 +534,12 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
             if reason:
                 return answer(event, reason)
         return None
-    except Exception:  # a bug here must not turn into a handler failure (this guard is failClosed)
-        return None
+    except Exception as exc:  # a bug here must not let the write through silently: it is denied, saying why
+        return answer(
+            event if isinstance(event, dict) else {},
+            f"hookgate's secrets guard failed on this write (internal error {type(exc).__name__}), so it is "
+            "blocked rather than let through unchecked",
+        )
 
 
 def hook_main(check: Callable[[Any], dict[str, Any] | None], name: str) -> int:

@@ -94,7 +94,8 @@ def answer(event: dict[str, Any], found: Finding) -> dict[str, Any] | None:
 
 
 def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
-    """Claude Code hook output denying (or asking about) a destructive shell command, or None. Never raises.
+    """Claude Code hook output denying (or asking about) a destructive shell command, or None. Never raises:
+    a failure of its own denies (``_failed``).
 
     ``event``: a PreToolUse event whose ``tool_input.command`` (or ``cmd``; a string, or an argv list) is
     the command; ``cwd`` (and ``tool_input.workdir``/``directory``/``dir_path``) say where it runs."""
@@ -124,8 +125,27 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
             cwd = os.path.normpath(os.path.join(cwd or "", workdir)) if cwd or os.path.isabs(workdir) else None
         found = analyse(command, cwd or None)
         return answer(event, found) if found else None
-    except Exception:  # analyse never raises; this is the last line of defence for a failClosed handler
-        return None
+    except Exception as exc:  # analyse never raises: a bug around it must not let the command through
+        return _failed(event, exc)
+
+
+def _failed(event: dict[str, Any], exc: Exception) -> dict[str, Any] | None:
+    """The guard's answer when it failed itself (a bug): a deny, as a failClosed check that cannot run
+    gives (``parse.unanalysable``), in the event's own shape when that can be built."""
+    reason = (
+        f"hookgate's shell guard failed on this command (internal error {type(exc).__name__}), so it is "
+        "blocked rather than let through unchecked"
+    )
+    try:
+        return answer(event, Finding("parse.unanalysable", "deny", reason, ""))
+    except Exception:
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": f"{reason} [rule parse.unanalysable]",
+            }
+        }
 
 
 def _hook_output(event: dict[str, Any]) -> dict[str, Any] | None:

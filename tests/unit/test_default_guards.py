@@ -978,3 +978,34 @@ def test_mcp_tools_that_run_shell_commands_get_the_shell_guard(tool: str, comman
         assert proc.returncode == 2 and "default policy blocks" in proc.stderr, (proc.stdout, proc.stderr)
     else:
         assert proc.returncode == 0 and proc.stdout.strip() == "", (proc.stdout, proc.stderr)
+
+
+def test_a_failure_of_the_shell_guard_itself_denies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug around the analysis (here: analyse raising, which it never does) must not let the command
+    through: the guard is failClosed, and its own failure is a deny in the event's shape."""
+    from configs.guards import shell_guard
+
+    def broken(command: str, cwd: str | None = None) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(shell_guard, "analyse", broken)
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/p"}
+    out = shell_guard.check_event(event)
+    assert out is not None
+    specific = out["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny"
+    assert "internal error RuntimeError" in specific["permissionDecisionReason"]
+    assert "parse.unanalysable" in specific["permissionDecisionReason"]
+
+
+def test_a_failure_of_the_secrets_guard_itself_denies(monkeypatch: pytest.MonkeyPatch) -> None:
+    from configs.guards import secrets_guard
+
+    def broken(name: str | None, tool_input: dict[str, object]) -> list[str]:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(secrets_guard, "tool_paths", broken)
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/p/a.txt"}}
+    out = secrets_guard.check_event(event)
+    assert out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "internal error RuntimeError" in out["hookSpecificOutput"]["permissionDecisionReason"]
