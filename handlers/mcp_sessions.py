@@ -52,6 +52,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import HandlerError
+from handlers.mcp_stdio import ReadStreamBase
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -145,7 +146,7 @@ class _StartFailed(HandlerError):
     """A server could not be started or connected (retried with backoff)."""
 
 
-class _WatchedRead:
+class _WatchedRead(ReadStreamBase):
     """A transport's read stream that reports its end (EOF: the server exited or the connection closed)."""
 
     def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
@@ -165,25 +166,8 @@ class _WatchedRead:
             self._on_end()
             raise
 
-    def __aiter__(self) -> _WatchedRead:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-    async def __aenter__(self) -> _WatchedRead:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 @contextlib.asynccontextmanager

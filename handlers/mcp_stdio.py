@@ -44,7 +44,7 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Callable
-from typing import IO, Any
+from typing import IO, Any, Self
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +140,36 @@ class _Out(asyncio.BaseProtocol):
             await waiter
 
 
-class MessageReader:
+class ReadStreamBase:
+    """What the SDK's ``ReadStream`` protocol asks beyond ``receive`` and ``aclose`` (which a subclass
+    defines): async iteration, up to ``anyio.EndOfStream``, and use as an async context manager that
+    closes the stream on exit."""
+
+    async def receive(self) -> Any:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        raise NotImplementedError
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class MessageReader(ReadStreamBase):
     """The read stream (``ReadStream[SessionMessage | Exception]``): one parsed stdout line per ``receive``."""
 
     def __init__(self, reader: asyncio.StreamReader, on_end: Callable[[], None]) -> None:
@@ -176,25 +205,8 @@ class MessageReader:
                 return exc
         raise anyio.EndOfStream
 
-    def __aiter__(self) -> MessageReader:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
     async def aclose(self) -> None:
         self._closed = True
-
-    async def __aenter__(self) -> MessageReader:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 class MessageWriter:

@@ -113,13 +113,9 @@ def side_effects(result: HandlerResult) -> list[str]:
     return [item if isinstance(item, str) else json.dumps(item, sort_keys=True) for item in found]
 
 
-def handler_entry(result: HandlerResult) -> dict[str, Any]:
-    """One handler's entry of ``handlers`` (``HANDLER_FIELDS``)."""
-    return dict(zip(HANDLER_FIELDS, handler_parts(result), strict=True))
-
-
 def handler_parts(result: HandlerResult) -> tuple[Any, ...]:
-    """``handler_entry``'s values, in ``HANDLER_FIELDS`` order."""
+    """One handler's entry of the record's ``handlers``: its values in ``HANDLER_FIELDS`` order
+    (``record_of`` pairs them with the names)."""
     verdict = result.verdict
     reason = None
     if verdict is not None:

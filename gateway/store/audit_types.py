@@ -178,6 +178,18 @@ class AuditFilter:
     limit: int | None = None
 
 
+def old_prefix_sql(mark: str) -> str:
+    """Per chain: its first seq and the last seq of its old prefix (every record up to it older than the
+    cutoff, given twice as parameters); ``mark``: the driver's placeholder. A record with a backdated
+    ``ts`` among newer ones ends no prefix, so it cannot take the newer records before it along
+    (``verify`` then reports its ``ts``); a retention record (which cannot be forged) ends none."""
+    return (
+        "SELECT r.chain, MIN(r.seq), COALESCE((SELECT MIN(k.seq) FROM audit_records k WHERE k.chain = r.chain "
+        f"AND k.event != 'AuditRetention' AND k.ts >= {mark}) - 1, MAX(r.seq)) FROM audit_records r "
+        f"WHERE r.ts < {mark} GROUP BY r.chain"
+    )
+
+
 def where_clause(flt: AuditFilter, mark: str = "?") -> tuple[str, list[Any]]:
     """SQL ``WHERE`` text (possibly empty) and its parameters for ``flt``; ``mark``: the driver's
     placeholder (``?`` for sqlite3, ``%s`` for psycopg)."""

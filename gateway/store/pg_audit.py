@@ -31,6 +31,7 @@ from gateway.store.audit_types import (
     ChainHead,
     Voucher,
     link_hash,
+    old_prefix_sql,
     where_clause,
 )
 from gateway.store.pg_conn import Op, Q
@@ -164,15 +165,8 @@ def _heads() -> Op[list[ChainHead]]:
     return [ChainHead(r[0], int(r[1]), r[2], int(r[3]), r[4]) for r in rows]
 
 
-_OLD_PREFIX = (
-    "SELECT r.chain, MIN(r.seq), COALESCE((SELECT MIN(k.seq) FROM audit_records k WHERE k.chain = r.chain "
-    "AND k.event != 'AuditRetention' "
-    "AND k.ts >= %s) - 1, MAX(r.seq)) FROM audit_records r WHERE r.ts < %s GROUP BY r.chain"
-)
-"""Per chain: its first seq and the last seq of its old prefix (every record up to it older than the
-cutoff). A record with a backdated ``ts`` among newer ones ends no prefix, so it cannot take the newer
-records before it along (``verify`` then reports its ``ts``); a retention record (which cannot be forged)
-ends none. The bytes counted are the bodies' own."""
+_OLD_PREFIX = old_prefix_sql("%s")
+"""``old_prefix_sql``; the bytes counted are the bodies' own."""
 
 
 def _prune(before: float | None, max_bytes: int | None, voucher: Voucher | None) -> Op[int]:

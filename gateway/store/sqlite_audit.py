@@ -28,6 +28,7 @@ from gateway.store.audit_types import (
     ChainHead,
     Voucher,
     link_hash,
+    old_prefix_sql,
     where_clause,
 )
 
@@ -68,15 +69,8 @@ def _mapped(method: F) -> F:
 _INSERT = f"INSERT INTO audit_records ({COLUMNS}) VALUES "
 _WIDTH = COLUMNS.count(",") + 1
 _ROW = "(" + ",".join("?" * _WIDTH) + ")"
-_OLD_PREFIX = (
-    "SELECT r.chain, MIN(r.seq), COALESCE((SELECT MIN(k.seq) FROM audit_records k WHERE k.chain = r.chain "
-    "AND k.event != 'AuditRetention' "
-    "AND k.ts >= ?) - 1, MAX(r.seq)) FROM audit_records r WHERE r.ts < ? GROUP BY r.chain"
-)
-"""Per chain: its first seq and the last seq of its old prefix (every record up to it older than the
-cutoff). A record with a backdated ``ts`` among newer ones ends no prefix, so it cannot take the newer
-records before it along (``verify`` then reports its ``ts``); a retention record (which cannot be forged)
-ends none. The bytes counted are the bodies' own."""
+_OLD_PREFIX = old_prefix_sql("?")
+"""``old_prefix_sql``; the bytes counted are the bodies' own."""
 
 
 ROWS_PER_INSERT = 500
