@@ -170,5 +170,8 @@ def walk(store: Any, chain: str, page: int = 1000) -> Iterator[AuditRow]:
 
 
 def verify_store(store: Any) -> list[ChainReport]:
-    """``verify_chain`` for every chain in the store (``Store.audit_heads``)."""
-    return [verify_chain(head, walk(store, head.chain)) for head in store.audit_heads()]
+    """``verify_chain`` for every chain in the store (``Store.audit_heads``), all read in one
+    ``Store.audit_snapshot``: records that other processes append or prune meanwhile are not half seen
+    (a head read before a concurrent append would otherwise look shorter than its chain)."""
+    with store.audit_snapshot():
+        return [verify_chain(head, walk(store, head.chain)) for head in store.audit_heads()]

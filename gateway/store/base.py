@@ -26,6 +26,8 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from gateway.approvals.record import ApprovalRecord
     from gateway.store.audit_types import AuditEntry, AuditFilter, AuditRow, ChainHead, Voucher
 
@@ -195,6 +197,13 @@ class Store(ABC):
     @abstractmethod
     def audit_heads(self) -> list[ChainHead]:
         """Every chain's head by chain name; a chain with records but no head row has ``seq`` -1."""
+
+    @abstractmethod
+    def audit_snapshot(self) -> AbstractContextManager[None]:
+        """A context in which this store's reads (``audit_heads``, ``audit_chain``, ...) all see one
+        committed state, however many statements they take, while other processes append and prune
+        (``hookgate audit verify`` walks the chains in one). A read-only transaction on the store's
+        connection: nothing may be written inside it. Raises StoreError like any read."""
 
     @abstractmethod
     def audit_prune(

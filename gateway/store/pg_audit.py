@@ -37,7 +37,9 @@ from gateway.store.audit_types import (
 from gateway.store.pg_conn import Op, Q
 
 if TYPE_CHECKING:
-    from gateway.store.pg_conn import T
+    from contextlib import AbstractContextManager
+
+    from gateway.store.pg_conn import SyncDB, T
 
 AUDIT_MIGRATION_SQL = """
     CREATE TABLE audit_records (
@@ -213,7 +215,9 @@ def _size() -> Op[tuple[int, int]]:
 
 
 class PostgresAuditMixin:
-    """``Store`` audit methods over ``self._run(op, tx=...)`` (``PostgresStore``)."""
+    """``Store`` audit methods over ``self._run(op, tx=...)`` and ``self._sync`` (``PostgresStore``)."""
+
+    _sync: SyncDB
 
     def _run(self, op: Op[T], *, tx: bool = False) -> T:
         raise NotImplementedError
@@ -235,6 +239,10 @@ class PostgresAuditMixin:
 
     def audit_heads(self) -> list[ChainHead]:
         return self._run(_heads())
+
+    def audit_snapshot(self) -> AbstractContextManager[None]:
+        """``SyncDB.snapshot`` on the store's sync connection (a REPEATABLE READ, read-only transaction)."""
+        return self._sync.snapshot()
 
     def audit_prune(
         self, *, before: float | None = None, max_bytes: int | None = None, voucher: Voucher | None = None

@@ -26,7 +26,7 @@ PostgreSQL store is configured (never on the ``hookgate run`` path of an SQLite 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -113,7 +113,7 @@ class SyncDB:
         self.application_name = application_name
         self.round_trips = 0
         self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # reentrant: ``run`` inside this thread's ``snapshot``
 
     def connection(self) -> psycopg.Connection[tuple[Any, ...]]:
         import psycopg
@@ -132,6 +132,35 @@ class SyncDB:
         with self._lock:
             return self._run_locked(op, tx)
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Operations run inside see one snapshot: a ``REPEATABLE READ READ ONLY`` transaction on the
+        connection, held (with the lock: other threads wait) until the block ends. No ``tx=True``
+        operation may run inside."""
+        import psycopg
+
+        with self._lock:
+            conn = self.connection()
+            try:
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                self.round_trips += 1
+            except psycopg.Error as exc:
+                raise self._mapped(exc) from None
+            try:
+                yield
+            finally:
+                try:
+                    conn.execute("ROLLBACK")  # read only: nothing to keep
+                    self.round_trips += 1
+                except psycopg.Error as exc:
+                    raise self._mapped(exc) from None
+
+    def _mapped(self, exc: BaseException) -> StoreError:
+        err = map_error(exc, self.url)
+        if isinstance(err, StoreUnavailable):
+            self.close()
+        return err
+
     def _run_locked(self, op: Op[T], tx: bool) -> T:
         import psycopg
 
@@ -143,10 +172,7 @@ class SyncDB:
                     return self._drive(conn, op)
             return self._drive(conn, op)
         except psycopg.Error as exc:
-            err = map_error(exc, self.url)
-            if isinstance(err, StoreUnavailable):
-                self.close()
-            raise err from None
+            raise self._mapped(exc) from None
 
     def _drive(self, conn: psycopg.Connection[tuple[Any, ...]], op: Op[T]) -> T:
         try:

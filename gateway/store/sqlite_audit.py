@@ -13,9 +13,10 @@ writers on one machine serialize there and a chain never forks (see ``gateway.au
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from gateway.errors import StoreError
@@ -172,6 +173,19 @@ class SQLiteAuditMixin:
             (GENESIS,),
         )
         return [ChainHead(*r) for r in rows]
+
+    @contextlib.contextmanager
+    def audit_snapshot(self) -> Iterator[None]:
+        """One read transaction (WAL: the snapshot is taken at its first read and kept to the end)."""
+        self._snapshot_sql("BEGIN")
+        try:
+            yield
+        finally:
+            self._snapshot_sql("COMMIT")
+
+    @_mapped
+    def _snapshot_sql(self, sql: str) -> None:
+        self._db.execute(sql)
 
     @_mapped
     def audit_prune(

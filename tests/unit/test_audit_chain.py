@@ -360,3 +360,64 @@ def test_verify_does_not_apply_retention_first(tmp_path: Path) -> None:
     store = SQLiteStore(str(state))
     assert [r.seq for r in store.audit_chain("m")] == [1, 2]  # still there
     store.close()
+
+
+def _other(backend: Any, tmp_path: Path) -> Any:
+    """A second connection to the same store, as another process has."""
+    if backend.kind == "sqlite":
+        return SQLiteStore(str(tmp_path))
+    from gateway.store.postgres import PostgresStore
+
+    return PostgresStore(backend.url)
+
+
+def test_reads_in_a_snapshot_hold_still_while_another_process_appends_and_prunes(backend: Any, tmp_path: Path) -> None:
+    from gateway.audit.chain import verify_chain
+    from gateway.audit.report import walk
+
+    backend.audit_append("m1", [entry(i) for i in range(5)])
+    other = _other(backend, tmp_path)
+    try:
+        with backend.audit_snapshot():
+            (head,) = backend.audit_heads()
+            other.audit_append("m1", [entry(i) for i in range(5, 9)])  # commits at once
+            other.audit_prune(before=2e9, voucher=VOUCH)  # every record is older: all go, one voucher comes
+            rows = list(walk(backend, "m1"))
+            assert head.seq == 5 and [r.seq for r in rows] == [1, 2, 3, 4, 5]
+            assert verify_chain(head, rows).problem is None
+        (after,) = backend.audit_heads()  # outside the snapshot: the other connection's work is seen
+        assert after.seq == 10 and after.base_seq == 9
+        assert problem(backend) is None
+    finally:
+        other.close()
+
+
+def test_verify_passes_while_other_processes_append(backend: Any, tmp_path: Path) -> None:
+    """`hookgate audit verify` run beside busy writers: a head read before an append must not make the
+    chain look longer than its head (the CI failure of test_store_multi that this guards)."""
+    import threading
+
+    backend.audit_append("busy", [entry(0)])
+    stop = threading.Event()
+
+    def writer(w: int) -> None:
+        store = _other(backend, tmp_path)
+        try:
+            i = 1
+            while not stop.is_set():
+                store.audit_append("busy", [entry(10_000 * w + i)])
+                i += 1
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in (1, 2)]
+    for t in threads:
+        t.start()
+    try:
+        problems = [problem(backend) for _ in range(40)]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert problems == [None] * 40
+    assert backend.audit_heads()[0].seq > 1  # the writers really wrote meanwhile
