@@ -71,14 +71,15 @@ class WriterProcess:
         os.set_blocking(self._acks, False)
         self._partial = b""
         self._seq = 0
-        self._unacked: deque[tuple[int, list[bytes]]] = deque()
+        self._unacked: deque[tuple[int, list[tuple[str, bytes]]]] = deque()
         self._write(frame(setup))
 
-    def send(self, blobs: list[bytes]) -> None:
-        """Send one batch of packed records. Raises OSError (BrokenPipeError: the child is gone)."""
+    def send(self, batch: list[tuple[str, bytes]]) -> None:
+        """Send one batch of packed records (``(id, pickled parts)`` pairs: ``Recorder._batch``). Raises
+        OSError (BrokenPipeError: the child is gone)."""
         self._seq += 1
-        self._unacked.append((self._seq, blobs))
-        self._write(frame((self._seq, blobs)))
+        self._unacked.append((self._seq, batch))
+        self._write(frame((self._seq, batch)))
         self._read_acks()
 
     def _write(self, data: bytes) -> None:
@@ -111,10 +112,10 @@ class WriterProcess:
         self._read_acks()
         return len(self._unacked)
 
-    def unwritten(self) -> list[bytes]:
+    def unwritten(self) -> list[tuple[str, bytes]]:
         """The packed records of every batch the child has not acknowledged (call once it has ended)."""
         self._read_acks()
-        left = [blob for _, blobs in self._unacked for blob in blobs]
+        left = [packed for _, batch in self._unacked for packed in batch]
         self._unacked.clear()
         return left
 

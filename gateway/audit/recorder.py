@@ -13,11 +13,12 @@ before any sink sees it, and hands the canonical text to the configured sinks:
   drains the spool of the ``hookgate run`` processes beside it every second. The event and the
   decision are not changed after they are answered, so building the record later gives the same
   record. Under ``hookgate serve`` (``process``) the request path takes the record's parts at once
-  (``record_parts``: plain values) and keeps them pickled (about 4 us: a queue of the requests' own
+  (``record_parts``: plain values) and keeps them pickled (a few us: a queue of the requests' own
   objects would keep a quarter second of them alive, which costs more), and the thread only sends
   each batch to a writer process (``gateway.audit.writer``), which builds, redacts, hashes and writes
   the records and looks after the spool and retention: the server's interpreter spends a few
-  microseconds per record instead of tens. If that process cannot be started or dies, the thread
+  microseconds per record instead of tens (each record gets its id in the thread, with its batch:
+  ``gateway.audit.spool.new_ids``). If that process cannot be started or dies, the thread
   writes the records itself from then on (one log
   line), starting with the batches it never acknowledged (``gateway.audit.pipe``);
 - ``jsonl:PATH``: one line per record appended to PATH, hash-chained like the store
@@ -35,6 +36,7 @@ the event's answer is unchanged.
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import time
 from collections import deque
@@ -54,6 +56,10 @@ if TYPE_CHECKING:
 
     Built = tuple[str, float, int | None, tuple[Any, ...] | list[Any]]
     """A record to build: its id, epoch seconds, span start, its parts (``gateway.audit.record.record_parts``)."""
+
+    Packed = tuple[str, bytes]
+    """A record as it travels to the writer process: its id and its pickled ``(epoch seconds, span start,
+    parts)`` (``Recorder._pack``)."""
 
     Item = tuple[str, float, dict[str, Any], str, int | None, Decision | None]
     """A prepared record: id, epoch seconds (ms), redacted record, its canonical text, span start, decision."""
@@ -137,7 +143,7 @@ class Recorder:
         self._pending: deque[tuple[HookEvent, Decision, float, int | None]] | None = None
         self._wake: threading.Event | None = None
         self._thread: threading.Thread | None = None
-        self._packed: deque[bytes] = deque()
+        self._packed: deque[bytes] = deque()  # ``_pack``ed records, not given ids yet
         self._behind = False  # the writer process is MAX_LAG batches behind
         self.written_here = 0
         """Records this process wrote itself while its writer process was behind."""
@@ -189,20 +195,15 @@ class Recorder:
         """What the record of ``event`` takes from the request (``record_parts``), pickled for the writer
         process, which builds, redacts and writes the record: a bytes object, which holds no reference to
         the request's objects (a queue of those would keep a quarter second of requests alive and cost
-        the server more than this does)."""
-        import pickle
-
-        from gateway.audit.spool import new_id
-
+        the server more than this does). The record's id is given later, with its batch (``_batch``)."""
         parts = record_parts(event, decision)
-        record_id = new_id()
         try:
-            return pickle.dumps((record_id, now, started_ns, parts), protocol=pickle.HIGHEST_PROTOCOL)
+            return pickle.dumps((now, started_ns, parts), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # a value pickle cannot carry (a Python handler's object): as its stored JSON
             import json
 
             plain = json.loads(canonical(parts))
-            return pickle.dumps((record_id, now, started_ns, plain), protocol=pickle.HIGHEST_PROTOCOL)
+            return pickle.dumps((now, started_ns, plain), protocol=pickle.HIGHEST_PROTOCOL)
 
     def _prepare(self, event: HookEvent, decision: Decision, now: float, started_ns: int | None) -> Item:
         from gateway.audit.spool import new_id
@@ -217,15 +218,14 @@ class Recorder:
         record, body = redacted(record, self.redactor)
         return record_id, round(now * 1000) / 1000, record, body, started_ns, decision
 
-    def write_packed(self, blobs: list[bytes]) -> None:
-        """``write_built`` of records packed by ``_pack``: each is unpacked on its own, so one that cannot
-        be (reported, one line) costs only itself, never its batch."""
-        import pickle
-
+    def write_packed(self, packed: list[Packed]) -> None:
+        """``write_built`` of records packed by ``_pack`` and given ids by ``_batch``: each is unpacked on
+        its own, so one that cannot be (reported, one line) costs only itself, never its batch."""
         batch: list[Built] = []
-        for blob in blobs:
+        for record_id, blob in packed:
             try:
-                batch.append(pickle.loads(blob))
+                now, started_ns, parts = pickle.loads(blob)
+                batch.append((record_id, now, started_ns, parts))
             except Exception as exc:
                 self._report(exc)
         self.write_built(batch)
@@ -374,12 +374,12 @@ class Recorder:
 
         packed = self._packed
         while packed:
-            blobs = [packed.popleft() for _ in range(min(len(packed), BATCH))]
+            batch = self._batch(min(len(packed), BATCH))
             if self._writer_behind():  # this thread writes the batch (the store chains both writers')
-                self.written_here += len(blobs)
-                self.write_packed(blobs)
-            elif not self._to_child(blobs):
-                self.write_packed(blobs)
+                self.written_here += len(batch)
+                self.write_packed(batch)
+            elif not self._to_child(batch):
+                self.write_packed(batch)
         pending = self._pending
         assert pending is not None
         while pending:
@@ -391,6 +391,15 @@ class Recorder:
                 except Exception as exc:
                     self._report(exc)
             self._write(items)
+
+    def _batch(self, n: int) -> list[Packed]:
+        """The next ``n`` packed records, each with its id (``new_ids``: from here on a record keeps its
+        id, so one written twice, by a writer process that died before acknowledging it and then by
+        this thread, is stored once)."""
+        from gateway.audit.spool import new_ids
+
+        packed = self._packed
+        return list(zip(new_ids(n), [packed.popleft() for _ in range(n)], strict=True))
 
     def _writer_behind(self) -> bool:
         """True while the writer process has ``MAX_LAG`` batches or more unwritten (it runs at idle
@@ -411,8 +420,8 @@ class Recorder:
         self._behind = False
         return False
 
-    def _to_child(self, blobs: list[bytes]) -> bool:
-        """Send ``blobs`` (``_pack``) to the writer process (started on first use); False when there is
+    def _to_child(self, batch: list[Packed]) -> bool:
+        """Send ``batch`` (``_batch``) to the writer process (started on first use); False when there is
         none (it cannot be started or has died: then this thread writes, and ``submit`` queues for it,
         from here on)."""
         if self.process is None:
@@ -435,7 +444,7 @@ class Recorder:
                 say(True, f"audit: no writer process ({exc}); this process writes the records itself")
                 return False
         try:
-            child.send(blobs)
+            child.send(batch)
         except OSError as exc:  # the child is gone: from now on this thread writes, starting with what it left
             self.process, self._child = None, None
             say(True, f"audit: the writer process ended ({exc}); this process writes the records itself")

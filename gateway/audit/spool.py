@@ -65,6 +65,20 @@ def new_id() -> str:
     return f"{time.time_ns():x}-{ids.pid:x}-{count:08x}"
 
 
+def new_ids(n: int) -> list[str]:
+    """``n`` unique record ids at once, in ``new_id``'s form (one time for all of them, consecutive
+    counts): what ``hookgate serve`` gives each batch of records as it leaves the request path."""
+    import time
+
+    ids = _Ids
+    if not ids.pid:
+        ids.reset()
+    start = ids.next
+    ids.next = (start + n) & 0xFFFFFFFF
+    prefix = f"{time.time_ns():x}-{ids.pid:x}-"
+    return [f"{prefix}{(start + i) & 0xFFFFFFFF:08x}" for i in range(n)]
+
+
 def append(state_dir: str, record_id: str, body: str) -> int:
     """Append one record to the spool (no lock: see the module docstring); returns the spool's size in
     bytes afterwards. Raises OSError."""

@@ -10,17 +10,18 @@ anything reaches a sink, and appends the batch to the configured sinks in one st
 retention every ten minutes: the same ``Recorder`` code the thread runs when there is no child. The
 pipe is private to the two processes and nothing in it touches the disk unredacted.
 
-Protocol (parent to child, on the child's stdin): frames of a 4-byte big-endian length and a pickle.
-The first frame is the child's setup (``setup``: the normalized ``audit`` section, ``state_dir``,
-``settings`` (``settings.store`` and ``stateDir``: which store to open), ``config_hash``,
-``version``); every later one is a batch ``(seq, [record, ...])``, each record pickled on its own (the
-server pickles a record's parts as it answers the event) as ``(id, epoch seconds, span start ns or
-None, parts)``. Once a batch is written (or, if the store cannot take it, spooled) the child writes ``seq``
-as 4 big-endian bytes to its stdout: the parent keeps each batch until then, and writes what a dead
-child never acknowledged itself (``gateway.audit.pipe.WriterProcess``). End of input (the parent
-closed the pipe, or died) makes the child write what it has, drain the spool once more, close the
-store and exit 0. The child runs in a session of its own (a Ctrl-C on the server's terminal never
-reaches it) and ignores SIGINT and SIGTERM (a ``systemctl stop`` signals every process of the
+Protocol (parent to child, on the child's stdin): frames of a 4-byte big-endian length and a pickle. The
+first frame is the child's setup (``setup``: the normalized ``audit`` section, ``state_dir``,
+``settings`` (``settings.store`` and ``stateDir``: which store to open), ``config_hash``, ``version``);
+every later one is a batch ``(seq, [(id, record), ...])``, each record pickled on its own (the server
+pickles a record's parts as it answers the event: ``(epoch seconds, span start ns or None, parts)``) and
+paired with its id (given by the server's writer thread as it makes the batch,
+``gateway.audit.spool.new_ids``). Once a batch is written (or, if the store cannot take it, spooled) the
+child writes ``seq`` as 4 big-endian bytes to its stdout: the parent keeps each batch until then, and
+writes what a dead child never acknowledged itself (``gateway.audit.pipe.WriterProcess``). End of input
+(the parent closed the pipe, or died) makes the child write what it has, drain the spool once more,
+close the store and exit 0. The child runs in a session of its own (a Ctrl-C on the server's terminal
+never reaches it) and ignores SIGINT and SIGTERM (a ``systemctl stop`` signals every process of the
 service): its parent decides when it ends, by closing the pipe. Errors go to stderr (the server's) as
 log lines of ``hookgate.audit``.
 
@@ -106,11 +107,11 @@ def main() -> int:
             ready, _, _ = select.select([fd], [], [], UPKEEP_SECONDS)
             if ready:
                 try:
-                    seq, blobs = read_frame(fd)
+                    seq, batch = read_frame(fd)
                 except EOFError:
                     break
                 try:
-                    recorder.write_packed(blobs)
+                    recorder.write_packed(batch)
                 except Exception as exc:  # one bad batch must not end the writer
                     recorder._report(exc)
                 os.write(ack, HEADER.pack(seq))

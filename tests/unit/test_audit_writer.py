@@ -135,7 +135,9 @@ def test_a_batch_the_dead_writer_wrote_but_never_acknowledged_is_not_stored_twic
     from gateway.audit.pipe import WriterProcess
 
     rec = serve_recorder(tmp_path)
-    blobs = [rec._pack(event(i), decision(i), time.time(), None) for i in range(5)]  # type: ignore[arg-type]
+    for i in range(5):
+        rec._packed.append(rec._pack(event(i), decision(i), time.time(), None))  # type: ignore[arg-type]
+    blobs = rec._batch(5)  # each with its id from here on
     child = WriterProcess(
         {"audit": AUDIT, "state_dir": str(tmp_path), "settings": rec.process, "config_hash": "c", "version": "v"}
     )
@@ -148,7 +150,8 @@ def test_a_batch_the_dead_writer_wrote_but_never_acknowledged_is_not_stored_twic
     assert child.stop(10)
     left = child.unwritten()
     assert len(left) == 5
-    rec.write_built([pickle.loads(blob) for blob in left])
+    assert left == blobs  # the same ids: the store keeps the ones it has
+    rec.write_packed(left)
     rec.close()
     assert len(SQLiteStore(str(tmp_path)).audit_records(AuditFilter())) == 5
 
@@ -191,7 +194,7 @@ def test_an_object_that_pickles_but_cannot_be_unpickled_costs_no_other_record(tm
     assert sorted(json.loads(r.body)["tool_use_id"] for r in rows) == sorted(f"t{i}" for i in range(20))
     (odd_row,) = [r for r in rows if json.loads(r.body)["tool_use_id"] == "t10"]
     assert json.loads(odd_row.body)["updated_input"] == {"command": "x/y"}
-    rec.write_packed([pickle.dumps(TwoArgs("a", "b"))])  # a blob that cannot be unpacked: reported, skipped
+    rec.write_packed([("odd-id", pickle.dumps(TwoArgs("a", "b")))])  # cannot be unpacked: reported, skipped
 
 
 def test_the_writer_process_drains_the_spool_of_run_processes(tmp_path: Path) -> None:
