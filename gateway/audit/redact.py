@@ -8,29 +8,32 @@ in which:
   syntax); a match becomes ``[REDACTED:<kind>]``. For an assignment (``API_KEY=...``), an option
   (``--password X``, ``-pX``, ``-u user:X``) or an ``Authorization`` header only the value is
   replaced, the name stays;
-- a dict entry whose key names a secret (``password``, ``api_key``, ``authorization``,
+- a dict entry whose key names a secret (``password``, ``api_key``, ``authorization``, ``auth``,
   ``client_secret``, ``*_token``, ...) has its whole value replaced, whatever it looks like;
 - a string longer than ``max_value`` characters (after redaction) is cut to its first
   ``max_value`` characters followed by ``…[truncated: N bytes, sha256 HEX]``: N is the UTF-8 size
   of the redacted string and HEX its SHA-256, so two records of one large value can be compared
   without keeping it (the hash is never taken over a secret).
 
-Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----`` up to its
-END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization`` values
+Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----`` up to
+its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization`` values
 (``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string that names
 an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
 (``mcp__x__write_AKIA...``): Anthropic ``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
-``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS access key
-ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe ``sk_live_``/``rk_live_``,
-npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens ``eyJ...``; ``.env``-style assignments
-whose name contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/API-KEY/APIKEY, ACCESS_KEY, PRIVATE_KEY or
-CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``, ``--password=...``, ``X-Api-Key: ...``, and
-JSON escaped inside a shell string: ``{\\"password\\":\\"...\\"}``); ``Pwd=...`` in a connection string (not
-``PWD=/path``); credentials in URLs (``https://user:pass@host``); the space form of secret options
-(``--password X``, ``--token X``, ``--api-key X``, ``-pass X``); ``mysql -pX`` (and ``mysqldump``,
-``mariadb``...); ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric ``uid:gid`` is kept). The policy
-validator's scanner (``configs.validators.policy``) keeps its own, stricter list (it lets documentation
-placeholders pass); ``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted here too.
+``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS access
+key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
+``sk_live_``/``rk_live_``, npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens ``eyJ...``;
+``.env``-style assignments whose name contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/API-KEY/APIKEY,
+ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``,
+``--password=...``, ``X-Api-Key: ...``, and JSON escaped inside a shell string:
+``{\\"password\\":\\"...\\"}``); ``Pwd=...`` in a connection string (not ``PWD=/path``); credentials in URLs
+(``https://user:pass@host``); the space form of secret options (``--password X``, ``--token X``, ``--api-key
+X``, ``-pass X``); ``mysql -pX`` (and ``mysqldump``, ``mariadb``...); ``sshpass -p X`` and a registry
+login's ``-p X`` (``docker login``, ``podman``, ``helm registry``, ...); ``Cookie`` / ``Set-Cookie`` header
+values and ``--cookie X``; ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric ``uid:gid`` is kept).
+The policy validator's scanner (``configs.validators.policy``) keeps its own, stricter list (it lets
+documentation placeholders pass); ``tests/unit/test_audit_redact.py`` checks that every kind it finds is
+redacted here too.
 
 Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
 strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use, and none can
@@ -151,12 +154,24 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     ),
     (
         "password_flag",
-        ("passw", "pass ", "token", "secret", "api-key", "api_key", "apikey", "access-key", "access_key", "accesskey"),
+        (
+            "passw",
+            "pass ",
+            "token",
+            "secret",
+            "api-key",
+            "api_key",
+            "apikey",
+            "access-key",
+            "access_key",
+            "accesskey",
+            "cookie",
+        ),
         re.IGNORECASE,
         # the space form of a command-line secret: --password hunter2, --token X, -pass X (not --password=X:
         # that is an assignment); an option that follows (-h) is not taken for the value
         r"(?P<name>(?<![A-Za-z0-9_\-])--?(?:[A-Za-z0-9]++[\-_]){0,8}(?:password|passwd|pass|token|secret|api[\-_]?key"
-        r"|access[\-_]?key)\s+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+        r"|access[\-_]?key|cookie)\s+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
     ),
     (
         "mysql_password",
@@ -164,6 +179,23 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         0,
         # mysql -pSECRET (the password glued to -p; a bare -p prompts and has none)
         r"(?P<name>\b(?:mysql[a-z]*|mariadb[a-z\-]*)\b[^\n|;&]{0,300}?\s-p)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
+    ),
+    (
+        "cookie",
+        ("cookie",),
+        re.IGNORECASE,
+        # a Cookie / Set-Cookie header's value (session cookies are bearer credentials): to the end of the
+        # header, its quote or the line
+        r"(?P<name>(?<![A-Za-z0-9_\-])(?:set-)?cookie[\"']?\s*:\s*[\"']?)[^\"'\r\n]+",
+    ),
+    (
+        "login_password",
+        ("sshpass", "login"),
+        0,
+        # sshpass -p SECRET / -pSECRET, and a registry login's -p (docker, podman, nerdctl, buildah,
+        # skopeo, helm registry, oras): -p is a password there, not a port
+        r"(?P<name>\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login)\b"
+        r"[^\n|;&]{0,300}?\s-p\s*+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
     ),
     (
         "user_password",
@@ -185,6 +217,10 @@ SECRET_KEYS = frozenset(
     {
         "authorization",
         "proxyauthorization",
+        "auth",
+        "oauth",
+        "basicauth",
+        "httpauth",
         "cookie",
         "setcookie",
         "password",

@@ -72,6 +72,13 @@ def test_secret_keys_in_objects_and_nothing_else_changes() -> None:
         "flag": True,
     }
     assert value["password"] == 1234  # not mutated
+    auth = {"auth": "hunter2hunter2", "oauth": {"client": "c", "code": "x"}, "author": "bob", "authority": "ca"}
+    assert Redactor().apply(auth) == {
+        "auth": "[REDACTED:key]",
+        "oauth": {"client": "[REDACTED:key]", "code": "[REDACTED:key]"},
+        "author": "bob",
+        "authority": "ca",
+    }
 
 
 def test_extra_patterns() -> None:
@@ -110,6 +117,13 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ("HF=hf_" + "Xy9" * 12 + " python train.py", "hf_" + "Xy9" * 12, "python train.py"),
         ("twine upload -p pypi-" + "AgEIcHlwaS5vcmc" + "x" * 60, "pypi-AgEI", "twine upload"),
         ("mcp__x__write_AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "mcp__x__write_[REDACTED:api_key]"),
+        ("sshpass -p 'S3cret x' ssh host", "S3cret", "sshpass -p [REDACTED:login_password] ssh host"),
+        ("sshpass -pS3cret ssh host", "S3cret", "sshpass -p[REDACTED:login_password] ssh host"),
+        ("docker login -u ci -p S3cret reg.test", "S3cret", "docker login -u ci -p [REDACTED:login_password] reg"),
+        ("helm registry login reg.test -u ci -p S3cret", "S3cret", "-u ci -p [REDACTED:login_password]"),
+        ('curl -H "Cookie: sid=S3cret; theme=dark" x', "S3cret", 'curl -H "Cookie: [REDACTED:cookie]" x'),
+        ("Set-Cookie: sid=S3cret; Path=/", "S3cret", "Set-Cookie: [REDACTED:cookie]"),
+        ("curl --cookie 'sid=S3cret' https://x.test", "S3cret", "curl --cookie [REDACTED:password_flag] https"),
     ],
 )
 def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
@@ -126,6 +140,11 @@ def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
         "psql --no-password -h db",
         "aws s3 cp s3://bucket/key 9fceb02d0ae598e95dc970b74767f19372d61af8",  # a git SHA is no AWS secret
         "ls -la",
+        "ssh -p 2222 host",  # -p is a port outside sshpass and registry logins
+        "python login.py -p 8080",
+        "docker login reg.test",
+        "curl -b cookies.txt https://x.test",
+        "grep -rn cookie src/",
     ],
 )
 def test_command_lines_without_secrets_are_kept(text: str) -> None:
@@ -215,8 +234,24 @@ def test_the_working_directory_is_not_a_password() -> None:
         "a.b." * 25_000 + "secret",
         "x://b:" * 15_000,
         'password="' * 10_000,
+        "docker login " * 8_000,
+        "sshpass -p" * 10_000,
+        "cookie: " * 12_000,
     ],
-    ids=["secret-run", "dashes", "option", "mysql", "schemes", "jwt-ish", "dotted", "userinfo", "quotes"],
+    ids=[
+        "secret-run",
+        "dashes",
+        "option",
+        "mysql",
+        "schemes",
+        "jwt-ish",
+        "dotted",
+        "userinfo",
+        "quotes",
+        "login",
+        "sshpass",
+        "cookie",
+    ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
     """A pattern that backtracks (cubic on a run like ``secret-secret-...``: 16 KB took longer than ten
