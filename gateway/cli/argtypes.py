@@ -15,11 +15,17 @@ def port(text: str) -> int:
     return value
 
 
+MAX_INT = 2**63 - 1
+"""The largest count a store takes (SQLite INTEGER, PostgreSQL bigint)."""
+
+
 def positive_int(text: str) -> int:
-    """An integer > 0. Raises argparse.ArgumentTypeError."""
+    """An integer 1 to ``MAX_INT``. Raises argparse.ArgumentTypeError."""
     value = _int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: expected an integer greater than 0")
+    if value > MAX_INT:
+        raise argparse.ArgumentTypeError(f"{text!r}: too large (at most {MAX_INT})")
     return value
 
 

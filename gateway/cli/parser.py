@@ -203,13 +203,15 @@ def add_install_parsers(sub: Any, func: str) -> None:
 def add_approvals_parser(sub: Any, add_config: Callable[[argparse.ArgumentParser], argparse.ArgumentParser]) -> None:
     """The ``approvals`` subcommand and its actions on ``sub`` (argparse sub-parsers; ``add_config``
     adds ``--config``)."""
+    import gateway.cli.argtypes as cli_types
+
     statuses = ("pending", "approved", "rejected", "expired", "cancelled")  # gateway.approvals.record.STATUSES
     top = sub.add_parser("approvals", help="list and answer approval requests (the approval handler's inbox)")
     actions = top.add_subparsers(dest="approvals_action", required=True)
     listing = add_config(actions.add_parser("list", help="requests, newest first"))
     listing.add_argument("--json", action="store_true", help="a JSON array of request objects")
     listing.add_argument("--status", choices=statuses, help="only requests in this state")
-    listing.add_argument("--limit", type=int, default=50, help="at most this many (default: 50)")
+    listing.add_argument("--limit", type=cli_types.positive_int, default=50, help="at most this many (default: 50)")
     show = add_config(actions.add_parser("show", help="one request in full"))
     show.add_argument("id")
     show.add_argument("--json", action="store_true")

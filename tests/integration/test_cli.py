@@ -181,6 +181,24 @@ def test_usage_errors_exit_2_in_one_line() -> None:
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "invalid choice" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (
+            ["audit", "tail", "-n", "99999999999999999999"],
+            "'99999999999999999999': too large (at most 9223372036854775807)",
+        ),
+        (["audit", "query", "--limit", "0"], "'0': expected an integer greater than 0"),
+        (["approvals", "list", "--limit", "-1"], "'-1': expected an integer greater than 0"),
+        (["approvals", "list", "--limit", "99999999999999999999"], "too large"),
+    ],
+)
+def test_counts_out_of_range_are_usage_errors_before_any_store_is_read(args: list[str], error: str) -> None:
+    """Once a store error ("datatype mismatch") or an internal error (an OverflowError from sqlite3)."""
+    proc = run_hookgate(args)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and error in proc.stderr, proc.stderr
+
+
 def test_an_explicitly_empty_config_is_valid_but_warned_about(tmp_path: Path) -> None:
     empty = tmp_path / "hookgate.json"
     empty.write_text('{"hooks": {}}')
