@@ -160,6 +160,9 @@ class McpSection(ConfigSection):
                     entry = _mcp_server(compiler, f"{path}: mcpServers.{name}", base_dir, raw)
                     if entry is not None:
                         compiler.mcp_servers[str(name)] = entry
+                        compiler.mcp_invalid.discard(str(name))
+                    else:
+                        compiler.mcp_invalid.add(str(name))
         if "mcpConfig" not in doc:
             return
         refs = doc["mcpConfig"]
@@ -191,6 +194,8 @@ class McpSection(ConfigSection):
                 entry = _mcp_server(compiler, f"{full}: mcpServers.{name}", os.path.dirname(full), raw)
                 if entry is not None:
                     compiler.mcp_servers[str(name)] = entry
+                else:
+                    compiler.mcp_invalid.add(str(name))
 
     def finish(self, compiler: Compilation) -> None:
         """Every ``mcp_tool`` handler names a configured server; a stdio server it uses can be started."""
@@ -202,6 +207,8 @@ class McpSection(ConfigSection):
                     if handler["type"] != "mcp_tool":
                         continue
                     name = handler["options"].get("server")
+                    if name not in servers and name in compiler.mcp_invalid:
+                        continue  # its entry is reported invalid already: the config fails on that line
                     if name not in servers:
                         configured = f"configured: {', '.join(sorted(servers))}" if servers else "none is configured"
                         hint = suggest(str(name), list(servers))

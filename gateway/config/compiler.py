@@ -308,7 +308,7 @@ class Compiler(Compilation):
         if common.timeout is not None and common.timeout >= MS_LIKE_TIMEOUT:
             self.warnings.append(
                 f"{where}.timeout: in seconds: {common.timeout:g} s is "
-                f"{common.timeout / 60:.0f} minutes (did you mean {common.timeout / 1000:g}?); "
+                f"{common.timeout / 60:.4g} minutes (did you mean {common.timeout / 1000:g}?); "
                 "used as written, as Claude Code does"
             )
         if type_name == "command" and options.get("args") is not None and options.get("shell"):

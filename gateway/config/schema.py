@@ -5,6 +5,7 @@ issues, and "did you mean" suggestions. ``gateway.config.compiler`` uses them to
 from __future__ import annotations
 
 import difflib
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
@@ -89,6 +90,16 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
+_YAML_NUMBER = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+")
+"""A number YAML 1.1 takes for a string: an exponent and no dot (``1e3``; ``1.0e+3`` is a float)."""
+
+
+def _yaml_float(text: str) -> str:
+    mantissa, _, exponent = text.lower().partition("e")
+    sign = "" if exponent[:1] in "+-" else "+"
+    return f"{mantissa}.0e{sign}{exponent}"
+
+
 def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
     """One ``prefix.path.inside: what was expected`` line per pydantic error."""
     issues = []
@@ -111,6 +122,9 @@ def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
             "bool_parsing",
         ):
             msg = f"{msg}, got {kind}"
+            if err["type"] in ("float_type", "int_type") and isinstance(got, str) and _YAML_NUMBER.fullmatch(got):
+                # YAML 1.1 (PyYAML) reads an exponent without a dot (1e3) as text
+                msg += f" {got!r} (YAML reads an exponent without a dot as text: write {_yaml_float(got)})"
         elif err["type"] in ("literal_error", "enum") and isinstance(got, str | int | float):
             shown = repr(got) if len(repr(got)) <= 60 else f"{repr(got)[:57]}..."
             msg = f"{msg}, got {shown}"  # one of fixed choices: the bad value is a typo, never a secret
@@ -159,6 +173,7 @@ class Compilation(ABC):
         self.hooks: dict[str, list[dict[str, Any]]] = {}
         self.ids: dict[str, int] = {}
         self.mcp_servers: dict[str, Any] = {}
+        self.mcp_invalid: set[str] = set()  # server entries already reported as invalid (not "missing" again)
         self.depends: list[str] = []  # other files read (mcpConfig): the cache is stale when they change
         self.llm: dict[str, Any] = {}
         self.guards: dict[str, Any] = {}  # the default policy's tuning (gateway.config.guards)

@@ -142,8 +142,23 @@ def test_validate_keeps_a_handlers_warnings_next_to_its_errors(tmp_path: Path) -
     proc = run_hookgate(["validate", str(cfg)])
     assert proc.returncode == 1
     assert "failClosed: Input should be a valid boolean, got str" in proc.stdout
-    assert "warning: " in proc.stdout and "timeout: in seconds: 30000 s" in proc.stdout
+    assert "warning: " in proc.stdout and "timeout: in seconds: 30000 s is 500 minutes" in proc.stdout
     assert "colour: unknown field" in proc.stdout
+
+
+def test_a_yaml_exponent_read_as_text_gets_a_hint_and_a_huge_timeout_a_short_warning(tmp_path: Path) -> None:
+    cfg = _write(
+        tmp_path / "hookgate.yaml",
+        "hooks:\n  Stop:\n    - hooks:\n        - {type: command, command: 'true', timeout: 1e3}\n",
+    )
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1
+    assert "timeout: Input should be a valid number, got str '1e3' (YAML reads an exponent" in proc.stdout
+    assert "write 1.0e+3)" in proc.stdout
+    entry = {"type": "command", "command": "true", "timeout": 1e308}
+    cfg = _write(tmp_path / "big.json", json.dumps({"hooks": {"Stop": [{"hooks": [entry]}]}}))
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 0 and "1e+308 s is 1.667e+306 minutes" in proc.stdout and len(proc.stdout) < 400
 
 
 def test_validate_reports_errors_of_both_the_common_and_the_type_fields(tmp_path: Path) -> None:

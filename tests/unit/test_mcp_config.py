@@ -185,6 +185,16 @@ def test_mcp_tool_must_name_a_configured_server(tmp_path: Path) -> None:
     assert "(none is configured)" in _issues(path)[0]
 
 
+def test_a_server_entry_reported_invalid_is_not_reported_missing_too(tmp_path: Path) -> None:
+    path = _write(tmp_path, {"mcpServers": {"policy": {"command": 5}}, "hooks": _hook()})
+    assert _issues(path) == [f"{path}: mcpServers.policy.command: Input should be a valid string, got int"]
+    dot_mcp = tmp_path / ".mcp.json"
+    dot_mcp.write_text(json.dumps({"mcpServers": {"policy": {"command": PY, "sessions": 0}}}))
+    path = _write(tmp_path, {"mcpConfig": str(dot_mcp), "hooks": _hook()}, "viaconfig.json")
+    (issue,) = _issues(path)
+    assert issue.startswith(f"{dot_mcp}: mcpServers.policy.") and "no MCP server named" not in issue
+
+
 def test_the_server_may_be_defined_in_another_file(tmp_path: Path) -> None:
     hooks = _write(tmp_path, {"hooks": _hook()}, "hooks.json")
     servers = _write(tmp_path, {"mcpServers": {"policy": {"command": PY}}}, "servers.json")
