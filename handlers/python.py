@@ -3,7 +3,10 @@
 Config: ``{type: python, callable: "package.module:function"}``. The function receives the event as a
 command hook would read it on stdin (a dict in the config's host format) and returns the hook's
 answer: a dict in Claude Code's output schema (what a command would print), a string (parsed with
-the same ``{`` rule as a command's stdout), or None (no decision). It may be ``async def``. An
+the same ``{`` rule as a command's stdout), or None (no decision). It gets a copy of the event, so
+nothing it does to that dict reaches the other handlers; a function that never changes its argument
+may say so with ``function.hookgate_readonly = True`` and is handed the event itself, without the
+copy (the default policy's guards do). It may be ``async def``. An
 exception is a handler failure (a deny/block when ``failClosed``). A dict answer may carry a ``hookgate``
 object: details that become the result's ``meta`` (``explain`` prints them, the audit records them) and are
 not part of the hook output (the default policy's guards put the rule and the triggering command there).
@@ -104,11 +107,16 @@ class PythonHandler(Handler):
     def _function(self) -> Callable[[dict[str, Any]], Any]:
         return load_callable(self.spec.options["callable"])
 
-    def _payload(self, event: HookEvent) -> dict[str, Any]:
+    def _payload(self, event: HookEvent, function: Callable[..., Any]) -> dict[str, Any]:
+        """The event as ``function`` gets it: a copy it cannot alter the event through, or the event itself
+        when the function declares it never changes its argument (``hookgate_readonly = True``)."""
         from gateway.dialects import host_payload
 
-        payload: dict[str, Any] = json_copy(host_payload(event, self.spec.dialect))  # the function cannot alter it
-        return payload
+        payload: dict[str, Any] = host_payload(event, self.spec.dialect)
+        if getattr(function, "hookgate_readonly", False) is True:
+            return payload
+        copied: dict[str, Any] = json_copy(payload)
+        return copied
 
     def _is_hook(self) -> bool:
         return self.spec.options.get("hook") is not None
@@ -141,7 +149,7 @@ class PythonHandler(Handler):
         code = getattr(function, "__code__", None)
         if code is None or code.co_flags & _CO_COROUTINE:
             return self.run(event, ctx)
-        answer = function(self._payload(event))
+        answer = function(self._payload(event, function))
         if hasattr(answer, "__await__"):
             return self._later(answer, event)
         return self._outcome(answer, event)
@@ -161,14 +169,16 @@ class PythonHandler(Handler):
             from handlers import class_hook
 
             return class_hook.run_sync(class_hook.hook_of(self.spec), event)
-        return self._outcome(self._function()(self._payload(event)), event)
+        function = self._function()
+        return self._outcome(function(self._payload(event, function)), event)
 
     async def run(self, event: HookEvent, ctx: RunContext) -> Outcome:
         if self._is_hook():
             from handlers import class_hook
 
             return await class_hook.run(class_hook.hook_of(self.spec), event)
-        answer = self._function()(self._payload(event))
+        function = self._function()
+        answer = function(self._payload(event, function))
         if hasattr(answer, "__await__"):
             answer = await answer
         return self._outcome(answer, event)

@@ -542,6 +542,9 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
         )
 
 
+check_event.hookgate_readonly = True  # type: ignore[attr-defined]  # never changes the event: no copy needed
+
+
 def hook_main(check: Callable[[Any], dict[str, Any] | None], name: str) -> int:
     """Command-hook entry point for a guard: event on stdin, answer (or nothing) on stdout. Exit 1 on
     unreadable input."""

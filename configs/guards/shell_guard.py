@@ -129,6 +129,9 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
         return _failed(event, exc)
 
 
+check_event.hookgate_readonly = True  # type: ignore[attr-defined]  # never changes the event: no copy needed
+
+
 def _failed(event: dict[str, Any], exc: Exception) -> dict[str, Any] | None:
     """The guard's answer when it failed itself (a bug): a deny, as a failClosed check that cannot run
     gives (``parse.unanalysable``), in the event's own shape when that can be built."""

@@ -35,3 +35,17 @@ def mutate(event: dict[str, Any]) -> None:
 
 def bad_answer(event: dict[str, Any]) -> int:
     return 42
+
+
+SEEN: list[dict[str, Any]] = []
+
+
+def seen_readonly(event: dict[str, Any]) -> None:
+    SEEN.append(event)
+
+
+seen_readonly.hookgate_readonly = True  # type: ignore[attr-defined]
+
+
+def seen_copy(event: dict[str, Any]) -> None:
+    SEEN.append(event)

@@ -48,6 +48,19 @@ async def test_failures_fail_closed_and_the_event_is_not_mutated(tmp_path: Path)
     assert d.updated_input is None and "expected a dict" in (d.results[2].message or "")
 
 
+async def test_a_function_that_declares_itself_readonly_gets_the_event_itself(tmp_path: Path) -> None:
+    from tests.integration import policy_funcs
+
+    policy_funcs.SEEN.clear()
+    event = {**PRE, "tool_input": dict(PRE["tool_input"])}
+    path = _config(tmp_path, _py("seen_copy"), _py("mutate"), _py("seen_readonly"))
+    async with Gateway.from_file(str(path)) as gw:
+        await gw.dispatch(event)
+    copied, given = policy_funcs.SEEN
+    assert given is event and copied is not event and copied == event  # a copy for the undeclared one
+    assert event["tool_input"]["command"] == "rm -rf x"  # mutate changed only its own copy
+
+
 async def test_missing_callable_is_reported_and_fails_closed(tmp_path: Path) -> None:
     path = _config(tmp_path, _py("nope"), {"type": "python", "callable": "no_such_mod:f"})
     broken = load_config([str(path)], use_cache=False).broken

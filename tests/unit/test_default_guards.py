@@ -1009,3 +1009,25 @@ def test_a_failure_of_the_secrets_guard_itself_denies(monkeypatch: pytest.Monkey
     out = secrets_guard.check_event(event)
     assert out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "internal error RuntimeError" in out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_the_guards_never_change_the_event_they_are_handed() -> None:
+    """They declare ``hookgate_readonly`` (the python handler then passes the event itself, not a copy):
+    every corpus command, the bypass and allowed lists and writes of secrets files leave it as it was."""
+    import copy
+    import tomllib
+
+    assert shell_guard.check_event.hookgate_readonly is True  # type: ignore[attr-defined]
+    assert secrets_guard.check_event.hookgate_readonly is True  # type: ignore[attr-defined]
+    corpora = ROOT / "tests" / "cases" / "guards"
+    commands = [c for c, _ in BYPASSES] + list(ALLOWED)
+    for name in ("safety_net.toml", "dcg.toml"):
+        commands += [case["command"] for case in tomllib.loads((corpora / name).read_text())["case"]]
+    events = [bash(c) for c in commands] + [bash(c, tool_name="mcp__box__exec_command") for c in commands[:50]]
+    events += [tool("Write", {"file_path": p, "content": "AWS_SECRET=x"}) for p in (".env", "id_rsa", "src/a.py")]
+    events += [tool("Edit", {"file_path": ".git/config", "old_string": "a", "new_string": "b"}), bash(None), {}]
+    for event in events:
+        before = copy.deepcopy(event)
+        shell_guard.check_event(event)
+        secrets_guard.check_event(event)
+        assert event == before, event
