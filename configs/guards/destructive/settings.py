@@ -40,6 +40,7 @@ RULES: dict[str, tuple[str, str]] = {
     "git.switch-discard": ("deny", "git switch --discard-changes / -f"),
     "git.rm-force": ("deny", "git rm -f without --cached"),
     "git.worktree-remove-force": ("deny", "git worktree remove --force"),
+    "git.submodule-deinit-force": ("deny", "git submodule deinit -f / --force (the submodules' working trees)"),
     "git.stash-drop": ("ask", "git stash drop"),
     "git.stash-clear": ("ask", "git stash clear"),
     "git.branch-force-delete": ("ask", "git branch -D, and git branch with arguments known only at run time"),
