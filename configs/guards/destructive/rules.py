@@ -185,15 +185,17 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     texts = [w.text for w in args]
     shown = show(core)
     if name in ("rm", "rimraf", "unlink", "shred", "rmdir", "find"):
-        from .delete import check_find, check_removals, check_rm
+        from .delete import check_find, check_removals, check_rm, check_shred
 
         if name == "rm":
             return check_rm(args, shown, ctx)
+        if name == "shred":
+            return check_shred(args, shown, ctx)
         if name == "rimraf":  # npx rimraf dist: rm -rf in node's clothes
             return check_rm([Word("-r"), *args], shown, ctx)
         if name == "find":
             return check_find(args, ctx, shown)
-        return check_removals(getopt(texts, "nsu" if name == "shred" else "")[0], shown, ctx)
+        return check_removals(getopt(texts)[0], shown, ctx)
     if name in _AWKS:
         return _check_awk(texts, shown, ctx)
     if name == "git":

@@ -24,6 +24,7 @@ DECISIONS = ("deny", "ask", "off")
 # rule id: (default decision, what it stops)
 RULES: dict[str, tuple[str, str]] = {
     "rm.recursive": ("deny", "recursive deletes outside the build folders, temp roots and allowPaths"),
+    "shred.outside": ("deny", "shred of files outside the project, the temp roots and allowPaths (lost for good)"),
     "find.delete": ("deny", "find -delete / -exec rm outside the project, or not restricted to build and cache names"),
     "git.push-force": ("deny", "git push -f / --force / +ref"),
     "git.push-mirror": ("deny", "git push --mirror"),

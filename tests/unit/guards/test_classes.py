@@ -554,6 +554,7 @@ RULE_SAMPLES = {
     "git.gc-prune": "git gc --prune=now",
     "parse.unterminated": 'echo "$s $(true"',
     "perm.recursive": "chmod -R 777 ~",
+    "shred.outside": "shred -u ~/notes.txt",
     "rsync.delete": "rsync -a --delete empty/ ~/",
     "tar.remove-files": "tar --remove-files -czf a.tgz src",
     "write.git-config": "echo x > .git/config",
