@@ -75,6 +75,10 @@ _GLOB_CANDIDATES = (
     "ruby",
     "php",
     "lua",
+    "deno",
+    "tclsh",
+    "pwsh",
+    "powershell",
     "at",
     "batch",
     "crontab",
@@ -266,6 +270,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = check_writes(name, texts, shown, ctx)
         if reason:
             return reason
+    if name == "deno":
+        from .programs import check_deno
+
+        return check_deno(args, cmd, ctx, shown)
     family = interpreter_family(name)
     if family:
         from .programs import check_interpreter
