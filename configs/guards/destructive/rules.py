@@ -270,6 +270,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = check_writes(name, texts, shown, ctx)
         if reason:
             return reason
+    if name.lower().removesuffix(".exe") in _POWERSHELLS:
+        from .powershell import check_powershell
+
+        return check_powershell(name.lower(), args, cmd, ctx, shown)
     if name == "deno":
         from .programs import check_deno
 
@@ -299,6 +303,7 @@ def _moved_cwd(chdir: Word | None, ctx: Ctx) -> tuple[str | None, bool]:
 
 
 _PIP_NAMES = frozenset({"pip", "pip3", "pipx"})
+_POWERSHELLS = frozenset({"pwsh", "powershell", "pwsh-preview"})
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 
