@@ -269,14 +269,14 @@ _TCL_HOME = ("$env(HOME)", "$::env(HOME)", "${env(HOME)}", "${::env(HOME)}")
 
 
 def _tcl_words(code: str, i: int) -> list[Word]:
-    """The Tcl words of the command starting at ``code[i]`` (to ``;``, a newline or ``]``): braces quote
+    """The Tcl words of the command starting at ``code[i]`` (to ``;``, a newline, ``]`` or ``}``): braces quote
     literally, ``"..."`` and bare words holding ``$`` or ``[`` are known only at run time (``$env(HOME)``: ``~``)."""
     words: list[Word] = []
     n = len(code)
     while len(words) < 200:
         while (i < n and code[i] in " \t") or code.startswith("\\\n", i):
             i += 2 if code[i] == "\\" else 1
-        if i >= n or code[i] in ";\n]":
+        if i >= n or code[i] in ";\n]}":
             break
         if code[i] == "{":
             depth, j = 0, i
@@ -289,7 +289,7 @@ def _tcl_words(code: str, i: int) -> list[Word]:
         else:
             quoted = code[i] == '"'
             j = i + 1 if quoted else i
-            while j < n and (code[j] != '"' if quoted else code[j] not in " \t;\n]"):
+            while j < n and (code[j] != '"' if quoted else code[j] not in " \t;\n]}"):
                 j += 2 if code[j] == "\\" else 1
             text, i = code[i + quoted : j], j + quoted
             for home in _TCL_HOME:
