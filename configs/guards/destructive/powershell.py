@@ -7,9 +7,10 @@ In the script, ``Remove-Item`` and its aliases (``rm``, ``ri``, ``del``, ``erase
 ``-Recurse`` (or ``-rf``: pwsh on Linux runs the native rm) are checked as ``rm -rf`` of their paths, without it
 as ``rm``; ``-WhatIf`` deletes nothing. ``Invoke-Expression``/``iex 'TEXT'`` and the insides of ``( )``,
 ``$( )`` and ``{ }`` are checked as scripts, ``[IO.Directory]::Delete(PATH, $true)`` as ``rm -rf``, and any other
-command as the native command line it is (``git reset --hard``, ``/bin/rm -rf /``). Windows paths (``C:\\Users``)
-are absolute, ``~``, ``$HOME`` and ``$env:USERPROFILE`` the home directory, other variables known only at run
-time. Imported only when the command is PowerShell."""
+command as the native command line it is (``git reset --hard``, ``/bin/rm -rf /``); after ``Set-Location`` a
+relative path is somewhere hookgate does not follow. Windows paths (``C:\\Users``) are absolute, ``~``,
+``$HOME`` and ``$env:USERPROFILE`` the home directory, other variables known only at run time. Imported only
+when the command is PowerShell."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ _REMOVE = frozenset(
     {"remove-item", "rm", "ri", "del", "erase", "rd", "rmdir", "microsoft.powershell.management\\remove-item"}
 )
 _EVAL = frozenset({"invoke-expression", "iex"})
+_MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
 _HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
 _NET_DELETE = r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\")\s*(,\s*\$true)?"
 
@@ -119,6 +121,8 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
         reason = _check_statement(words, piped, source, shown, ctx)
         if reason:
             return reason
+        if words and words[0].text.lower() in _MOVES:  # Set-Location ..: later relative paths are elsewhere
+            ctx = ctx.moved_to(None, True)
     for group in groups:  # ( ), $( ), { }: their statements run too
         reason = _check_script(group, shown, ctx.deeper())
         if reason:

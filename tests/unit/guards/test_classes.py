@@ -207,6 +207,7 @@ INTERPRETERS = [
         "bash -c \"pwsh -c 'Remove-Item -Recurse ~'\"",
         "pwsh <<< 'Remove-Item -Recurse ~'",
         "echo 'Remove-Item -Recurse ~' | pwsh -Command -",
+        "pwsh -c 'Set-Location ..; Remove-Item -Recurse build'",
     ),
     ("pwsh -c 'git reset --hard'", "deny:git.reset-hard"),
     ("pwsh -c 'Remove-Item .env'", "deny:write.secrets"),
