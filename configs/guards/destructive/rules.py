@@ -270,7 +270,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = check_writes(name, texts, shown, ctx)
         if reason:
             return reason
-    if name.lower().removesuffix(".exe") in _POWERSHELLS:
+    if name[:1] in "pP" and name.lower().removesuffix(".exe") in _POWERSHELLS:
         from .powershell import check_powershell
 
         return check_powershell(name.lower(), args, cmd, ctx, shown)
