@@ -231,44 +231,57 @@ def _close(text: str, i: int) -> int:
     return j - 1 if not stack else n
 
 
+class _Reader:
+    """The statements of a script as it is read: the words so far, the word being built, where it starts."""
+
+    __slots__ = ("groups", "in_word", "literal", "piece", "piped", "script", "start", "statements", "words")
+
+    def __init__(self, script: str) -> None:
+        self.script = script
+        self.statements: list[tuple[list[Word], bool, str]] = []
+        self.groups: list[str] = []
+        self.words: list[Word] = []
+        self.piece: list[str] = []
+        self.in_word, self.literal, self.piped, self.start = False, True, False, 0
+
+    def add(self, text: str, literal: bool = True) -> None:
+        self.piece.append(text)
+        self.in_word = True
+        self.literal = self.literal and literal
+
+    def end_word(self) -> None:
+        if self.in_word:
+            self.words.append(_word("".join(self.piece), self.literal))
+        self.piece.clear()
+        self.in_word, self.literal = False, True
+
+    def end_statement(self, at: int, piped_next: bool) -> None:
+        self.end_word()
+        if self.words:
+            self.statements.append((self.words, self.piped, self.script[self.start : at]))
+        self.words = []
+        self.piped, self.start = piped_next, at + 1
+
+
 def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[str]]:
     """The script's statements (its words, whether a pipe feeds it, its text) and the insides of its
     ``( )``/``$( )``/``{ }`` groups (each one word of the statement that holds it, known only at run time)."""
-    statements: list[tuple[list[Word], bool, str]] = []
-    groups: list[str] = []
-    words: list[Word] = []
-    piece: list[str] = []
-    state = {"in_word": False, "literal": True, "piped": False, "start": 0}
-
-    def end_word() -> None:
-        if state["in_word"]:
-            words.append(_word("".join(piece), bool(state["literal"])))
-        piece.clear()
-        state["in_word"], state["literal"] = False, True
-
-    def end_statement(at: int, piped_next: bool) -> None:
-        end_word()
-        if words:
-            statements.append((list(words), bool(state["piped"]), script[int(state["start"]) : at]))
-        words.clear()
-        state["piped"], state["start"] = piped_next, at + 1
-
+    r = _Reader(script)
     i, n = 0, len(script)
-    while i < n and len(statements) < 500:
+    while i < n and len(r.statements) < 500:
         c = script[i]
         if c in " \t\r":
-            end_word()
+            r.end_word()
         elif c in "\n;":
-            end_statement(i, False)
+            r.end_statement(i, False)
         elif c == "|" or (c == "&" and script.startswith("&&", i)):
             double = script.startswith(c * 2, i)
-            end_statement(i, c == "|" and not double)
+            r.end_statement(i, c == "|" and not double)
             i += double
-        elif c == "&" and not state["in_word"]:
-            piece.append(c)  # the call operator: its own word
-            state["in_word"] = True
-            end_word()
-        elif c == "#" and not state["in_word"]:
+        elif c == "&" and not r.in_word:  # the call operator: a word of its own
+            r.add(c)
+            r.end_word()
+        elif c == "#" and not r.in_word:
             i = script.find("\n", i)
             i = n if i < 0 else i - 1
         elif c == "<" and script.startswith("<#", i):
@@ -282,8 +295,7 @@ def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[s
                     break
                 end += 2
             end = n if end < 0 else end
-            piece.append(script[i + 1 : end].replace("''", "'"))
-            state["in_word"] = True
+            r.add(script[i + 1 : end].replace("''", "'"))
             i = end
         elif c == '"':
             j = i + 1
@@ -291,41 +303,32 @@ def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[s
                 j += 2 if script[j] == "`" else 1
             body = script[i + 1 : j]
             for k in (m.start() for m in re.finditer(r"\$\(", body)):
-                groups.append(body[k + 2 : _close(body, k + 1)])
-            body = _home(body) if not state["in_word"] else body
-            piece.append(re.sub(r"`(.)", r"\1", body))
-            state["in_word"] = True
-            state["literal"] = bool(state["literal"]) and "$" not in body
+                r.groups.append(body[k + 2 : _close(body, k + 1)])
+            body = body if r.in_word else _home(body)
+            r.add(re.sub(r"`(.)", r"\1", body), "$" not in body)
             i = j
         elif c == "`":
-            piece.append(script[i + 1 : i + 2].replace("\n", ""))
-            state["in_word"] = True
+            r.add(script[i + 1 : i + 2].replace("\n", ""))
             i += 1
         elif c in "({" or (c in "$@" and script[i + 1 : i + 2] in ("(", "{") and script[i : i + 2] != "${"):
             at = i if c in "({" else i + 1
             close = _close(script, at)
-            groups.append(script[at + 1 : close])
-            piece.append(script[i : close + 1])
-            state["in_word"], state["literal"] = True, False
+            r.groups.append(script[at + 1 : close])
+            r.add(script[i : close + 1], False)
             i = close
         elif c in ")}":
-            end_word()
+            r.end_word()
         elif c == "$":
             m = re.compile(r"\$(?:\{[^}]*\}|[\w:?]*)").match(script, i)
             var = m.group(0) if m else "$"
-            if not state["in_word"] and var.lower() in _HOME_VARS:
-                piece.append("~")
-            else:
-                piece.append(var)
-                state["literal"] = False
-            state["in_word"] = True
+            home = not r.in_word and var.lower() in _HOME_VARS
+            r.add("~" if home else var, home)
             i += len(var) - 1
         else:
-            piece.append(c)
-            state["in_word"] = True
+            r.add(c)
         i += 1
-    end_statement(n, False)
-    return statements, groups
+    r.end_statement(n, False)
+    return r.statements, r.groups
 
 
 def _home(body: str) -> str:
