@@ -6,11 +6,12 @@ is a command), ``-CommandWithArgs``/``-cwa``, ``-EncodedCommand``/``-e`` (base64
 In the script, ``Remove-Item`` and its aliases (``rm``, ``ri``, ``del``, ``erase``, ``rd``, ``rmdir``) with
 ``-Recurse`` (or ``-rf``: pwsh on Linux runs the native rm) are checked as ``rm -rf`` of their paths, without it
 as ``rm``; ``-WhatIf`` deletes nothing. ``Invoke-Expression``/``iex 'TEXT'`` and the insides of ``( )``,
-``$( )`` and ``{ }`` are checked as scripts, ``[IO.Directory]::Delete(PATH, $true)`` as ``rm -rf``, and any other
-command as the native command line it is (``git reset --hard``, ``/bin/rm -rf /``); after ``Set-Location`` a
-relative path is somewhere hookgate does not follow. Windows paths (``C:\\Users``) are absolute, ``~``,
-``$HOME`` and ``$env:USERPROFILE`` the home directory, other variables known only at run time. Imported only
-when the command is PowerShell."""
+``$( )`` and ``{ }`` are checked as scripts, ``[IO.Directory]::Delete(PATH, $true)`` as ``rm -rf``,
+``Start-Process FILE -ArgumentList ARGS`` as the command line it starts, and any other command as the native
+command line it is (``git reset --hard``, ``/bin/rm -rf /``); after ``Set-Location`` a relative path is
+somewhere hookgate does not follow. Windows paths (``C:\\Users``) are absolute, ``~``, ``$HOME`` and
+``$env:USERPROFILE`` the home directory, other variables known only at run time. Imported only when the
+command is PowerShell."""
 
 from __future__ import annotations
 
@@ -43,6 +44,11 @@ _REMOVE = frozenset(
     {"remove-item", "rm", "ri", "del", "erase", "rd", "rmdir", "microsoft.powershell.management\\remove-item"}
 )
 _EVAL = frozenset({"invoke-expression", "iex"})
+_START = frozenset({"start-process", "saps", "start"})
+_START_VALUES = frozenset(
+    {"workingdirectory", "verb", "windowstyle", "redirectstandardinput", "redirectstandardoutput"}
+    | {"redirectstandarderror", "credential", "environment"}
+)
 _MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
 _HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
 _NET_DELETE = r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\")\s*(,\s*\$true)?"
@@ -146,7 +152,39 @@ def _check_statement(words: list[Word], piped: bool, source: str, shown: str, ct
     if head in _REMOVE:
         argv = _removal(words[1:], piped)
         return _verdict(source, argv, shown, ctx) if argv else None
+    if head in _START:
+        argv = _started(words[1:])
+        return _verdict(source, argv, shown, ctx) if argv else None
     return _verdict(source, words, shown, ctx)  # a native command: git reset --hard, /bin/rm -rf /
+
+
+def _started(args: list[Word]) -> list[Word] | None:
+    """``Start-Process FILE [ARGS]`` (``-FilePath``, ``-ArgumentList``/``-Args``: a comma list, or one string
+    split at spaces) as the command line it starts."""
+    named: dict[str, Word] = {}
+    positional: list[Word] = []
+    i = 0
+    while i < len(args):
+        text = args[i].text
+        key = text[1:].lower() if text.startswith("-") and text[1:].isalpha() else ""  # not '-rf','~'
+
+        if key and ("filepath".startswith(key) or key in ("argumentlist", "args", "al")):
+            if i + 1 < len(args):
+                named["file" if key[0] == "f" else "args"] = args[i + 1]
+            i += 2
+            continue
+        if key:
+            i += 1 + (key in _START_VALUES)  # -WorkingDirectory DIR, -Verb RunAs...: a value; -Wait: none
+            continue
+        positional.append(args[i])
+        i += 1
+    file = named.get("file") or (positional[0] if positional else None)
+    listed = named.get("args") or (positional[1] if len(positional) > 1 and "file" not in named else None)
+    if file is None:
+        return None
+    parts = [p for item in (listed.text.split(",") if listed else []) for p in item.split()]
+    literal = listed.literal if listed else True
+    return [_word(file.text, file.literal), *(_word(p.strip("'\""), literal) for p in parts)]
 
 
 def _verdict(source: str, argv: list[Word], shown: str, ctx: Ctx) -> str | None:
