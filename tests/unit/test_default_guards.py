@@ -118,6 +118,18 @@ BYPASSES = [
     ("rm -rf x\r\n", RECURSIVE),
     ("for f in $(rm -rf x); do :; done", RECURSIVE),
     ("nohup rm -rf x &", RECURSIVE),
+    # launchers and interpreters of session 6 (each passed before)
+    ("bwrap --bind / / rm -rf /home/user", RECURSIVE),
+    ("capsh -- -c 'rm -rf /home/user'", RECURSIVE),
+    ("start-stop-daemon --start --exec /bin/rm -- -rf /home/user", RECURSIVE),
+    ("rlwrap rm -rf /home/user", RECURSIVE),
+    ("git submodule deinit -f --all", "deletes the submodules' working trees"),
+    ("pwsh -c 'Remove-Item -Recurse -Force C:/'", RECURSIVE),
+    ("powershell -Command Remove-Item -Recurse /home/user", RECURSIVE),
+    ("deno eval \"Deno.removeSync('/home/user', {recursive: true})\"", RECURSIVE),
+    ("tclsh <<< 'file delete -force /home/user'", RECURSIVE),
+    ("shred -u /home/user/.ssh/id_rsa", SECRETS),
+    ("shred -u /home/user/notes.txt", "nothing can bring its content back"),
     # other ways to run a shell
     ('echo "rm -rf /" | sh', RECURSIVE),
     ("echo $'rm -rf /' | sh", RECURSIVE),

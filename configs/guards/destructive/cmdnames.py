@@ -16,7 +16,9 @@ WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "
 """Commands whose arguments name files they write (``writes.written_paths``), with ``perl*`` (``writes``)."""
 DISK_TOOLS = frozenset({"wipefs", "blkdiscard", "mkswap", "sgdisk", "sfdisk", "parted", "fdisk", "gdisk"})
 """Partition and signature tools (``writes.check_disk_tool``)."""
-VERSIONED_INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "php", "lua"})  # python3.12, lua5.4
+VERSIONED_INTERPRETERS = frozenset(
+    {"python", "pypy", "perl", "ruby", "node", "php", "lua", "tclsh", "wish"}
+)  # python3.12, lua5.4, tclsh8.6
 PLAIN_INTERPRETERS = frozenset({"nodejs", "Rscript", "bun", "osascript"})
 
 
@@ -27,7 +29,8 @@ def writes_files(name: str) -> bool:
 
 def interpreter_family(name: str) -> str | None:
     """The interpreter family a command name runs (``python3.12`` -> ``python``, ``nodejs``), or None: the full
-    match of ``(python|pypy|perl|ruby|node|php|lua)[0-9.]*|(nodejs|Rscript|bun|osascript)``, without a regex."""
+    match of ``(python|pypy|perl|ruby|node|php|lua|tclsh|wish)[0-9.]*|(nodejs|Rscript|bun|osascript)``, without a
+    regex."""
     if name in PLAIN_INTERPRETERS:
         return name
     stem = name.rstrip("0123456789.")

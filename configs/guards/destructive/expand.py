@@ -209,9 +209,10 @@ class Unwrapped:
     """What a wrapper chain runs: ``words`` (the command, maybe empty), ``strings`` (shell programs the
     wrappers run), ``feeder`` (xargs/parallel: more arguments come from stdin), ``replace`` (the placeholder
     those arguments replace: ``-I {}``, ``-J %``, parallel's ``{}``; None: they are appended), ``assigns``:
-    the ``VAR=value`` words the command runs with (before it, or given to ``env``)."""
+    the ``VAR=value`` words the command runs with (before it, or given to ``env``); ``alternatives``: the
+    command as it also reads (``bwrap --bind SRC DEST``: with the host folder's name for DEST)."""
 
-    __slots__ = ("assigns", "chdir", "feeder", "replace", "strings", "words")
+    __slots__ = ("alternatives", "assigns", "chdir", "feeder", "replace", "strings", "words")
 
     def __init__(self, words: list[Word], strings: list[str], feeder: bool = False, replace: str | None = None):
         self.words = words
@@ -220,6 +221,7 @@ class Unwrapped:
         self.replace = replace
         self.assigns: list[Word] = []
         self.chdir: Word | None = None  # env -C DIR, sudo -D DIR: the directory the command runs in
+        self.alternatives: list[list[Word]] = []
 
 
 def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[Word]:
@@ -258,19 +260,32 @@ def unwrap(words: list[Word]) -> Unwrapped:
     """The command a wrapper chain runs (see the module docstring)."""
     assigns: list[Word] = []
     chdir: list[Word] = []
-    u = _unwrap(words, assigns, chdir)
+    alternatives: list[list[Word]] = []
+    u = _unwrap(words, assigns, chdir, alternatives)
     u.assigns = assigns
     u.chdir = chdir[-1] if chdir else None
+    u.alternatives = alternatives
     return u
 
 
-def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrapped:
+def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word], alternatives: list[list[Word]]) -> Unwrapped:
     words = strip_prefix(words, assigns)
     strings: list[str] = []
     feeder, replace = False, None
     while words:
         name = base(words[0].text)
         spec = WRAPPERS.get(name) if words[0].literal else None
+        if spec is not None and name in _LAUNCHERS:
+            from .launchers import launched  # here: only these launchers need it
+
+            launch = launched(name, words[1:])
+            assigns += launch.assigns
+            if launch.chdir is not None:
+                chdir.append(launch.chdir)
+            if launch.alternative is not None:
+                alternatives.append(launch.alternative)
+            words = strip_prefix(launch.words, assigns)
+            continue
         if spec is None and words[0].literal and name in RUNNERS:
             runner = run_by(name, words[1:])
             if runner is None:
@@ -302,6 +317,8 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
         if name == "parallel":
             return _parallel(words[1:], strings)
         _, opts, stop = getopt(args, short_arg, long_arg, optional, permute=False)
+        if name == "rlwrap":  # rlwrap -z FILTER: the filter runs too (through sh -c when it has quotes or pipes)
+            strings = strings + [v for o, v in opts if o in ("-z", "--filter")]
         if name == "command" and names(opts) & {"-v", "-V"}:
             return Unwrapped([], strings, feeder, replace)  # prints what the name is; runs nothing
         rest = words[1 + stop :]
@@ -336,6 +353,7 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
     return Unwrapped(words, strings, feeder, replace)
 
 
+_LAUNCHERS = frozenset({"bwrap", "capsh", "start-stop-daemon"})
 _CHDIR = {
     "env": ("-C", "--chdir"),
     "sudo": ("-D", "--chdir"),

@@ -3,13 +3,14 @@
 Deny where the work is lost for good (uncommitted changes, untracked files, unreachable objects):
 ``reset --hard``/``--merge``, ``clean -f``, ``checkout -- <paths>``/``-f``/``.``, ``checkout-index -f``,
 ``restore`` of the worktree, ``switch --discard-changes``/``-f``, ``rm -f`` (not ``--cached``), ``worktree remove
---force``, ``read-tree --reset -u``, ``reflog expire --expire=now``/``reflog delete``, ``gc --prune=now``/``prune``,
-and force/mirror/delete/prune pushes. Ask where git can still bring it back (the commits stay reachable through
-the reflog or ``git fsck``): ``branch -D``/``-d``/``-M``/``-C`` (and ``branch`` with arguments known only at run
-time), ``update-ref -d``, ``stash drop``, ``stash clear``. Global options (``-C dir``, ``-c k=v``), abbreviated
-long options (``--fo``) and inline aliases (``-c alias.p='push -f'``; ``!`` aliases and ``-c`` values git runs
-as commands are checked as shell commands, and so are such values set with ``git config`` and the environment
-variables git runs: ``check_env``) are followed, and so is the shell command ``rebase -x CMD`` runs.
+--force``, ``submodule deinit -f``, ``read-tree --reset -u``, ``reflog expire --expire=now``/``reflog delete``,
+``gc --prune=now``/``prune``, and force/mirror/delete/prune pushes. Ask where git can still bring it back (the
+commits stay reachable through the reflog or ``git fsck``): ``branch -D``/``-d``/``-M``/``-C`` (and ``branch``
+with arguments known only at run time), ``update-ref -d``, ``stash drop``, ``stash clear``. Global options
+(``-C dir``, ``-c k=v``), abbreviated long options (``--fo``) and inline aliases (``-c alias.p='push -f'``; ``!``
+aliases and ``-c`` values git runs as commands are checked as shell commands, and so are such values set with
+``git config`` and the environment variables git runs: ``check_env``) are followed, and so is the shell command
+``rebase -x CMD`` runs.
 """
 
 from __future__ import annotations
@@ -230,6 +231,28 @@ def _worktree(args: list[str], shown: str, ctx: Ctx) -> str | None:
     return None
 
 
+def _submodule(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git submodule deinit -f``: the submodules' working trees deleted even with local changes (without -f,
+    deinit refuses a submodule whose working tree has them)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):  # submodule's own options: --quiet, --cached
+        i += 1
+    if i >= len(args) or args[i] != "deinit":
+        return None
+    _, opts, _ = getopt(args[i + 1 :])
+    if "-f" in names(opts) or long_opt(names(opts), "--force", 4):
+        return ctx.hit(
+            "git.submodule-deinit-force",
+            shown,
+            _lost(
+                shown,
+                "it deletes the submodules' working trees with their local changes",
+                "Use `git submodule deinit` without -f, which refuses a submodule with local changes",
+            ),
+        )
+    return None
+
+
 def _stash(args: list[str], shown: str, ctx: Ctx) -> str | None:
     verb = args[0] if args else ""
     if verb == "drop":
@@ -445,6 +468,7 @@ _SUBCOMMANDS = {
     "switch": _switch,
     "rm": _rm,
     "worktree": _worktree,
+    "submodule": _submodule,
     "stash": _stash,
     "branch": _branch,
     "rebase": _rebase,

@@ -7,6 +7,8 @@ runs an argv list (``subprocess.run(['rm', '-rf', '/'])``, ``spawn('rm', ['-rf',
 line; a native delete (``shutil.rmtree``, ``FileUtils.rm_rf``, ``fs.rmSync(p, {recursive: true})``) as
 ``rm -rf`` of its path, ``os.remove``/``unlink`` as ``rm``, and a write (``open(p, 'w')``) as a write, so the
 same areas and protected files apply. Interpolation (``f'{x}'``, ``"#{x}"``, ``"$x"``) is a run-time value.
+Deno one-liners get node's calls and Deno's own (``Deno.remove``, ``new Deno.Command``, ``Deno.run``,
+``Deno.writeTextFile``); Tcl programs their ``exec``, ``open "|..."`` and ``file delete [-force]`` commands.
 """
 
 from __future__ import annotations
@@ -64,11 +66,24 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
         (r"`", "backtick"),
         (r"\bunlink\s*\(", "rm"),
     ],
+    "deno": [
+        (r"\bDeno\.(?:removeSync|remove)\s*\(", "rmnode"),
+        (r"\bnew\s+Deno\.Command\s*\(", "denocmd"),
+        (r"\bDeno\.run\s*\(", "denorun"),
+        (r"\bDeno\.(?:writeTextFileSync|writeTextFile|writeFileSync|writeFile|truncateSync|truncate)\s*\(", "write"),
+    ],
+    "tcl": [
+        (r"(?:^|[;\n\[{])[ \t]*exec[ \t]+", "tclexec"),
+        (r"(?:^|[;\n\[{])[ \t]*file[ \t]+delete[ \t]+", "tcldelete"),
+        (r"(?:^|[;\n\[{])[ \t]*open[ \t]+(?=[\"{]?\|)", "tclpipe"),
+    ],
     "lua": [(r"\b(?:os\.execute|io\.popen)\s*\(?", "shell"), (r"\bos\.remove\s*\(", "rm")],
     "Rscript": [(r"\bsystem\s*\(", "shell"), (r"\bunlink\s*\(", "rm")],
     "awk": [(r"\bsystem\s*\(", "shell")],
     "osascript": [(r"\bdo\s+shell\s+script\s+", "shell")],
 }
+_CALLS["deno"] = [*_CALLS["node"], *_CALLS["deno"]]  # deno runs node's modules too (node:fs, node:child_process)
+_FAMILIES = {"pypy": "python", "nodejs": "node", "bun": "node", "tclsh": "tcl", "wish": "tcl"}
 _COMPILED: dict[str, re.Pattern[str]] = {}
 _CLOSERS = {"(": ")", "{": "}", "[": "]", "<": ">"}
 
@@ -83,7 +98,7 @@ def _pattern(family: str) -> re.Pattern[str]:
 
 def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
     """Check the program text of ``shown`` (an interpreter one-liner of ``family``; see the module docstring)."""
-    family = {"pypy": "python", "nodejs": "node", "bun": "node"}.get(family, family)
+    family = _FAMILIES.get(family, family)
     if family not in _CALLS:
         return None
     calls = _CALLS[family]
@@ -109,7 +124,7 @@ _HOME_EXPR = (
     r"|os\.getenv\(\s*['\"]HOME['\"]\s*\)|os\.path\.expandvars\(\s*['\"]\$HOME['\"]\s*\)"
     r"|(?:require\(\s*['\"](?:node:)?os['\"]\s*\)|\bos)\.homedir\(\)"
     r"|process\.env(?:\.HOME\b|\[\s*['\"]HOME['\"]\s*\])|\bENV\[\s*['\"]HOME['\"]\s*\]|\bDir\.home\b"
-    r"|File\.expand_path\(\s*['\"]~['\"]\s*\)"
+    r"|File\.expand_path\(\s*['\"]~['\"]\s*\)|Deno\.env\.get\(\s*['\"]HOME['\"]\s*\)"
 )
 _HOME_ARG = r"(?:" + _HOME_EXPR + r")(?=\s*[,)])"  # the whole argument: Path.home() / 'x' is somewhere else
 # patterns, compiled on first use (re's cache)
@@ -144,6 +159,8 @@ def _aliased(code: str, shown: str, ctx: Ctx) -> str | None:
 
 
 def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ctx) -> str | None:
+    if kind.startswith("tcl"):
+        return _check_tcl(kind, code, end, ctx)
     if kind == "backtick":
         close = code.find("`", end)
         return ctx.check_text(_interpolated(code[end:close], family)) if close > 0 else None
@@ -192,6 +209,10 @@ def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ct
         if family in ("perl", "ruby") and len(values) > 1 and len(strings) == len(values):
             return _run(strings, ctx)  # system('rm', '-rf', '/'): an argv list
         return ctx.check_text(first) if isinstance(first, str) else None
+    if kind in ("denocmd", "denorun"):  # new Deno.Command('rm', {args: [...]}), Deno.run({cmd: ['rm', ...]})
+        listed = _listed(raw, "args" if kind == "denocmd" else "cmd", family)
+        argv = [first, *(listed or [])] if kind == "denocmd" and isinstance(first, str) else listed
+        return _run(argv, ctx) if argv else None
     if kind == "argv":
         lists = [v for v in values if isinstance(v, list)]
         if family == "node" and isinstance(first, str):
@@ -207,6 +228,77 @@ def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ct
         kind = "rmrf" if re.search(r"recursive\s*:\s*true", raw) else "rmdir" if "rmdir" in code[start:end] else "rm"
     words = {"rmrf": ["rm", "-rf"], "rm": ["rm"], "rmdir": ["rmdir"], "write": ["tee"]}[kind]
     return ctx.check_argv([Word(w) for w in words] + [Word(first)])
+
+
+def _listed(raw: str, key: str, family: str) -> list[str] | None:
+    """The literal list of strings under ``key:`` in an options object (``{args: ['-rf', '/']}``), or None."""
+    m = re.search(r"\b" + key + r"\s*:\s*\[", raw)
+    close = _matching(raw, m.end() - 1) if m else -1
+    value = _value(raw[m.end() - 1 : close + 1], family) if m and close > 0 else None
+    return value if isinstance(value, list) else None
+
+
+def _check_tcl(kind: str, code: str, end: int, ctx: Ctx) -> str | None:
+    """Tcl: ``exec CMD ARGS`` (``|`` pipelines), ``open "|CMD ARGS"`` and ``file delete [-force] PATH...``
+    (``-force``: whole directory trees, as ``rm -rf``)."""
+    words = _tcl_words(code, end)
+    if kind == "tclpipe":
+        words = _tcl_words(words[0].text.lstrip("|"), 0) if words and words[0].text.startswith("|") else []
+    while words and words[0].text.startswith("-") and kind != "tclpipe":  # exec -ignorestderr, file delete -force
+        option = words.pop(0).text
+        if option == "--":
+            break
+        if option == "-force":
+            kind = "tclforce"
+    if kind == "tcldelete" or kind == "tclforce":
+        head = [Word("rm"), Word("-rf")] if kind == "tclforce" else [Word("rm")]
+        return ctx.check_argv([*head, *words]) if words else None
+    segment: list[Word] = []
+    for w in [*words, Word("|")]:  # exec a | b: each command of the pipeline
+        if w.text in ("|", "|&"):
+            reason = ctx.check_argv(segment) if segment else None
+            if reason:
+                return reason
+            segment = []
+        elif not w.text.startswith(("<", ">", "2>")):  # redirections are not part of the command
+            segment.append(w)
+    return None
+
+
+_TCL_HOME = ("$env(HOME)", "$::env(HOME)", "${env(HOME)}", "${::env(HOME)}")
+
+
+def _tcl_words(code: str, i: int) -> list[Word]:
+    """The Tcl words of the command starting at ``code[i]`` (to ``;``, a newline, ``]`` or ``}``): braces quote
+    literally, ``"..."`` and bare words holding ``$`` or ``[`` are known only at run time (``$env(HOME)``: ``~``)."""
+    words: list[Word] = []
+    n = len(code)
+    while len(words) < 200:
+        while (i < n and code[i] in " \t") or code.startswith("\\\n", i):
+            i += 2 if code[i] == "\\" else 1
+        if i >= n or code[i] in ";\n]}":
+            break
+        if code[i] == "{":
+            depth, j = 0, i
+            while j < n:
+                depth += (code[j] == "{") - (code[j] == "}")
+                if depth == 0:
+                    break
+                j += 1
+            text, literal, i = code[i + 1 : j], True, j + 1
+        else:
+            quoted = code[i] == '"'
+            j = i + 1 if quoted else i
+            while j < n and (code[j] != '"' if quoted else code[j] not in " \t;\n]}"):
+                j += 2 if code[j] == "\\" else 1
+            text, i = code[i + quoted : j], j + quoted
+            for home in _TCL_HOME:
+                text = text.replace(home, "~")
+            literal = "$" not in text and "[" not in text
+        w = Word(text)
+        w.literal = literal
+        words.append(w)
+    return words
 
 
 def _run(argv: list[str], ctx: Ctx) -> str | None:

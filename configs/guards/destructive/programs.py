@@ -42,6 +42,8 @@ _INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str
     "Rscript": ("e", "", "", "", frozenset(), frozenset()),
     "bun": ("ep", "", "rC", "", frozenset({"--eval", "--print"}), frozenset({"--require", "--preload", "--cwd"})),
     "osascript": ("e", "", "ls", "", frozenset(), frozenset()),
+    "tclsh": ("", "", "", "", frozenset(), frozenset()),  # a script file, or the program on stdin
+    "wish": ("", "", "", "", frozenset(), frozenset()),
 }
 _UNKNOWN = "$HOOKGATE_STDIN_ITEM"  # an argument read from stdin at run time
 
@@ -293,6 +295,45 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         return ctx.hit("exec.download", shown, download_reason())
     text = stdin_text(kind, src)
     return check_code(family, text, shown, ctx) if text else None
+
+
+_DENO_VALUES = frozenset(
+    {
+        "--ext",
+        "--import-map",
+        "--config",
+        "--cert",
+        "--location",
+        "--seed",
+        "--log-level",
+        "--preload",
+        "--import",
+        "--v8-flags",
+        "--eval",
+        "--eval-file",
+    }
+)
+
+
+def check_deno(args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str | None:
+    """Deno: ``deno eval [OPTIONS] CODE``, ``deno repl --eval CODE`` and ``deno run -`` (the program on stdin)
+    checked like a ``node -e`` one-liner, with Deno's own calls (``Deno.remove``, ``Deno.Command``...)."""
+    texts = [w.text for w in args]
+    _, _, stop = getopt(texts, "L", frozenset({"--log-level"}), permute=False)  # global options
+    sub, rest = (texts[stop], texts[stop + 1 :]) if stop < len(texts) else ("", [])
+    _, opts, at = getopt(rest, "cL", _DENO_VALUES, permute=False)
+    if sub == "eval":
+        return check_code("deno", rest[at], shown, ctx) if at < len(rest) else None
+    if sub == "repl":
+        codes = [v for o, v in opts if o == "--eval"]
+        return check_code("deno", "\n".join(codes), shown, ctx) if codes else None
+    if sub == "run" and at < len(rest) and rest[at] == "-":
+        kind, src = stdin(cmd)
+        if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
+            return ctx.hit("exec.download", shown, download_reason())
+        text = stdin_text(kind, src)
+        return check_code("deno", text, shown, ctx) if text else None
+    return None
 
 
 def check_scheduler(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:

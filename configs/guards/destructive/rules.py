@@ -75,6 +75,10 @@ _GLOB_CANDIDATES = (
     "ruby",
     "php",
     "lua",
+    "deno",
+    "tclsh",
+    "pwsh",
+    "powershell",
     "at",
     "batch",
     "crontab",
@@ -141,6 +145,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = ctx.check_text(text)
         if reason:
             return reason
+    for alternative in u.alternatives:  # bwrap --bind ~ /x rm -rf /x: also as rm -rf ~
+        reason = check_argv(alternative, cmd, ctx.deeper())
+        if reason:
+            return reason
     if u.chdir is not None:  # env -C / rm -rf build: the delete runs in /
         ctx = ctx.moved_to(*_moved_cwd(u.chdir, ctx))
     core = u.words
@@ -181,15 +189,17 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     texts = [w.text for w in args]
     shown = show(core)
     if name in ("rm", "rimraf", "unlink", "shred", "rmdir", "find"):
-        from .delete import check_find, check_removals, check_rm
+        from .delete import check_find, check_removals, check_rm, check_shred
 
         if name == "rm":
             return check_rm(args, shown, ctx)
+        if name == "shred":
+            return check_shred(args, shown, ctx)
         if name == "rimraf":  # npx rimraf dist: rm -rf in node's clothes
             return check_rm([Word("-r"), *args], shown, ctx)
         if name == "find":
             return check_find(args, ctx, shown)
-        return check_removals(getopt(texts, "nsu" if name == "shred" else "")[0], shown, ctx)
+        return check_removals(getopt(texts)[0], shown, ctx)
     if name in _AWKS:
         return _check_awk(texts, shown, ctx)
     if name == "git":
@@ -260,6 +270,14 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = check_writes(name, texts, shown, ctx)
         if reason:
             return reason
+    if name[:1] in "pP" and name.lower().removesuffix(".exe") in _POWERSHELLS:
+        from .powershell import check_powershell
+
+        return check_powershell(name.lower(), args, cmd, ctx, shown)
+    if name == "deno":
+        from .programs import check_deno
+
+        return check_deno(args, cmd, ctx, shown)
     family = interpreter_family(name)
     if family:
         from .programs import check_interpreter
@@ -285,6 +303,7 @@ def _moved_cwd(chdir: Word | None, ctx: Ctx) -> tuple[str | None, bool]:
 
 
 _PIP_NAMES = frozenset({"pip", "pip3", "pipx"})
+_POWERSHELLS = frozenset({"pwsh", "powershell", "pwsh-preview"})
 _DECLARES = frozenset({"export", "declare", "typeset", "local", "readonly"})
 
 

@@ -24,6 +24,7 @@ DECISIONS = ("deny", "ask", "off")
 # rule id: (default decision, what it stops)
 RULES: dict[str, tuple[str, str]] = {
     "rm.recursive": ("deny", "recursive deletes outside the build folders, temp roots and allowPaths"),
+    "shred.outside": ("deny", "shred of files outside the project, the temp roots and allowPaths (lost for good)"),
     "find.delete": ("deny", "find -delete / -exec rm outside the project, or not restricted to build and cache names"),
     "git.push-force": ("deny", "git push -f / --force / +ref"),
     "git.push-mirror": ("deny", "git push --mirror"),
@@ -40,6 +41,7 @@ RULES: dict[str, tuple[str, str]] = {
     "git.switch-discard": ("deny", "git switch --discard-changes / -f"),
     "git.rm-force": ("deny", "git rm -f without --cached"),
     "git.worktree-remove-force": ("deny", "git worktree remove --force"),
+    "git.submodule-deinit-force": ("deny", "git submodule deinit -f / --force (the submodules' working trees)"),
     "git.stash-drop": ("ask", "git stash drop"),
     "git.stash-clear": ("ask", "git stash clear"),
     "git.branch-force-delete": ("ask", "git branch -D, and git branch with arguments known only at run time"),

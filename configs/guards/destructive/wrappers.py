@@ -265,4 +265,35 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
     "catchsegv": ("", _F(), "", 0),
     "ssh-agent": ("aEtPO", _F(), "", 0),
     "daemonize": ("ceoplu", _F(), "", 0),
+    "rlwrap": (
+        "bCDefFgHlMOPqsStwz",
+        _F(
+            {
+                "--break-chars",
+                "--command-name",
+                "--extra-char-after-completion",
+                "--history-no-dupes",
+                "--file",
+                "--history-format",
+                "--forget-matching",
+                "--history-filename",
+                "--logfile",
+                "--multi-line-ext",
+                "--only-cook",
+                "--pre-given",
+                "--quote-characters",
+                "--histsize",
+                "--substitute-prompt",
+                "--set-terminal-name",
+                "--wait-before-prompt",
+                "--filter",
+            }
+        ),
+        "aAdmp",
+        0,
+    ),
+    # their command lines are read by ``launchers`` (values in twos and threes, ``--`` to bash, ``--exec``)
+    "bwrap": ("", _F(), "", 0),
+    "capsh": ("", _F(), "", 0),
+    "start-stop-daemon": ("", _F(), "", 0),
 }

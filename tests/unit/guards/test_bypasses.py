@@ -248,3 +248,59 @@ def test_the_fourth_reviews_bypasses_are_denied(command: str) -> None:
 )
 def test_and_their_near_misses_pass(command: str) -> None:
     assert rule_of(command) is None
+
+
+LAUNCHERS = [  # session 6: launchers the guard did not know ran their arguments (each passed before)
+    "bwrap --bind / / rm -rf /home/user",
+    "/usr/bin/bwrap --ro-bind /usr /usr --dev /dev --proc /proc rm -rf ~",
+    "sudo bwrap --bind / / -- rm -rf /",
+    "bash -c 'bwrap --bind / / rm -rf ~'",
+    "bwrap --bind ~ /sandbox rm -rf /sandbox",  # a bind mount shows the home folder under another name
+    "bwrap --bind / / --chdir / rm -rf build",  # run in /, not in the project
+    "bwrap --setenv GIT_PAGER 'rm -rf ~' --bind / / git log",
+    "capsh -- -c 'rm -rf /home/user'",
+    "/usr/sbin/capsh --drop=cap_net_raw -- -c 'rm -rf ~'",
+    "sudo capsh --user=bob -- -c 'rm -rf /'",
+    "capsh --shell=/bin/rm -- -rf ~",
+    "capsh == -- -c 'rm -rf ~'",
+    "start-stop-daemon --start --exec /bin/rm -- -rf /home/user",
+    "start-stop-daemon -S -x /bin/rm -- -rf ~",
+    "start-stop-daemon --start --exec /usr/bin/env --startas /bin/sh -- -c 'rm -rf ~'",
+    "start-stop-daemon --start --exec /bin/rm -- -rf build",  # it runs the program in /
+    "rlwrap rm -rf /home/user",
+    "rlwrap -a -H hist sudo rm -rf ~",
+    "rlwrap -z 'rm -rf ~' cat",  # the filter runs too
+    "sh -c 'rlwrap -c bash -c \"rm -rf ~\"'",
+]
+
+
+@pytest.mark.parametrize("command", LAUNCHERS)
+def test_launchers_run_their_command(command: str) -> None:
+    assert rule_of(command) == RM
+
+
+def test_a_launcher_runs_the_rest_through_its_rules() -> None:
+    assert rule_of("bwrap --overlay a b / --bind / / git reset --hard") == "deny:git.reset-hard"
+    assert rule_of("rlwrap git push --force") == "deny:git.push-force"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bwrap --ro-bind / / ls",
+        "bwrap --bind / / --dev /dev rm -rf node_modules",
+        "bwrap --ro-bind / / --tmpfs /tmp bash -c 'echo hi'",
+        "capsh --print",
+        "capsh -- -c 'ls -la'",
+        "capsh --decode=0x3",
+        "start-stop-daemon --start --chdir /home/dev/webshop --exec /bin/rm -- -rf build",
+        "start-stop-daemon --stop --exec /bin/rm",
+        "start-stop-daemon --start --background --exec /usr/bin/myserver -- --port 80",
+        "start-stop-daemon --start --test --exec /bin/rm -- -rf ~",
+        "rlwrap python3",
+        "rlwrap -aPassword: sqlplus",
+        "rlwrap -f words.txt sqlite3 db.sqlite",
+    ],
+)
+def test_launchers_running_ordinary_commands_pass(command: str) -> None:
+    assert rule_of(command) is None

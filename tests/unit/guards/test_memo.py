@@ -64,6 +64,26 @@ def test_a_verdict_that_read_tmpdir_follows_tmpdir(monkeypatch: pytest.MonkeyPat
     assert (command, CWD) not in _MEMO
 
 
+@pytest.mark.parametrize(
+    ("command", "in_home", "in_temp"),
+    [
+        ("shred -u ~/notes.txt", "shred.outside", None),
+        ("pwsh -c 'Remove-Item -Recurse $HOME/build'", "rm.recursive", None),
+        ("bwrap --bind ~ /x rm -rf /x", "rm.recursive", "rm.recursive"),
+    ],
+)
+def test_verdicts_through_the_new_launchers_and_interpreters_follow_home(
+    command: str, in_home: str, in_temp: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", CWD)  # the project is the home directory: neither a file nor a build folder may go
+    first = analyse(command, CWD)
+    assert first is not None and first.rule == in_home
+    monkeypatch.setenv("HOME", "/tmp/alice")  # below a temp root: they may go
+    second = analyse(command, CWD)
+    assert (second.rule if second else None) == in_temp
+    assert (command, CWD) not in _MEMO
+
+
 def test_a_verdict_is_not_reused_under_other_tuning() -> None:
     assert analyse("git push --force origin main", CWD) is not None
     relaxed = Settings(rules={"git.push-force": "off"})

@@ -1,0 +1,378 @@
+"""PowerShell (``pwsh``, ``powershell``): the script it runs, statement by statement.
+
+The script is ``-Command``/``-c`` (the rest of the line; the default for ``powershell``, where a bare argument
+is a command), ``-CommandWithArgs``/``-cwa``, ``-EncodedCommand``/``-e`` (base64 of UTF-16LE text) or stdin
+(``-Command -``, ``-File -``, a heredoc or ``echo ... |``); ``-File script.ps1`` (pwsh's default) runs a file.
+In the script, ``Remove-Item`` and its aliases (``rm``, ``ri``, ``del``, ``erase``, ``rd``, ``rmdir``) with
+``-Recurse`` (or ``-rf``: pwsh on Linux runs the native rm) are checked as ``rm -rf`` of their paths, without it
+as ``rm``; ``-WhatIf`` deletes nothing. ``Invoke-Expression``/``iex 'TEXT'`` and the insides of ``( )``,
+``$( )`` and ``{ }`` are checked as scripts, ``[IO.Directory]::Delete(PATH, $true)`` as ``rm -rf``,
+``Start-Process FILE -ArgumentList ARGS`` as the command line it starts, and any other command as the native
+command line it is (``git reset --hard``, ``/bin/rm -rf /``); after ``Set-Location`` a relative path is
+somewhere hookgate does not follow. Windows paths (``C:\\Users``) are absolute, ``~``, ``$HOME`` and
+``$env:USERPROFILE`` the home directory, other variables known only at run time. Imported only when the
+command is PowerShell."""
+
+from __future__ import annotations
+
+import re
+
+from .context import Ctx
+from .expand import Cmd
+from .lexer import Word
+
+# CLI parameters: (name, shortest abbreviation, what it takes: a value, or the script in some form)
+_PARAMETERS = (
+    ("command", "c", "command"),
+    ("commandwithargs", "commandwithargs", "command-with-args"),
+    ("configurationname", "config", "value"),
+    ("configurationfile", "configurationfile", "value"),
+    ("custompipename", "custompipename", "value"),
+    ("encodedcommand", "e", "encoded"),
+    ("encodedarguments", "encodeda", "value"),
+    ("executionpolicy", "ex", "value"),
+    ("file", "f", "file"),
+    ("inputformat", "inp", "value"),
+    ("outputformat", "o", "value"),
+    ("settingsfile", "settings", "value"),
+    ("workingdirectory", "wo", "value"),
+    ("windowstyle", "w", "value"),
+)
+_ALIASES = {"cwa": "command-with-args", "ec": "encoded", "ea": "value", "ep": "value", "if": "value"}
+_ALIASES |= {"of": "value", "wd": "value"}
+_REMOVE = frozenset(
+    {"remove-item", "rm", "ri", "del", "erase", "rd", "rmdir", "microsoft.powershell.management\\remove-item"}
+)
+_EVAL = frozenset({"invoke-expression", "iex"})
+_START = frozenset({"start-process", "saps", "start"})
+_START_VALUES = frozenset(
+    {"workingdirectory", "verb", "windowstyle", "redirectstandardinput", "redirectstandardoutput"}
+    | {"redirectstandarderror", "credential", "environment"}
+)
+_MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
+_HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
+_NET_DELETE = r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\")\s*(,\s*\$true)?"
+
+
+def _parameter(text: str) -> str | None:
+    """What a CLI parameter (``-Command``, ``-c``, ``--nop``, ``-EncodedCommand``) takes, or None (a switch)."""
+    key = text.lstrip("-").lower()
+    if not key:
+        return None
+    if key in _ALIASES:
+        return _ALIASES[key]
+    for name, shortest, takes in _PARAMETERS:
+        if name.startswith(key) and len(key) >= len(shortest):
+            return takes
+    return None
+
+
+def check_powershell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str | None:
+    """The script ``pwsh``/``powershell ARGS`` runs, checked statement by statement (see the module docstring)."""
+    texts = [w.text for w in args]
+    script: str | None = None
+    i = 0
+    while i < len(texts):
+        a = texts[i]
+        takes = _parameter(a) if a.startswith("-") and a != "-" else None
+        if a.startswith("-") and a != "-" and takes is None:
+            i += 1  # -NoProfile, -NonInteractive, -NoLogo...
+            continue
+        if takes == "value":
+            i += 2
+            continue
+        if takes == "encoded":
+            script = _decoded(texts[i + 1]) if i + 1 < len(texts) else None
+            break
+        if takes == "file" or (takes is None and not name.startswith("powershell")):  # pwsh script.ps1: a file
+            rest = texts[i + 1 :] if takes == "file" else texts[i:]
+            if rest[:1] != ["-"]:
+                return None
+            script = ""
+            break
+        rest = texts[i + 1 :] if takes else texts[i:]  # -Command ..., or powershell's bare command
+        script = (rest[0] if rest else "") if takes == "command-with-args" else " ".join(rest)
+        break
+    if not script or script == "-":  # the script is stdin
+        from .programs import FETCHERS, _chain, core_name, download_reason, stdin, stdin_text
+
+        kind, src = stdin(cmd)
+        if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
+            return ctx.hit("exec.download", shown, download_reason())
+        script = stdin_text(kind, src)
+    return _check_script(script, shown, ctx) if script else None
+
+
+def _decoded(text: str) -> str | None:
+    """``-EncodedCommand``'s script: base64 of UTF-16LE text (None when it is not)."""
+    import base64
+    import binascii
+
+    try:
+        return base64.b64decode(text, validate=True).decode("utf-16-le")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+
+
+def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
+    if "::" in script:  # [System.IO.Directory]::Delete('/home/user', $true)
+        for m in re.finditer(_NET_DELETE, script, re.IGNORECASE):
+            recursive = m.group(1).lower() == "directory" and m.group(3) is not None
+            path = _word(_path(m.group(2)[1:-1]), m.group(2)[0] == "'" or "$" not in m.group(2))
+            reason = _verdict(m.group(0), [Word("rm"), *([Word("-rf")] if recursive else []), path], shown, ctx)
+            if reason:
+                return reason
+    statements, groups = _statements(script)
+    for words, piped, source in statements:
+        reason = _check_statement(words, piped, source, shown, ctx)
+        if reason:
+            return reason
+        if words and words[0].text.lower() in _MOVES:  # Set-Location ..: later relative paths are elsewhere
+            ctx = ctx.moved_to(None, True)
+    for group in groups:  # ( ), $( ), { }: their statements run too
+        reason = _check_script(group, shown, ctx.deeper())
+        if reason:
+            return reason
+    return None
+
+
+def _check_statement(words: list[Word], piped: bool, source: str, shown: str, ctx: Ctx) -> str | None:
+    while words and words[0].text in ("&", "."):  # the call operator, dot-sourcing
+        words = words[1:]
+    if not words:
+        return None
+    head = words[0].text.lower()
+    if head in _EVAL:
+        for w in words[1:]:
+            if not w.text.startswith("-"):
+                reason = _check_script(w.text, shown, ctx.deeper()) if w.literal else None
+                if reason:
+                    return reason
+        return None
+    if head in _REMOVE:
+        argv = _removal(words[1:], piped)
+        return _verdict(source, argv, shown, ctx) if argv else None
+    if head in _START:
+        argv = _started(words[1:])
+        return _verdict(source, argv, shown, ctx) if argv else None
+    return _verdict(source, words, shown, ctx)  # a native command: git reset --hard, /bin/rm -rf /
+
+
+def _started(args: list[Word]) -> list[Word] | None:
+    """``Start-Process FILE [ARGS]`` (``-FilePath``, ``-ArgumentList``/``-Args``: a comma list, or one string
+    split at spaces) as the command line it starts."""
+    named: dict[str, Word] = {}
+    positional: list[Word] = []
+    i = 0
+    while i < len(args):
+        text = args[i].text
+        key = text[1:].lower() if text.startswith("-") and text[1:].isalpha() else ""  # not '-rf','~'
+
+        if key and ("filepath".startswith(key) or key in ("argumentlist", "args", "al")):
+            if i + 1 < len(args):
+                named["file" if key[0] == "f" else "args"] = args[i + 1]
+            i += 2
+            continue
+        if key:
+            i += 1 + (key in _START_VALUES)  # -WorkingDirectory DIR, -Verb RunAs...: a value; -Wait: none
+            continue
+        positional.append(args[i])
+        i += 1
+    file = named.get("file") or (positional[0] if positional else None)
+    listed = named.get("args") or (positional[1] if len(positional) > 1 and "file" not in named else None)
+    if file is None:
+        return None
+    parts = [p for item in (listed.text.split(",") if listed else []) for p in item.split()]
+    literal = listed.literal if listed else True
+    return [_word(file.text, file.literal), *(_word(p.strip("'\""), literal) for p in parts)]
+
+
+def _verdict(source: str, argv: list[Word], shown: str, ctx: Ctx) -> str | None:
+    reason = ctx.check_argv(argv)
+    if reason:
+        statement = " ".join(source.split())[:60]
+        return f"`{shown[:80]}` runs the PowerShell command `{statement}`, which hookgate checks as a command: {reason}"
+    return None
+
+
+def _removal(args: list[Word], piped: bool) -> list[Word] | None:
+    """``Remove-Item ARGS`` as an ``rm`` command line (None: it deletes nothing, ``-WhatIf``)."""
+    recursive, paths, i = False, [], 0
+    while i < len(args):
+        w = args[i]
+        text = w.text
+        if text.startswith("-") and len(text) > 1:
+            name, colon, value = text[1:].partition(":")
+            key = name.lower()
+            off = colon and value.lower() == "$false"
+            if "recurse".startswith(key) or re.fullmatch(r"[rRfvdiI]*[rR][rRfvdiI]*", name):  # -Recurse, -r, -rf
+                recursive = recursive or not off
+            elif "whatif".startswith(key) and len(key) >= 2 and not off:
+                return None
+            elif key in ("lp", "pspath") or ("path".startswith(key) and len(key) >= 2) or "literalpath".startswith(key):
+                if colon:
+                    paths.append(_word(_path(value), w.literal))
+                elif i + 1 < len(args):
+                    i += 1
+                    paths += _paths(args[i])
+            elif len(key) >= 2 and any(
+                f.startswith(key) for f in ("filter", "include", "exclude", "credential", "stream")
+            ):
+                i += 0 if colon else 1
+        else:
+            paths += _paths(w)
+        i += 1
+    if piped and not paths:  # Get-ChildItem ~ | Remove-Item -Recurse: the paths come from the pipeline
+        paths.append(_word("$input", False))
+    return [Word("rm"), *([Word("-rf")] if recursive else []), *paths]
+
+
+def _paths(w: Word) -> list[Word]:
+    """The paths of one argument (``a,b`` is two), as ``rm`` reads them."""
+    return [_word(_path(p.strip()), w.literal) for p in w.text.split(",") if p.strip()]
+
+
+def _path(text: str) -> str:
+    """A Windows path read as absolute (``C:\\Users`` is ``/Users``), backslashes as slashes."""
+    text = text.replace("\\", "/")
+    if re.match(r"[A-Za-z]:(?:/|$)", text):
+        text = "/" + text[2:].lstrip("/")
+    return text
+
+
+def _word(text: str, literal: bool) -> Word:
+    w = Word(text)
+    w.literal = literal
+    return w
+
+
+_OPENERS = {"(": ")", "{": "}"}
+
+
+def _close(text: str, i: int) -> int:
+    """The index of the bracket closing ``text[i]`` (quotes skipped), or len(text)."""
+    stack, j, n = [_OPENERS[text[i]]], i + 1, len(text)
+    while j < n and stack:
+        c = text[j]
+        if c in "'\"":
+            end = text.find(c, j + 1)
+            j = n if end < 0 else end + 1
+            continue
+        if c == "`":
+            j += 2
+            continue
+        if c in _OPENERS:
+            stack.append(_OPENERS[c])
+        elif c == stack[-1]:
+            stack.pop()
+        j += 1
+    return j - 1 if not stack else n
+
+
+class _Reader:
+    """The statements of a script as it is read: the words so far, the word being built, where it starts."""
+
+    __slots__ = ("groups", "in_word", "literal", "piece", "piped", "script", "start", "statements", "words")
+
+    def __init__(self, script: str) -> None:
+        self.script = script
+        self.statements: list[tuple[list[Word], bool, str]] = []
+        self.groups: list[str] = []
+        self.words: list[Word] = []
+        self.piece: list[str] = []
+        self.in_word, self.literal, self.piped, self.start = False, True, False, 0
+
+    def add(self, text: str, literal: bool = True) -> None:
+        self.piece.append(text)
+        self.in_word = True
+        self.literal = self.literal and literal
+
+    def end_word(self) -> None:
+        if self.in_word:
+            self.words.append(_word("".join(self.piece), self.literal))
+        self.piece.clear()
+        self.in_word, self.literal = False, True
+
+    def end_statement(self, at: int, piped_next: bool) -> None:
+        self.end_word()
+        if self.words:
+            self.statements.append((self.words, self.piped, self.script[self.start : at]))
+        self.words = []
+        self.piped, self.start = piped_next, at + 1
+
+
+def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[str]]:
+    """The script's statements (its words, whether a pipe feeds it, its text) and the insides of its
+    ``( )``/``$( )``/``{ }`` groups (each one word of the statement that holds it, known only at run time)."""
+    r = _Reader(script)
+    i, n = 0, len(script)
+    while i < n and len(r.statements) < 500:
+        c = script[i]
+        if c in " \t\r":
+            r.end_word()
+        elif c in "\n;":
+            r.end_statement(i, False)
+        elif c == "|" or (c == "&" and script.startswith("&&", i)):
+            double = script.startswith(c * 2, i)
+            r.end_statement(i, c == "|" and not double)
+            i += double
+        elif c == "&" and not r.in_word:  # the call operator: a word of its own
+            r.add(c)
+            r.end_word()
+        elif c == "#" and not r.in_word:
+            i = script.find("\n", i)
+            i = n if i < 0 else i - 1
+        elif c == "<" and script.startswith("<#", i):
+            end = script.find("#>", i + 2)
+            i = n if end < 0 else end + 1
+        elif c == "'":
+            end = i + 1
+            while True:
+                end = script.find("'", end)
+                if end < 0 or not script.startswith("''", end):
+                    break
+                end += 2
+            end = n if end < 0 else end
+            r.add(script[i + 1 : end].replace("''", "'"))
+            i = end
+        elif c == '"':
+            j = i + 1
+            while j < n and script[j] != '"':
+                j += 2 if script[j] == "`" else 1
+            body = script[i + 1 : j]
+            for k in (m.start() for m in re.finditer(r"\$\(", body)):
+                r.groups.append(body[k + 2 : _close(body, k + 1)])
+            body = body if r.in_word else _home(body)
+            r.add(re.sub(r"`(.)", r"\1", body), "$" not in body)
+            i = j
+        elif c == "`":
+            r.add(script[i + 1 : i + 2].replace("\n", ""))
+            i += 1
+        elif c in "({" or (c in "$@" and script[i + 1 : i + 2] in ("(", "{") and script[i : i + 2] != "${"):
+            at = i if c in "({" else i + 1
+            close = _close(script, at)
+            r.groups.append(script[at + 1 : close])
+            r.add(script[i : close + 1], False)
+            i = close
+        elif c in ")}":
+            r.end_word()
+        elif c == "$":
+            m = re.compile(r"\$(?:\{[^}]*\}|[\w:?]*)").match(script, i)
+            var = m.group(0) if m else "$"
+            home = not r.in_word and var.lower() in _HOME_VARS
+            r.add("~" if home else var, home)
+            i += len(var) - 1
+        else:
+            r.add(c)
+        i += 1
+    r.end_statement(n, False)
+    return r.statements, r.groups
+
+
+def _home(body: str) -> str:
+    """``body`` with a leading home variable (``"$HOME/src"``) as ``~``."""
+    low = body.lower()
+    for var in _HOME_VARS:
+        if low.startswith(var) and (len(body) == len(var) or body[len(var)] in "/\\"):
+            return "~" + body[len(var) :]
+    return body
