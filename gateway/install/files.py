@@ -42,13 +42,38 @@ def read(path: str) -> str | None:
         raise InstallError(f"{path}: cannot read: {exc}") from None
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members, refusing a key given twice (``json`` would keep the last in silence)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def load_json(path: str, text: str | None) -> dict[str, Any]:
+    """The JSON object in ``text`` (the file at ``path``; empty or missing: ``{}``). Raises InstallError
+    for text that is not a JSON object, and for an object that has a key twice: a JSON reader keeps the
+    last of them, so a rewrite would drop the first without a word."""
     import json
 
     if text is None or not text.strip():
         return {}
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InstallError(
+            f"{path}: the key {exc.key!r} appears twice in one object; JSON readers keep only the last one "
+            "(so does the host), and rewriting the file would drop the other: merge them by hand, then "
+            "run this again"
+        ) from None
     except ValueError as exc:
         raise InstallError(
             f"{path}: not plain JSON ({exc}; comments?), so hookgate will not edit it; "

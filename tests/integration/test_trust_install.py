@@ -78,3 +78,19 @@ def test_install_keeps_the_users_formatting(tmp_path: Path) -> None:
     assert "hookgate run" in json.dumps(doc["hooks"]["PreToolUse"])
     removed = run_hookgate(["uninstall", "claude", "--project", str(tmp_path)])
     assert removed.returncode == 0 and settings.read_text() == USER_SETTINGS
+
+
+def test_install_refuses_a_settings_file_with_a_key_twice(tmp_path: Path) -> None:
+    """`json` keeps the last of two equal keys: rewriting would silently drop the first `hooks` block."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    text = (
+        '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./first.sh"}]}]},\n'
+        ' "model": "sonnet",\n'
+        ' "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "./second.sh"}]}]}}\n'
+    )
+    settings.write_text(text)
+    proc = run_hookgate(["install", "claude", "--project", str(tmp_path), "--hookgate", HG])
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "the key 'hooks' appears twice" in proc.stderr and str(settings) in proc.stderr
+    assert settings.read_text() == text and not list(settings.parent.glob("settings.json.hookgate-backup-*"))
