@@ -61,8 +61,10 @@ class RunContext:
         """The audit recorder for the current config, created on first use and replaced when a reload
         changed the config: ``serve``/``api`` contexts get a ``gateway.audit.recorder.Recorder`` that writes
         from a background thread; a ``run`` context the lean ``gateway.audit.oneshot.OneShotRecorder`` when
-        the ``audit`` section fits it (store sink only, no spans), else a one-shot ``Recorder``. None, after
-        one line on stderr or in the log, when it cannot be set up (``audit.otel`` without the SDK)."""
+        the ``audit`` section fits it (store sink only, no spans), else a one-shot ``Recorder``. The one a
+        reload replaces is closed in a thread of its own (``serve``/``api``: the caller is an event's
+        path) or at once (``run``). None, after one line on stderr or in the log, when it cannot be set
+        up (``audit.otel`` without the SDK)."""
         config = self.config
         holder: dict[str, Recorder | OneShotRecorder] | None = self._resources.get("audit")
         current = holder.get("recorder") if holder is not None else None
@@ -74,7 +76,10 @@ class RunContext:
         holder = self.get_resource("audit", dict, _close_recorder)
         assert holder is not None
         if current is not None:
-            current.close()
+            if self.mode == "run":
+                current.close()
+            else:  # serve's request path after a reload: the old one's last batch is written off the loop
+                _close_aside(current)
         state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
 
         def full() -> Recorder:
@@ -166,6 +171,16 @@ def _drain(recorder: Recorder) -> None:
         recorder.drain()
     finally:
         recorder.close()
+
+
+def _close_aside(recorder: Recorder | OneShotRecorder) -> None:
+    """Close ``recorder`` (write what it has queued, stop its writer process: up to seconds under load)
+    in a thread of its own, so the caller (``hookgate serve``'s event loop, on the first event after a
+    reload) does not wait for it. Not a daemon thread: the interpreter waits for it at exit, so the
+    records are written."""
+    import threading
+
+    threading.Thread(target=recorder.close, name="hookgate-audit-close", daemon=False).start()
 
 
 async def _close_recorder(holder: dict[str, Recorder | OneShotRecorder]) -> None:

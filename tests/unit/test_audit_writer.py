@@ -267,3 +267,42 @@ def test_the_writer_runs_at_idle_priority_and_a_stalled_writer_is_written_around
     rows = store.audit_records(AuditFilter())
     assert sorted(json.loads(r.body)["tool_use_id"] for r in rows) == sorted(f"t{i}" for i in range(n))
     assert [r.problem for r in verify_store(store)] == [None]
+
+
+def test_the_recorder_a_reload_replaces_is_closed_off_the_event_path(tmp_path: Path) -> None:
+    """Serve's first event after a reload that changed the config gets a new recorder; closing the old
+    one (its last batch, its writer process's exit: seconds under load, here a stopped writer that
+    would hold it for the 5 s stop timeout) happens in a thread of its own, and its records still land."""
+    import threading
+
+    from gateway.config import load_config
+    from gateway.context import RunContext
+
+    def config(command: str) -> object:
+        path = tmp_path / f"{command}.json"
+        hooks = {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}
+        path.write_text(json.dumps({"settings": {"stateDir": str(tmp_path)}, "hooks": hooks}))
+        return load_config([str(path)], use_cache=False)
+
+    ctx = RunContext(config("true"), mode="serve")  # type: ignore[arg-type]
+    old = ctx.recorder()
+    assert isinstance(old, Recorder)
+    old.submit(event(0), decision(0))  # type: ignore[arg-type]
+    pid = wait_child(old)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for i in range(1, 6):
+            old.submit(event(i), decision(i))  # type: ignore[arg-type]
+        ctx.config = config("exit 0")  # type: ignore[assignment]  # a reload: another config hash
+        replaced = threading.Event()
+        threading.Thread(target=lambda: (ctx.recorder(), replaced.set()), daemon=True).start()
+        assert replaced.wait(4.0), "the event path waited for the old recorder to close"
+        assert ctx.recorder() is not old
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    for thread in threading.enumerate():
+        if thread.name == "hookgate-audit-close":
+            thread.join(30)
+    ctx.close_recorder()
+    rows = SQLiteStore(str(tmp_path)).audit_records(AuditFilter())
+    assert sorted(json.loads(r.body)["tool_use_id"] for r in rows) == [f"t{i}" for i in range(6)]
