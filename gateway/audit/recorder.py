@@ -293,12 +293,13 @@ class Recorder:
             self._store = self.store_factory()
         return self._store
 
-    def drain(self) -> int:
-        """Move the spool into the store, then apply retention. Returns records moved."""
+    def drain(self, *, prune: bool = True) -> int:
+        """Move the spool into the store, then (``prune``, when any moved) apply retention. Returns records
+        moved."""
         from gateway.audit.spool import drain
 
         moved = drain(self.state_dir, self.store(), self.chain)
-        if moved:
+        if moved and prune:
             self.prune()
         return moved
 

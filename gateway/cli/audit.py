@@ -122,7 +122,7 @@ def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> Store:
     recorder = Recorder(
         audit, state_dir=state_dir, store_factory=lambda: store, config_hash=config.config_hash, version=__version__
     )
-    recorder.drain()
+    recorder.drain(prune=False)
     if prune:
         recorder.prune()
     return store

@@ -189,7 +189,11 @@ def _prune(before: float | None, max_bytes: int | None, voucher: Voucher | None)
         if last < first:  # its oldest record is not old (a backdated one further on ends no prefix)
             continue
         head = yield Q("SELECT seq, hash, base_seq FROM audit_heads WHERE chain = %s FOR UPDATE", (chain,))
+        if head and int(head[0][2]) >= last:
+            continue  # another process pruned this prefix while we waited for the head (it held it first)
         link = yield Q("SELECT hash FROM audit_records WHERE chain = %s AND seq = %s", (chain, last))
+        if not link:
+            continue  # gone meanwhile (the prefix was read before the head was held)
         gone = yield Q(
             "WITH gone AS (DELETE FROM audit_records WHERE chain = %s AND seq <= %s RETURNING 1) "
             "SELECT count(*) FROM gone",

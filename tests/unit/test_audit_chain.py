@@ -360,6 +360,14 @@ def test_verify_does_not_apply_retention_first(tmp_path: Path) -> None:
     store = SQLiteStore(str(state))
     assert [r.seq for r in store.audit_chain("m")] == [1, 2]  # still there
     store.close()
+    from gateway.audit.spool import append
+
+    append(str(state), "id-3", entry(3).body)  # a `hookgate run` record waiting in the spool: verify moves it
+    checked = run_hookgate(["audit", "verify", "--config", str(config)])
+    assert checked.returncode == 0 and "pruned" not in checked.stdout, checked.stdout + checked.stderr
+    store = SQLiteStore(str(state))
+    assert sum(len(store.audit_chain(h.chain)) for h in store.audit_heads()) == 3  # moved in, nothing pruned
+    store.close()
 
 
 def _other(backend: Any, tmp_path: Path) -> Any:
@@ -421,3 +429,35 @@ def test_verify_passes_while_other_processes_append(backend: Any, tmp_path: Path
             t.join()
     assert problems == [None] * 40
     assert backend.audit_heads()[0].seq > 1  # the writers really wrote meanwhile
+
+
+def test_a_prune_that_loses_the_race_for_a_chains_head_skips_it(pg_url: str) -> None:
+    """Two processes prune at once (`serve`'s writer, an `audit` command): both read the old prefix, one
+    holds the head first and deletes it; the other, holding the head next, found its last record gone and
+    raised IndexError (`audit verify` exited 1, an internal error). Driven step by step here."""
+    import psycopg
+
+    from gateway.store.pg_audit import _prune
+    from gateway.store.postgres import PostgresStore
+
+    store = PostgresStore(pg_url)
+    store.migrate()
+    try:
+        store.audit_append("m1", [entry(i, ts=1e9 + i) for i in range(6)])
+        with psycopg.connect(pg_url, autocommit=True) as conn, conn.transaction():
+            op = _prune(2e9, None, VOUCH)
+            q = next(op)  # the old prefix, read before any head is held
+            rows = conn.execute(q.sql, q.params).fetchall()
+            assert store.audit_prune(before=2e9, voucher=VOUCH) == 6  # the other process wins and commits
+            q = op.send(rows)
+            try:
+                while True:
+                    cur = conn.execute(q.sql, q.params)
+                    q = op.send(cur.fetchall() if cur.description is not None else [])
+            except StopIteration as stop:
+                removed = stop.value
+        assert removed == 0
+        (head,) = store.audit_heads()
+        assert head.base_seq == 6 and head.seq == 7 and problem(store) is None
+    finally:
+        store.close()
