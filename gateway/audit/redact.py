@@ -8,6 +8,8 @@ in which:
   syntax); a match becomes ``[REDACTED:<kind>]``. For an assignment (``API_KEY=...``), an option
   (``--password X``, ``-pX``, ``-u user:X``) or an ``Authorization`` header only the value is
   replaced, the name stays;
+- a header list's entry that names a secret (``{"name": "Cookie", "value": ...}``, ``["Authorization",
+  "Bearer ..."]``) has its value replaced the same way;
 - a dict entry whose key names a secret (``password``, ``api_key``, ``authorization``, ``auth``,
   ``client_secret``, ``*_token``, ...) has its whole value replaced, whatever it looks like;
 - a string longer than ``max_value`` characters (after redaction) is cut to its first
@@ -56,7 +58,7 @@ _NAME = (
     # a whole run of name characters (never a part of one: no backtracking inside it, so the time is
     # linear in the text) that holds one of the words
     r"(?<![A-Za-z0-9_.\-])(?=[A-Za-z0-9_.\-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API[_\-]?KEY"
-    r"|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY|CREDENTIALS?))[A-Za-z0-9_.\-]++"
+    r"|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY|CREDENTIALS?|SSHPASS|_PWD(?![A-Za-z])|_AUTH(?![A-Za-z])))[A-Za-z0-9_.\-]++"
 )
 DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     # (kind, hints: lower-case substrings one of which any match contains, re flags, pattern)
@@ -70,8 +72,8 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         "authorization",
         ("authorization",),
         re.IGNORECASE,
-        r"(?P<name>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)(?:(?:bearer|basic|token|digest|negotiate)\s+)?"
-        r"[^\s\"',;]+",
+        r"(?P<name>\b(?:proxy-)?authorization(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?)"
+        r"(?:(?:bearer|basic|token|digest|negotiate)\s+)?[^\s\"',;\\]+",
     ),
     (
         "aws_secret",
@@ -137,6 +139,9 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
             "private_key",
             "private-key",
             "credential",
+            "sshpass",
+            "_pwd",
+            "_auth",
         ),
         re.IGNORECASE,
         # the name may close a quote, also a backslash-escaped one (JSON inside a shell string:
@@ -165,13 +170,13 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
             "access-key",
             "access_key",
             "accesskey",
-            "cookie",
+            "bearer",
         ),
         re.IGNORECASE,
         # the space form of a command-line secret: --password hunter2, --token X, -pass X (not --password=X:
         # that is an assignment); an option that follows (-h) is not taken for the value
         r"(?P<name>(?<![A-Za-z0-9_\-])--?(?:[A-Za-z0-9]++[\-_]){0,8}(?:password|passwd|pass|token|secret|api[\-_]?key"
-        r"|access[\-_]?key|cookie)\s+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+        r"|access[\-_]?key|bearer)\s+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
     ),
     (
         "mysql_password",
@@ -184,18 +189,30 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         "cookie",
         ("cookie",),
         re.IGNORECASE,
-        # a Cookie / Set-Cookie header's value (session cookies are bearer credentials): to the end of the
-        # header, its quote or the line
-        r"(?P<name>(?<![A-Za-z0-9_\-])(?:set-)?cookie[\"']?\s*:\s*[\"']?)[^\"'\r\n]+",
+        # a Cookie / Set-Cookie header's value (session cookies are bearer credentials), name=value first
+        # (not `cookie: string` in code): to the end of the header, its quote or the line
+        r"(?P<name>(?<![A-Za-z0-9_\-])(?:set-)?cookie(?:\\?[\"'])?\s*:\s*(?:\\?[\"'])?)(?=[^\s\"';,=\\]+=)"
+        r"[^\"'\r\n\\]+",
     ),
     (
         "login_password",
-        ("sshpass", "login"),
+        ("sshpass", "login", "redis-cli", "mongo"),
         0,
-        # sshpass -p SECRET / -pSECRET, and a registry login's -p (docker, podman, nerdctl, buildah,
-        # skopeo, helm registry, oras): -p is a password there, not a port
-        r"(?P<name>\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login)\b"
-        r"[^\n|;&]{0,300}?\s-p\s*+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
+        # sshpass -p SECRET / -pSECRET (after sshpass's own options only: the command's -p is its own), a
+        # registry login's -p (docker, podman, nerdctl, buildah, skopeo, helm registry, oras; global
+        # options may come first), redis-cli -a, mongosh/mongo -p: a password there, not a port
+        r"(?P<name>(?:\bsshpass(?:\s+-[fdP]\s*+[^\s-]\S*+|\s+-[evhV])*+\s+-p"
+        r"|\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)\b[^\n|;&]{0,200}?\slogin\b[^\n|;&]{0,300}?\s-p"
+        r"|\bredis-cli\b[^\n|;&]{0,300}?\s-a|\bmongo(?:sh)?\b[^\n|;&]{0,300}?\s-p)\s*+)"
+        r"(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
+    ),
+    (
+        "curl_cookie",
+        ("curl",),
+        0,
+        # curl -b / --cookie with cookie data (name=value; a file name is kept)
+        r"(?P<name>\bcurl\b[^\n|;&]{0,300}?\s(?:-b\s*+|--cookie(?:=|\s+)))(?=[\"']?[^\s\"'=;]+=)"
+        r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
     ),
     (
         "user_password",
@@ -205,11 +222,18 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         r"(?P<name>(?<![A-Za-z0-9_\-])(?:-u|-U|--user|--proxy-user)(?:\s+|=)?[\"']?[^\s:\"']+:)"
         r"(?![0-9]+(?:[\s\"']|\Z))[^\s\"']+",
     ),
+    (
+        "smb_password",
+        ("smbclient",),
+        0,
+        # smbclient -U user%password
+        r"(?P<name>\bsmbclient\b[^\n|;&]{0,300}?\s(?:-U|--user(?:=|\s))\s*+[\"']?[^\s%\"']+%)[^\s\"']+",
+    ),
 )
 """Applied in this order; a kind's pattern runs (and is compiled, once per process) only on strings
 that contain one of its hints, so a plain ``ls -la`` costs a few substring tests."""
 
-ALL_HINTS = tuple({h for _, hints, _, _ in DEFAULT_PATTERNS for h in hints} | {"cookie", "pwd", "bearer"})
+ALL_HINTS = tuple({h for _, hints, _, _ in DEFAULT_PATTERNS for h in hints} | {"cookie", "pwd", "bearer", "auth"})
 """Lower-case substrings without which no default pattern and no secret key name can match: a record
 whose text has none of them (and no string longer than ``max_value``) is written as it is."""
 
@@ -219,6 +243,7 @@ SECRET_KEYS = frozenset(
         "proxyauthorization",
         "auth",
         "oauth",
+        "oauth2",
         "basicauth",
         "httpauth",
         "cookie",
@@ -244,7 +269,7 @@ SECRET_KEYS = frozenset(
         "signingsecret",
     }
 )
-SECRET_KEY_SUFFIXES = ("password", "secret", "apikey", "accesskey", "privatekey", "token", "passwd", "pwd")
+SECRET_KEY_SUFFIXES = ("password", "secret", "apikey", "accesskey", "privatekey", "token", "passwd", "pwd", "auth")
 
 _compiled: dict[str, re.Pattern[str]] = {}
 
@@ -270,6 +295,11 @@ def check_pattern(regex: str) -> str | None:
 def _secret_key(key: str) -> bool:
     norm = "".join(ch for ch in key.lower() if ch.isalnum())
     return norm in SECRET_KEYS or (len(norm) > 3 and norm.endswith(SECRET_KEY_SUFFIXES))
+
+
+def _is_pair(item: Any) -> bool:
+    """A header list's ``[name, value]`` entry."""
+    return isinstance(item, (list, tuple)) and len(item) == 2 and isinstance(item[0], str)
 
 
 def _leaves_redacted(value: Any, depth: int) -> Any:
@@ -352,8 +382,18 @@ class Redactor:
                     out[key] = REDACTED.format(kind="key")
                 else:
                     out[key] = self.apply(item, _depth + 1) if _depth < 64 else "[REDACTED:too-deep]"
+            named = value.get("name", value.get("key"))  # a header list's entry: {"name": "Cookie", "value": ...}
+            if isinstance(named, str) and _secret_key(named) and out.get("value") not in (None, "", True, False):
+                out["value"] = _leaves_redacted(value["value"], _depth + 1)
             return out
         if isinstance(value, (list, tuple)):
+            if _depth < 64 and value and all(_is_pair(item) for item in value):  # [["Cookie", "sid=..."], ...]
+                return [
+                    [self.text(k), _leaves_redacted(v, _depth + 2)]
+                    if _secret_key(k) and v not in (None, "", True, False)
+                    else [self.text(k), self.apply(v, _depth + 2)]
+                    for k, v in value
+                ]
             return [self.apply(item, _depth + 1) if _depth < 64 else "[REDACTED:too-deep]" for item in value]
         if value is None or isinstance(value, (bool, int, float)):
             return value
