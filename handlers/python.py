@@ -1,15 +1,17 @@
 """The ``python`` handler: a function called in-process (a hookgate extension to Claude Code's five types).
 
 Config: ``{type: python, callable: "package.module:function"}``. The function receives the event as a
-command hook would read it on stdin (a dict in the config's host format) and returns the hook's
-answer: a dict in Claude Code's output schema (what a command would print), a string (parsed with
-the same ``{`` rule as a command's stdout), or None (no decision). It gets a copy of the event, so
-nothing it does to that dict reaches the other handlers; a function that never changes its argument
-may say so with ``function.hookgate_readonly = True`` and is handed the event itself, without the
-copy (the default policy's guards do). It may be ``async def``. An
+command hook would read it on stdin (a dict in the config's host format) and returns the hook's answer: a
+dict in Claude Code's output schema (what a command would print), a string (parsed with the same ``{``
+rule as a command's stdout), or None (no decision). It gets a copy of the event, so nothing it does to
+that dict reaches the other handlers; a function that never changes its argument may say so with
+``function.hookgate_readonly = True`` and is handed the event itself, without the copy (the default
+policy's guards do). A wrapper made with ``functools.wraps`` (it has ``__wrapped__``) still gets a copy:
+``wraps`` copies the flag of the function it wraps, whatever the wrapper does. It may be ``async def``. An
 exception is a handler failure (a deny/block when ``failClosed``). A dict answer may carry a ``hookgate``
-object: details that become the result's ``meta`` (``explain`` prints them, the audit records them) and are
-not part of the hook output (the default policy's guards put the rule and the triggering command there).
+object: details that become the result's ``meta`` (``explain`` prints them, the audit records them) and
+are not part of the hook output (the default policy's guards put the rule and the triggering command
+there).
 
 No process is started, so a check costs microseconds instead of a Python start-up, and ``hookgate run``
 with only synchronous python handlers never imports asyncio. The price: an in-process function cannot
@@ -113,8 +115,8 @@ class PythonHandler(Handler):
         from gateway.dialects import host_payload
 
         payload: dict[str, Any] = host_payload(event, self.spec.dialect)
-        if getattr(function, "hookgate_readonly", False) is True:
-            return payload
+        if getattr(function, "hookgate_readonly", False) is True and not hasattr(function, "__wrapped__"):
+            return payload  # (a functools.wraps wrapper copies the flag of what it wraps: it gets a copy)
         copied: dict[str, Any] = json_copy(payload)
         return copied
 

@@ -90,14 +90,22 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-_YAML_NUMBER = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+")
-"""A number YAML 1.1 takes for a string: an exponent and no dot (``1e3``; ``1.0e+3`` is a float)."""
+_YAML_NUMBER = re.compile(r"[-+]?[0-9]+(?:\.[0-9]*)?[eE][-+]?[0-9]+")
+"""A number YAML 1.1 (PyYAML) takes for a string: an exponent without a dot or without a sign (``1e3``,
+``1.5e3``; ``1.0e+3`` is a float)."""
 
 
-def _yaml_float(text: str) -> str:
+def _yaml_float(text: str) -> str | None:
+    """``text`` as YAML 1.1 reads a float (``1e3`` -> ``1.0e+3``), or None when it is no finite number."""
+    import math
+
+    if not math.isfinite(float(text)):
+        return None
     mantissa, _, exponent = text.lower().partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
     sign = "" if exponent[:1] in "+-" else "+"
-    return f"{mantissa}.0e{sign}{exponent}"
+    return f"{mantissa}e{sign}{exponent}"
 
 
 def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
@@ -123,8 +131,9 @@ def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
         ):
             msg = f"{msg}, got {kind}"
             if err["type"] in ("float_type", "int_type") and isinstance(got, str) and _YAML_NUMBER.fullmatch(got):
-                # YAML 1.1 (PyYAML) reads an exponent without a dot (1e3) as text
-                msg += f" {got!r} (YAML reads an exponent without a dot as text: write {_yaml_float(got)})"
+                written = _yaml_float(got)  # YAML 1.1 (PyYAML) reads 1e3 or 1.5e3 as text
+                if written is not None:
+                    msg += f" {got!r} (YAML reads an exponent without a dot and a sign as text: write {written})"
         elif err["type"] in ("literal_error", "enum") and isinstance(got, str | int | float):
             shown = repr(got) if len(repr(got)) <= 60 else f"{repr(got)[:57]}..."
             msg = f"{msg}, got {shown}"  # one of fixed choices: the bad value is a typo, never a secret

@@ -49,3 +49,17 @@ seen_readonly.hookgate_readonly = True  # type: ignore[attr-defined]
 
 def seen_copy(event: dict[str, Any]) -> None:
     SEEN.append(event)
+
+
+def _mutating(function: Any) -> Any:
+    import functools
+
+    @functools.wraps(function)  # copies hookgate_readonly from what it wraps
+    def wrapper(event: dict[str, Any]) -> Any:
+        event["tool_input"]["command"] = "echo hi"
+        return function(event)
+
+    return wrapper
+
+
+wrapped_mutator = _mutating(seen_readonly)

@@ -155,6 +155,13 @@ def test_a_yaml_exponent_read_as_text_gets_a_hint_and_a_huge_timeout_a_short_war
     assert proc.returncode == 1
     assert "timeout: Input should be a valid number, got str '1e3' (YAML reads an exponent" in proc.stdout
     assert "write 1.0e+3)" in proc.stdout
+    for text, hint in (("1.5e3", "write 1.5e+3)"), ("1e400", None)):
+        cfg.write_text(
+            f"hooks:\n  Stop:\n    - hooks:\n        - {{type: command, command: 'true', timeout: {text}}}\n"
+        )
+        proc = run_hookgate(["validate", str(cfg)])
+        assert proc.returncode == 1 and "got str" in proc.stdout
+        assert (hint in proc.stdout) if hint else "write" not in proc.stdout, proc.stdout
     entry = {"type": "command", "command": "true", "timeout": 1e308}
     cfg = _write(tmp_path / "big.json", json.dumps({"hooks": {"Stop": [{"hooks": [entry]}]}}))
     proc = run_hookgate(["validate", str(cfg)])

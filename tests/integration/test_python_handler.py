@@ -59,6 +59,11 @@ async def test_a_function_that_declares_itself_readonly_gets_the_event_itself(tm
     copied, given = policy_funcs.SEEN
     assert given is event and copied is not event and copied == event  # a copy for the undeclared one
     assert event["tool_input"]["command"] == "rm -rf x"  # mutate changed only its own copy
+    policy_funcs.SEEN.clear()  # a functools.wraps wrapper inherits the flag, not the promise: it gets a copy
+    path = _config(tmp_path, _py("wrapped_mutator"), _py("deny_rm"))
+    async with Gateway.from_file(str(path)) as gw:
+        d = await gw.dispatch(event)
+    assert event["tool_input"]["command"] == "rm -rf x" and d.permission == "deny"
 
 
 async def test_missing_callable_is_reported_and_fails_closed(tmp_path: Path) -> None:
