@@ -155,6 +155,7 @@ class McpSection(ConfigSection):
                 compiler.issues.append(
                     f"{path}: mcpServers: expected an object keyed by server name, got {type(servers).__name__}"
                 )
+                compiler.mcp_invalid.add("*")  # every name it may have meant: reported here, not as missing
             else:
                 for name, raw in servers.items():
                     entry = _mcp_server(compiler, f"{path}: mcpServers.{name}", base_dir, raw)
@@ -207,7 +208,7 @@ class McpSection(ConfigSection):
                     if handler["type"] != "mcp_tool":
                         continue
                     name = handler["options"].get("server")
-                    if name not in servers and name in compiler.mcp_invalid:
+                    if name not in servers and (name in compiler.mcp_invalid or "*" in compiler.mcp_invalid):
                         continue  # its entry is reported invalid already: the config fails on that line
                     if name not in servers:
                         configured = f"configured: {', '.join(sorted(servers))}" if servers else "none is configured"

@@ -193,6 +193,8 @@ def test_a_server_entry_reported_invalid_is_not_reported_missing_too(tmp_path: P
     path = _write(tmp_path, {"mcpConfig": str(dot_mcp), "hooks": _hook()}, "viaconfig.json")
     (issue,) = _issues(path)
     assert issue.startswith(f"{dot_mcp}: mcpServers.policy.") and "no MCP server named" not in issue
+    path = _write(tmp_path, {"mcpServers": ["policy"], "hooks": _hook()}, "listed.json")  # invalid as a whole
+    assert _issues(path) == [f"{path}: mcpServers: expected an object keyed by server name, got list"]
 
 
 def test_the_server_may_be_defined_in_another_file(tmp_path: Path) -> None:
