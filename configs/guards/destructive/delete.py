@@ -98,7 +98,7 @@ def _inside(path: str, root: str) -> bool:
     return root != path and path.startswith(root.rstrip("/") + "/")
 
 
-def _holds(path: str, other: str) -> bool:
+def holds(path: str, other: str) -> bool:
     """Deleting ``path`` deletes ``other`` too (it is ``other`` or a parent of it)."""
     return other == path or _inside(other, path)
 
@@ -113,16 +113,16 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
     if path.startswith("/"):
         roots, allowed_paths = ctx.state.areas()
         for allowed in allowed_paths:
-            if _holds(allowed, path):
+            if holds(allowed, path):
                 return "an allowPaths entry"
         in_project = project is not None and project not in roots and _inside(path, project)
         if path not in roots and not in_project:  # a project in /tmp is still a project (cwd /tmp itself is not)
             for root in roots:
                 if root in ("/", home) or not _inside(path, root):
                     continue
-                if _holds(path, home) or (project and _holds(path, project)):
+                if holds(path, home) or (project and holds(path, project)):
                     return None
-                if word.globs() and any(_glob_holds(path, p) for p in (home, project) if p):
+                if word.globs() and any(_globholds(path, p) for p in (home, project) if p):
                     return None  # rm -rf /tmp/pr* from /tmp/proj
                 return "a temp directory"
     if word.globs() and any(c in word.text.rsplit("/", 1)[-1] for c in "*?[") and not _build_part(path, ctx, True):
@@ -156,7 +156,7 @@ BUILD_FILES = frozenset(
 )
 
 
-def _glob_holds(pattern: str, other: str) -> bool:
+def _globholds(pattern: str, other: str) -> bool:
     """Whether glob ``pattern`` (an absolute path) could name ``other`` or a parent of it."""
     import fnmatch
 
@@ -254,82 +254,6 @@ def check_removals(paths: list[str], shown: str, ctx: Ctx) -> str | None:
             reason = write_reason(full, f"`{shown}`", removal=True) or ""
             return ctx.hit("write.hook-config", shown, reason)
     return None
-
-
-_SHRED_VALUES = frozenset({"--iterations", "--size", "--random-source"})
-
-
-def check_shred(args: list[Word], shown: str, ctx: Ctx) -> str | None:
-    """``shred FILE...`` overwrites each file for good (``-u``/``--remove``: and deletes it): a write to each
-    (a disk device, a secrets file, hook configuration), and one outside the project, the temp roots and
-    ``allowPaths`` (or known only at run time) is denied like a recursive delete there (``shred.outside``)."""
-    targets, options, k = [], True, 0
-    while k < len(args):
-        w, text = args[k], args[k].text
-        if options and text == "--":
-            options = False
-        elif options and text.startswith("--"):
-            if text in ("--help", "--version"):
-                return None
-            k += text in _SHRED_VALUES  # --size 1M (``--size=1M`` is one word)
-        elif options and text.startswith("-") and len(text) > 1:
-            letters = text[1:]
-            at = next((i for i, c in enumerate(letters) if c in "ns"), -1)  # -n 3, -s 1M (or attached: -n3)
-            k += at == len(letters) - 1
-        else:
-            targets.append(w)
-        k += 1
-    from .writes import write_reason as shell_write_reason
-
-    removes = any(w.text == "--remove" or w.text.startswith("--remove=") or _short(w.text, "u") for w in args)
-    ctx.state.part = shown
-    for word in targets:
-        reason = shell_write_reason(word.text, shown, ctx)
-        if reason:
-            return reason
-        if _shred_allowed(word, ctx):
-            continue
-        path = resolve(word, ctx)
-        where = (
-            f"{path}, which is outside the project, a temp directory and allowPaths"
-            if path
-            else f"{word.text[:60]}, a path known only at run time that may lie outside the project"
-        )
-        what = "overwrites and deletes" if removes else "overwrites"
-        return ctx.hit(
-            "shred.outside",
-            shown,
-            f"`{shown}` {what} {where}; nothing can bring its content back, so {POLICY} blocks it. Shred files "
-            "inside the project, or ask the user.",
-        )
-    return None
-
-
-def _short(text: str, letter: str) -> bool:
-    """Whether ``text`` is a short-option cluster holding ``letter`` before any option value (``-vzu``)."""
-    if not text.startswith("-") or text.startswith("--"):
-        return False
-    for c in text[1:]:
-        if c == letter:
-            return True
-        if c in "ns":
-            return False
-    return False
-
-
-def _shred_allowed(word: Word, ctx: Ctx) -> bool:
-    """A shred target inside the project (the rule ``rm`` of a project file follows: it passes), below a temp
-    root or under ``allowPaths``."""
-    path = resolve(word, ctx)
-    if path is None:
-        return False
-    if allowed_area(word, ctx):
-        return True
-    project = ctx.state.project
-    if project is None:
-        return not path.startswith("/") and ctx.cwd is None
-    return project not in ("/", ctx.state.home()) and _holds(project, path)  # the project itself: a folder,
-    # which shred refuses (find . -exec shred -u {} +)
 
 
 def check_find(args: list[Word], ctx: Ctx, shown: str) -> str | None:

@@ -189,11 +189,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     texts = [w.text for w in args]
     shown = show(core)
     if name in ("rm", "rimraf", "unlink", "shred", "rmdir", "find"):
-        from .delete import check_find, check_removals, check_rm, check_shred
+        from .delete import check_find, check_removals, check_rm
 
         if name == "rm":
             return check_rm(args, shown, ctx)
         if name == "shred":
+            from .shred import check_shred
+
             return check_shred(args, shown, ctx)
         if name == "rimraf":  # npx rimraf dist: rm -rf in node's clothes
             return check_rm([Word("-r"), *args], shown, ctx)

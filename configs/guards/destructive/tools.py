@@ -15,7 +15,7 @@ judged here.
 from __future__ import annotations
 
 from .context import POLICY, Ctx
-from .delete import _holds, allowed_area, check_rm, resolve
+from .delete import allowed_area, check_rm, holds, resolve
 from .expand import long_opt
 from .getopt import getopt
 from .lexer import Word
@@ -49,11 +49,11 @@ def protected_root(word: Word, ctx: Ctx) -> str | None:
         return "/, the file system root"
     if path.count("/") == 1:
         return f"{path}, a top-level folder"
-    if any(_holds(root, path) for root in _SYSTEM):
+    if any(holds(root, path) for root in _SYSTEM):
         return f"{path}, a system folder"
-    if _holds(path, home):
+    if holds(path, home):
         return f"{path}, your home folder" if path == home else f"{path}, which holds your home folder"
-    if project and project != "/" and _holds(path, project):
+    if project and project != "/" and holds(path, project):
         return f"{path}, the project" if path == project else f"{path}, which holds the project"
     return None
 
