@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import ValidationError
 
 from gateway.config.documents import read_document
-from gateway.config.schema import pydantic_issues, suggest
+from gateway.config.schema import issues_under, suggest
 from gateway.errors import ConfigError
 from handlers.base import ConfigSection
 
@@ -98,7 +98,7 @@ def _mcp_server(compiler: Compilation, where: str, base_dir: str, raw: Any) -> d
     try:
         server = model.model_validate({**raw, "type": norm})
     except ValidationError as exc:
-        compiler.issues.extend(f"{where}.{i}" for i in pydantic_issues(exc, ""))
+        compiler.issues.extend(issues_under(where, exc))
         return None
     known = sorted(f.alias or n for n, f in model.model_fields.items())
     for key in server.model_extra or {}:

@@ -108,6 +108,12 @@ def _yaml_float(text: str) -> str | None:
     return f"{mantissa}e{sign}{exponent}"
 
 
+def issues_under(where: str, exc: ValidationError) -> list[str]:
+    """``pydantic_issues`` of ``exc`` as fields of ``where`` (``where.field: ...``); an error of the whole
+    object (a model validator's: no field) as ``where: ...``."""
+    return [f"{where}{i}" if i.startswith(":") else f"{where}.{i}" for i in pydantic_issues(exc, "")]
+
+
 def pydantic_issues(exc: ValidationError, prefix: str) -> list[str]:
     """One ``prefix.path.inside: what was expected`` line per pydantic error."""
     issues = []
@@ -201,7 +207,7 @@ class Compilation(ABC):
         try:
             value = model.model_validate(raw)
         except ValidationError as exc:
-            self.issues.extend(f"{where}.{i}" for i in pydantic_issues(exc, ""))
+            self.issues.extend(issues_under(where, exc))
             return None
         if unknown is not None:
             choices = known if known is not None else sorted(f.alias or n for n, f in model.model_fields.items())

@@ -41,7 +41,7 @@ KIRO_AGENT_KEYS = {
 
 def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[str, Any]) -> None:
     """Validate the non-hook sections of one config document into ``compiler``."""
-    from gateway.config.schema import GATEWAY_SECTIONS, Settings, pydantic_issues, suggest
+    from gateway.config.schema import GATEWAY_SECTIONS, Settings, issues_under, suggest
 
     if "settings" in doc:
         try:
@@ -49,7 +49,7 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
             compiler.settings = Settings.model_validate(merged).model_dump()
         except (ValidationError, TypeError) as exc:
             if isinstance(exc, ValidationError):
-                compiler.issues.extend(f"{path}: settings.{i}" for i in pydantic_issues(exc, ""))
+                compiler.issues.extend(issues_under(f"{path}: settings", exc))
             else:
                 compiler.issues.append(f"{path}: settings: expected an object")
     known = set(GATEWAY_SECTIONS)

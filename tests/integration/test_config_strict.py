@@ -286,3 +286,10 @@ def test_a_policy_hook_with_a_hookgate_typo_fails_closed_naming_it(tmp_path: Pat
     cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
     run = run_hookgate(["run", "--config", str(cfg)], {**RM_RF, "tool_input": {"command": "ls"}})
     assert run.returncode == 2 and "invalid choice: 'runn'" in run.stderr
+
+
+def test_an_error_of_the_whole_handler_is_reported_at_the_handler(tmp_path: Path) -> None:
+    entry = {"type": "python"}  # neither callable nor hook: the model's own check, on no one field
+    cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1 and "hooks.PreToolUse[0].hooks[0]: a python handler names either" in proc.stdout
