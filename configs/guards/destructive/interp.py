@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from .context import Ctx
-from .lexer import Word
+from .lexer import Unanalysable, Word
 from .selfguard import check_code_literals
 
 _Q = "'\"`"
@@ -265,6 +265,7 @@ def _check_tcl(kind: str, code: str, end: int, ctx: Ctx) -> str | None:
     return None
 
 
+_TCL_MAX_WORDS = 1000  # words one Tcl command may hold; more is refused as unanalysable
 _TCL_HOME = ("$env(HOME)", "$::env(HOME)", "${env(HOME)}", "${::env(HOME)}")
 
 
@@ -273,7 +274,9 @@ def _tcl_words(code: str, i: int) -> list[Word]:
     literally, ``"..."`` and bare words holding ``$`` or ``[`` are known only at run time (``$env(HOME)``: ``~``)."""
     words: list[Word] = []
     n = len(code)
-    while len(words) < 200:
+    while True:
+        if len(words) > _TCL_MAX_WORDS:
+            raise Unanalysable(f"runs a Tcl command of more than {_TCL_MAX_WORDS} words, too many")
         while (i < n and code[i] in " \t") or code.startswith("\\\n", i):
             i += 2 if code[i] == "\\" else 1
         if i >= n or code[i] in ";\n]}":

@@ -19,7 +19,9 @@ import re
 
 from .context import Ctx
 from .expand import Cmd
-from .lexer import Word
+from .lexer import Unanalysable, Word
+
+MAX_STATEMENTS = 500  # statements one script (or one group's inside) may hold; more is refused as unanalysable
 
 # CLI parameters: (name, shortest abbreviation, what it takes: a value, or the script in some form)
 _PARAMETERS = (
@@ -306,7 +308,9 @@ def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[s
     ``( )``/``$( )``/``{ }`` groups (each one word of the statement that holds it, known only at run time)."""
     r = _Reader(script)
     i, n = 0, len(script)
-    while i < n and len(r.statements) < 500:
+    while i < n:
+        if len(r.statements) > MAX_STATEMENTS:
+            raise Unanalysable(f"runs a PowerShell script of more than {MAX_STATEMENTS} statements, too many")
         c = script[i]
         if c in " \t\r":
             r.end_word()
@@ -366,6 +370,8 @@ def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[s
             r.add(c)
         i += 1
     r.end_statement(n, False)
+    if len(r.statements) > MAX_STATEMENTS:
+        raise Unanalysable(f"runs a PowerShell script of more than {MAX_STATEMENTS} statements, too many")
     return r.statements, r.groups
 
 

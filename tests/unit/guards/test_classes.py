@@ -887,3 +887,39 @@ def test_one_liners_importing_under_an_alias_are_checked(command: str) -> None:
 @pytest.mark.parametrize("command", ALIASED_NEAR_MISSES)
 def test_one_liners_without_a_destructive_literal_pass(command: str) -> None:
     assert rule_of(command.strip()) is None
+
+
+# ---------------------------------------------------------------------------- PowerShell and Tcl: limits, reading
+
+_RP = "Remove-Item -Recurse ~"
+_LONG_PS = "x;" * 500 + _RP
+
+
+def _encoded(script: str) -> str:
+    import base64
+
+    return base64.b64encode(script.encode("utf-16-le")).decode()
+
+
+OVER_A_LIMIT = [
+    "pwsh -c '" + _LONG_PS + "'",
+    "pwsh -c '" + "x|" * 500 + _RP + "'",
+    "pwsh -c '" + "x && " * 500 + _RP + "'",
+    "pwsh -c 'if (1) { " + _LONG_PS + " }'",
+    "pwsh -EncodedCommand " + _encoded(_LONG_PS),
+    "powershell '" + "x; " * 500 + _RP + "'",
+    "printf '" + _LONG_PS + "' | pwsh -",
+    "pwsh -c '" + "Get-Date;" * 600 + "'",
+    "tclsh <<< 'exec ls " + "x " * 1001 + "'",
+]
+
+
+@pytest.mark.parametrize("command", OVER_A_LIMIT)
+def test_scripts_over_a_limit_are_refused_not_read_in_part(command: str) -> None:
+    assert rule_of(command) == "deny:parse.unanalysable"
+
+
+def test_scripts_at_the_limit_are_read_to_the_end() -> None:
+    assert rule_of("pwsh -c '" + "x;" * 499 + _RP + "'") == RM
+    assert rule_of("pwsh -c '" + "Get-Date;" * 499 + "'") is None
+    assert rule_of("tclsh <<< 'exec rm " + "x " * 990 + "-rf ~'") == RM
