@@ -51,6 +51,50 @@ _START_VALUES = frozenset(
     {"workingdirectory", "verb", "windowstyle", "redirectstandardinput", "redirectstandardoutput"}
     | {"redirectstandarderror", "credential", "environment"}
 )
+# common parameters (every cmdlet has them) that take a value, their switches, and their aliases
+_COMMON_VALUES = (
+    "erroraction",
+    "warningaction",
+    "informationaction",
+    "progressaction",
+    "errorvariable",
+    "warningvariable",
+    "informationvariable",
+    "outvariable",
+    "outbuffer",
+    "pipelinevariable",
+)
+_COMMON = (*_COMMON_VALUES, "debug", "verbose", "whatif", "confirm")
+_COMMON_ALIASES = {
+    "ea": "erroraction",
+    "wa": "warningaction",
+    "infa": "informationaction",
+    "proga": "progressaction",
+    "ev": "errorvariable",
+    "wv": "warningvariable",
+    "iv": "informationvariable",
+    "ov": "outvariable",
+    "ob": "outbuffer",
+    "pv": "pipelinevariable",
+    "db": "debug",
+    "vb": "verbose",
+    "wi": "whatif",
+    "cf": "confirm",
+}
+_REMOVE_PARAMS = (
+    "path",
+    "literalpath",
+    "filter",
+    "include",
+    "exclude",
+    "recurse",
+    "force",
+    "credential",
+    "stream",
+    *_COMMON,
+)
+_REMOVE_ALIASES = {**_COMMON_ALIASES, "pspath": "literalpath", "lp": "literalpath"}
+_VALUE_PARAMS = frozenset({"filter", "include", "exclude", "credential", "stream", *_COMMON_VALUES})
 _MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
 _HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
 _NET_DELETE = r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\")\s*(,\s*\$true)?"
@@ -198,28 +242,28 @@ def _verdict(source: str, argv: list[Word], shown: str, ctx: Ctx) -> str | None:
 
 
 def _removal(args: list[Word], piped: bool) -> list[Word] | None:
-    """``Remove-Item ARGS`` as an ``rm`` command line (None: it deletes nothing, ``-WhatIf``)."""
+    """``Remove-Item ARGS`` as an ``rm`` command line (None: it deletes nothing, ``-WhatIf`` or ``-WhatIf:$true``).
+    Parameters are matched as PowerShell does (a name's unique prefix, or an alias); the value of ``-Filter``,
+    ``-ErrorAction`` and the other value parameters is not a path."""
     recursive, paths, i = False, [], 0
     while i < len(args):
         w = args[i]
         text = w.text
         if text.startswith("-") and len(text) > 1:
             name, colon, value = text[1:].partition(":")
-            key = name.lower()
-            off = colon and value.lower() == "$false"
-            if "recurse".startswith(key) or re.fullmatch(r"[rRfvdiI]*[rR][rRfvdiI]*", name):  # -Recurse, -r, -rf
-                recursive = recursive or not off
-            elif "whatif".startswith(key) and len(key) >= 2 and not off:
-                return None
-            elif key in ("lp", "pspath") or ("path".startswith(key) and len(key) >= 2) or "literalpath".startswith(key):
+            param = _resolve(name.lower(), _REMOVE_PARAMS, _REMOVE_ALIASES)
+            if param == "recurse" or (param is None and re.fullmatch(r"[rRfvdiI]*[rR][rRfvdiI]*", name)):  # -rf
+                recursive = recursive or not (colon and value.lower() == "$false")
+            elif param == "whatif":
+                if not colon or value.lower() == "$true":  # -WhatIf:0, -WhatIf:$null... delete
+                    return None
+            elif param in ("path", "literalpath"):
                 if colon:
                     paths.append(_word(_path(value), w.literal))
                 elif i + 1 < len(args):
                     i += 1
                     paths += _paths(args[i])
-            elif len(key) >= 2 and any(
-                f.startswith(key) for f in ("filter", "include", "exclude", "credential", "stream")
-            ):
+            elif param in _VALUE_PARAMS:
                 i += 0 if colon else 1
         else:
             paths += _paths(w)
@@ -227,6 +271,15 @@ def _removal(args: list[Word], piped: bool) -> list[Word] | None:
     if piped and not paths:  # Get-ChildItem ~ | Remove-Item -Recurse: the paths come from the pipeline
         paths.append(_word("$input", False))
     return [Word("rm"), *([Word("-rf")] if recursive else []), *paths]
+
+
+def _resolve(key: str, names: tuple[str, ...], aliases: dict[str, str]) -> str | None:
+    """The parameter ``-KEY`` names: an alias, a whole name, or the one name it is a prefix of (None: no
+    parameter, or several: PowerShell refuses an ambiguous abbreviation)."""
+    if key in aliases:
+        return aliases[key]
+    found = [n for n in names if n.startswith(key)]
+    return found[0] if len(found) == 1 or key in found else None
 
 
 def _paths(w: Word) -> list[Word]:
