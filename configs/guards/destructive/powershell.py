@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .context import Ctx
+from .context import POLICY, Ctx
 from .expand import Cmd
 from .lexer import Unanalysable, Word
 
@@ -95,6 +95,7 @@ _REMOVE_PARAMS = (
 )
 _REMOVE_ALIASES = {**_COMMON_ALIASES, "pspath": "literalpath", "lp": "literalpath"}
 _VALUE_PARAMS = frozenset({"filter", "include", "exclude", "credential", "stream", *_COMMON_VALUES})
+_FETCH = r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|downloadstring|downloadfile)\b"
 _MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
 _HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
 _NET_DELETE = r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\")\s*(,\s*\$true)?"
@@ -146,7 +147,26 @@ def check_powershell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, sho
         if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
             return ctx.hit("exec.download", shown, download_reason())
         script = stdin_text(kind, src)
+        if script is None and (
+            kind == "pipe" or (kind == "file" and isinstance(src, Word) and src.text != "/dev/null")
+        ):
+            return _unseen_stdin(kind, src, shown, ctx)
     return _check_script(script, shown, ctx) if script else None
+
+
+def _unseen_stdin(kind: str, src: Word | Cmd | None, shown: str, ctx: Ctx) -> str | None:
+    """PowerShell reading its script from a pipe or file hookgate cannot see (``cat x.ps1 | pwsh -``)."""
+    from .expand import show
+
+    where = show(src.words, src.redirs, 60) + " |" if isinstance(src, Cmd) else "< " + getattr(src, "text", "")
+    return ctx.hit(
+        "exec.unseen",
+        shown[:80],
+        (
+            f"`{shown[:80]}` runs PowerShell code from `{where}`, which hookgate cannot see, so {POLICY} blocks it. "
+            "Run the commands directly instead."
+        ),
+    )
 
 
 def _decoded(text: str) -> str | None:
@@ -169,10 +189,12 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
             if reason:
                 return reason
     statements, groups = _statements(script)
+    producer: tuple[list[Word], str] | None = None
     for words, piped, source in statements:
-        reason = _check_statement(words, piped, source, shown, ctx)
+        reason = _check_statement(words, producer if piped else None, source, shown, ctx)
         if reason:
             return reason
+        producer = words, source
         if words and words[0].text.lower() in _MOVES:  # Set-Location ..: later relative paths are elsewhere
             ctx = ctx.moved_to(None, True)
     for group in groups:  # ( ), $( ), { }: their statements run too
@@ -182,18 +204,28 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
     return None
 
 
-def _check_statement(words: list[Word], piped: bool, source: str, shown: str, ctx: Ctx) -> str | None:
+def _check_statement(
+    words: list[Word], producer: tuple[list[Word], str] | None, source: str, shown: str, ctx: Ctx
+) -> str | None:
+    """One statement (``producer``: the statement piped into it, with its text, or None)."""
+    piped = producer is not None
     while words and words[0].text in ("&", "."):  # the call operator, dot-sourcing
         words = words[1:]
     if not words:
         return None
     head = words[0].text.lower()
     if head in _EVAL:
-        for w in words[1:]:
-            if not w.text.startswith("-"):
-                reason = _check_script(w.text, shown, ctx.deeper()) if w.literal else None
-                if reason:
-                    return reason
+        code = [w for w in words[1:] if not w.text.startswith("-")]
+        if not code and producer is not None:  # '...' | iex: the script is what the pipe carries
+            return _piped_code(producer, source, shown, ctx)
+        for w in code:
+            if not w.literal and re.search(_FETCH, w.text, re.IGNORECASE):  # iex (iwr https://...)
+                from .programs import download_reason
+
+                return ctx.hit("exec.download", " ".join(source.split())[:80], download_reason())
+            reason = _check_script(w.text, shown, ctx.deeper()) if w.literal else None
+            if reason:
+                return reason
         return None
     if head in _REMOVE:
         argv = _removal(words[1:], piped)
@@ -202,6 +234,32 @@ def _check_statement(words: list[Word], piped: bool, source: str, shown: str, ct
         argv = _started(words[1:])
         return _verdict(source, argv, shown, ctx) if argv else None
     return _verdict(source, words, shown, ctx)  # a native command: git reset --hard, /bin/rm -rf /
+
+
+def _piped_code(producer: tuple[list[Word], str], source: str, shown: str, ctx: Ctx) -> str | None:
+    """``PRODUCER | iex``: a literal string or here-string (or ``echo``/``Write-Output`` of literals) is checked
+    as the script it is; anything else is code hookgate cannot see (``exec.unseen``; a download:
+    ``exec.download``), as ``... | sh`` is."""
+    words, text = producer
+    head = words[0].text.lower()
+    lead = text.lstrip()
+    if len(words) == 1 and words[0].literal and lead[:1] in ("'", '"', "@"):
+        return _check_script(words[0].text, shown, ctx.deeper())
+    if head in ("echo", "write-output", "write") and all(w.literal for w in words[1:]):
+        return _check_script("\n".join(w.text for w in words[1:]), shown, ctx.deeper())
+    part = f"{' '.join(text.split())[:60]} | {' '.join(source.split())[:20]}"
+    if re.search(_FETCH, text, re.IGNORECASE):
+        from .programs import download_reason
+
+        return ctx.hit("exec.download", part, download_reason())
+    return ctx.hit(
+        "exec.unseen",
+        part,
+        (
+            f"Piping the output of `{' '.join(text.split())[:60]}` into `{' '.join(source.split())[:20]}` runs "
+            f"PowerShell code that hookgate cannot see, so {POLICY} blocks it. Run the commands directly instead."
+        ),
+    )
 
 
 def _started(args: list[Word]) -> list[Word] | None:
@@ -382,6 +440,17 @@ def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[s
         elif c == "<" and script.startswith("<#", i):
             end = script.find("#>", i + 2)
             i = n if end < 0 else end + 1
+        elif c == "@" and script[i + 1 : i + 2] in ("'", '"') and not r.in_word:  # a here-string: @' ... '@
+            quote, nl = script[i + 1], script.find("\n", i + 2)
+            end = script.find("\n" + quote + "@", nl) if nl >= 0 else -1
+            body = script[nl + 1 : end if end >= 0 else n] if nl >= 0 else script[i + 2 :]
+            if quote == '"':
+                for k in (m.start() for m in re.finditer(r"\$\(", body)):
+                    r.groups.append(body[k + 2 : _close(body, k + 1)])
+                r.add(re.sub(r"`(.)", r"\1", body), "$" not in body)
+            else:
+                r.add(body)
+            i = end + 2 if end >= 0 else n
         elif c == "'":
             end = i + 1
             while True:
