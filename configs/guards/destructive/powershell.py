@@ -47,10 +47,6 @@ _REMOVE = frozenset(
 )
 _EVAL = frozenset({"invoke-expression", "iex"})
 _START = frozenset({"start-process", "saps", "start"})
-_START_VALUES = frozenset(
-    {"workingdirectory", "verb", "windowstyle", "redirectstandardinput", "redirectstandardoutput"}
-    | {"redirectstandarderror", "credential", "environment"}
-)
 # common parameters (every cmdlet has them) that take a value, their switches, and their aliases
 _COMMON_VALUES = (
     "erroraction",
@@ -95,6 +91,18 @@ _REMOVE_PARAMS = (
 )
 _REMOVE_ALIASES = {**_COMMON_ALIASES, "pspath": "literalpath", "lp": "literalpath"}
 _VALUE_PARAMS = frozenset({"filter", "include", "exclude", "credential", "stream", *_COMMON_VALUES})
+_START_VALUES = frozenset(
+    {"workingdirectory", "verb", "windowstyle", "redirectstandardinput", "redirectstandardoutput"}
+    | {"redirectstandarderror", "credential", "environment", *_COMMON_VALUES}
+)
+_START_PARAMS = (
+    *("filepath", "argumentlist", "loaduserprofile", "nonewwindow", "passthru", "wait", "usenewenvironment"),
+    *sorted(_START_VALUES - set(_COMMON_VALUES)),
+    *_COMMON,
+)
+_START_ALIASES = {**_COMMON_ALIASES, "path": "filepath", "pspath": "filepath", "args": "argumentlist"}
+_START_ALIASES |= {"al": "argumentlist", "lup": "loaduserprofile", "nnw": "nonewwindow", "rse": "redirectstandarderror"}
+_START_ALIASES |= {"rsi": "redirectstandardinput", "rso": "redirectstandardoutput"}
 _FETCH = r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|downloadstring|downloadfile)\b"
 _MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
 _HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
@@ -223,7 +231,7 @@ def _check_statement(
                 from .programs import download_reason
 
                 return ctx.hit("exec.download", " ".join(source.split())[:80], download_reason())
-            reason = _check_script(w.text, shown, ctx.deeper()) if w.literal else None
+            reason = _check_script(w.text.replace(_SEP, ","), shown, ctx.deeper()) if w.literal else None
             if reason:
                 return reason
         return None
@@ -231,9 +239,12 @@ def _check_statement(
         argv = _removal(words[1:], piped)
         return _verdict(source, argv, shown, ctx) if argv else None
     if head in _START:
-        argv = _started(words[1:])
-        return _verdict(source, argv, shown, ctx) if argv else None
-    return _verdict(source, words, shown, ctx)  # a native command: git reset --hard, /bin/rm -rf /
+        for argv in _started(words[1:]):
+            reason = _verdict(source, argv, shown, ctx)
+            if reason:
+                return reason
+        return None
+    return _verdict(source, _elements(words), shown, ctx)  # a native command: git reset --hard, /bin/rm -rf /
 
 
 def _piped_code(producer: tuple[list[Word], str], source: str, shown: str, ctx: Ctx) -> str | None:
@@ -243,10 +254,10 @@ def _piped_code(producer: tuple[list[Word], str], source: str, shown: str, ctx: 
     words, text = producer
     head = words[0].text.lower()
     lead = text.lstrip()
-    if len(words) == 1 and words[0].literal and lead[:1] in ("'", '"', "@"):
-        return _check_script(words[0].text, shown, ctx.deeper())
+    if len(words) == 1 and words[0].literal and lead[:1] in ("'", '"', "@"):  # a string, or an array of them
+        return _check_script("\n".join(words[0].text.split(_SEP)), shown, ctx.deeper())
     if head in ("echo", "write-output", "write") and all(w.literal for w in words[1:]):
-        return _check_script("\n".join(w.text for w in words[1:]), shown, ctx.deeper())
+        return _check_script("\n".join(w.text for w in _elements(words[1:])), shown, ctx.deeper())
     part = f"{' '.join(text.split())[:60]} | {' '.join(source.split())[:20]}"
     if re.search(_FETCH, text, re.IGNORECASE):
         from .programs import download_reason
@@ -262,33 +273,69 @@ def _piped_code(producer: tuple[list[Word], str], source: str, shown: str, ctx: 
     )
 
 
-def _started(args: list[Word]) -> list[Word] | None:
-    """``Start-Process FILE [ARGS]`` (``-FilePath``, ``-ArgumentList``/``-Args``: a comma list, or one string
-    split at spaces) as the command line it starts."""
+def _started(args: list[Word]) -> list[list[Word]]:
+    """``Start-Process FILE [ARGS]`` (``-FilePath``, ``-ArgumentList``/``-Args``) as the command lines it may
+    start: an array's elements each one word (as Windows quotes them) and joined with spaces and split again (as
+    pwsh on Linux passes them); one string split as a command line (double quotes group, ``\\"`` is a quote)."""
     named: dict[str, Word] = {}
     positional: list[Word] = []
     i = 0
     while i < len(args):
         text = args[i].text
-        key = text[1:].lower() if text.startswith("-") and text[1:].isalpha() else ""  # not '-rf','~'
-
-        if key and ("filepath".startswith(key) or key in ("argumentlist", "args", "al")):
-            if i + 1 < len(args):
-                named["file" if key[0] == "f" else "args"] = args[i + 1]
-            i += 2
+        name, colon, value = text[1:].partition(":")
+        param = _resolve(name.lower(), _START_PARAMS, _START_ALIASES) if text[:1] == "-" and name.isalpha() else None
+        if param in ("filepath", "argumentlist"):
+            given = _word(value, args[i].literal) if colon else args[i + 1] if i + 1 < len(args) else None
+            if given is not None:
+                named[param] = given
+            i += 1 if colon else 2
             continue
-        if key:
-            i += 1 + (key in _START_VALUES)  # -WorkingDirectory DIR, -Verb RunAs...: a value; -Wait: none
+        if param is not None or (text[:1] == "-" and name.isalpha()):  # -Wait: none; -Verb RunAs: a value
+            i += 1 + (param in _START_VALUES and not colon)
             continue
         positional.append(args[i])
         i += 1
-    file = named.get("file") or (positional[0] if positional else None)
-    listed = named.get("args") or (positional[1] if len(positional) > 1 and "file" not in named else None)
+    file = named.get("filepath") or (positional[0] if positional else None)
+    listed = named.get("argumentlist")
+    if listed is None and len(positional) > 1 and "filepath" not in named:
+        listed = positional[1]
     if file is None:
-        return None
-    parts = [p for item in (listed.text.split(",") if listed else []) for p in item.split()]
+        return []
+    head = _word(file.text.replace(_SEP, ","), file.literal)
     literal = listed.literal if listed else True
-    return [_word(file.text, file.literal), *(_word(p.strip("'\""), literal) for p in parts)]
+    elements = [e for e in listed.text.split(_SEP) if e] if listed else []
+    lines = [_command_line(" ".join(elements))]
+    if len(elements) > 1:
+        lines.append(elements)
+    return [[head, *(_word(p, literal) for p in line)] for line in lines]
+
+
+def _command_line(text: str) -> list[str]:
+    """A command-line string split as .NET and the C runtime split one: blanks separate, double quotes group,
+    ``\\"`` is a quote."""
+    out: list[str] = []
+    piece: list[str] = []
+    quoted = started = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and text.startswith('"', i + 1):
+            piece.append('"')
+            started, i = True, i + 2
+            continue
+        if c == '"':
+            quoted, started = not quoted, True
+        elif c in " \t" and not quoted:
+            if started:
+                out.append("".join(piece))
+            piece, started = [], False
+        else:
+            piece.append(c)
+            started = True
+        i += 1
+    if started:
+        out.append("".join(piece))
+    return out
 
 
 def _verdict(source: str, argv: list[Word], shown: str, ctx: Ctx) -> str | None:
@@ -341,8 +388,15 @@ def _resolve(key: str, names: tuple[str, ...], aliases: dict[str, str]) -> str |
 
 
 def _paths(w: Word) -> list[Word]:
-    """The paths of one argument (``a,b`` is two), as ``rm`` reads them."""
-    return [_word(_path(p.strip()), w.literal) for p in w.text.split(",") if p.strip()]
+    """The paths of one argument (``a,b`` is two, and so is ``'a,b'``, to be safe), as ``rm`` reads them."""
+    return [_word(_path(p.strip()), w.literal) for p in w.text.replace(_SEP, ",").split(",") if p.strip()]
+
+
+def _elements(words: list[Word]) -> list[Word]:
+    """``words`` with each array (``a,b``) as its elements: how PowerShell passes them to a native command."""
+    if not any(_SEP in w.text for w in words):
+        return words
+    return [_word(p, w.literal) for w in words for p in (w.text.split(_SEP) if _SEP in w.text else [w.text]) if p]
 
 
 def _path(text: str) -> str:
@@ -360,6 +414,7 @@ def _word(text: str, literal: bool) -> Word:
 
 
 _OPENERS = {"(": ")", "{": "}"}
+_SEP = "\x1f"  # between the elements of an array word (a,b), as the reader builds it
 
 
 def _close(text: str, i: int) -> int:
@@ -399,6 +454,11 @@ class _Reader:
         self.piece.append(text)
         self.in_word = True
         self.literal = self.literal and literal
+
+    def reopen(self) -> None:
+        """Go on building the last word (``'a' , 'b'``: the comma joins them)."""
+        last = self.words.pop()
+        self.piece, self.in_word, self.literal = [last.text], True, last.literal
 
     def end_word(self) -> None:
         if self.in_word:
@@ -482,6 +542,12 @@ def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[s
             i = close
         elif c in ")}":
             r.end_word()
+        elif c == ",":  # an array: a, b is one word, its elements apart
+            if not r.in_word and r.words:
+                r.reopen()
+            r.add(_SEP)
+            while i + 1 < n and script[i + 1] in " \t":
+                i += 1
         elif c == "$":
             m = re.compile(r"\$(?:\{[^}]*\}|[\w:?]*)").match(script, i)
             var = m.group(0) if m else "$"
