@@ -103,6 +103,12 @@ _START_PARAMS = (
 _START_ALIASES = {**_COMMON_ALIASES, "path": "filepath", "pspath": "filepath", "args": "argumentlist"}
 _START_ALIASES |= {"al": "argumentlist", "lup": "loaduserprofile", "nnw": "nonewwindow", "rse": "redirectstandarderror"}
 _START_ALIASES |= {"rsi": "redirectstandardinput", "rso": "redirectstandardoutput"}
+_LIST = frozenset({"get-childitem", "gci", "ls", "dir", "microsoft.powershell.management\\get-childitem"})
+_LIST_VALUES = frozenset({"filter", "include", "exclude", "attributes", *_COMMON_VALUES})
+_LIST_PARAMS = (
+    *("path", "literalpath", "recurse", "depth", "force", "name", "followsymlink", "directory", "file", "hidden"),
+    *("readonly", "system", "filter", "include", "exclude", "attributes", *_COMMON),
+)
 _FETCH = r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|downloadstring|downloadfile)\b"
 _MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
 _HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
@@ -237,6 +243,9 @@ def _check_statement(
         return None
     if head in _REMOVE:
         argv = _removal(words[1:], piped)
+        roots = _listed_tree(producer[0]) if producer is not None and argv and "$input" in argv[-1].text else None
+        if argv and roots:  # gci ~ -Recurse | Remove-Item: every item under ~, as rm -rf ~
+            argv = [Word("rm"), Word("-rf"), *roots]
         return _verdict(source, argv, shown, ctx) if argv else None
     if head in _START:
         for argv in _started(words[1:]):
@@ -376,6 +385,32 @@ def _removal(args: list[Word], piped: bool) -> list[Word] | None:
     if piped and not paths:  # Get-ChildItem ~ | Remove-Item -Recurse: the paths come from the pipeline
         paths.append(_word("$input", False))
     return [Word("rm"), *([Word("-rf")] if recursive else []), *paths]
+
+
+def _listed_tree(words: list[Word]) -> list[Word] | None:
+    """The folders a recursive listing (``Get-ChildItem ~ -Recurse``, ``gci -r``, ``-Depth N``) walks (``.``
+    when none is named), or None when ``words`` is not one."""
+    if not words or words[0].text.lower() not in _LIST:
+        return None
+    recursive, roots, i = False, [], 1
+    while i < len(words):
+        w = words[i]
+        name, colon, value = w.text[1:].partition(":")
+        key = name.lower() if w.text[:1] == "-" and len(w.text) > 1 else ""
+        if key and "recurse".startswith(key):
+            recursive = recursive or not (colon and value.lower() == "$false")
+        elif key and len(key) >= 2 and "depth".startswith(key):
+            recursive, i = True, i + (not colon)
+        elif key in ("pspath", "lp") or (len(key) >= 2 and ("path".startswith(key) or "literalpath".startswith(key))):
+            given = _word(value, w.literal) if colon else words[i + 1] if i + 1 < len(words) else None
+            roots += _paths(given) if given is not None else []
+            i += not colon
+        elif key:
+            i += _resolve(key, _LIST_PARAMS, _COMMON_ALIASES) in _LIST_VALUES and not colon
+        elif not roots:
+            roots += _paths(w)
+        i += 1
+    return (roots or [_word(".", True)]) if recursive else None
 
 
 def _resolve(key: str, names: tuple[str, ...], aliases: dict[str, str]) -> str | None:
