@@ -112,7 +112,10 @@ _LIST_PARAMS = (
 _FETCH = r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|downloadstring|downloadfile)\b"
 _MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
 _HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
-_NET_DELETE = r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\")\s*(,\s*\$true)?"
+# [System.IO.Directory]::Delete(PATH[, RECURSIVE]) ([Directory] after `using namespace System.IO`)
+_NET_DELETE = (
+    r"\[(?:System\.)?(?:IO\.)?(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\"|\$\{?[\w:]+\}?)\s*(?:,([^)]*))?"
+)
 
 
 def _parameter(text: str) -> str | None:
@@ -197,8 +200,9 @@ def _decoded(text: str) -> str | None:
 def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
     if "::" in script:  # [System.IO.Directory]::Delete('/home/user', $true)
         for m in re.finditer(_NET_DELETE, script, re.IGNORECASE):
-            recursive = m.group(1).lower() == "directory" and m.group(3) is not None
-            path = _word(_path(m.group(2)[1:-1]), m.group(2)[0] == "'" or "$" not in m.group(2))
+            second = (m.group(3) or "").strip().lower()
+            recursive = m.group(1).lower() == "directory" and second not in ("", "$false", "0")  # 1, [bool]1...
+            path = _net_path(m.group(2))
             reason = _verdict(m.group(0), [Word("rm"), *([Word("-rf")] if recursive else []), path], shown, ctx)
             if reason:
                 return reason
@@ -216,6 +220,15 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
         if reason:
             return reason
     return None
+
+
+def _net_path(raw: str) -> Word:
+    """The path argument of a .NET delete: a quoted string or a variable (``$HOME``: ``~``)."""
+    if raw[0] == "$":
+        home = raw.lower() in _HOME_VARS
+        return _word("~" if home else raw, home)
+    body = raw[1:-1] if raw[0] == "'" else _home(raw[1:-1])
+    return _word(_path(body), raw[0] == "'" or "$" not in body)
 
 
 def _check_statement(
