@@ -311,9 +311,11 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word], alternati
         if name == "tmux":
             return Unwrapped([], strings + _tmux(args), feeder, replace)
         if name == "expect":
-            _, opts, _ = getopt(args, short_arg, long_arg, optional)
+            operands, opts, _ = getopt(args, short_arg, long_arg, optional)
             tcl = "\n".join(v for o, v in opts if o == "-c")
-            return Unwrapped([], strings + _expect(tcl), feeder, replace)
+            reads_stdin = "-f" not in names(opts) and operands[:1] in ([], ["-"], ["/dev/stdin"])
+            tclsh = [Word("tclsh")] if reads_stdin else []  # expect <<< 'exec ...': a Tcl program on stdin
+            return Unwrapped(tclsh, strings + _expect(tcl), feeder, replace)
         if name == "parallel":
             return _parallel(words[1:], strings)
         _, opts, stop = getopt(args, short_arg, long_arg, optional, permute=False)
