@@ -386,7 +386,7 @@ def _removal(args: list[Word], piped: bool) -> list[Word] | None:
                     return None
             elif param in ("path", "literalpath"):
                 if colon:
-                    paths.append(_word(_path(value), w.literal))
+                    paths += _paths(_word(value, w.literal))
                 elif i + 1 < len(args):
                     i += 1
                     paths += _paths(args[i])

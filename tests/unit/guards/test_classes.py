@@ -234,6 +234,9 @@ INTERPRETERS = [
         "pwsh -c 'Remove-Item -Filter *.txt -Recurse ~'",
         "pwsh -c 'Remove-Item -pa ~ -Recurse -Force'",
         "pwsh -c 'Remove-Item -lp ~ -rec'",
+        "pwsh -c 'Remove-Item -Recurse -Path:a,~'",
+        "pwsh -c \"Remove-Item -Recurse 'a', '~'\"",
+        "pwsh -c \"'Get-Date','Remove-Item -Recurse ~' | iex\"",
         # a literal piped into iex is the script it runs
         "pwsh -c '\"Remove-Item -Recurse ~\" | iex'",
         "pwsh -c \"'Remove-Item -Recurse ~' | Invoke-Expression\"",
