@@ -432,7 +432,7 @@ def _resolve(key: str, names: tuple[str, ...], aliases: dict[str, str]) -> str |
     if key in aliases:
         return aliases[key]
     found = [n for n in names if n.startswith(key)]
-    return found[0] if len(found) == 1 or key in found else None
+    return key if key in found else found[0] if len(found) == 1 else None
 
 
 def _paths(w: Word) -> list[Word]:

@@ -252,6 +252,8 @@ INTERPRETERS = [
         'pwsh -c \'Start-Process -FilePath:/bin/rm -ArgumentList:"-rf","~"\'',
         "pwsh -c 'Start-Process -NoNewWindow -Path rm -Args \"-rf /home/dev\"'",
         "pwsh -c '/bin/rm -rf,/home/dev'",
+        "pwsh -c \"Start-Process -Verb RunAs rm '-rf','~'\"",  # -Verb, not -Verbose: a value
+        "pwsh -c \"Start-Process -Verbose rm '-rf','~'\"",
         # Remove-Item fed by a recursive listing deletes everything under the listing's root
         "pwsh -c 'gci -r ~ | rm -fo'",
         "pwsh -c 'Get-ChildItem ~ -Recurse -File | Remove-Item'",
