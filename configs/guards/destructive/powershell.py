@@ -19,9 +19,8 @@ import re
 
 from .context import POLICY, Ctx
 from .expand import Cmd
-from .lexer import Unanalysable, Word
-
-MAX_STATEMENTS = 500  # statements one script (or one group's inside) may hold; more is refused as unanalysable
+from .lexer import Word
+from .psreader import HOME_VARS, SEP, read_statements, with_home, word
 
 # CLI parameters: (name, shortest abbreviation, what it takes: a value, or the script in some form)
 _PARAMETERS = (
@@ -111,7 +110,6 @@ _LIST_PARAMS = (
 )
 _FETCH = r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|downloadstring|downloadfile)\b"
 _MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
-_HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
 # [System.IO.Directory]::Delete(PATH[, RECURSIVE]) ([Directory] after `using namespace System.IO`)
 _NET_DELETE = (
     r"\[(?:System\.)?(?:IO\.)?(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\"|\$\{?[\w:]+\}?)\s*(?:,([^)]*))?"
@@ -206,7 +204,7 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
             reason = _verdict(m.group(0), [Word("rm"), *([Word("-rf")] if recursive else []), path], shown, ctx)
             if reason:
                 return reason
-    statements, groups = _statements(script)
+    statements, groups = read_statements(script)
     producer: tuple[list[Word], str] | None = None
     for words, piped, source in statements:
         reason = _check_statement(words, producer if piped else None, source, shown, ctx)
@@ -225,10 +223,10 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
 def _net_path(raw: str) -> Word:
     """The path argument of a .NET delete: a quoted string or a variable (``$HOME``: ``~``)."""
     if raw[0] == "$":
-        home = raw.lower() in _HOME_VARS
-        return _word("~" if home else raw, home)
-    body = raw[1:-1] if raw[0] == "'" else _home(raw[1:-1])
-    return _word(_path(body), raw[0] == "'" or "$" not in body)
+        at_home = raw.lower() in HOME_VARS
+        return word("~" if at_home else raw, at_home)
+    body = raw[1:-1] if raw[0] == "'" else with_home(raw[1:-1])
+    return word(_path(body), raw[0] == "'" or "$" not in body)
 
 
 def _check_statement(
@@ -250,7 +248,7 @@ def _check_statement(
                 from .programs import download_reason
 
                 return ctx.hit("exec.download", " ".join(source.split())[:80], download_reason())
-            reason = _check_script(w.text.replace(_SEP, ","), shown, ctx.deeper()) if w.literal else None
+            reason = _check_script(w.text.replace(SEP, ","), shown, ctx.deeper()) if w.literal else None
             if reason:
                 return reason
         return None
@@ -277,7 +275,7 @@ def _piped_code(producer: tuple[list[Word], str], source: str, shown: str, ctx: 
     head = words[0].text.lower()
     lead = text.lstrip()
     if len(words) == 1 and words[0].literal and lead[:1] in ("'", '"', "@"):  # a string, or an array of them
-        return _check_script("\n".join(words[0].text.split(_SEP)), shown, ctx.deeper())
+        return _check_script("\n".join(words[0].text.split(SEP)), shown, ctx.deeper())
     if head in ("echo", "write-output", "write") and all(w.literal for w in words[1:]):
         return _check_script("\n".join(w.text for w in _elements(words[1:])), shown, ctx.deeper())
     part = f"{' '.join(text.split())[:60]} | {' '.join(source.split())[:20]}"
@@ -307,7 +305,7 @@ def _started(args: list[Word]) -> list[list[Word]]:
         name, colon, value = text[1:].partition(":")
         param = _resolve(name.lower(), _START_PARAMS, _START_ALIASES) if text[:1] == "-" and name.isalpha() else None
         if param in ("filepath", "argumentlist"):
-            given = _word(value, args[i].literal) if colon else args[i + 1] if i + 1 < len(args) else None
+            given = word(value, args[i].literal) if colon else args[i + 1] if i + 1 < len(args) else None
             if given is not None:
                 named[param] = given
             i += 1 if colon else 2
@@ -323,13 +321,13 @@ def _started(args: list[Word]) -> list[list[Word]]:
         listed = positional[1]
     if file is None:
         return []
-    head = _word(file.text.replace(_SEP, ","), file.literal)
+    head = word(file.text.replace(SEP, ","), file.literal)
     literal = listed.literal if listed else True
-    elements = [e for e in listed.text.split(_SEP) if e] if listed else []
+    elements = [e for e in listed.text.split(SEP) if e] if listed else []
     lines = [_command_line(" ".join(elements))]
     if len(elements) > 1:
         lines.append(elements)
-    return [[head, *(_word(p, literal) for p in line)] for line in lines]
+    return [[head, *(word(p, literal) for p in line)] for line in lines]
 
 
 def _command_line(text: str) -> list[str]:
@@ -386,7 +384,7 @@ def _removal(args: list[Word], piped: bool) -> list[Word] | None:
                     return None
             elif param in ("path", "literalpath"):
                 if colon:
-                    paths += _paths(_word(value, w.literal))
+                    paths += _paths(word(value, w.literal))
                 elif i + 1 < len(args):
                     i += 1
                     paths += _paths(args[i])
@@ -396,7 +394,7 @@ def _removal(args: list[Word], piped: bool) -> list[Word] | None:
             paths += _paths(w)
         i += 1
     if piped and not paths:  # Get-ChildItem ~ | Remove-Item -Recurse: the paths come from the pipeline
-        paths.append(_word("$input", False))
+        paths.append(word("$input", False))
     return [Word("rm"), *([Word("-rf")] if recursive else []), *paths]
 
 
@@ -415,7 +413,7 @@ def _listed_tree(words: list[Word]) -> list[Word] | None:
         elif key and len(key) >= 2 and "depth".startswith(key):
             recursive, i = True, i + (not colon)
         elif key in ("pspath", "lp") or (len(key) >= 2 and ("path".startswith(key) or "literalpath".startswith(key))):
-            given = _word(value, w.literal) if colon else words[i + 1] if i + 1 < len(words) else None
+            given = word(value, w.literal) if colon else words[i + 1] if i + 1 < len(words) else None
             roots += _paths(given) if given is not None else []
             i += not colon
         elif key:
@@ -423,7 +421,7 @@ def _listed_tree(words: list[Word]) -> list[Word] | None:
         elif not roots:
             roots += _paths(w)
         i += 1
-    return (roots or [_word(".", True)]) if recursive else None
+    return (roots or [word(".", True)]) if recursive else None
 
 
 def _resolve(key: str, names: tuple[str, ...], aliases: dict[str, str]) -> str | None:
@@ -437,14 +435,14 @@ def _resolve(key: str, names: tuple[str, ...], aliases: dict[str, str]) -> str |
 
 def _paths(w: Word) -> list[Word]:
     """The paths of one argument (``a,b`` is two, and so is ``'a,b'``, to be safe), as ``rm`` reads them."""
-    return [_word(_path(p.strip()), w.literal) for p in w.text.replace(_SEP, ",").split(",") if p.strip()]
+    return [word(_path(p.strip()), w.literal) for p in w.text.replace(SEP, ",").split(",") if p.strip()]
 
 
 def _elements(words: list[Word]) -> list[Word]:
     """``words`` with each array (``a,b``) as its elements: how PowerShell passes them to a native command."""
-    if not any(_SEP in w.text for w in words):
+    if not any(SEP in w.text for w in words):
         return words
-    return [_word(p, w.literal) for w in words for p in (w.text.split(_SEP) if _SEP in w.text else [w.text]) if p]
+    return [word(p, w.literal) for w in words for p in (w.text.split(SEP) if SEP in w.text else [w.text]) if p]
 
 
 def _path(text: str) -> str:
@@ -453,168 +451,3 @@ def _path(text: str) -> str:
     if re.match(r"[A-Za-z]:(?:/|$)", text):
         text = "/" + text[2:].lstrip("/")
     return text
-
-
-def _word(text: str, literal: bool) -> Word:
-    w = Word(text)
-    w.literal = literal
-    return w
-
-
-_OPENERS = {"(": ")", "{": "}"}
-_SEP = "\x1f"  # between the elements of an array word (a,b), as the reader builds it
-
-
-def _close(text: str, i: int) -> int:
-    """The index of the bracket closing ``text[i]`` (quotes skipped), or len(text)."""
-    stack, j, n = [_OPENERS[text[i]]], i + 1, len(text)
-    while j < n and stack:
-        c = text[j]
-        if c in "'\"":
-            end = text.find(c, j + 1)
-            j = n if end < 0 else end + 1
-            continue
-        if c == "`":
-            j += 2
-            continue
-        if c in _OPENERS:
-            stack.append(_OPENERS[c])
-        elif c == stack[-1]:
-            stack.pop()
-        j += 1
-    return j - 1 if not stack else n
-
-
-class _Reader:
-    """The statements of a script as it is read: the words so far, the word being built, where it starts."""
-
-    __slots__ = ("groups", "in_word", "literal", "piece", "piped", "script", "start", "statements", "words")
-
-    def __init__(self, script: str) -> None:
-        self.script = script
-        self.statements: list[tuple[list[Word], bool, str]] = []
-        self.groups: list[str] = []
-        self.words: list[Word] = []
-        self.piece: list[str] = []
-        self.in_word, self.literal, self.piped, self.start = False, True, False, 0
-
-    def add(self, text: str, literal: bool = True) -> None:
-        self.piece.append(text)
-        self.in_word = True
-        self.literal = self.literal and literal
-
-    def reopen(self) -> None:
-        """Go on building the last word (``'a' , 'b'``: the comma joins them)."""
-        last = self.words.pop()
-        self.piece, self.in_word, self.literal = [last.text], True, last.literal
-
-    def end_word(self) -> None:
-        if self.in_word:
-            self.words.append(_word("".join(self.piece), self.literal))
-        self.piece.clear()
-        self.in_word, self.literal = False, True
-
-    def end_statement(self, at: int, piped_next: bool) -> None:
-        self.end_word()
-        if self.words:
-            self.statements.append((self.words, self.piped, self.script[self.start : at]))
-        self.words = []
-        self.piped, self.start = piped_next, at + 1
-
-
-def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[str]]:
-    """The script's statements (its words, whether a pipe feeds it, its text) and the insides of its
-    ``( )``/``$( )``/``{ }`` groups (each one word of the statement that holds it, known only at run time)."""
-    r = _Reader(script)
-    i, n = 0, len(script)
-    while i < n:
-        if len(r.statements) > MAX_STATEMENTS:
-            raise Unanalysable(f"runs a PowerShell script of more than {MAX_STATEMENTS} statements, too many")
-        c = script[i]
-        if c in " \t\r":
-            r.end_word()
-        elif c in "\n;":
-            r.end_statement(i, False)
-        elif c == "|" or (c == "&" and script.startswith("&&", i)):
-            double = script.startswith(c * 2, i)
-            r.end_statement(i, c == "|" and not double)
-            i += double
-        elif c == "&" and not r.in_word:  # the call operator: a word of its own
-            r.add(c)
-            r.end_word()
-        elif c == "#" and not r.in_word:
-            i = script.find("\n", i)
-            i = n if i < 0 else i - 1
-        elif c == "<" and script.startswith("<#", i):
-            end = script.find("#>", i + 2)
-            i = n if end < 0 else end + 1
-        elif c == "@" and script[i + 1 : i + 2] in ("'", '"') and not r.in_word:  # a here-string: @' ... '@
-            quote, nl = script[i + 1], script.find("\n", i + 2)
-            end = script.find("\n" + quote + "@", nl) if nl >= 0 else -1
-            body = script[nl + 1 : end if end >= 0 else n] if nl >= 0 else script[i + 2 :]
-            if quote == '"':
-                for k in (m.start() for m in re.finditer(r"\$\(", body)):
-                    r.groups.append(body[k + 2 : _close(body, k + 1)])
-                r.add(re.sub(r"`(.)", r"\1", body), "$" not in body)
-            else:
-                r.add(body)
-            i = end + 2 if end >= 0 else n
-        elif c == "'":
-            end = i + 1
-            while True:
-                end = script.find("'", end)
-                if end < 0 or not script.startswith("''", end):
-                    break
-                end += 2
-            end = n if end < 0 else end
-            r.add(script[i + 1 : end].replace("''", "'"))
-            i = end
-        elif c == '"':
-            j = i + 1
-            while j < n and script[j] != '"':
-                j += 2 if script[j] == "`" else 1
-            body = script[i + 1 : j]
-            for k in (m.start() for m in re.finditer(r"\$\(", body)):
-                r.groups.append(body[k + 2 : _close(body, k + 1)])
-            body = body if r.in_word else _home(body)
-            r.add(re.sub(r"`(.)", r"\1", body), "$" not in body)
-            i = j
-        elif c == "`":
-            r.add(script[i + 1 : i + 2].replace("\n", ""))
-            i += 1
-        elif c in "({" or (c in "$@" and script[i + 1 : i + 2] in ("(", "{") and script[i : i + 2] != "${"):
-            at = i if c in "({" else i + 1
-            close = _close(script, at)
-            r.groups.append(script[at + 1 : close])
-            r.add(script[i : close + 1], False)
-            i = close
-        elif c in ")}":
-            r.end_word()
-        elif c == ",":  # an array: a, b is one word, its elements apart
-            if not r.in_word and r.words:
-                r.reopen()
-            r.add(_SEP)
-            while i + 1 < n and script[i + 1] in " \t":
-                i += 1
-        elif c == "$":
-            m = re.compile(r"\$(?:\{[^}]*\}|[\w:?]*)").match(script, i)
-            var = m.group(0) if m else "$"
-            home = not r.in_word and var.lower() in _HOME_VARS
-            r.add("~" if home else var, home)
-            i += len(var) - 1
-        else:
-            r.add(c)
-        i += 1
-    r.end_statement(n, False)
-    if len(r.statements) > MAX_STATEMENTS:
-        raise Unanalysable(f"runs a PowerShell script of more than {MAX_STATEMENTS} statements, too many")
-    return r.statements, r.groups
-
-
-def _home(body: str) -> str:
-    """``body`` with a leading home variable (``"$HOME/src"``) as ``~``."""
-    low = body.lower()
-    for var in _HOME_VARS:
-        if low.startswith(var) and (len(body) == len(var) or body[len(var)] in "/\\"):
-            return "~" + body[len(var) :]
-    return body
