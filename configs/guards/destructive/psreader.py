@@ -69,14 +69,14 @@ class _Reader:
         last = self.words.pop()
         self.piece, self.in_word, self.literal = [last.text], True, last.literal
 
-    def endword(self) -> None:
+    def end_word(self) -> None:
         if self.in_word:
             self.words.append(word("".join(self.piece), self.literal))
         self.piece.clear()
         self.in_word, self.literal = False, True
 
     def end_statement(self, at: int, piped_next: bool) -> None:
-        self.endword()
+        self.end_word()
         if self.words:
             self.statements.append((self.words, self.piped, self.script[self.start : at]))
         self.words = []
@@ -93,7 +93,7 @@ def read_statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], li
             raise Unanalysable(f"runs a PowerShell script of more than {MAX_STATEMENTS} statements, too many")
         c = script[i]
         if c in " \t\r":
-            r.endword()
+            r.end_word()
         elif c in "\n;":
             r.end_statement(i, False)
         elif c == "|" or (c == "&" and script.startswith("&&", i)):
@@ -102,7 +102,7 @@ def read_statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], li
             i += double
         elif c == "&" and not r.in_word:  # the call operator: a word of its own
             r.add(c)
-            r.endword()
+            r.end_word()
         elif c == "#" and not r.in_word:
             i = script.find("\n", i)
             i = n if i < 0 else i - 1
@@ -150,12 +150,12 @@ def read_statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], li
             r.add(script[i : close + 1], False)
             i = close
         elif c in ")}":
-            r.endword()
+            r.end_word()
         elif c == ",":  # an array: a, b is one word, its elements apart
             if not r.in_word and r.words:
                 r.reopen()
             r.add(SEP)
-            while i + 1 < n and script[i + 1] in " \t":
+            while i + 1 < n and script[i + 1] in " \t\r\n":  # an array goes on over a line break
                 i += 1
         elif c == "$":
             m = re.compile(r"\$(?:\{[^}]*\}|[\w:?]*)").match(script, i)

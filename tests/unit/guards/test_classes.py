@@ -235,6 +235,7 @@ INTERPRETERS = [
         "pwsh -c 'Remove-Item -pa ~ -Recurse -Force'",
         "pwsh -c 'Remove-Item -lp ~ -rec'",
         "pwsh -c 'Remove-Item -Recurse -Path:a,~'",
+        "pwsh -c 'Remove-Item -Recurse build,\n  ~'",  # an array goes on over a line break
         "pwsh -c \"Remove-Item -Recurse 'a', '~'\"",
         "pwsh -c \"'Get-Date','Remove-Item -Recurse ~' | iex\"",
         # a literal piped into iex is the script it runs
