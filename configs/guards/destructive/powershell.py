@@ -239,6 +239,13 @@ def _check_statement(
     if not words:
         return None
     head = words[0].text.lower()
+    if (
+        producer is not None
+        and head in ("%", "foreach-object", "foreach")
+        and len(words) > 1
+        and re.fullmatch(r"\{\s*(?:iex|invoke-expression)\s+\$(?:_|psitem)\s*\}", words[1].text, re.IGNORECASE)
+    ):
+        return _piped_code(producer, source, shown, ctx)  # '...' | % { iex $_ }: each item is run
     if head in _EVAL:
         code = [w for w in words[1:] if not w.text.startswith("-")]
         if not code and producer is not None:  # '...' | iex: the script is what the pipe carries

@@ -243,6 +243,8 @@ INTERPRETERS = [
         "pwsh -c \"'Remove-Item -Recurse ~' | Invoke-Expression\"",
         "pwsh -c 'echo \"Remove-Item -Recurse ~\" | iex'",
         'pwsh -c \'Write-Output "x" "rm -rf /home/dev" | iex\'',
+        "pwsh -c \"'Remove-Item -Recurse ~' | % { iex $_ }\"",
+        "pwsh -c \"'Remove-Item -Recurse ~' | ForEach-Object { Invoke-Expression $PSItem }\"",
         "pwsh -c \"@'\nRemove-Item -Recurse ~\n'@ | iex\"",
         "pwsh -c '@\"\nRemove-Item -Recurse ~\n\"@ | iex'",
         # Start-Process argument lists: quotes of their own, arrays (an element is a word), common parameters
