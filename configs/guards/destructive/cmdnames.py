@@ -19,7 +19,7 @@ DISK_TOOLS = frozenset({"wipefs", "blkdiscard", "mkswap", "sgdisk", "sfdisk", "p
 VERSIONED_INTERPRETERS = frozenset(
     {"python", "pypy", "perl", "ruby", "node", "php", "lua", "tclsh", "wish"}
 )  # python3.12, lua5.4, tclsh8.6
-PLAIN_INTERPRETERS = frozenset({"nodejs", "Rscript", "bun", "osascript"})
+PLAIN_INTERPRETERS = frozenset({"nodejs", "Rscript", "bun", "osascript", "jimsh"})
 
 
 def writes_files(name: str) -> bool:
@@ -29,7 +29,7 @@ def writes_files(name: str) -> bool:
 
 def interpreter_family(name: str) -> str | None:
     """The interpreter family a command name runs (``python3.12`` -> ``python``, ``nodejs``), or None: the full
-    match of ``(python|pypy|perl|ruby|node|php|lua|tclsh|wish)[0-9.]*|(nodejs|Rscript|bun|osascript)``, without a
+    match of ``(python|pypy|perl|ruby|node|php|lua|tclsh|wish)[0-9.]*|(nodejs|Rscript|bun|osascript|jimsh)``, without a
     regex."""
     if name in PLAIN_INTERPRETERS:
         return name

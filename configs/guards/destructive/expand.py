@@ -209,10 +209,9 @@ class Unwrapped:
     """What a wrapper chain runs: ``words`` (the command, maybe empty), ``strings`` (shell programs the
     wrappers run), ``feeder`` (xargs/parallel: more arguments come from stdin), ``replace`` (the placeholder
     those arguments replace: ``-I {}``, ``-J %``, parallel's ``{}``; None: they are appended), ``assigns``:
-    the ``VAR=value`` words the command runs with (before it, or given to ``env``); ``alternatives``: the
-    command as it also reads (``bwrap --bind SRC DEST``: with the host folder's name for DEST)."""
+    the ``VAR=value`` words the command runs with (before it, or given to ``env``)."""
 
-    __slots__ = ("alternatives", "assigns", "chdir", "feeder", "replace", "strings", "words")
+    __slots__ = ("assigns", "chdir", "feeder", "replace", "strings", "words")
 
     def __init__(self, words: list[Word], strings: list[str], feeder: bool = False, replace: str | None = None):
         self.words = words
@@ -221,7 +220,6 @@ class Unwrapped:
         self.replace = replace
         self.assigns: list[Word] = []
         self.chdir: Word | None = None  # env -C DIR, sudo -D DIR: the directory the command runs in
-        self.alternatives: list[list[Word]] = []
 
 
 def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[Word]:
@@ -260,15 +258,13 @@ def unwrap(words: list[Word]) -> Unwrapped:
     """The command a wrapper chain runs (see the module docstring)."""
     assigns: list[Word] = []
     chdir: list[Word] = []
-    alternatives: list[list[Word]] = []
-    u = _unwrap(words, assigns, chdir, alternatives)
+    u = _unwrap(words, assigns, chdir)
     u.assigns = assigns
     u.chdir = chdir[-1] if chdir else None
-    u.alternatives = alternatives
     return u
 
 
-def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word], alternatives: list[list[Word]]) -> Unwrapped:
+def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrapped:
     words = strip_prefix(words, assigns)
     strings: list[str] = []
     feeder, replace = False, None
@@ -282,8 +278,6 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word], alternati
             assigns += launch.assigns
             if launch.chdir is not None:
                 chdir.append(launch.chdir)
-            if launch.alternative is not None:
-                alternatives.append(launch.alternative)
             words = strip_prefix(launch.words, assigns)
             continue
         if spec is None and words[0].literal and name in RUNNERS:
@@ -311,9 +305,11 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word], alternati
         if name == "tmux":
             return Unwrapped([], strings + _tmux(args), feeder, replace)
         if name == "expect":
-            _, opts, _ = getopt(args, short_arg, long_arg, optional)
+            operands, opts, _ = getopt(args, short_arg, long_arg, optional)
             tcl = "\n".join(v for o, v in opts if o == "-c")
-            return Unwrapped([], strings + _expect(tcl), feeder, replace)
+            reads_stdin = "-f" not in names(opts) and operands[:1] in ([], ["-"], ["/dev/stdin"])
+            tclsh = [Word("tclsh")] if reads_stdin else []  # expect <<< 'exec ...': a Tcl program on stdin
+            return Unwrapped(tclsh, strings + _expect(tcl), feeder, replace)
         if name == "parallel":
             return _parallel(words[1:], strings)
         _, opts, stop = getopt(args, short_arg, long_arg, optional, permute=False)

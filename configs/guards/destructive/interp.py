@@ -16,10 +16,15 @@ from __future__ import annotations
 import re
 
 from .context import Ctx
-from .lexer import Word
+from .lexer import Unanalysable, Word
 from .selfguard import check_code_literals
 
 _Q = "'\"`"
+# where a Tcl command starts: a line, after ; [ or {, behind eval/uplevel (eval "...", eval [list ...]), as ::name
+_TCL_AT = (
+    r"(?:^|[;\n\[{])[ \t]*(?:(?:::)?(?:eval|uplevel(?:[ \t]+#?\d+)?)[ \t]+(?:[\"{]|\[(?:::)?list[ \t]+)?[ \t]*)*"
+    r"(?:::)?"
+)
 # family: [(call pattern, kind)]; kinds: shell (a shell string), exec (shell string, or argv when a list or several
 # strings), argv (argv from the first list, else the string arguments), rm / rmrf / rmdir / write (a native op)
 _CALLS: dict[str, list[tuple[str, str]]] = {
@@ -73,9 +78,9 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
         (r"\bDeno\.(?:writeTextFileSync|writeTextFile|writeFileSync|writeFile|truncateSync|truncate)\s*\(", "write"),
     ],
     "tcl": [
-        (r"(?:^|[;\n\[{])[ \t]*exec[ \t]+", "tclexec"),
-        (r"(?:^|[;\n\[{])[ \t]*file[ \t]+delete[ \t]+", "tcldelete"),
-        (r"(?:^|[;\n\[{])[ \t]*open[ \t]+(?=[\"{]?\|)", "tclpipe"),
+        (_TCL_AT + r"exec[ \t]+", "tclexec"),
+        (_TCL_AT + r"file[ \t]+de(?:l(?:e(?:te?)?)?)?[ \t]+", "tcldelete"),  # file del: a unique prefix
+        (_TCL_AT + r"open[ \t]+(?=[\"{]?\|)", "tclpipe"),
     ],
     "lua": [(r"\b(?:os\.execute|io\.popen)\s*\(?", "shell"), (r"\bos\.remove\s*\(", "rm")],
     "Rscript": [(r"\bsystem\s*\(", "shell"), (r"\bunlink\s*\(", "rm")],
@@ -83,7 +88,7 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
     "osascript": [(r"\bdo\s+shell\s+script\s+", "shell")],
 }
 _CALLS["deno"] = [*_CALLS["node"], *_CALLS["deno"]]  # deno runs node's modules too (node:fs, node:child_process)
-_FAMILIES = {"pypy": "python", "nodejs": "node", "bun": "node", "tclsh": "tcl", "wish": "tcl"}
+_FAMILIES = {"pypy": "python", "nodejs": "node", "bun": "node", "tclsh": "tcl", "wish": "tcl", "jimsh": "tcl"}
 _COMPILED: dict[str, re.Pattern[str]] = {}
 _CLOSERS = {"(": ")", "{": "}", "[": "]", "<": ">"}
 
@@ -248,7 +253,7 @@ def _check_tcl(kind: str, code: str, end: int, ctx: Ctx) -> str | None:
         option = words.pop(0).text
         if option == "--":
             break
-        if option == "-force":
+        if len(option) >= 2 and "-force".startswith(option):  # -forc: Tcl takes a unique prefix
             kind = "tclforce"
     if kind == "tcldelete" or kind == "tclforce":
         head = [Word("rm"), Word("-rf")] if kind == "tclforce" else [Word("rm")]
@@ -265,6 +270,7 @@ def _check_tcl(kind: str, code: str, end: int, ctx: Ctx) -> str | None:
     return None
 
 
+_TCL_MAX_WORDS = 1000  # words one Tcl command may hold; more is refused as unanalysable
 _TCL_HOME = ("$env(HOME)", "$::env(HOME)", "${env(HOME)}", "${::env(HOME)}")
 
 
@@ -273,7 +279,9 @@ def _tcl_words(code: str, i: int) -> list[Word]:
     literally, ``"..."`` and bare words holding ``$`` or ``[`` are known only at run time (``$env(HOME)``: ``~``)."""
     words: list[Word] = []
     n = len(code)
-    while len(words) < 200:
+    while True:
+        if len(words) > _TCL_MAX_WORDS:
+            raise Unanalysable(f"runs a Tcl command of more than {_TCL_MAX_WORDS} words, too many")
         while (i < n and code[i] in " \t") or code.startswith("\\\n", i):
             i += 2 if code[i] == "\\" else 1
         if i >= n or code[i] in ";\n]}":

@@ -94,16 +94,15 @@ _SSD_LONG = _F(
 
 class Launch:
     """What a launcher runs: ``words`` (the command; empty: nothing), ``chdir`` (the directory it runs in, or
-    None), ``assigns`` (``VAR=value`` words it sets), ``alternative`` (the same command with bind-mounted paths
-    named by their host folder, or None)."""
+    None), ``assigns`` (``VAR=value`` words it sets). A bwrap command and its ``--chdir`` are as the host sees
+    them: a bind-mounted path is named by its host folder."""
 
-    __slots__ = ("alternative", "assigns", "chdir", "words")
+    __slots__ = ("assigns", "chdir", "words")
 
     def __init__(self, words: list[Word]) -> None:
         self.words = words
         self.chdir: Word | None = None
         self.assigns: list[Word] = []
-        self.alternative: list[Word] | None = None
 
 
 def launched(name: str, args: list[Word]) -> Launch:
@@ -124,7 +123,8 @@ def _word(text: str, literal: bool = True) -> Word:
 def _bwrap(args: list[Word]) -> Launch:
     """``bwrap [OPTION...] [--] COMMAND ARGS``: every option is long and takes 0-3 separate values; the first
     other word is the command. ``--chdir DIR`` is where it runs, ``--setenv VAR VALUE`` an assignment, and a
-    writable ``--bind SRC DEST`` shows host folder SRC as DEST (``--bind ~ /x rm -rf /x`` deletes ``~``)."""
+    writable ``--bind SRC DEST`` shows host folder SRC as DEST: the command and DIR are read with SRC for DEST
+    (``--bind ~ /x rm -rf /x`` deletes ``~``; ``--bind . /src --chdir /src rm -rf build`` deletes ``./build``)."""
     i, chdir, assigns, binds = 0, None, [], []
     while i < len(args):
         text = args[i].text
@@ -143,9 +143,10 @@ def _bwrap(args: list[Word]) -> Launch:
             binds.append((values[0], values[1].text.rstrip("/") or "/"))
         i += 1 + count
     launch = Launch(args[i:])
+    if binds and launch.words:  # the host's view: a path under a bind's DEST is its SRC (--bind ~ /x rm -rf /x)
+        launch.words = [_host_path(w, binds) for w in launch.words]
+        chdir = _host_path(chdir, binds) if chdir is not None else None  # --bind . /src --chdir /src: runs in .
     launch.chdir, launch.assigns = chdir, assigns
-    if binds and launch.words:
-        launch.alternative = [_host_path(w, binds) for w in launch.words]
     return launch
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 
-from .context import Ctx
+from .context import POLICY, Ctx
 from .expand import Cmd
 from .lexer import Word
+from .psreader import HOME_VARS, SEP, read_statements, with_home, word
 
 # CLI parameters: (name, shortest abbreviation, what it takes: a value, or the script in some form)
 _PARAMETERS = (
@@ -45,13 +46,74 @@ _REMOVE = frozenset(
 )
 _EVAL = frozenset({"invoke-expression", "iex"})
 _START = frozenset({"start-process", "saps", "start"})
+# common parameters (every cmdlet has them) that take a value, their switches, and their aliases
+_COMMON_VALUES = (
+    "erroraction",
+    "warningaction",
+    "informationaction",
+    "progressaction",
+    "errorvariable",
+    "warningvariable",
+    "informationvariable",
+    "outvariable",
+    "outbuffer",
+    "pipelinevariable",
+)
+_COMMON = (*_COMMON_VALUES, "debug", "verbose", "whatif", "confirm")
+_COMMON_ALIASES = {
+    "ea": "erroraction",
+    "wa": "warningaction",
+    "infa": "informationaction",
+    "proga": "progressaction",
+    "ev": "errorvariable",
+    "wv": "warningvariable",
+    "iv": "informationvariable",
+    "ov": "outvariable",
+    "ob": "outbuffer",
+    "pv": "pipelinevariable",
+    "db": "debug",
+    "vb": "verbose",
+    "wi": "whatif",
+    "cf": "confirm",
+}
+_REMOVE_PARAMS = (
+    "path",
+    "literalpath",
+    "filter",
+    "include",
+    "exclude",
+    "recurse",
+    "force",
+    "credential",
+    "stream",
+    *_COMMON,
+)
+_REMOVE_ALIASES = {**_COMMON_ALIASES, "pspath": "literalpath", "lp": "literalpath"}
+_VALUE_PARAMS = frozenset({"filter", "include", "exclude", "credential", "stream", *_COMMON_VALUES})
 _START_VALUES = frozenset(
     {"workingdirectory", "verb", "windowstyle", "redirectstandardinput", "redirectstandardoutput"}
-    | {"redirectstandarderror", "credential", "environment"}
+    | {"redirectstandarderror", "credential", "environment", *_COMMON_VALUES}
 )
+_START_PARAMS = (
+    *("filepath", "argumentlist", "loaduserprofile", "nonewwindow", "passthru", "wait", "usenewenvironment"),
+    *sorted(_START_VALUES - set(_COMMON_VALUES)),
+    *_COMMON,
+)
+_START_ALIASES = {**_COMMON_ALIASES, "path": "filepath", "pspath": "filepath", "args": "argumentlist"}
+_START_ALIASES |= {"al": "argumentlist", "lup": "loaduserprofile", "nnw": "nonewwindow", "rse": "redirectstandarderror"}
+_START_ALIASES |= {"rsi": "redirectstandardinput", "rso": "redirectstandardoutput"}
+_LIST = frozenset({"get-childitem", "gci", "ls", "dir", "microsoft.powershell.management\\get-childitem"})
+_LIST_VALUES = frozenset({"filter", "include", "exclude", "attributes", *_COMMON_VALUES})
+_LIST_PARAMS = (
+    *("path", "literalpath", "recurse", "depth", "force", "name", "followsymlink", "directory", "file", "hidden"),
+    *("readonly", "system", "filter", "include", "exclude", "attributes", *_COMMON),
+)
+_FETCH = r"\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|curl|wget|downloadstring|downloadfile)\b"
 _MOVES = frozenset({"set-location", "sl", "cd", "chdir", "push-location", "pushd", "pop-location", "popd"})
-_HOME_VARS = ("$home", "${home}", "$env:home", "${env:home}", "$env:userprofile", "${env:userprofile}")
-_NET_DELETE = r"\[(?:System\.)?IO\.(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\")\s*(,\s*\$true)?"
+# [System.IO.Directory]::Delete(PATH[, RECURSIVE]) ([Directory] after `using namespace System.IO`)
+_NET_DELETE = (
+    r"\[(?:System\.)?(?:IO\.)?(Directory|File)\]::Delete\(\s*('[^']*'|\"[^\"]*\"|\$\{?[\w:]+\}?)\s*(?:,([^)]*))?"
+)
 
 
 def _parameter(text: str) -> str | None:
@@ -100,7 +162,26 @@ def check_powershell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, sho
         if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
             return ctx.hit("exec.download", shown, download_reason())
         script = stdin_text(kind, src)
+        if script is None and (
+            kind == "pipe" or (kind == "file" and isinstance(src, Word) and src.text != "/dev/null")
+        ):
+            return _unseen_stdin(kind, src, shown, ctx)
     return _check_script(script, shown, ctx) if script else None
+
+
+def _unseen_stdin(kind: str, src: Word | Cmd | None, shown: str, ctx: Ctx) -> str | None:
+    """PowerShell reading its script from a pipe or file hookgate cannot see (``cat x.ps1 | pwsh -``)."""
+    from .expand import show
+
+    where = show(src.words, src.redirs, 60) + " |" if isinstance(src, Cmd) else "< " + getattr(src, "text", "")
+    return ctx.hit(
+        "exec.unseen",
+        shown[:80],
+        (
+            f"`{shown[:80]}` runs PowerShell code from `{where}`, which hookgate cannot see, so {POLICY} blocks it. "
+            "Run the commands directly instead."
+        ),
+    )
 
 
 def _decoded(text: str) -> str | None:
@@ -117,16 +198,19 @@ def _decoded(text: str) -> str | None:
 def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
     if "::" in script:  # [System.IO.Directory]::Delete('/home/user', $true)
         for m in re.finditer(_NET_DELETE, script, re.IGNORECASE):
-            recursive = m.group(1).lower() == "directory" and m.group(3) is not None
-            path = _word(_path(m.group(2)[1:-1]), m.group(2)[0] == "'" or "$" not in m.group(2))
+            second = (m.group(3) or "").strip().lower()
+            recursive = m.group(1).lower() == "directory" and second not in ("", "$false", "0")  # 1, [bool]1...
+            path = _net_path(m.group(2))
             reason = _verdict(m.group(0), [Word("rm"), *([Word("-rf")] if recursive else []), path], shown, ctx)
             if reason:
                 return reason
-    statements, groups = _statements(script)
+    statements, groups = read_statements(script)
+    producer: tuple[list[Word], str] | None = None
     for words, piped, source in statements:
-        reason = _check_statement(words, piped, source, shown, ctx)
+        reason = _check_statement(words, producer if piped else None, source, shown, ctx)
         if reason:
             return reason
+        producer = words, source
         if words and words[0].text.lower() in _MOVES:  # Set-Location ..: later relative paths are elsewhere
             ctx = ctx.moved_to(None, True)
     for group in groups:  # ( ), $( ), { }: their statements run too
@@ -136,55 +220,149 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
     return None
 
 
-def _check_statement(words: list[Word], piped: bool, source: str, shown: str, ctx: Ctx) -> str | None:
+def _net_path(raw: str) -> Word:
+    """The path argument of a .NET delete: a quoted string or a variable (``$HOME``: ``~``)."""
+    if raw[0] == "$":
+        at_home = raw.lower() in HOME_VARS
+        return word("~" if at_home else raw, at_home)
+    body = raw[1:-1] if raw[0] == "'" else with_home(raw[1:-1])
+    return word(_path(body), raw[0] == "'" or "$" not in body)
+
+
+def _check_statement(
+    words: list[Word], producer: tuple[list[Word], str] | None, source: str, shown: str, ctx: Ctx
+) -> str | None:
+    """One statement (``producer``: the statement piped into it, with its text, or None)."""
+    piped = producer is not None
     while words and words[0].text in ("&", "."):  # the call operator, dot-sourcing
         words = words[1:]
     if not words:
         return None
     head = words[0].text.lower()
+    if (
+        producer is not None
+        and head in ("%", "foreach-object", "foreach")
+        and len(words) > 1
+        and re.fullmatch(r"\{\s*(?:iex|invoke-expression)\s+\$(?:_|psitem)\s*\}", words[1].text, re.IGNORECASE)
+    ):
+        return _piped_code(producer, source, shown, ctx)  # '...' | % { iex $_ }: each item is run
     if head in _EVAL:
-        for w in words[1:]:
-            if not w.text.startswith("-"):
-                reason = _check_script(w.text, shown, ctx.deeper()) if w.literal else None
-                if reason:
-                    return reason
+        code = [w for w in words[1:] if not w.text.startswith("-")]
+        if not code and producer is not None:  # '...' | iex: the script is what the pipe carries
+            return _piped_code(producer, source, shown, ctx)
+        for w in code:
+            if not w.literal and re.search(_FETCH, w.text, re.IGNORECASE):  # iex (iwr https://...)
+                from .programs import download_reason
+
+                return ctx.hit("exec.download", " ".join(source.split())[:80], download_reason())
+            reason = _check_script(w.text.replace(SEP, ","), shown, ctx.deeper()) if w.literal else None
+            if reason:
+                return reason
         return None
     if head in _REMOVE:
         argv = _removal(words[1:], piped)
+        roots = _listed_tree(producer[0]) if producer is not None and argv and "$input" in argv[-1].text else None
+        if argv and roots:  # gci ~ -Recurse | Remove-Item: every item under ~, as rm -rf ~
+            argv = [Word("rm"), Word("-rf"), *roots]
         return _verdict(source, argv, shown, ctx) if argv else None
     if head in _START:
-        argv = _started(words[1:])
-        return _verdict(source, argv, shown, ctx) if argv else None
-    return _verdict(source, words, shown, ctx)  # a native command: git reset --hard, /bin/rm -rf /
+        for argv in _started(words[1:]):
+            reason = _verdict(source, argv, shown, ctx)
+            if reason:
+                return reason
+        return None
+    return _verdict(source, _elements(words), shown, ctx)  # a native command: git reset --hard, /bin/rm -rf /
 
 
-def _started(args: list[Word]) -> list[Word] | None:
-    """``Start-Process FILE [ARGS]`` (``-FilePath``, ``-ArgumentList``/``-Args``: a comma list, or one string
-    split at spaces) as the command line it starts."""
+def _piped_code(producer: tuple[list[Word], str], source: str, shown: str, ctx: Ctx) -> str | None:
+    """``PRODUCER | iex``: a literal string or here-string (or ``echo``/``Write-Output`` of literals) is checked
+    as the script it is; anything else is code hookgate cannot see (``exec.unseen``; a download:
+    ``exec.download``), as ``... | sh`` is."""
+    words, text = producer
+    head = words[0].text.lower()
+    lead = text.lstrip()
+    if len(words) == 1 and words[0].literal and lead[:1] in ("'", '"', "@"):  # a string, or an array of them
+        return _check_script("\n".join(words[0].text.split(SEP)), shown, ctx.deeper())
+    if head in ("echo", "write-output", "write") and all(w.literal for w in words[1:]):
+        return _check_script("\n".join(w.text for w in _elements(words[1:])), shown, ctx.deeper())
+    part = f"{' '.join(text.split())[:60]} | {' '.join(source.split())[:20]}"
+    if re.search(_FETCH, text, re.IGNORECASE):
+        from .programs import download_reason
+
+        return ctx.hit("exec.download", part, download_reason())
+    return ctx.hit(
+        "exec.unseen",
+        part,
+        (
+            f"Piping the output of `{' '.join(text.split())[:60]}` into `{' '.join(source.split())[:20]}` runs "
+            f"PowerShell code that hookgate cannot see, so {POLICY} blocks it. Run the commands directly instead."
+        ),
+    )
+
+
+def _started(args: list[Word]) -> list[list[Word]]:
+    """``Start-Process FILE [ARGS]`` (``-FilePath``, ``-ArgumentList``/``-Args``) as the command lines it may
+    start: an array's elements each one word (as Windows quotes them) and joined with spaces and split again (as
+    pwsh on Linux passes them); one string split as a command line (double quotes group, ``\\"`` is a quote)."""
     named: dict[str, Word] = {}
     positional: list[Word] = []
     i = 0
     while i < len(args):
         text = args[i].text
-        key = text[1:].lower() if text.startswith("-") and text[1:].isalpha() else ""  # not '-rf','~'
-
-        if key and ("filepath".startswith(key) or key in ("argumentlist", "args", "al")):
-            if i + 1 < len(args):
-                named["file" if key[0] == "f" else "args"] = args[i + 1]
-            i += 2
+        name, colon, value = text[1:].partition(":")
+        param = _resolve(name.lower(), _START_PARAMS, _START_ALIASES) if text[:1] == "-" and name.isalpha() else None
+        if param in ("filepath", "argumentlist"):
+            given = word(value, args[i].literal) if colon else args[i + 1] if i + 1 < len(args) else None
+            if given is not None:
+                named[param] = given
+            i += 1 if colon else 2
             continue
-        if key:
-            i += 1 + (key in _START_VALUES)  # -WorkingDirectory DIR, -Verb RunAs...: a value; -Wait: none
+        if param is not None or (text[:1] == "-" and name.isalpha()):  # -Wait: none; -Verb RunAs: a value
+            i += 1 + (param in _START_VALUES and not colon)
             continue
         positional.append(args[i])
         i += 1
-    file = named.get("file") or (positional[0] if positional else None)
-    listed = named.get("args") or (positional[1] if len(positional) > 1 and "file" not in named else None)
+    file = named.get("filepath") or (positional[0] if positional else None)
+    listed = named.get("argumentlist")
+    if listed is None and len(positional) > 1 and "filepath" not in named:
+        listed = positional[1]
     if file is None:
-        return None
-    parts = [p for item in (listed.text.split(",") if listed else []) for p in item.split()]
+        return []
+    head = word(file.text.replace(SEP, ","), file.literal)
     literal = listed.literal if listed else True
-    return [_word(file.text, file.literal), *(_word(p.strip("'\""), literal) for p in parts)]
+    elements = [e for e in listed.text.split(SEP) if e] if listed else []
+    lines = [_command_line(" ".join(elements))]
+    if len(elements) > 1:
+        lines.append(elements)
+    return [[head, *(word(p, literal) for p in line)] for line in lines]
+
+
+def _command_line(text: str) -> list[str]:
+    """A command-line string split as .NET and the C runtime split one: blanks separate, double quotes group,
+    ``\\"`` is a quote."""
+    out: list[str] = []
+    piece: list[str] = []
+    quoted = started = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and text.startswith('"', i + 1):
+            piece.append('"')
+            started, i = True, i + 2
+            continue
+        if c == '"':
+            quoted, started = not quoted, True
+        elif c in " \t" and not quoted:
+            if started:
+                out.append("".join(piece))
+            piece, started = [], False
+        else:
+            piece.append(c)
+            started = True
+        i += 1
+    if started:
+        out.append("".join(piece))
+    return out
 
 
 def _verdict(source: str, argv: list[Word], shown: str, ctx: Ctx) -> str | None:
@@ -196,40 +374,82 @@ def _verdict(source: str, argv: list[Word], shown: str, ctx: Ctx) -> str | None:
 
 
 def _removal(args: list[Word], piped: bool) -> list[Word] | None:
-    """``Remove-Item ARGS`` as an ``rm`` command line (None: it deletes nothing, ``-WhatIf``)."""
+    """``Remove-Item ARGS`` as an ``rm`` command line (None: it deletes nothing, ``-WhatIf`` or ``-WhatIf:$true``).
+    Parameters are matched as PowerShell does (a name's unique prefix, or an alias); the value of ``-Filter``,
+    ``-ErrorAction`` and the other value parameters is not a path."""
     recursive, paths, i = False, [], 0
     while i < len(args):
         w = args[i]
         text = w.text
         if text.startswith("-") and len(text) > 1:
             name, colon, value = text[1:].partition(":")
-            key = name.lower()
-            off = colon and value.lower() == "$false"
-            if "recurse".startswith(key) or re.fullmatch(r"[rRfvdiI]*[rR][rRfvdiI]*", name):  # -Recurse, -r, -rf
-                recursive = recursive or not off
-            elif "whatif".startswith(key) and len(key) >= 2 and not off:
-                return None
-            elif key in ("lp", "pspath") or ("path".startswith(key) and len(key) >= 2) or "literalpath".startswith(key):
+            param = _resolve(name.lower(), _REMOVE_PARAMS, _REMOVE_ALIASES)
+            if param == "recurse" or (param is None and re.fullmatch(r"[rRfvdiI]*[rR][rRfvdiI]*", name)):  # -rf
+                recursive = recursive or not (colon and value.lower() == "$false")
+            elif param == "whatif":
+                if not colon or value.lower() == "$true":  # -WhatIf:0, -WhatIf:$null... delete
+                    return None
+            elif param in ("path", "literalpath"):
                 if colon:
-                    paths.append(_word(_path(value), w.literal))
+                    paths += _paths(word(value, w.literal))
                 elif i + 1 < len(args):
                     i += 1
                     paths += _paths(args[i])
-            elif len(key) >= 2 and any(
-                f.startswith(key) for f in ("filter", "include", "exclude", "credential", "stream")
-            ):
+            elif param in _VALUE_PARAMS:
                 i += 0 if colon else 1
         else:
             paths += _paths(w)
         i += 1
     if piped and not paths:  # Get-ChildItem ~ | Remove-Item -Recurse: the paths come from the pipeline
-        paths.append(_word("$input", False))
+        paths.append(word("$input", False))
     return [Word("rm"), *([Word("-rf")] if recursive else []), *paths]
 
 
+def _listed_tree(words: list[Word]) -> list[Word] | None:
+    """The folders a recursive listing (``Get-ChildItem ~ -Recurse``, ``gci -r``, ``-Depth N``) walks (``.``
+    when none is named), or None when ``words`` is not one."""
+    if not words or words[0].text.lower() not in _LIST:
+        return None
+    recursive, roots, i = False, [], 1
+    while i < len(words):
+        w = words[i]
+        name, colon, value = w.text[1:].partition(":")
+        key = name.lower() if w.text[:1] == "-" and len(w.text) > 1 else ""
+        if key and "recurse".startswith(key):
+            recursive = recursive or not (colon and value.lower() == "$false")
+        elif key and len(key) >= 2 and "depth".startswith(key):
+            recursive, i = True, i + (not colon)
+        elif key in ("pspath", "lp") or (len(key) >= 2 and ("path".startswith(key) or "literalpath".startswith(key))):
+            given = word(value, w.literal) if colon else words[i + 1] if i + 1 < len(words) else None
+            roots += _paths(given) if given is not None else []
+            i += not colon
+        elif key:
+            i += _resolve(key, _LIST_PARAMS, _COMMON_ALIASES) in _LIST_VALUES and not colon
+        elif not roots:
+            roots += _paths(w)
+        i += 1
+    return (roots or [word(".", True)]) if recursive else None
+
+
+def _resolve(key: str, names: tuple[str, ...], aliases: dict[str, str]) -> str | None:
+    """The parameter ``-KEY`` names: an alias, a whole name, or the one name it is a prefix of (None: no
+    parameter, or several: PowerShell refuses an ambiguous abbreviation)."""
+    if key in aliases:
+        return aliases[key]
+    found = [n for n in names if n.startswith(key)]
+    return key if key in found else found[0] if len(found) == 1 else None
+
+
 def _paths(w: Word) -> list[Word]:
-    """The paths of one argument (``a,b`` is two), as ``rm`` reads them."""
-    return [_word(_path(p.strip()), w.literal) for p in w.text.split(",") if p.strip()]
+    """The paths of one argument (``a,b`` is two, and so is ``'a,b'``, to be safe), as ``rm`` reads them."""
+    return [word(_path(p.strip()), w.literal) for p in w.text.replace(SEP, ",").split(",") if p.strip()]
+
+
+def _elements(words: list[Word]) -> list[Word]:
+    """``words`` with each array (``a,b``) as its elements: how PowerShell passes them to a native command."""
+    if not any(SEP in w.text for w in words):
+        return words
+    return [word(p, w.literal) for w in words for p in (w.text.split(SEP) if SEP in w.text else [w.text]) if p]
 
 
 def _path(text: str) -> str:
@@ -238,141 +458,3 @@ def _path(text: str) -> str:
     if re.match(r"[A-Za-z]:(?:/|$)", text):
         text = "/" + text[2:].lstrip("/")
     return text
-
-
-def _word(text: str, literal: bool) -> Word:
-    w = Word(text)
-    w.literal = literal
-    return w
-
-
-_OPENERS = {"(": ")", "{": "}"}
-
-
-def _close(text: str, i: int) -> int:
-    """The index of the bracket closing ``text[i]`` (quotes skipped), or len(text)."""
-    stack, j, n = [_OPENERS[text[i]]], i + 1, len(text)
-    while j < n and stack:
-        c = text[j]
-        if c in "'\"":
-            end = text.find(c, j + 1)
-            j = n if end < 0 else end + 1
-            continue
-        if c == "`":
-            j += 2
-            continue
-        if c in _OPENERS:
-            stack.append(_OPENERS[c])
-        elif c == stack[-1]:
-            stack.pop()
-        j += 1
-    return j - 1 if not stack else n
-
-
-class _Reader:
-    """The statements of a script as it is read: the words so far, the word being built, where it starts."""
-
-    __slots__ = ("groups", "in_word", "literal", "piece", "piped", "script", "start", "statements", "words")
-
-    def __init__(self, script: str) -> None:
-        self.script = script
-        self.statements: list[tuple[list[Word], bool, str]] = []
-        self.groups: list[str] = []
-        self.words: list[Word] = []
-        self.piece: list[str] = []
-        self.in_word, self.literal, self.piped, self.start = False, True, False, 0
-
-    def add(self, text: str, literal: bool = True) -> None:
-        self.piece.append(text)
-        self.in_word = True
-        self.literal = self.literal and literal
-
-    def end_word(self) -> None:
-        if self.in_word:
-            self.words.append(_word("".join(self.piece), self.literal))
-        self.piece.clear()
-        self.in_word, self.literal = False, True
-
-    def end_statement(self, at: int, piped_next: bool) -> None:
-        self.end_word()
-        if self.words:
-            self.statements.append((self.words, self.piped, self.script[self.start : at]))
-        self.words = []
-        self.piped, self.start = piped_next, at + 1
-
-
-def _statements(script: str) -> tuple[list[tuple[list[Word], bool, str]], list[str]]:
-    """The script's statements (its words, whether a pipe feeds it, its text) and the insides of its
-    ``( )``/``$( )``/``{ }`` groups (each one word of the statement that holds it, known only at run time)."""
-    r = _Reader(script)
-    i, n = 0, len(script)
-    while i < n and len(r.statements) < 500:
-        c = script[i]
-        if c in " \t\r":
-            r.end_word()
-        elif c in "\n;":
-            r.end_statement(i, False)
-        elif c == "|" or (c == "&" and script.startswith("&&", i)):
-            double = script.startswith(c * 2, i)
-            r.end_statement(i, c == "|" and not double)
-            i += double
-        elif c == "&" and not r.in_word:  # the call operator: a word of its own
-            r.add(c)
-            r.end_word()
-        elif c == "#" and not r.in_word:
-            i = script.find("\n", i)
-            i = n if i < 0 else i - 1
-        elif c == "<" and script.startswith("<#", i):
-            end = script.find("#>", i + 2)
-            i = n if end < 0 else end + 1
-        elif c == "'":
-            end = i + 1
-            while True:
-                end = script.find("'", end)
-                if end < 0 or not script.startswith("''", end):
-                    break
-                end += 2
-            end = n if end < 0 else end
-            r.add(script[i + 1 : end].replace("''", "'"))
-            i = end
-        elif c == '"':
-            j = i + 1
-            while j < n and script[j] != '"':
-                j += 2 if script[j] == "`" else 1
-            body = script[i + 1 : j]
-            for k in (m.start() for m in re.finditer(r"\$\(", body)):
-                r.groups.append(body[k + 2 : _close(body, k + 1)])
-            body = body if r.in_word else _home(body)
-            r.add(re.sub(r"`(.)", r"\1", body), "$" not in body)
-            i = j
-        elif c == "`":
-            r.add(script[i + 1 : i + 2].replace("\n", ""))
-            i += 1
-        elif c in "({" or (c in "$@" and script[i + 1 : i + 2] in ("(", "{") and script[i : i + 2] != "${"):
-            at = i if c in "({" else i + 1
-            close = _close(script, at)
-            r.groups.append(script[at + 1 : close])
-            r.add(script[i : close + 1], False)
-            i = close
-        elif c in ")}":
-            r.end_word()
-        elif c == "$":
-            m = re.compile(r"\$(?:\{[^}]*\}|[\w:?]*)").match(script, i)
-            var = m.group(0) if m else "$"
-            home = not r.in_word and var.lower() in _HOME_VARS
-            r.add("~" if home else var, home)
-            i += len(var) - 1
-        else:
-            r.add(c)
-        i += 1
-    r.end_statement(n, False)
-    return r.statements, r.groups
-
-
-def _home(body: str) -> str:
-    """``body`` with a leading home variable (``"$HOME/src"``) as ``~``."""
-    low = body.lower()
-    for var in _HOME_VARS:
-        if low.startswith(var) and (len(body) == len(var) or body[len(var)] in "/\\"):
-            return "~" + body[len(var) :]
-    return body

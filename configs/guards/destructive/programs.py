@@ -44,6 +44,7 @@ _INTERPRETERS: dict[str, tuple[str, str, str, str, frozenset[str], frozenset[str
     "osascript": ("e", "", "ls", "", frozenset(), frozenset()),
     "tclsh": ("", "", "", "", frozenset(), frozenset()),  # a script file, or the program on stdin
     "wish": ("", "", "", "", frozenset(), frozenset()),
+    "jimsh": ("", "", "", "", frozenset(), frozenset()),
 }
 _UNKNOWN = "$HOOKGATE_STDIN_ITEM"  # an argument read from stdin at run time
 
@@ -244,6 +245,9 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         a = args[i].text
         if a == "-":
             break  # the program is stdin
+        if a == "-encoding" and family in ("tclsh", "wish"):  # tclsh -encoding NAME [FILE]
+            i += 2
+            continue
         if a == "--":
             i += 1
             break
@@ -283,7 +287,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         break
     if codes:
         return check_code(family, "\n".join(codes), shown, ctx)
-    if i < len(args) and args[i].text != "-":
+    if i < len(args) and args[i].text not in ("-", "/dev/stdin", "/dev/fd/0"):
         script = args[i]
         if family in ("python", "pypy") and is_hookgate_script(script.text):  # python .../gateway/cli/hookgate
             return check_hookgate([w.text for w in args[i + 1 :]], shown, ctx)

@@ -258,6 +258,12 @@ LAUNCHERS = [  # session 6: launchers the guard did not know ran their arguments
     "bwrap --bind ~ /sandbox rm -rf /sandbox",  # a bind mount shows the home folder under another name
     "bwrap --bind / / --chdir / rm -rf build",  # run in /, not in the project
     "bwrap --setenv GIT_PAGER 'rm -rf ~' --bind / / git log",
+    "bwrap --bind . /src rm -rf /src",  # the project itself
+    "bwrap --bind . /src --chdir /src rm -rf .",
+    "bwrap --bind /home/dev /src --chdir /src rm -rf webshop",
+    "bwrap --bind /home/dev/webshop /src --chdir /src/x rm -rf ../..",
+    "bwrap --bind /home/dev/webshop /src --chdir /elsewhere rm -rf build",  # not under the bind: not the project
+    "bwrap --bind ~ /x bwrap --bind /x /y rm -rf /y",
     "capsh -- -c 'rm -rf /home/user'",
     "/usr/sbin/capsh --drop=cap_net_raw -- -c 'rm -rf ~'",
     "sudo capsh --user=bob -- -c 'rm -rf /'",
@@ -289,6 +295,11 @@ def test_a_launcher_runs_the_rest_through_its_rules() -> None:
     [
         "bwrap --ro-bind / / ls",
         "bwrap --bind / / --dev /dev rm -rf node_modules",
+        # the host's view of a bind mount: the project's build folder under another name
+        "bwrap --bind /home/dev/webshop /src --chdir /src rm -rf build",
+        "bwrap --bind . /src rm -rf /src/build",
+        "bwrap --bind . /src --chdir /src/sub rm -rf build",
+        "bwrap --ro-bind / / --bind /home/dev/webshop /w --chdir /w rm -rf node_modules dist",
         "bwrap --ro-bind / / --tmpfs /tmp bash -c 'echo hi'",
         "capsh --print",
         "capsh -- -c 'ls -la'",
