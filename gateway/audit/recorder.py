@@ -36,7 +36,6 @@ the event's answer is unchanged.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 import time
 from collections import deque
@@ -196,6 +195,8 @@ class Recorder:
         process, which builds, redacts and writes the record: a bytes object, which holds no reference to
         the request's objects (a queue of those would keep a quarter second of requests alive and cost
         the server more than this does). The record's id is given later, with its batch (``_batch``)."""
+        import pickle  # here: a one-shot `hookgate run` that loads this module never pickles
+
         parts = record_parts(event, decision)
         try:
             return pickle.dumps((now, started_ns, parts), protocol=pickle.HIGHEST_PROTOCOL)
@@ -221,6 +222,8 @@ class Recorder:
     def write_packed(self, packed: list[Packed]) -> None:
         """``write_built`` of records packed by ``_pack`` and given ids by ``_batch``: each is unpacked on
         its own, so one that cannot be (reported, one line) costs only itself, never its batch."""
+        import pickle
+
         batch: list[Built] = []
         for record_id, blob in packed:
             try:
