@@ -148,12 +148,15 @@ class SyncDB:
                 raise self._mapped(exc) from None
             try:
                 yield
-            finally:
-                try:
-                    conn.execute("ROLLBACK")  # read only: nothing to keep
-                    self.round_trips += 1
-                except psycopg.Error as exc:
-                    raise self._mapped(exc) from None
+            except BaseException:
+                with contextlib.suppress(Exception):  # a broken connection: the error inside is the one to see
+                    conn.execute("ROLLBACK")
+                raise
+            try:
+                conn.execute("ROLLBACK")  # read only: nothing to keep
+                self.round_trips += 1
+            except psycopg.Error as exc:
+                raise self._mapped(exc) from None
 
     def _mapped(self, exc: BaseException) -> StoreError:
         err = map_error(exc, self.url)

@@ -180,8 +180,11 @@ class SQLiteAuditMixin:
         self._snapshot_sql("BEGIN")
         try:
             yield
-        finally:
-            self._snapshot_sql("COMMIT")
+        except BaseException:
+            with contextlib.suppress(StoreError):  # the error inside is the one to see
+                self._snapshot_sql("ROLLBACK")
+            raise
+        self._snapshot_sql("COMMIT")
 
     @_mapped
     def _snapshot_sql(self, sql: str) -> None:

@@ -14,6 +14,7 @@ import pytest
 from gateway.audit.report import verify_store
 from gateway.audit.retention import voucher
 from gateway.store.audit_types import GENESIS, AuditEntry, AuditFilter, link_hash
+from gateway.store.pg_conn import Q
 from gateway.store.sqlite import SQLiteStore
 
 
@@ -461,3 +462,38 @@ def test_a_prune_that_loses_the_race_for_a_chains_head_skips_it(pg_url: str) -> 
         assert head.base_seq == 6 and head.seq == 7 and problem(store) is None
     finally:
         store.close()
+
+
+def test_an_error_inside_a_snapshot_comes_out_as_it_was_and_the_store_reads_on(backend: Any) -> None:
+    backend.audit_append("m1", [entry(1)])
+    with pytest.raises(KeyError, match="inside"), backend.audit_snapshot():
+        backend.audit_heads()
+        raise KeyError("inside")
+    assert [h.seq for h in backend.audit_heads()] == [1]  # the read transaction was ended
+    with backend.audit_snapshot():  # and a new one can begin
+        assert [r.seq for r in backend.audit_chain("m1")] == [1]
+
+
+def test_a_snapshot_whose_connection_broke_lets_the_error_inside_through(pg_url: str) -> None:
+    """Ending the read transaction on a connection the server dropped fails too; that failure must not
+    replace the error that was already on its way out of the block."""
+    import psycopg
+
+    from gateway.store.postgres import PostgresStore
+
+    store = PostgresStore(pg_url)
+    store.migrate()
+    try:
+        with pytest.raises(KeyError, match="inside"), store.audit_snapshot():
+            (pid,) = store._run(_backend_pid())
+            with psycopg.connect(pg_url, autocommit=True) as other:
+                other.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            raise KeyError("inside")
+        assert store.audit_heads() == []  # the next call connects again
+    finally:
+        store.close()
+
+
+def _backend_pid() -> Any:
+    rows = yield Q("SELECT pg_backend_pid()")
+    return [int(rows[0][0])]
