@@ -68,6 +68,16 @@ def wait_child(recorder: Recorder, timeout: float = 20.0) -> int:
     raise AssertionError("no writer process started")
 
 
+def first_record_written(recorder: Recorder, state_dir: Path) -> int:
+    """Submit record 0 and wait until the writer process has stored it; the writer's pid."""
+    recorder.submit(event(0), decision(0))  # type: ignore[arg-type]
+    pid = wait_child(recorder)
+    deadline = time.monotonic() + 20
+    while not SQLiteStore(str(state_dir)).audit_records(AuditFilter()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return pid
+
+
 def test_records_go_through_a_writer_process_redacted_and_chained(tmp_path: Path) -> None:
     rec = serve_recorder(tmp_path)
     for i in range(700):  # more than one batch
@@ -109,11 +119,7 @@ def test_when_the_writer_process_dies_the_server_writes_the_records_itself(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     rec = serve_recorder(tmp_path)
-    rec.submit(event(0), decision(0))  # type: ignore[arg-type]
-    pid = wait_child(rec)
-    deadline = time.monotonic() + 20
-    while not SQLiteStore(str(tmp_path)).audit_records(AuditFilter()) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    pid = first_record_written(rec, tmp_path)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     with caplog.at_level(logging.ERROR, logger="hookgate.audit"):
@@ -240,11 +246,7 @@ def test_the_writer_runs_at_idle_priority_and_a_stalled_writer_is_written_around
     itself; when it runs again it writes what it had: every record once, one valid chain."""
 
     rec = serve_recorder(tmp_path)
-    rec.submit(event(0), decision(0))  # type: ignore[arg-type]
-    pid = wait_child(rec)
-    deadline = time.monotonic() + 20
-    while not SQLiteStore(str(tmp_path)).audit_records(AuditFilter()) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    pid = first_record_written(rec, tmp_path)
     if hasattr(os, "SCHED_IDLE"):
         assert os.sched_getscheduler(pid) == os.SCHED_IDLE
     os.kill(pid, signal.SIGSTOP)
