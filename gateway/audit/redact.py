@@ -30,12 +30,14 @@ ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASS
 ``--password=...``, ``X-Api-Key: ...``, and JSON escaped inside a shell string:
 ``{\\"password\\":\\"...\\"}``); ``Pwd=...`` in a connection string (not ``PWD=/path``); credentials in URLs
 (``https://user:pass@host``); the space form of secret options (``--password X``, ``--token X``, ``--api-key
-X``, ``-pass X``); ``mysql -pX`` (and ``mysqldump``, ``mariadb``...); ``sshpass -p X`` and a registry
-login's ``-p X`` (``docker login``, ``podman``, ``helm registry``, ...); ``Cookie`` / ``Set-Cookie`` header
-values and ``--cookie X``; ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric ``uid:gid`` is kept).
-The policy validator's scanner (``configs.validators.policy``) keeps its own, stricter list (it lets
-documentation placeholders pass); ``tests/unit/test_audit_redact.py`` checks that every kind it finds is
-redacted here too.
+X``, ``-pass X``); ``mysql -pX`` (and ``mysqldump``, ``mariadb``...); ``sshpass -p X`` (after sshpass's own
+options), a registry login's ``-p X`` (``docker [global options] login``, ``podman``, ``helm registry``,
+...), ``redis-cli -a X``, ``mongosh -p X``, ``smbclient -U user%X``; ``SSHPASS=``, ``MYSQL_PWD=`` and
+``*_auth=`` assignments; ``Cookie`` / ``Set-Cookie`` header values that start ``name=`` (also JSON-escaped),
+curl's cookie data (``-b 'sid=...'``, ``--cookie``); ``--oauth2-bearer X``; ``curl -u user:X`` (``--user``,
+``--proxy-user``; a numeric ``uid:gid`` is kept). The policy validator's scanner
+(``configs.validators.policy``) keeps its own, stricter list (it lets documentation placeholders pass);
+``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted here too.
 
 Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
 strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use, and none can
