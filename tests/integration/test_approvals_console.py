@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import ROOT
-from tests.fakes.browser import chromium
+from tests.fakes.browser import chromium, sign_in
 from tests.integration.approvals_helpers import Waiting, bash_event, decision_of, listed, wait_for_pending, write_config
 from tests.integration.serve_helpers import ServeProcess
 
@@ -27,9 +27,7 @@ def test_console_approve_button_releases_the_call(tmp_path: Path) -> None:
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(f"{url}/ui")
-        page.fill("#token", TOKEN)
-        page.click("#sign-in")
-        page.wait_for_url(f"{url}/ui")
+        sign_in(page, url, TOKEN, server_log=server.lines)
         page.click("#tab-approvals")
         rows = page.locator("#approvals-body tr")
         expect(rows).to_have_count(2)

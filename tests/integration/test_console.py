@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import ROOT, run_hookgate
-from tests.fakes.browser import chromium
+from tests.fakes.browser import chromium, sign_in
 from tests.integration.serve_helpers import ServeProcess
 
 TOKEN = "console-test-token-1234"
@@ -107,13 +107,7 @@ def test_console_in_headless_chromium(tmp_path: Path) -> None:
         page.fill("#token", "wrong")
         page.click("#sign-in")
         page.wait_for_selector("#login-error:has-text('Wrong token.')")
-        page.fill("#token", TOKEN)
-        page.click("#sign-in")
-        try:  # "commit": the console's own rows are waited for below (a busy machine delays its load event)
-            page.wait_for_url(f"{url}/ui", wait_until="commit", timeout=60_000)
-        except Exception as exc:
-            error = page.locator("#login-error").all_inner_texts()
-            raise AssertionError(f"no console after signing in (at {page.url}, sign-in error: {error})") from exc
+        sign_in(page, url, TOKEN, server_log=server.lines)
         page.wait_for_selector("#records-body td.empty")
 
         # events arrive: through serve, and through `hookgate run` beside it (the spool)
