@@ -33,9 +33,13 @@ ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASS
 X``, ``-pass X``); ``mysql -pX`` (and ``mysqldump``, ``mariadb``...); ``sshpass -p X`` (after sshpass's own
 options), a registry login's ``-p X`` (``docker [global options] login``, ``podman``, ``helm registry``,
 ...), ``redis-cli -a X``, ``mongosh -p X``, ``smbclient -U user%X``; ``SSHPASS=``, ``MYSQL_PWD=`` and
-``*_auth=`` assignments; ``Cookie`` / ``Set-Cookie`` header values that start ``name=`` (also JSON-escaped),
-curl's cookie data (``-b 'sid=...'``, ``--cookie``); ``--oauth2-bearer X``; ``curl -u user:X`` (``--user``,
-``--proxy-user``; a numeric ``uid:gid`` is kept). The policy validator's scanner
+``*_auth=`` assignments; a secret set with a package manager's or git's ``config`` (``npm config set
+//reg/:_authToken X``, ``yarn config set npmAuthToken X``, ``git config user.password X``, ``poetry config
+http-basic.repo user X``); ``htpasswd -b FILE USER X`` / ``-nb USER X``; a quoted ``"auth"``-like key's
+string value written inside a string (``{"auth": "..."}``, ``{\\"x-auth\\": ...}``, ``"db_pwd"``);
+``Cookie`` / ``Set-Cookie`` header values that start ``name=`` (also JSON-escaped), curl's cookie data
+(``-b 'sid=...'``, ``--cookie``); ``--oauth2-bearer X``; ``curl -u user:X`` (``--user``, ``--proxy-user``;
+a numeric ``uid:gid`` is kept). The policy validator's scanner
 (``configs.validators.policy``) keeps its own, stricter list (it lets documentation placeholders pass);
 ``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted here too.
 
@@ -62,6 +66,17 @@ _NAME = (
     r"(?<![A-Za-z0-9_.\-])(?=[A-Za-z0-9_.\-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API[_\-]?KEY"
     r"|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY|CREDENTIALS?|SSHPASS|_PWD(?![A-Za-z])|_AUTH(?![A-Za-z])))[A-Za-z0-9_.\-]++"
 )
+_HT_OPTS = r"(?:\s++-[A-Za-z]++(?:\s++[0-9]++)?)"
+"""One of htpasswd's options: a cluster such as ``-bc``, or ``-C 10``."""
+_WORD = r"[^\s\-;&|<>][^\s;&|<>]*+"
+"""A positional argument (a file or a user name)."""
+_HTPASSWD_SHAPE = (
+    r"\bhtpasswd(?=<opt>*?\s++-[a-zA-Z]*b)"
+    r"(?:(?=<opt>*?\s++-[a-zA-Z]*n)<opt>*+\s++<word>|<opt>*+\s++<word>\s++<word>)\s++"
+)
+_HTPASSWD = _HTPASSWD_SHAPE.replace("<opt>", _HT_OPTS).replace("<word>", _WORD)
+"""htpasswd with ``-b`` among its options, up to the password: after one name with ``-n`` (no file), else
+after two (the file and the user)."""
 DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     # (kind, hints: lower-case substrings one of which any match contains, re flags, pattern)
     (
@@ -223,6 +238,40 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         # curl -u user:password, --user/--proxy-user user:password (a numeric uid:gid is not a password)
         r"(?P<name>(?<![A-Za-z0-9_\-])(?:-u|-U|--user|--proxy-user)(?:\s+|=)?[\"']?[^\s:\"']+:)"
         r"(?![0-9]+(?:[\s\"']|\Z))[^\s\"']+",
+    ),
+    (
+        "config_password",
+        ("config",),
+        re.IGNORECASE,
+        # a package manager's or git's config value set on the command line under a key that names a
+        # secret (npm config set //reg/:_authToken X, yarn config set npmAuthToken X, git config
+        # user.password X), and a password after its user (poetry config http-basic.repo user X,
+        # composer config http-basic.host user X)
+        r"(?P<name>\b(?:npm|pnpm|yarn|git|poetry|pip3?|conda|cargo|bundle|composer)\b[^\n|;&]{0,200}?\sconfig"
+        r"(?:\s++-[^\s]++)*+(?:\s++set\b(?:\s++-[^\s]++)*+)?\s++"
+        r"(?:http-basic\.[^\s]++\s++[^\s\-][^\s]*+"
+        r"|[^\s=]{0,200}?(?:token|auth|password|passwd|secret|api[_\-]?key)[^\s=]{0,200}+)\s++)"
+        r"(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)<>]+)",
+    ),
+    (
+        "htpasswd_password",
+        ("htpasswd",),
+        0,
+        # htpasswd -b (batch mode: the password on the command line): htpasswd -b[c] FILE USER X,
+        # htpasswd -nb USER X
+        r"(?P<name>" + _HTPASSWD + r")"
+        r"(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)<>]+)",
+    ),
+    (
+        "json_auth",
+        ("auth", "pwd", "bearer"),
+        re.IGNORECASE,
+        # a JSON object's "auth"-like key written inside a string (a command's echo, a file's content):
+        # {"auth": "dXNlcjpw..."} (Docker's config.json), {"_auth": ...}, {"x-auth": ...}, {"db_pwd": ...};
+        # TOKEN, PASSWORD and the like are "assignment" (its names need no quotes); the quotes may be
+        # backslash-escaped (JSON inside a shell string)
+        r"(?P<name>(?<![A-Za-z0-9_\-])\\?\"(?:[A-Za-z0-9_\-]{0,40}?auth|[A-Za-z0-9_\-]{0,40}?[_\-]pwd|pwd|bearer)\\?\""
+        r"\s*+:\s*+)(?:\\\"[^\"\n]*?\\\"|\"[^\"\n]*\")",
     ),
     (
         "smb_password",

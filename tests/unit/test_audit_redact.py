@@ -169,6 +169,21 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ("curl --oauth2-bearer S3cret https://x.test", "S3cret", "curl --oauth2-bearer [REDACTED:password_flag]"),
         ('curl -d "{\\"Authorization\\": \\"Bearer S3cret\\"}" x', "S3cret", '\\"[REDACTED:authorization]\\"}'),
         ('curl -d "{\\"Cookie\\": \\"sid=S3cret\\"}" x', "S3cret", '\\"[REDACTED:cookie]\\"}'),
+        ("npm config set //r.test/:_authToken S3cret", "S3cret", "//r.test/:_authToken [REDACTED:config_password]"),
+        ("yarn config set npmAuthToken S3cret", "S3cret", "npmAuthToken [REDACTED:config_password]"),
+        ("git config --global user.password 'S3 cret'", "S3 cret", "user.password [REDACTED:config_password]"),
+        ("poetry config http-basic.pypi alice S3cret", "S3cret", "http-basic.pypi alice [REDACTED:config_password]"),
+        ("htpasswd -b .htpasswd alice S3cret", "S3cret", "htpasswd -b .htpasswd alice [REDACTED:htpasswd_password]"),
+        ("htpasswd -bc f alice S3cret && nginx -s reload", "S3cret", "alice [REDACTED:htpasswd_password] && nginx"),
+        ("htpasswd -nbB -C 10 alice S3cret > f", "S3cret", "-C 10 alice [REDACTED:htpasswd_password] > f"),
+        ("htpasswd -n -b alice 'two words'", "two words", "htpasswd -n -b alice [REDACTED:htpasswd_password]"),
+        (
+            """echo '{"auths": {"reg": {"auth": "dXNlcjpTM2NyZXQ="}}}' > ~/.docker/config.json""",
+            "dXNlcjpTM2NyZXQ=",
+            '{"auth": [REDACTED:json_auth]}}}',
+        ),
+        ('curl -d "{\\"x-auth\\": \\"S3cret\\"}" x', "S3cret", '{\\"x-auth\\": [REDACTED:json_auth]}'),
+        ('{"db_pwd": "S3cret", "oauth": "S3cret2"}', "S3cret", '"oauth": [REDACTED:json_auth]'),
     ],
 )
 def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
@@ -197,6 +212,13 @@ def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
         "git checkout -b feature/login",
         "GIT_AUTHOR_NAME=Jo git commit -m x",
         "export OLDPWD=/tmp",
+        "npm config get //r.test/:_authToken",
+        "npm config delete //r.test/:_authToken",
+        "git config --get user.token",
+        "git config --global credential.helper store",
+        "htpasswd -c .htpasswd alice",  # prompts for the password
+        "htpasswd -B .htpasswd alice",
+        '{"author": "Jo", "requireAuth": true, "auth_mode": "basic"}',
     ],
 )
 def test_command_lines_without_secrets_are_kept(text: str) -> None:
@@ -295,6 +317,12 @@ def test_the_working_directory_is_not_a_password() -> None:
         "sshpass -f x" * 8_000,
         "a_auth_pwd" * 10_000,
         'Authorization\\": \\"' * 5_000,
+        "npm config set " * 7_000,
+        "git config " + "-x " * 30_000,
+        "htpasswd" + " -b" * 30_000,
+        "htpasswd -nb a " * 7_000,
+        '\\"x_auth\\": \\"' * 7_000,
+        '"' + "a" * 100_000 + 'auth": "x"',
     ],
     ids=[
         "secret-run",
@@ -315,6 +343,12 @@ def test_the_working_directory_is_not_a_password() -> None:
         "sshpass-options",
         "auth-names",
         "escaped-authorization",
+        "config-set",
+        "config-options",
+        "htpasswd-options",
+        "htpasswd-batch",
+        "escaped-json-auth",
+        "long-json-key",
     ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
