@@ -58,6 +58,7 @@ class State:
         "redirected",
         "settings",
         "token_checker",
+        "variables",
     )
 
     def __init__(
@@ -82,6 +83,7 @@ class State:
         self._areas: tuple[list[str], list[str]] | None = None
         self.functions: dict[str, list[Token]] = {}  # functions the command defines: name -> body tokens
         self.aliases: dict[str, str] = {}  # aliases it defines (alias x=rm; x -rf ~)
+        self.variables: dict[str, list[str]] = {}  # variables it sets (x='rm -rf ~'; eval "$x"): .variables
         self.project: str | None = None  # the event's cwd: the project, whatever directory a command moves to
         self.redirected: bool | None = None
 

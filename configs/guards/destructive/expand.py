@@ -309,7 +309,8 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             tcl = "\n".join(v for o, v in opts if o == "-c")
             reads_stdin = "-f" not in names(opts) and operands[:1] in ([], ["-"], ["/dev/stdin"])
             tclsh = [Word("tclsh")] if reads_stdin else []  # expect <<< 'exec ...': a Tcl program on stdin
-            return Unwrapped(tclsh, strings + _expect(tcl), feeder, replace)
+            program = [_as_tclsh(tcl)] if tcl else []  # expect -c 'file delete -force ~': Tcl's own commands
+            return Unwrapped(tclsh, strings + _expect(tcl) + program, feeder, replace)
         if name == "parallel":
             return _parallel(words[1:], strings)
         _, opts, stop = getopt(args, short_arg, long_arg, optional, permute=False)
@@ -394,6 +395,16 @@ def _tmux(args: list[str]) -> list[str]:
         if rest:
             out.append(" ".join(rest))
     return out
+
+
+def _as_tclsh(tcl: str) -> str:
+    """A shell program that gives ``tclsh`` the Tcl program ``tcl`` on stdin (a quoted heredoc: no expansion),
+    so an ``expect -c`` script gets the Tcl checks (``exec``, ``open "|..."``, ``file delete``) that
+    ``tclsh`` gets."""
+    mark = "HOOKGATE_TCL"
+    while mark in tcl:
+        mark += "_"
+    return f"tclsh <<'{mark}'\n{tcl}\n{mark}\n"
 
 
 def _expect(tcl: str) -> list[str]:

@@ -140,6 +140,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = check_argv(alternative, cmd, ctx.deeper()) if alternative is not None else None
         if reason:
             return reason
+    if ctx.state.variables and any(not w.literal and "$" in w.text for w in words):
+        from .variables import substituted  # x='rm -rf ~'; eval "$x": what the variables hold runs
+
+        for text in substituted(words, ctx.state.variables):
+            reason = ctx.check_text(text)
+            if reason:
+                return reason
     u = unwrap(words)
     for text in u.strings:
         reason = ctx.check_text(text)
@@ -157,6 +164,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = _check_assignments([*u.assigns, *declared], ctx)
         if reason:
             return reason
+    if declared or (u.assigns and not core):  # x='rm -rf ~' (then eval "$x"), export CMD=...
+        from .variables import remember
+
+        remember([*u.assigns, *declared] if not core else declared, ctx.state.variables)
     if not core:
         return None
     feeder_cmd = cmd if u.feeder else None  # xargs feeds its stdin as arguments; the command's stdin is empty

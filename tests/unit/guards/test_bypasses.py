@@ -4,11 +4,14 @@ that must still pass: git subcommands that run a shell command, a ``cd`` hidden 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from configs.guards.destructive import Settings
 from tests.conftest import run_hookgate
 from tests.unit.guards.common import RM, rule_of
+from tests.unit.guards.conftest import own_state
 
 EXT = "ask:git.ext-command"
 
@@ -167,14 +170,14 @@ def test_allowed_commands_still_pass_where_allowed(command: str) -> None:
     "command",
     ["git submodule foreach 'rm -rf ~'", "bash -c 'cd .. && rm -rf dist'", "env -C / rm -rf build"],
 )
-def test_through_hookgate_run(command: str) -> None:
+def test_through_hookgate_run(command: str, tmp_path: Path) -> None:
     event = {
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
         "cwd": "/srv/app",
         "tool_input": {"command": command},
     }
-    proc = run_hookgate(["run"], event)
+    proc = run_hookgate(["run"], event, env=own_state(tmp_path))
     assert proc.returncode == 2 and "rm.recursive" in proc.stderr, (proc.stdout, proc.stderr)
 
 

@@ -3,10 +3,13 @@ whose delete target is the home directory computed at run time: known-home targe
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import run_hookgate
 from tests.unit.guards.common import RM, rule_of
+from tests.unit.guards.conftest import own_state
 
 
 @pytest.mark.parametrize(
@@ -69,7 +72,7 @@ def test_near_misses_pass(command: str) -> None:
     assert rule_of(command) is None
 
 
-def test_through_hookgate_run() -> None:
+def test_through_hookgate_run(tmp_path: Path) -> None:
     for command in (
         'f(){ "$@"; }; f rm -rf ~',
         'python3 -c "import shutil, pathlib; shutil.rmtree(pathlib.Path.home())"',
@@ -80,5 +83,5 @@ def test_through_hookgate_run() -> None:
             "cwd": "/srv/app",
             "tool_input": {"command": command},
         }
-        proc = run_hookgate(["run"], event)
+        proc = run_hookgate(["run"], event, env=own_state(tmp_path))
         assert proc.returncode == 2 and "rm.recursive" in proc.stderr, (command, proc.stderr)

@@ -5,11 +5,14 @@ printing pass, and so do the harmless devices (`/dev/null`, `/dev/stderr`, `/dev
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from configs.guards.destructive import MAX_LENGTH, Settings
 from tests.conftest import run_hookgate
 from tests.unit.guards.common import cases, rule_of
+from tests.unit.guards.conftest import own_state
 
 DEVICE = "deny:disk.device-write"
 WIPE = "deny:disk.wipe"
@@ -117,12 +120,12 @@ def test_the_raw_text_fallback_sees_them_too(text: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["cat /dev/zero > /dev/sda", "wipefs -a /dev/sdb"])
-def test_through_hookgate_run(command: str) -> None:
+def test_through_hookgate_run(command: str, tmp_path: Path) -> None:
     event = {
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
         "cwd": "/srv/app",
         "tool_input": {"command": command},
     }
-    proc = run_hookgate(["run"], event)
+    proc = run_hookgate(["run"], event, env=own_state(tmp_path))
     assert proc.returncode == 2 and "disk." in proc.stderr, (proc.stdout, proc.stderr)

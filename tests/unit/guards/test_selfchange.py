@@ -14,6 +14,7 @@ import configs
 from configs.guards import secrets_guard, shell_guard
 from tests.conftest import run_hookgate
 from tests.unit.guards.common import CWD, rule_of
+from tests.unit.guards.conftest import own_state
 
 SITE = os.path.dirname(os.path.dirname(os.path.abspath(configs.__file__)))  # site-packages, or the checkout
 BIN = os.path.join(sys.prefix, "bin", "hookgate")
@@ -201,7 +202,8 @@ def test_through_hookgate_run(tmp_path: Path) -> None:
         event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(tmp_path)}
         proc = run_hookgate(["run"], event, env=env)
         assert proc.returncode == 2, (tool, tool_input, proc.stdout, proc.stderr)
-    ok = run_hookgate(["run"], {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}})
+    ls = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    ok = run_hookgate(["run"], ls, env=own_state(tmp_path))
     assert ok.returncode == 0
 
 

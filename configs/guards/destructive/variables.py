@@ -1,0 +1,96 @@
+"""Shell variables a command sets and then runs: ``x='rm -rf ~'; eval "$x"``, ``c=rm; $c -rf ~``, ``export
+CMD='git push -f'; bash -c "$CMD"``.
+
+``remember(words, variables)`` keeps the ``NAME=value`` words of a command that runs nothing but its
+assignments (and those given to ``export``, ``declare``, ``local``, ``readonly``, ``typeset``): every value a
+name is given in the command's text, since a branch may set one or the other. ``substituted(words,
+variables)`` gives the command line back as shell text with the known variables in place, one text per
+combination of their values (at most ``MAX_TEXTS``), or ``[]`` when no word uses one. A quoted word stays
+one word (in double quotes: the other expansions in it stay expansions); an unquoted one is split into
+words as the shell splits it (a word with a glob character still globs), or, when it holds other
+expansions too, pasted in as written and read again, operators included (strict: the shell would only
+split it). The command line itself is checked as before too (a variable may also come from the
+environment, when the branch that sets it does not run).
+
+Followed: ``$NAME`` and ``${NAME}`` outside single quotes, with string values written in the command.
+Not followed: arrays, ``+=``, ``${NAME/a/b}`` and the other expansion operators, and values that come from
+outside the command's text (the environment, ``read``, a command's output): those stay unknown, as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lexer import Word
+
+MAX_VALUES = 4
+"""Values kept per name (the last ones given)."""
+MAX_TEXTS = 16
+"""Combinations of values checked for one command line."""
+
+_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z", re.DOTALL)
+_GLOB = re.compile(r"[*?\[]")
+_REF = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def remember(words: list[Word], variables: dict[str, list[str]]) -> None:
+    """Record the plain ``NAME=value`` words among ``words`` in ``variables`` (name -> values, oldest first)."""
+    for word in words:
+        match = _ASSIGN.match(word.text)
+        if match is None:
+            continue
+        name, value = match.groups()
+        if not word.literal and any((m.group(1) or m.group(2)) == name for m in _REF.finditer(value)):
+            continue  # x="$x:more": the old value, which may be anything
+        values = variables.setdefault(name, [])
+        if value in values:
+            values.remove(value)
+        values.append(value)
+        del values[:-MAX_VALUES]
+
+
+def substituted(words: list[Word], variables: dict[str, list[str]]) -> list[str]:
+    """The command line ``words`` as shell text with the variables of ``variables`` in place: one text per
+    combination of their values, at most ``MAX_TEXTS`` (the latest values first); ``[]`` when no word
+    outside single quotes uses a known variable."""
+    used = sorted(
+        {
+            name
+            for w in words
+            if not w.literal
+            for m in _REF.finditer(w.text)
+            if (name := m.group(1) or m.group(2)) in variables
+        }
+    )
+    if not used:
+        return []
+    combinations: list[dict[str, str]] = [{}]
+    for name in used:
+        combinations = [{**c, name: v} for c in combinations for v in reversed(variables[name])][:MAX_TEXTS]
+    import shlex
+
+    texts = []
+    for values in combinations:
+
+        def put(m: re.Match[str], values: dict[str, str] = values) -> str:
+            return values.get(m.group(1) or m.group(2), m.group(0))
+
+        parts = []
+        for w in words:
+            if w.literal:
+                parts.append(shlex.quote(w.text))
+                continue
+            text = _REF.sub(put, w.text)
+            if w.quoted:
+                parts.append(_double_quoted(text))
+            elif "$" in text or "`" in text:
+                parts.append(text)  # other expansions in it: read again as written
+            else:  # split into words as the shell does; a glob in one still globs
+                parts.extend(part if _GLOB.search(part) else shlex.quote(part) for part in text.split())
+        texts.append(" ".join(parts))
+    return texts
+
+
+def _double_quoted(text: str) -> str:
+    """``text`` as one double-quoted shell word (``$`` kept: its expansions are read again)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
