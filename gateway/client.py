@@ -34,7 +34,8 @@ PostToolUse, SessionStart, ...), where a block would only make the agent loop or
 Every case prints one line: ``hookgate: server URL unavailable|misconfigured: <why>; <what now>``.
 
 Environment: ``HOOKGATE_SERVER`` (URL), ``HOOKGATE_TOKEN``, ``HOOKGATE_SERVER_TIMEOUT`` (seconds to
-wait for the answer, default 600: Claude Code's own hook timeout), ``CLAUDE_PROJECT_DIR`` (forwarded).
+wait for the answer, default 600: Claude Code's own hook timeout; a value that is not a number > 0
+(or is over ``MAX_TIMEOUT``) counts as the default), ``CLAUDE_PROJECT_DIR`` (forwarded).
 """
 
 from __future__ import annotations
@@ -72,6 +73,20 @@ CONNECT_TIMEOUT = 2.0
 """Seconds to open the connection (the server is normally on loopback: it answers or refuses at once)."""
 DEFAULT_TIMEOUT = 600.0
 MAX_ANSWER = 64 * 1024 * 1024
+MAX_TIMEOUT = 1e8
+"""The longest ``HOOKGATE_SERVER_TIMEOUT`` taken (seconds: about three years; a socket takes no more)."""
+
+
+def env_timeout() -> float:
+    """``HOOKGATE_SERVER_TIMEOUT``: seconds, when it is a number > 0 and at most ``MAX_TIMEOUT``; else
+    ``DEFAULT_TIMEOUT`` (a typo or a ``-1`` never turns the wait into an error, which a host takes as
+    non-blocking: the call would go ahead)."""
+    try:
+        value = float(os.environ.get("HOOKGATE_SERVER_TIMEOUT") or DEFAULT_TIMEOUT)
+    except ValueError:
+        return DEFAULT_TIMEOUT
+    return value if 0 < value <= MAX_TIMEOUT else DEFAULT_TIMEOUT
+
 
 _BASE_URL_HINT = "the URL must be the server's base URL, e.g. http://127.0.0.1:8787"
 _MISCONFIGURED = {
@@ -291,10 +306,7 @@ def forward(
     comes back (see module docstring).
     """
     if timeout is None:
-        try:
-            timeout = float(os.environ.get("HOOKGATE_SERVER_TIMEOUT") or DEFAULT_TIMEOUT)
-        except ValueError:
-            timeout = DEFAULT_TIMEOUT
+        timeout = env_timeout()
     scheme, host, port, base = _split_url(server)
     authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     head = (

@@ -12,7 +12,6 @@ settings.json``): every hook on the same event that runs hookgate (a command nam
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from typing import TYPE_CHECKING, Any
@@ -59,10 +58,10 @@ def host_timeouts(event: str) -> list[tuple[float, str]]:
                         f"{path}: hooks.{event}[{gi}].hooks[{hi}]{'.timeout' if timeout else ' (Claude Code default)'}",
                     )
                 )
-    server = os.environ.get("HOOKGATE_SERVER_TIMEOUT")
-    if server:
-        with contextlib.suppress(ValueError):
-            found.append((float(server), "HOOKGATE_SERVER_TIMEOUT (the thin client's wait for hookgate serve)"))
+    if os.environ.get("HOOKGATE_SERVER_TIMEOUT"):
+        from gateway.client import env_timeout  # the wait the thin client takes (a bad value: its default)
+
+        found.append((env_timeout(), "HOOKGATE_SERVER_TIMEOUT (the thin client's wait for hookgate serve)"))
     return found
 
 

@@ -56,8 +56,8 @@ class AuditSection(BaseModel):
     record: Literal["handled", "all", "off"] = "handled"
     sink: str | list[str] = "store"
     redact: list[str] = Field(default_factory=list)
-    keep_days: float | None = Field(30.0, alias="keepDays", gt=0)
-    max_mb: float | None = Field(200.0, alias="maxMB", gt=0)
+    keep_days: float | None = Field(30.0, alias="keepDays", gt=0, allow_inf_nan=False)
+    max_mb: float | None = Field(200.0, alias="maxMB", gt=0, allow_inf_nan=False)
     max_value: int = Field(4096, alias="maxValue", ge=64, le=1_000_000)
     chain: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[^\s]+$")
     otel: bool | OtelSection | None = None

@@ -367,6 +367,50 @@ def _leaves_redacted(value: Any, depth: int) -> Any:
     return REDACTED.format(kind="key")
 
 
+CUSTOM_SECONDS = 0.2
+"""How long the ``audit.redact`` patterns may take on one string (in the main thread, where a timer can stop
+them): one that backtracks (``(a+)+$``) would otherwise hold back ``hookgate run``'s answer until the host
+times the hook out, and the call goes ahead. A string they do not finish on is replaced whole."""
+
+
+class _Expired(Exception):
+    pass
+
+
+def _custom_sub(pattern: re.Pattern[str], value: str) -> str:
+    """``value`` with ``pattern``'s matches replaced by ``[REDACTED:custom]``; ``[REDACTED:custom-timeout]``
+    when that takes over ``CUSTOM_SECONDS`` (``SIGALRM``; in another thread than the main one, where no
+    timer can interrupt it, the patterns run unbounded). A timer already set is re-armed afterwards."""
+    import signal
+
+    done = False
+
+    def expired(signum: int, frame: object) -> None:
+        if not done:  # a signal that arrives once the patterns are through changes nothing
+            raise _Expired
+
+    try:
+        previous = signal.signal(signal.SIGALRM, expired)
+    except (ValueError, AttributeError):  # not the main thread (or no SIGALRM)
+        return pattern.sub("[REDACTED:custom]", value)
+    import time
+
+    started = time.monotonic()
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, CUSTOM_SECONDS)
+    try:
+        out = pattern.sub("[REDACTED:custom]", value)
+        done = True
+        return out
+    except _Expired:
+        return REDACTED.format(kind="custom-timeout")
+    finally:
+        done = True
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if old_delay:
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - started), 1e-6), old_interval)
+
+
 class Redactor:
     """Redacts secrets and truncates large strings in JSON values (see module docstring).
 
@@ -387,7 +431,7 @@ class Redactor:
                 value = _pattern(kind, flags, regex).sub(replacement, value)
                 lower = value.lower()
         if self.extra is not None:
-            value = self.extra.sub("[REDACTED:custom]", value)
+            value = _custom_sub(self.extra, value)
         if len(value) <= self.max_value:
             return value
         import hashlib

@@ -110,8 +110,8 @@ def append(state_dir: str, record_id: str, body: str) -> int:
 
 def drain(state_dir: str, store: object, chain: str) -> int:
     """Move every spooled record into ``store`` (``audit_append(chain, entries)``); returns how many
-    were stored. Lines that are not records (a torn write after a crash) are skipped. Raises OSError
-    and the store's errors; a file whose append failed stays for the next drain."""
+    were stored. Lines that are not records (a torn write after a crash, bytes that are not UTF-8) are
+    skipped. Raises OSError and the store's errors; a file whose append failed stays for the next drain."""
     import contextlib
     import fcntl
     import time
@@ -146,7 +146,10 @@ def drain(state_dir: str, store: object, chain: str) -> int:
                 data = fh.read()
             entries = []
             for raw in data.split(b"\n"):
-                record_id, sep, body = raw.decode("utf-8", "surrogatepass").partition("\t")
+                try:
+                    record_id, sep, body = raw.decode("utf-8", "surrogatepass").partition("\t")
+                except UnicodeDecodeError:  # not text hookgate wrote (its lines are UTF-8): not a record
+                    continue
                 if not sep:
                     continue
                 try:

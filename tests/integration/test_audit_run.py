@@ -442,3 +442,23 @@ def test_a_lone_surrogate_in_a_tool_input_does_not_break_reading_the_trail(tmp_p
     for args in (["tail", "-n", "5"], ["export", "--format", "csv"], ["export", "--format", "jsonl"], ["verify"]):
         proc = audit(config, *args)
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, (args, proc.stderr)
+
+
+def test_a_user_redact_pattern_that_backtracks_cannot_hold_back_the_deny(tmp_path: Path) -> None:
+    """``audit.redact: ['(a+)+$']`` (validate accepts it) once held ``hookgate run`` in the record step, before
+    the deny reached the host, until the host timed the hook out and the call went ahead. Each string gets
+    ``CUSTOM_SECONDS``, then is stored as ``[REDACTED:custom-timeout]``. The command is data: judged, not run."""
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text("audit:\n  record: all\n  redact: ['(a+)+$']\n")
+    event = {
+        "session_id": "s",
+        "cwd": "/proj",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": "toolu_1",
+        "tool_input": {"command": "rm -rf / " + "a" * 28 + "!"},
+    }
+    proc = run_hookgate(["run", "--config", "builtin:default", "--config", str(cfg)], event, timeout=30)
+    assert proc.returncode == 2, proc.stderr
+    shown = run_hookgate(["audit", "tail", "--json", "--config", "builtin:default", "--config", str(cfg)])
+    assert "[REDACTED:custom-timeout]" in shown.stdout and "a" * 28 not in shown.stdout, shown.stdout

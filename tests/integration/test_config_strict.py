@@ -168,6 +168,15 @@ def test_a_yaml_exponent_read_as_text_gets_a_hint_and_a_huge_timeout_a_short_war
     assert proc.returncode == 0 and "1e+308 s is 1.667e+306 minutes" in proc.stdout and len(proc.stdout) < 400
 
 
+def test_audit_retention_must_be_finite(tmp_path: Path) -> None:
+    """``maxMB: .inf`` once passed validate, then every ``hookgate audit`` command failed (OverflowError)."""
+    cfg = _write(tmp_path / "c.yaml", "hooks: {}\naudit:\n  record: all\n  maxMB: .inf\n  keepDays: .nan\n")
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1
+    assert "audit.maxMB: Input should be a finite number" in proc.stdout
+    assert "audit.keepDays: Input should be a finite number" in proc.stdout
+
+
 def test_validate_reports_errors_of_both_the_common_and_the_type_fields(tmp_path: Path) -> None:
     entry = {"type": "command", "command": "true", "timeout": "10", "shell": 5, "if": "Bash(rm"}
     cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))

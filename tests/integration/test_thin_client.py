@@ -185,6 +185,16 @@ def test_unreachable_server_fails_open_or_closed_when_asked() -> None:
     assert closed.stderr.rstrip().endswith("; failing closed") and closed.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "1e300", "soon"])
+def test_a_bad_server_timeout_is_the_default_and_still_fails_closed(value: str) -> None:
+    """HOOKGATE_SERVER_TIMEOUT=-1 once made the client exit 1 ("internal error"), which a host takes as
+    non-blocking: with HOOKGATE_ON_SERVER_DOWN=closed a destructive call went ahead."""
+    event = load_case("claude", "pretooluse-bash-rm-rf.json")
+    env = {"HOOKGATE_SERVER_TIMEOUT": value, "HOOKGATE_ON_SERVER_DOWN": "closed"}
+    proc = run_hookgate(["run", "--server", f"http://127.0.0.1:{closed_port()}"], event, env=env)
+    assert proc.returncode == 2 and "internal error" not in proc.stderr, proc.stderr
+
+
 def test_wrong_token_is_a_misconfiguration_and_says_so(tmp_path: Path) -> None:
     event = load_case("claude", "pretooluse-bash-rm-rf.json")
     with ServeProcess(GUARDS, env={"HOOKGATE_TOKEN": "right"}) as served:

@@ -387,3 +387,24 @@ def test_a_connection_string_password_may_start_with_a_dot_or_dollar() -> None:
     assert "$DBPASS" not in r.text("Pwd=$DBPASS")
     for path in ("PWD=./x", "PWD=..", "PWD=~/w"):
         assert r.text(path) == path
+
+
+def test_a_custom_pattern_is_stopped_after_its_time_and_an_earlier_timer_still_fires() -> None:
+    import signal
+    import time
+
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    try:
+        started = time.monotonic()
+        out = Redactor(["(a+)+$"]).text("x " + "a" * 30 + "!")
+        assert out == "[REDACTED:custom-timeout]" and time.monotonic() - started < 5
+        assert Redactor(["acme_[0-9]+"]).text("key acme_123") == "key [REDACTED:custom]"
+        deadline = time.monotonic() + 10
+        while not fired and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert fired == [signal.SIGALRM]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

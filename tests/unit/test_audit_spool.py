@@ -51,6 +51,17 @@ def test_append_then_drain(tmp_path: Path) -> None:
     assert os.listdir(tmp_path / "audit") == []
 
 
+def test_a_line_that_is_not_utf8_is_skipped_and_the_others_are_stored(tmp_path: Path) -> None:
+    state = str(tmp_path)
+    spool.append(state, "a", body(1, 0))
+    with open(tmp_path / "audit" / "spool.jsonl", "ab") as f:
+        f.write(b'18ed0000-6-abc\t{"a": "\xff\xfe"}\n')
+    spool.append(state, "b", body(2, 0))
+    store = SQLiteStore(state)
+    assert spool.drain(state, store, "m") == 2
+    assert [r.id for r in store.audit_chain("m")] == ["a", "b"] and os.listdir(tmp_path / "audit") == []
+
+
 def test_a_leftover_file_is_drained_once(tmp_path: Path) -> None:
     state = str(tmp_path)
     spool.append(state, "a", body(1, 0))
