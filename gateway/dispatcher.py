@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     Call = Callable[[Handler, HookEvent, RunContext, float], Awaitable[Outcome]]
     """How an executor calls one handler: ``call(handler, event, ctx, timeout_s)`` -> its answer."""
 
+RECORD_SECONDS = 2.0
+"""How long ``hookgate run``'s record step may take (it takes well under a millisecond; ``Dispatcher.record``)."""
+
 
 class Selected(Record):
     """A handler chosen for an event, with its merge ``order`` and group."""
@@ -215,13 +218,32 @@ class Dispatcher:
         """The record step, after merge and before render: hand ``decision`` (the one the host gets) to
         the audit recorder (``RunContext.recorder``) when ``audit.record`` asks for it (``handled``, the
         default: a handler ran; ``all``; ``off``). Nothing of ``gateway.audit`` is imported when the
-        event is not recorded. Never raises."""
+        event is not recorded. Never raises. Under ``hookgate run`` the step gets ``RECORD_SECONDS``
+        (``gateway.deadline``): whatever holds it up (a lock someone holds on a ``jsonl:`` sink, an
+        OpenTelemetry endpoint that never answers) must not hold back the answer until the host times
+        the hook out and lets the call go ahead; what was written by then stays, one line says the rest
+        is missing."""
         mode = self.config.audit.get("record", "handled")
         if mode == "off" or (mode == "handled" and not decision.results):
             return
         recorder = ctx.recorder()
-        if recorder is not None:
+        if recorder is None:
+            return
+        if ctx.mode != "run":  # serve and the Python API only queue the record here
             recorder.submit(event, decision, started_ns)
+            return
+        from gateway.deadline import Deadline, DeadlineExceeded
+
+        try:
+            with Deadline(RECORD_SECONDS):
+                recorder.submit(event, decision, started_ns)
+        except DeadlineExceeded as exc:
+            import sys
+
+            sys.stderr.write(
+                f"hookgate: audit: cannot record: the record step {exc} (a lock held on a jsonl sink, a slow "
+                "OpenTelemetry endpoint?); the answer goes out without it\n"
+            )
 
     def decide(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None, *, record: bool = True) -> Decision:
         """``dispatch`` from synchronous code with no event loop running (``hookgate run``, ``explain``,

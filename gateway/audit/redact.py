@@ -373,42 +373,20 @@ them): one that backtracks (``(a+)+$``) would otherwise hold back ``hookgate run
 times the hook out, and the call goes ahead. A string they do not finish on is replaced whole."""
 
 
-class _Expired(Exception):
-    pass
-
-
 def _custom_sub(pattern: re.Pattern[str], value: str) -> str:
     """``value`` with ``pattern``'s matches replaced by ``[REDACTED:custom]``; ``[REDACTED:custom-timeout]``
-    when that takes over ``CUSTOM_SECONDS`` (``SIGALRM``; in another thread than the main one, where no
-    timer can interrupt it, the patterns run unbounded). A timer already set is re-armed afterwards."""
-    import signal
+    when that takes over ``CUSTOM_SECONDS`` (``gateway.deadline``: in the main thread only; elsewhere the
+    patterns run unbounded)."""
+    from gateway.deadline import Deadline, DeadlineExceeded
 
-    done = False
-
-    def expired(signum: int, frame: object) -> None:
-        if not done:  # a signal that arrives once the patterns are through changes nothing
-            raise _Expired
-
+    deadline = Deadline(CUSTOM_SECONDS)
     try:
-        previous = signal.signal(signal.SIGALRM, expired)
-    except (ValueError, AttributeError):  # not the main thread (or no SIGALRM)
-        return pattern.sub("[REDACTED:custom]", value)
-    import time
-
-    started = time.monotonic()
-    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, CUSTOM_SECONDS)
-    try:
-        out = pattern.sub("[REDACTED:custom]", value)
-        done = True
-        return out
-    except _Expired:
+        with deadline:
+            return pattern.sub("[REDACTED:custom]", value)
+    except DeadlineExceeded as exc:
+        if exc.deadline is not deadline:
+            raise
         return REDACTED.format(kind="custom-timeout")
-    finally:
-        done = True
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if old_delay:
-            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - started), 1e-6), old_interval)
 
 
 class Redactor:

@@ -462,3 +462,27 @@ def test_a_user_redact_pattern_that_backtracks_cannot_hold_back_the_deny(tmp_pat
     assert proc.returncode == 2, proc.stderr
     shown = run_hookgate(["audit", "tail", "--json", "--config", "builtin:default", "--config", str(cfg)])
     assert "[REDACTED:custom-timeout]" in shown.stdout and "a" * 28 not in shown.stdout, shown.stdout
+
+
+def test_a_lock_held_on_a_jsonl_sink_cannot_hold_back_the_deny(tmp_path: Path) -> None:
+    """Any process of the user that holds ``flock`` on the sink (``flock PATH sleep 86400 &`` is an ordinary
+    command) once made every ``hookgate run`` wait for the lock before its answer: the host timed the hook
+    out and the call went ahead. The record step gets ``RECORD_SECONDS``; the store's record is kept."""
+    import fcntl
+
+    from gateway.dispatcher import RECORD_SECONDS
+
+    sink = tmp_path / "audit.jsonl"
+    sink.write_text("")
+    cfg = tmp_path / "audit.yaml"
+    cfg.write_text(f"audit:\n  record: all\n  sink: [store, 'jsonl:{sink}']\n")
+    event = {"session_id": "s", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
+    event["tool_input"] = {"command": "rm -rf /"}  # data: judged, not run
+    with open(sink, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = run_hookgate(["run", "--config", "builtin:default", "--config", str(cfg)], event, timeout=30)
+    assert proc.returncode == 2, proc.stderr
+    assert f"the record step took longer than {RECORD_SECONDS:g} s" in proc.stderr
+    assert proc.stderr.count("hookgate: audit:") == 1, proc.stderr
+    shown = run_hookgate(["audit", "tail", "--json", "--config", "builtin:default", "--config", str(cfg)])
+    assert '"decision": "deny"' in shown.stdout or '"decision":"deny"' in shown.stdout, shown.stdout
