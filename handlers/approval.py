@@ -105,23 +105,35 @@ class ApprovalHandler(Handler):
         # time kept back at the end for the channel message ("Expired"), when there is one
         reserve = min(UPDATE_BUDGET, self.spec.timeout / 4) if self.spec.options.get("channel") else 0.0
         desk = desk_for(ctx)
-        record, created = await asyncio.to_thread(self._open, desk, event, deadline - reserve - loop.time())
         done: list[str] = []
-        if created:
-            done.append(f"created approval request {record.id}")
-        if created and record.channel is not None:
-            posted = await _bounded(desk.post, record, seconds=deadline - reserve - loop.time())
-            record = (
-                posted
-                if posted is not None
-                else await asyncio.to_thread(desk.cancel, record, f"channel {record.channel!r} did not answer in time")
-            )
-            if record.ref:
-                done.append(f"posted it to channel {record.channel}")
-        if record.status == "pending":
-            record = await self._wait(desk, record, deadline - reserve)
-            if record.status == "expired" and record.decided_by == "hookgate:timeout" and reserve:
-                await _bounded(desk.show, record, seconds=deadline - loop.time())
+        while True:
+            record, created = await asyncio.to_thread(self._open, desk, event, deadline - reserve - loop.time())
+            if created:
+                done.append(f"created approval request {record.id}")
+            if created and record.channel is not None:
+                posted = await _bounded(desk.post, record, seconds=deadline - reserve - loop.time())
+                record = (
+                    posted
+                    if posted is not None
+                    else await asyncio.to_thread(
+                        desk.cancel, record, f"channel {record.channel!r} did not answer in time"
+                    )
+                )
+                if record.ref:
+                    done.append(f"posted it to channel {record.channel}")
+            if record.status == "pending":
+                record = await self._wait(desk, record, deadline - reserve)
+                if record.status == "expired" and record.decided_by == "hookgate:timeout" and reserve:
+                    await _bounded(desk.show, record, seconds=deadline - loop.time())
+            if record.status != "approved" or await asyncio.to_thread(desk.consume, record):
+                break
+            # an identical call waiting beside this one took the approval (one approval, one call): ask anew
+            done.append(f"approval {record.id} went to another identical call")
+            if deadline - reserve - loop.time() <= 1.0:
+                text = f"approval {record.id} went to another identical call; this one needs its own"
+                verdict = self._no(event, text, record.on_timeout)
+                verdict.side_effects = done
+                return verdict, {"approval": {"id": record.id, "decided_by": None, "status": "taken"}}
         verdict, meta = self._verdict(desk, record, event)
         verdict.side_effects = done
         return verdict, meta
@@ -185,8 +197,7 @@ class ApprovalHandler(Handler):
     def _verdict(self, desk: Desk, record: ApprovalRecord, event: HookEvent) -> tuple[Verdict, dict[str, Any]]:
         meta = {"approval": {"id": record.id, "decided_by": record.decided_by, "status": record.status}}
         why = f" ({record.reason})" if record.reason else ""
-        if record.status == "approved":
-            desk.consume(record)
+        if record.status == "approved":  # consumed by ``run`` (the first consumer only gets here)
             return Verdict(
                 permission="allow",
                 permission_reason=f"hookgate: approved by {record.decided_by}{why} [approval {record.id}]",

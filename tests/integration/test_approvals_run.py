@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -99,16 +100,31 @@ def test_an_answer_given_while_nobody_waits_is_honoured_on_the_retry_once(tmp_pa
     assert asked.finish()[0] == 2
 
 
-def test_retried_call_waits_on_the_same_pending_request(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ids", [(None, None), ("toolu_A", "toolu_B")])
+def test_identical_calls_wait_on_one_request_and_one_approval_releases_one(
+    tmp_path: Path, ids: tuple[str | None, str | None]
+) -> None:
+    """A second identical call (a retry, or the same call twice) finds the first one's request and waits on
+    it; the approval goes to one of them (one approval, one call: a payment, a force push); the other asks
+    anew with a request of its own."""
     config = write_config(tmp_path, {"timeout": 30})
-    first = Waiting(["run", "--config", str(config)], bash_event(tool_use_id=None))
+    first = Waiting(["run", "--config", str(config)], bash_event(tool_use_id=ids[0]))
     [request] = wait_for_pending(config)
-    assert request["tool_use_id"] is None
-    second = Waiting(["run", "--config", str(config)], bash_event(tool_use_id=None))
+    assert request["tool_use_id"] == ids[0]
+    second = Waiting(["run", "--config", str(config)], bash_event(tool_use_id=ids[1]))
     wait_for_waiters(request["id"], 2)
     assert approvals(config, "approve", request["id"]).returncode == 0
-    assert first.finish()[0] == 0 and second.finish()[0] == 0
-    assert len(listed(config)) == 1
+    [again] = wait_for_pending(config)
+    assert again["id"] != request["id"]
+    deadline = time.monotonic() + 30
+    while first.running() and second.running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    released, waiting = (first, second) if not first.running() else (second, first)
+    assert released.finish()[0] == 0 and waiting.running()
+    assert approvals(config, "approve", again["id"]).returncode == 0
+    code, out, _ = waiting.finish()
+    assert code == 0 and again["id"] in out
+    assert sorted(r["status"] for r in listed(config)) == ["approved", "approved"]
 
 
 def test_other_handlers_deny_still_wins(tmp_path: Path) -> None:
