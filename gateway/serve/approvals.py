@@ -164,7 +164,7 @@ class ApprovalRoutes:
     # ------------------------------------------------------------------ webhook and console
 
     async def answer(self, request: Request) -> Response:
-        from gateway.approvals.channels.webhook import parse_answer
+        from gateway.approvals.channels.webhook import parse_answer, signed_for
 
         approval_id = request.path_params["approval_id"]
         body = await self._body(request)
@@ -191,6 +191,7 @@ class ApprovalRoutes:
                     raise CallbackRejected(f"request {approval_id} was not sent to a webhook channel")
                 channel = desk.channel(record.channel or "")
                 data = channel.verify(headers, body)  # type: ignore[attr-defined]
+                signed_for(data, approval_id)
                 answer = parse_answer(data, approval_id, "webhook")
                 identities = answer.identities
             else:

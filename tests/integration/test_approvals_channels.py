@@ -224,7 +224,13 @@ def test_webhook_channel_posts_a_signed_request_and_takes_a_signed_answer(
                 "whsec_" + base64.b64encode(b"another secret entirely").decode(), {"decision": "approve", "by": "bot"}
             )
             assert httpx2.post(answer_url, content=body, headers=headers).status_code == 401
-            body, headers = signed(secret, {"decision": "approve", "by": "release-bot", "reason": "CI green"})
+            unnamed, headers = signed(secret, {"decision": "approve", "by": "release-bot"})
+            refused = httpx2.post(answer_url, content=unnamed, headers=headers)
+            assert refused.status_code == 400 and "must name its request" in refused.text
+            answer = {"id": approval_id, "decision": "approve", "by": "release-bot", "reason": "CI green"}
+            body, headers = signed(secret, answer)
+            other = f"{serve.url}/approvals/apr-someother1"
+            assert httpx2.post(other, content=body, headers=headers).status_code in (404, 409)
             answered = httpx2.post(answer_url, content=body, headers=headers)
             assert answered.status_code == 200, answered.text
             code, out, err = waiting.finish(timeout=30)
@@ -233,6 +239,38 @@ def test_webhook_channel_posts_a_signed_request_and_takes_a_signed_answer(
             wait_until(lambda: len(receiver.deliveries) == 2)
             assert receiver.deliveries[1]["type"] == "approval.approved"
             assert receiver.deliveries[1]["approval"]["decided_by"] == "webhook:release-bot"
+    finally:
+        receiver.thread.stop()
+
+
+def test_an_answer_signed_for_one_request_cannot_decide_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signature covers the body, not the URL: a receiver's signed "approve" for request A, replayed to
+    B's URL (another command), once approved B too. The body must name its request."""
+    secret = "whsec_" + base64.b64encode(os.urandom(24)).decode()
+    monkeypatch.setenv("APPROVAL_HOOK_SECRET", secret)
+    receiver = Receiver(secret)
+    try:
+        channel = {"type": "webhook", "url": receiver.url, "signingSecretEnv": "APPROVAL_HOOK_SECRET"}
+        config = write_config(tmp_path, {"channel": "hook", "timeout": 30}, {"hook": channel})
+        with ServeProcess(config) as serve:
+            first = Waiting(["run", "--config", str(config)], bash_event("git status", tool_use_id="toolu_A"))
+            wait_until(lambda: len(receiver.deliveries) >= 1)
+            second = Waiting(["run", "--config", str(config)], bash_event("git push --force", tool_use_id="toolu_B"))
+            wait_until(lambda: len(receiver.deliveries) >= 2)
+            ids = {d["approval"]["tool_use_id"]: d["approval"]["id"] for d in receiver.deliveries}
+            body, headers = signed(secret, {"id": ids["toolu_A"], "decision": "approve", "by": "alice"})
+            replay = httpx2.post(f"{serve.url}/approvals/{ids['toolu_B']}", content=body, headers=headers)
+            assert replay.status_code == 409 and "signed for request" in replay.text, replay.text
+            answered = httpx2.post(f"{serve.url}/approvals/{ids['toolu_A']}", content=body, headers=headers)
+            assert answered.status_code == 200, answered.text
+            assert first.finish(timeout=30)[0] == 0
+            assert second.running()
+            second.proc.kill()
+            second.finish(timeout=30)
+        statuses = {r["tool_use_id"]: r["status"] for r in listed(config)}
+        assert statuses == {"toolu_A": "approved", "toolu_B": "pending"}
     finally:
         receiver.thread.stop()
 

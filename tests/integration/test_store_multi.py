@@ -253,7 +253,8 @@ def test_an_approval_asked_on_one_replica_is_answered_through_another(cluster: C
         delivery = receiver.deliveries[seen]
         assert delivery["type"] == "approval.requested"
         approval_id = delivery["approval"]["id"]
-        body, headers = signed(SECRET, {"decision": "approve", "by": "alice", "reason": "change window"})
+        answer = {"id": approval_id, "decision": "approve", "by": "alice", "reason": "change window"}
+        body, headers = signed(SECRET, answer)
         with ThreadPoolExecutor(2) as both:
             replies = list(
                 both.map(

@@ -7,13 +7,16 @@ post / update: ``POST url`` with ``webhook-id``, ``webhook-timestamp`` and ``web
      "approval": {...the request: id, status, tool_name, tool_input, message, expires_at, ...},
      "note": null,                            e.g. "answer refused: the request is already expired"
      "callback_url": "<callbackUrl>/approvals/<id>",
-     "answer": {"method": "POST", "body": {"decision": "approve | reject", "by": "<who>", "reason": "..."},
+     "answer": {"method": "POST",
+                "body": {"id": "<id>", "decision": "approve | reject", "by": "<who>", "reason": "..."},
                 "signing": "Standard Webhooks, the same secret"}}
 
 Up to 3 attempts (tenacity) on connection errors and 5xx; redirects are not followed; any other non-2xx
 is a ChannelError. callback (``POST /approvals/{id}``): the answer body, signed the same way with the
 same secret (or sent with the serve token, see ``gateway.serve.approvals``); a signature older than 5
-minutes or from another secret is refused.
+minutes or from another secret is refused, and so is a signed body whose ``"id"`` is missing or names
+another request (``signed_for``: the signature covers the body, not the URL, so an answer signed for one
+request cannot be replayed to another's URL).
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ class WebhookChannel(Channel):
             "callback_url": self.callback_url(record),
             "answer": {
                 "method": "POST",
-                "body": {"decision": "approve | reject", "by": "<who>", "reason": "<optional>"},
+                "body": {"id": record.id, "decision": "approve | reject", "by": "<who>", "reason": "<optional>"},
                 "signing": "Standard Webhooks, the same secret",
             },
         }
@@ -129,10 +132,26 @@ class WebhookChannel(Channel):
 
     def callback(self, headers: Mapping[str, str], body: bytes, decide: Decide) -> Reply:
         data = self.verify(headers, body)
-        approval_id = headers.get("x-hookgate-approval-id") or data.get("id")
-        answer = parse_answer(data, str(approval_id or ""), "webhook")
+        approval_id = data.get("id")
+        signed_for(data, str(approval_id or ""))
+        answer = parse_answer(data, str(approval_id), "webhook")
         outcome = decide(answer)
         return outcome_reply(outcome)
+
+
+def signed_for(data: dict[str, Any], approval_id: str) -> None:
+    """Check that a signed answer names the request it answers (``"id"``): the signature covers the body,
+    not the URL, so an answer signed for one request and sent to another's URL must not decide that one.
+    Raises CallbackRejected (400 without an id, 409 for another request's)."""
+    named = data.get("id")
+    if not isinstance(named, str) or not named:
+        raise CallbackRejected(
+            f'a signed answer must name its request: {{"id": "{approval_id}", "decision": ...}} '
+            "(the signature covers the body, not the URL)",
+            400,
+        )
+    if named != approval_id:
+        raise CallbackRejected(f"the answer is signed for request {named[:100]!r}, not {approval_id!r}", 409)
 
 
 def parse_answer(data: dict[str, Any], approval_id: str, via: str) -> Answer:
