@@ -19,8 +19,10 @@ that then cannot connect treats that as a non-blocking error: the policy lapses.
 
 Time the app takes once a request's body is in (a dispatch, an approval wait) is never bounded here.
 
-Cost: one ``TimerHandle`` per connection, re-armed only when it fires early (the deadline is a float
-moved on each request, checked when the timer fires); no task and no timer per request.
+Cost: one ``TimerHandle`` per connection at a time. Each request only moves the deadline (a float); the
+timer, when it fires, arms itself again for what is left, or stops while the app has a request (its
+response arms it again): a busy connection makes a new timer about once per ``read_timeout``, not per
+request, and no task.
 """
 
 from __future__ import annotations

@@ -197,3 +197,16 @@ def test_dispatch_time_is_not_bounded_by_the_read_timeout(tmp_path: Path) -> Non
         answer = _event(served, SAFE)
         assert answer.status_code == 200
         assert answer.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_a_body_that_never_finishes_does_not_hold_shutdown(tmp_path: Path) -> None:
+    """uvicorn's graceful shutdown waits for every request in progress: one whose body never ends ends at the deadline."""
+    with ServeProcess(GUARDS, args=["--read-timeout", TIMEOUT], env=isolated_env(tmp_path)) as served:
+        sock = _connect(served)
+        try:
+            sock.sendall(_head("/hooks", 100) + b"{")
+            _event(served, SAFE)  # the stalled request is in the app, reading its body
+            assert served.stop(timeout=CLOSED_WITHIN) == 0
+            assert _read_until_closed(sock).startswith(b"HTTP/1.1 408 ")
+        finally:
+            sock.close()
