@@ -40,6 +40,17 @@ def non_negative_seconds(text: str) -> float:
     return value
 
 
+def positive_seconds(text: str) -> float:
+    """A finite number of seconds > 0. Raises argparse.ArgumentTypeError."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds > 0")
+    return value
+
+
 def _int(text: str) -> int:
     try:
         return int(text)

@@ -121,6 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how often to check the config files for changes (default: 1; 0: SIGHUP only)",
     )
+    serve.add_argument(
+        "--read-timeout",
+        type=cli_types.positive_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="a request's head, then its body, must arrive within SECONDS (default: 10); a slower client's "
+        "connection is closed (a slow body first gets 408), so idle or trickling connections cannot use up "
+        "the server's file descriptors",
+    )
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     serve.add_argument(
         "--allow-host",

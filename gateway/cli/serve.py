@@ -31,6 +31,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             reload_interval=args.reload_interval,
             log_level=args.log_level,
             allow_hosts=args.allow_host,
+            read_timeout=args.read_timeout,
         )
     except ConfigError as exc:
         more = f" (and {len(exc.issues) - 1} more; run 'hookgate validate')" if len(exc.issues) > 1 else ""

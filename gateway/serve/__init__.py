@@ -1,9 +1,9 @@
 """``hookgate serve``: a warm gateway behind HTTP (Starlette under uvicorn).
 
-Modules: ``app`` (``HookServer``, the ASGI app, ``serve``), ``routes`` (the endpoints), ``guard`` (the
-request checks), ``metrics`` (Prometheus), ``reload`` (config generations and reload), ``ui`` (the
-console at ``/ui``). May import the core, ``gateway.config``, ``gateway.dialects``, ``gateway.api`` and
-``gateway.audit``; never ``gateway.cli``.
+Modules: ``app`` (``HookServer``, the ASGI app, ``serve``), ``routes`` (the endpoints), ``protocol`` (the
+HTTP/1.1 protocol uvicorn runs: h11's with a read deadline), ``guard`` (the request checks), ``metrics``
+(Prometheus), ``reload`` (config generations and reload), ``ui`` (the console at ``/ui``). May import the
+core, ``gateway.config``, ``gateway.dialects``, ``gateway.api`` and ``gateway.audit``; never ``gateway.cli``.
 
 Routes::
 
@@ -59,7 +59,9 @@ shell code (``handlers.inline_code``).
 Errors are JSON ``{"error": "<one line>"}``: 400 malformed event (bad JSON, not an object, unknown
 or non-string event name, a field of the wrong type: on every route, for every dialect), 401
 missing/wrong bearer token (when ``HOOKGATE_TOKEN`` is set, on every request), 403 a request with an
-``Origin``, 404 unknown dialect or path, 405 wrong method for the path, 415 a POST that is not JSON, 421 a
+``Origin``, 404 unknown dialect or path, 405 wrong method for the path, 408 a body not in within the read
+timeout (``gateway.serve.protocol``: the connection is then closed; so is one whose head is not in
+within it), 415 a POST that is not JSON, 421 a
 Host that is not this server's, 500 an internal error while dispatching (logged with its traceback;
 the server goes on), unless a handler for that event is ``failClosed``: then the answer is the
 deny/block ``hookgate run`` gives in that case. Handler failures are not HTTP errors: they are inside

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8787
+DEFAULT_READ_TIMEOUT = 10.0
+"""Seconds a request's head, then its body, may take to arrive (``--read-timeout``; see ``gateway.serve.protocol``)."""
 
 log = logging.getLogger("hookgate.server")
 
@@ -151,6 +153,7 @@ def create_app(server: HookServer) -> Any:
     """The ASGI app for ``server``: Starlette behind ``RequestGuard`` (Host, Origin and token checks)."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
+    from starlette.requests import ClientDisconnect
     from starlette.routing import Route
 
     endpoints: list[tuple[str, Any, str]] = [
@@ -181,8 +184,15 @@ def create_app(server: HookServer) -> Any:
         headers = dict(exc.headers or {}) if isinstance(exc, HTTPException) else None
         return _json(status, {"error": message}, headers)
 
+    async def client_gone(request: Request, exc: Exception) -> Response:
+        # A body cut short (the client left, or the read deadline answered 408 and closed the connection):
+        # this answer goes nowhere, and the log gets no traceback for it.
+        return _json(408, {"error": "request body not received"})
+
     app: Starlette = Starlette(
-        routes=routes, lifespan=server.lifespan, exception_handlers={404: http_error, 405: http_error}
+        routes=routes,
+        lifespan=server.lifespan,
+        exception_handlers={404: http_error, 405: http_error, ClientDisconnect: client_gone},
     )
     app.router.redirect_slashes = False
     from gateway.serve.approvals import SELF_AUTHENTICATED
@@ -227,17 +237,24 @@ def serve(
     reload_interval: float = 1.0,
     log_level: str = "info",
     allow_hosts: list[str] | None = None,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
 ) -> int:
     """Run ``hookgate serve`` until SIGTERM/SIGINT. Returns the exit code. Raises ConfigError, OSError,
-    StoreError (the shared store's schema is older than this hookgate: ``hookgate store migrate``).
+    StoreError (the shared store's schema is older than this hookgate: ``hookgate store migrate``),
+    ValueError (``read_timeout`` not > 0).
 
     The token comes from ``HOOKGATE_TOKEN``. allow_hosts: extra names the ``Host`` header may carry
-    (``--allow-host``). One line on stderr names the URL once the socket is bound (with ``port=0`` the
-    chosen port is in it).
+    (``--allow-host``). read_timeout: seconds a request's head, then its body, may take to arrive
+    (``--read-timeout``; a slower one is cut off, see ``gateway.serve.protocol``). One line on stderr
+    names the URL once the socket is bound (with ``port=0`` the chosen port is in it).
     """
     import uvicorn
 
+    from gateway.serve.protocol import read_deadline_protocol
     from handlers.netguard import is_loopback_host
+
+    if not read_timeout > 0:
+        raise ValueError(f"read_timeout must be > 0 (got {read_timeout!r})")
 
     _configure_logging(log_level)
     token = os.environ.get("HOOKGATE_TOKEN") or None
@@ -264,8 +281,15 @@ def serve(
         f"on http://{shown}:{bound}\n"
     )
     sys.stderr.flush()
+    protocol = read_deadline_protocol(read_timeout, lambda part: server.metrics.rejected.labels("read_timeout").inc())
     uv_config = uvicorn.Config(
-        create_app(server), log_level=log_level, access_log=False, lifespan="on", loop="asyncio", server_header=False
+        create_app(server),
+        http=protocol,
+        log_level=log_level,
+        access_log=False,
+        lifespan="on",
+        loop="asyncio",
+        server_header=False,
     )
     # uvicorn re-raises the signal that stopped it once it has shut down gracefully; a no-op handler
     # turns that into a clean exit 0 instead of death by SIGTERM.

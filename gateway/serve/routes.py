@@ -69,8 +69,10 @@ class HotPaths:
     go straight to their endpoints; every other request goes on to ``app`` (Starlette: its router, its
     404/405 JSON errors, its error middleware). The two hook routes are the same routes Starlette has
     (``create_app`` registers them there too), minus its per-request router walk and middleware layers.
-    An exception from an endpoint (a client that went away mid-body) reaches the ASGI server, which
-    answers 500 if nothing was sent yet, as Starlette's error middleware would."""
+    An exception from an endpoint reaches the ASGI server, which answers 500 if nothing was sent yet, as
+    Starlette's error middleware would; a client gone before its body was in (``ClientGone``: it went
+    away, or the read deadline answered 408 and closed its connection, ``gateway.serve.protocol``) ends
+    the request quietly, with nothing to answer."""
 
     def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]], routes: Routes) -> None:
         self.app = app
@@ -80,16 +82,25 @@ class HotPaths:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
             path: str = scope["path"]
-            if path == "/hooks" or path == "/hooks/":
-                await self.claude(scope, receive, send)
-                return
-            if path.startswith("/hooks/"):
-                name = path[7:-1] if path.endswith("/") else path[7:]
-                if name and "/" not in name:
-                    scope["path_params"] = {"dialect": name}
-                    await self.dialect(scope, receive, send)
+            try:
+                if path == "/hooks" or path == "/hooks/":
+                    await self.claude(scope, receive, send)
                     return
+                if path.startswith("/hooks/"):
+                    name = path[7:-1] if path.endswith("/") else path[7:]
+                    if name and "/" not in name:
+                        scope["path_params"] = {"dialect": name}
+                        await self.dialect(scope, receive, send)
+                        return
+            except ClientGone:
+                log.debug("POST %s: the client was gone before its body was in", path[:200])
+                return
         await self.app(scope, receive, send)
+
+
+class ClientGone(Exception):
+    """The request's body was cut short: the client went away, or the read deadline closed its connection
+    (``http.disconnect`` before the last chunk). Nothing can be answered."""
 
 
 class Head:
@@ -333,7 +344,7 @@ class Routes:
 
 async def _body(receive: Receive, message: MutableMapping[str, Any]) -> AsyncIterator[bytes]:
     """The request body's chunks, from ``message`` (the first received) on, from ``receive`` (as
-    Starlette's ``Request.stream``; ClientDisconnect when the client goes away first)."""
+    Starlette's ``Request.stream``; ClientGone when the client goes away first)."""
     while True:
         if message["type"] == "http.request":
             chunk = message.get("body", b"")
@@ -342,7 +353,5 @@ async def _body(receive: Receive, message: MutableMapping[str, Any]) -> AsyncIte
             if not message.get("more_body", False):
                 return
         elif message["type"] == "http.disconnect":
-            from starlette.requests import ClientDisconnect
-
-            raise ClientDisconnect()
+            raise ClientGone()
         message = await receive()

@@ -144,6 +144,10 @@ async def test_unknown_paths_and_methods_get_a_json_error(app_client: Callable[.
         (["--max-body", "0"], "argument --max-body: '0': expected an integer greater than 0"),
         (["--reload-interval", "-1"], "argument --reload-interval: '-1': expected a number of seconds >= 0"),
         (["--reload-interval", "nan"], "argument --reload-interval: 'nan': expected a number of seconds >= 0"),
+        (["--read-timeout", "0"], "argument --read-timeout: '0': expected a number of seconds > 0"),
+        (["--read-timeout", "-2"], "argument --read-timeout: '-2': expected a number of seconds > 0"),
+        (["--read-timeout", "inf"], "argument --read-timeout: 'inf': expected a number of seconds > 0"),
+        (["--read-timeout", "soon"], "argument --read-timeout: 'soon' is not a number of seconds"),
     ],
 )
 def test_serve_numbers_are_checked_as_usage_errors(args: list[str], error: str) -> None:
