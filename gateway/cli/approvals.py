@@ -65,12 +65,24 @@ def _when(seconds: float | None) -> str:
     return "-" if seconds is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds))
 
 
+def _plain(text: object) -> str:
+    """``text`` for the terminal, on one line: every character that is not printable (newlines, tabs, CR,
+    ESC, U+2028, the bidirectional overrides such as U+202E, zero-width ones) written as its ``\\n`` /
+    ``\\xNN`` / ``\\uNNNN`` escape, so a tool input can neither add a fake row to ``list`` nor hide or
+    reorder what ``show`` prints."""
+    value = str(text)
+    if value.isprintable():
+        return value
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in value)
+
+
 def _line(record: ApprovalRecord) -> str:
     consumed = " (delivered)" if record.consumed_at else ""
-    who = f" by {record.decided_by}" if record.decided_by else ""
-    message = record.message if len(record.message) <= 60 else record.message[:59] + "…"
+    who = f" by {_plain(record.decided_by)}" if record.decided_by else ""
+    message = _plain(record.message)
+    message = message if len(message) <= 60 else message[:59] + "…"
     return (
-        f"{record.id}  {record.status + consumed + who:<40}  {record.tool_name or '-':<12}  "
+        f"{record.id}  {record.status + consumed + who:<40}  {_plain(record.tool_name or '-'):<12}  "
         f"{_when(record.created_at)}  expires {_when(record.expires_at)}  {message}"
     )
 
@@ -141,4 +153,4 @@ def _show(record: ApprovalRecord) -> None:
         ("delivered", _when(record.consumed_at) + " UTC" if record.consumed_at else "no"),
     ]
     for label, value in rows:
-        print(f"{label + ':':<13}{value}")
+        print(f"{label + ':':<13}{_plain(value)}")

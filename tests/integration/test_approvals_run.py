@@ -221,6 +221,26 @@ def test_control_characters_in_the_input_are_escaped_for_the_approver(tmp_path: 
     assert waiting.finish()[0] == 2
 
 
+def test_a_newline_or_a_bidi_override_cannot_add_rows_or_reorder_what_the_approver_reads(tmp_path: Path) -> None:
+    """A command holding a newline and a fake row once printed that row in ``approvals list``; U+202E
+    (right-to-left override), U+2028 and U+0085 reached ``show`` raw, and so did a newline in the cwd."""
+    config = write_config(tmp_path, {"timeout": 60})
+    sneaky = "git push --force origin main\napr-fake0001  approved by cli:alice \u202egnp.x\u2028\x85"
+    waiting = Waiting(["run", "--config", str(config)], bash_event(sneaky, cwd="/repo\nfolder:      /safe"))
+    [request] = wait_for_pending(config)
+    listing = approvals(config, "list").stdout
+    shown = approvals(config, "show", request["id"]).stdout
+    assert len(listing.splitlines()) == 1 and "apr-fake0001" not in listing.splitlines()[0][:20]
+    for text in (listing, shown):
+        assert not any(c in text for c in "\u202e\u2028\x85"), text
+    assert "\\u202e" in shown and "\\n" in shown
+    assert [line for line in shown.splitlines() if line.startswith("folder:")] == [
+        "folder:      /repo\\nfolder:      /safe"
+    ]
+    approvals(config, "reject", request["id"])
+    assert waiting.finish()[0] == 2
+
+
 def test_every_transition_reaches_the_audit_trail(tmp_path: Path) -> None:
     """created -> approved (by another process) -> consumed are audit records beside the tool call's own,
     in the same hash chain (`hookgate audit verify` passes)."""
