@@ -33,7 +33,12 @@ ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASS
 X``, ``-pass X``); ``mysql -pX`` (and ``mysqldump``, ``mariadb``...); ``sshpass -p X`` (after sshpass's own
 options), a registry login's ``-p X`` (``docker [global options] login``, ``podman``, ``helm registry``,
 ...), ``redis-cli -a X``, ``mongosh -p X``, ``smbclient -U user%X``; ``SSHPASS=``, ``MYSQL_PWD=`` and
-``*_auth=`` assignments; a secret set with a package manager's or git's ``config`` (``npm config set
+``*_auth=`` assignments, names that end in ``_PASS``/``-pass`` (``REDIS_PASS=``, ``ansible_become_pass=``), a
+subscript or a type annotation before the ``=`` (``os.environ['DB_PASSWORD'] = ...``, ``API_TOKEN: string =
+...``); a URL's credential query parameters (``?key=``, ``&api_key=``, ``?access_token=``, ``&sig=``, ...); XML
+elements named like a secret (``<password>``, ``<apiKey>``); ``.netrc`` entries (``machine H login U
+password X``); ``gh secret set NAME --body X``; the ``echo X`` piped into a ``--password-stdin`` login;
+HTTPie's ``-a user:X``; a secret set with a package manager's or git's ``config`` (``npm config set
 //reg/:_authToken X``, ``yarn config set npmAuthToken X``, ``git config user.password X``, ``poetry config
 http-basic.repo user X``); ``htpasswd -b FILE USER X`` / ``-nb USER X``; a quoted ``"auth"``-like key's
 string value written inside a string (``{"auth": "..."}``, ``{\\"x-auth\\": ...}``, ``"db_pwd"``);
@@ -64,7 +69,8 @@ _NAME = (
     # a whole run of name characters (never a part of one: no backtracking inside it, so the time is
     # linear in the text) that holds one of the words
     r"(?<![A-Za-z0-9_.\-])(?=[A-Za-z0-9_.\-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API[_\-]?KEY"
-    r"|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY|CREDENTIALS?|SSHPASS|_PWD(?![A-Za-z])|_AUTH(?![A-Za-z])))[A-Za-z0-9_.\-]++"
+    r"|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY|CREDENTIALS?|SSHPASS|_PWD(?![A-Za-z])|_AUTH(?![A-Za-z])|[_\-]PASS(?![A-Za-z])))"
+    r"[A-Za-z0-9_.\-]++"
 )
 _HT_OPTS = r"(?:\s++-[A-Za-z]++(?:\s++[0-9]++)?)"
 """One of htpasswd's options: a cluster such as ``-bc``, or ``-C 10``."""
@@ -159,11 +165,15 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
             "sshpass",
             "_pwd",
             "_auth",
+            "_pass",
+            "-pass",
         ),
         re.IGNORECASE,
         # the name may close a quote, also a backslash-escaped one (JSON inside a shell string:
-        # {\"password\":\"x\"}), and so may the value
-        r"(?P<name>" + _NAME + r"(?:\\?[\"'])?\s*(?:=|:(?!//))\s*)"
+        # {\"password\":\"x\"}), and a subscript (os.environ['DB_PASSWORD'] = ...), and so may the value;
+        # a type annotation between the name and "=" is skipped (API_TOKEN: string = '...')
+        r"(?P<name>" + _NAME + r"(?:\\?[\"'])?\]?\s*(?::\s*(?:string|str|String|&str|&'static str)\s*)?"
+        r"(?:=|:(?!//))\s*)"
         r"(?:\\\"[^\"\n]*?\\\"|\\'[^'\n]*?\\'|\"[^\"\n]*\"|'[^'\n]*'|(?:[^\s\"',;&|)\\]|\\[^\"'\n])+)",
     ),
     (
@@ -233,10 +243,12 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     ),
     (
         "user_password",
-        ("-u ", "-u=", "-u'", '-u"', "--user", "--proxy-user"),
+        ("-u ", "-u=", "-u'", '-u"', "--user", "--proxy-user", "http"),
         0,
-        # curl -u user:password, --user/--proxy-user user:password (a numeric uid:gid is not a password)
-        r"(?P<name>(?<![A-Za-z0-9_\-])(?:-u|-U|--user|--proxy-user)(?:\s+|=)?[\"']?[^\s:\"']+:)"
+        # curl -u user:password, --user/--proxy-user user:password (a numeric uid:gid is not a password),
+        # HTTPie's -a / --auth user:password (after http or https)
+        r"(?P<name>(?:(?<![A-Za-z0-9_\-])(?:-u|-U|--user|--proxy-user)"
+        r"|\bhttps?\b[^\n|;&]{0,300}?\s(?:-a|--auth))(?:\s+|=)?[\"']?[^\s:\"']+:)"
         r"(?![0-9]+(?:[\s\"']|\Z))[^\s\"']+",
     ),
     (
@@ -272,6 +284,40 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         # backslash-escaped (JSON inside a shell string)
         r"(?P<name>(?<![A-Za-z0-9_\-])\\?\"(?:[A-Za-z0-9_\-]{0,40}?auth|[A-Za-z0-9_\-]{0,40}?[_\-]pwd|pwd|bearer)\\?\""
         r"\s*+:\s*+)(?:\\\"[^\"\n]*?\\\"|\"[^\"\n]*\")",
+    ),
+    (
+        "query_secret",
+        ("key=", "token=", "auth=", "sig=", "signature=", "password=", "secret="),
+        re.IGNORECASE,
+        # a URL's query parameter that carries a credential: ?key=..., &api_key=..., ?access_token=...,
+        # &sig=... (a signed URL), ?password=...
+        r"(?P<name>[?&](?:api[_\-]?key|key|token|access[_\-]?token|auth|sig|signature|password|secret"
+        r"|client[_\-]?secret)=)[^&#\s\"'<>]+",
+    ),
+    (
+        "xml_secret",
+        ("secret", "token", "passw", "apikey", "api_key", "api-key", "credential"),
+        re.IGNORECASE,
+        # an XML element named like a secret (Maven settings.xml <password>, <apiKey>, <token>)
+        r"(?P<name><(?:[\w.\-]{1,40}:)?(?:[\w.\-]{0,40}?(?:password|passwd|secret|token|api[_\-]?key"
+        r"|credentials?))(?:\s[^<>]{0,200})?>)[^<]{1,4096}(?=</)",
+    ),
+    (
+        "netrc_password",
+        ("password",),
+        0,
+        # a .netrc entry: machine HOST login USER password X (on one line or several)
+        r"(?P<name>\b(?:machine|default)\b(?:\s++(?!password\b)\S++){0,6}?\s++password\s++)[^\s\"']+",
+    ),
+    (
+        "cli_secret",
+        ("secret", "password-stdin"),
+        0,
+        # a secret given as an option's value to a command that stores it (gh secret set NAME --body X), and
+        # the echo piped into a login's --password-stdin (echo X | docker login --password-stdin)
+        r"(?P<name>\bgh\s++secret\s++set\b[^\n|;&]{0,300}?\s(?:-b|--body)(?:=|\s++)?"
+        r"|\b(?:echo|printf)\s++(?=[\"']?[^\s|]++[\"']?\s*\|\s*(?:sudo\s+)?[\w./\-]{1,40}\s[^\n|;&]{0,300}?--password-stdin))"
+        r"(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
     ),
     (
         "smb_password",

@@ -184,6 +184,18 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ),
         ('curl -d "{\\"x-auth\\": \\"S3cret\\"}" x', "S3cret", '{\\"x-auth\\": [REDACTED:json_auth]}'),
         ('{"db_pwd": "S3cret", "oauth": "S3cret2"}', "S3cret", '"oauth": [REDACTED:json_auth]'),
+        ("REDIS_PASS=S3cret redis-server", "S3cret", "REDIS_PASS=[REDACTED:assignment] redis-server"),
+        ("ansible_become_pass=S3cret", "S3cret", "ansible_become_pass=[REDACTED:assignment]"),
+        ("db-pass: S3cret", "S3cret", "db-pass: [REDACTED:assignment]"),
+        ("os.environ['DB_PASSWORD']='S3cret'", "S3cret", "os.environ['DB_PASSWORD']=[REDACTED:assignment]"),
+        ("const API_TOKEN: string = 'S3cret';", "S3cret", "const API_TOKEN: string = [REDACTED:assignment];"),
+        ("curl 'https://x.test/v1?key=S3cret&q=1'", "S3cret", "?key=[REDACTED:query_secret]&q=1"),
+        ("https://x.test/a?X-Amz-Signature=1&sig=S3cret", "S3cret", "&sig=[REDACTED:query_secret]"),
+        ("<server><password>S3cret</password></server>", "S3cret", "<password>[REDACTED:xml_secret]</password>"),
+        ("machine h\n  login bob\n  password S3cret\n", "S3cret", "password [REDACTED:netrc_password]"),
+        ("gh secret set API --body S3cret", "S3cret", "gh secret set API --body [REDACTED:cli_secret]"),
+        ("echo S3cret | docker login -u bob --password-stdin r", "S3cret", "echo [REDACTED:cli_secret] | docker"),
+        ("http -a bob:S3cret https://x.test", "S3cret", "http -a bob:[REDACTED:user_password] https"),
     ],
 )
 def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
@@ -219,6 +231,13 @@ def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
         "htpasswd -c .htpasswd alice",  # prompts for the password
         "htpasswd -B .htpasswd alice",
         '{"author": "Jo", "requireAuth": true, "auth_mode": "basic"}',
+        "PASS=1 make",
+        "bypass=1 compass_dir=/x",
+        "gh secret list",
+        "gh issue create --body 'fix the login page'",
+        "<token-count>5</token-count>",
+        "a password is required",
+        "echo hello | grep x",
     ],
 )
 def test_command_lines_without_secrets_are_kept(text: str) -> None:
@@ -323,6 +342,12 @@ def test_the_working_directory_is_not_a_password() -> None:
         "htpasswd -nb a " * 7_000,
         '\\"x_auth\\": \\"' * 7_000,
         '"' + "a" * 100_000 + 'auth": "x"',
+        "?key=" * 20_000,
+        "<password " * 10_000,
+        "machine " * 12_000 + "password",
+        "echo x " * 14_000 + "| docker login --password-stdin",
+        "gh secret set " * 7_000,
+        "a_pass-pass" * 9_000,
     ],
     ids=[
         "secret-run",
@@ -349,6 +374,12 @@ def test_the_working_directory_is_not_a_password() -> None:
         "htpasswd-batch",
         "escaped-json-auth",
         "long-json-key",
+        "query-keys",
+        "xml-open-tags",
+        "netrc-machines",
+        "echo-before-password-stdin",
+        "gh-secret-set",
+        "pass-names",
     ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
