@@ -22,6 +22,11 @@ allow on most hosts. Answers: approved -> ``allow`` (another handler's deny stil
 rejected -> ``deny`` naming who and why; expired or never posted -> ``deny`` or ``ask``. On events
 without a permission decision the deny is a block. ``meta["approval"]`` = ``{"id", "decided_by",
 "status"}`` (the audit record reads it).
+
+One approval releases one call: identical calls waiting on one request take the answer through
+``Desk.consume``; only the first runs, each other one opens a request of its own. Under ``hookgate
+serve`` a wait whose HTTP caller hung up (``gateway.caller``: looked at every ``CALLER_RECHECK`` s and
+before consuming) ends without consuming, so the approval waits for the retry.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from gateway import caller
 from gateway.decision import Verdict
 from handlers.base import Handler
 
@@ -49,6 +55,8 @@ UPDATE_BUDGET = 2.0
 """Seconds at most kept back at the end of a wait to update the channel message (a quarter of a short timeout)."""
 CLOCK_SLACK = 0.25
 """Seconds by which the loop's clock and the wall clock may disagree at the end of a wait."""
+CALLER_RECHECK = 2.0
+"""Under ``hookgate serve``, how often a wait looks whether its HTTP caller hung up (``gateway.caller``)."""
 DEFAULT_MESSAGE = "Allow ${tool_name} ${tool_input}?"
 T = TypeVar("T")
 
@@ -125,6 +133,14 @@ class ApprovalHandler(Handler):
                 record = await self._wait(desk, record, deadline - reserve)
                 if record.status == "expired" and record.decided_by == "hookgate:timeout" and reserve:
                     await _bounded(desk.show, record, seconds=deadline - loop.time())
+            if record.status == "approved" and await caller.gone():
+                # hookgate serve, and the host hung up (its http hook timed out): the approval waits,
+                # unconsumed, for the retry (the model calls the tool again), which gets it at once
+                done.append(f"approval {record.id} kept for the retry: the caller stopped waiting")
+                text = f"approval {record.id} was given after the caller stopped waiting; the retry gets it"
+                verdict = self._no(event, text, record.on_timeout)
+                verdict.side_effects = done
+                return verdict, {"approval": {"id": record.id, "decided_by": record.decided_by, "status": "kept"}}
             if record.status != "approved" or await asyncio.to_thread(desk.consume, record):
                 break
             # an identical call waiting beside this one took the approval (one approval, one call): ask anew
@@ -180,11 +196,15 @@ class ApprovalHandler(Handler):
 
         loop = asyncio.get_running_loop()
         recheck = recheck_interval(desk.store.kind)
+        if caller.watched():  # hookgate serve: look every few seconds whether the host still waits
+            recheck = min(recheck, CALLER_RECHECK)
         async with desk.waker.listen(record.id) as listener:
             while True:
                 current = await asyncio.to_thread(desk.store.approval_get, record.id)
                 record = current or record
                 if record.status != "pending" or stopping():  # answered, or serve is shutting down
+                    return record
+                if await caller.gone():  # the host gave up: the request stays pending for its retry
                     return record
                 left = min(record.expires_at - time.time(), deadline - loop.time())
                 if left <= 0:

@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from gateway.caller import RECEIVE
 from gateway.dialects import DIALECTS, claude, detect, parse_event, render
 from gateway.dispatcher import internal_failure
 from gateway.errors import EventError, EventUndecodable
@@ -249,6 +250,7 @@ class Routes:
         if not isinstance(event, HookEvent):
             return event  # an error response
         event.project_dir = project_dir
+        watch = RECEIVE.set(receive)  # gateway.caller: a long wait can tell that the client hung up
         try:
             return event, await self.dispatch(event)
         except Exception as exc:  # the server never dies of a dispatch bug
@@ -260,6 +262,8 @@ class Routes:
                 gateway = self.gateway
                 gateway.dispatcher.record(event, failed, gateway.context)  # the deny is on the audit trail too
             return (event, failed) if failed is not None else _json(500, {"error": message})
+        finally:
+            RECEIVE.reset(watch)
 
     async def hooks_claude(self, scope: Scope, receive: Receive, send: Send) -> None:
         """``POST /hooks`` (ASGI): Claude Code JSON in, Claude Code JSON body out."""

@@ -113,3 +113,32 @@ def test_sigterm_ends_approval_waits_promptly_and_the_request_stays_pending(tmp_
     )
     [record] = listed(config)
     assert record["id"] == request["id"] and record["status"] == "pending"
+
+
+def test_an_approval_given_after_the_http_caller_hung_up_goes_to_the_retry(tmp_path: Path) -> None:
+    """Claude Code's ``http`` hook gives up at its timeout and the model retries the call. The server's wait
+    for the first request once took the approval given after that ("approved (delivered)") for a call that
+    never ran, and the retry opened a new request. Now the wait sees its client gone and leaves the
+    approval for the retry (``gateway.caller``)."""
+    config = write_config(tmp_path, {"timeout": 60})
+    env = {"HOOKGATE_TOKEN": TOKEN}
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with ServeProcess(config, env=env) as serve:
+        try:
+            httpx2.post(f"{serve.url}/hooks", json=bash_event(), headers=auth, timeout=1.5)
+            raise AssertionError("the first call was answered while its request was pending")
+        except httpx2.TimeoutException:
+            pass  # the host gave up and hung up
+        [request] = wait_for_pending(config)
+        time.sleep(3)  # the wait looks for its caller every CALLER_RECHECK (2 s)
+        answer = httpx2.post(f"{serve.url}/approvals/{request['id']}", headers=auth, json={"decision": "approve"})
+        assert answer.status_code == 200, answer.text
+        time.sleep(0.5)
+        assert listed(config)[0]["consumed_at"] is None  # nobody took it
+        retried = httpx2.post(
+            f"{serve.url}/hooks", json=bash_event(tool_use_id="toolu_retry"), headers=auth, timeout=30
+        )
+        assert retried.status_code == 200
+        assert retried.json()["hookSpecificOutput"]["permissionDecision"] == "allow", retried.text
+        [record] = listed(config)
+        assert record["id"] == request["id"] and record["consumed_at"] is not None
