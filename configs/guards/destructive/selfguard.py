@@ -156,9 +156,38 @@ def check_http(args: list[str], shown: str, ctx: Ctx) -> str | None:
     """An HTTP client sent to an approvals decision route of the gateway: the agent answering its own
     approval request with the thin client's token."""
     for a in args:
-        if "approvals/" in a and _gateway_url(a.partition("=")[2] if a.startswith("--url=") else a):
+        url = a.partition("=")[2] if a.startswith("--url=") else a
+        if "%" in url:  # /%61pprovals/ID: the server decodes the path before it routes it
+            from urllib.parse import unquote
+
+            url = unquote(url)
+        if "approvals/" in url and _gateway_url(url):
             return _deny(shown, "answers an approval request through the gateway's approvals route", ctx)
+        if ("{" in url or "[" in url) and _globbed_route(url):
+            return _deny(shown, "spells the gateway's approvals route with curl's URL globbing", ctx)
     return None
+
+
+def _globbed_route(url: str) -> bool:
+    """Whether curl's URL globbing (``{a,b}`` sets, ``[a-z]`` / ``[1-9]`` ranges) can turn a path segment of
+    ``url`` into ``approvals`` (or ``ui`` before ``api/approvals``) on the gateway: ``appr[o-o]vals``."""
+    _scheme, sep, after = url.strip("'\"").partition("://")
+    host, _, path = (after if sep else url).partition("/")
+    segments = path.split("/")
+    for i, segment in enumerate(segments):
+        if "{" not in segment and "[" not in segment:
+            continue
+        pattern = ""
+        for part in re.split(r"(\{[^{}]*\}|\[[^\[\]]*\])", segment):
+            if part.startswith("{") and part.endswith("}"):
+                pattern += "(?:" + "|".join(re.escape(x) for x in part[1:-1].split(",")) + ")"
+            elif part.startswith("[") and part.endswith("]"):
+                pattern += ".+?"  # a range: one or more characters (numeric ranges give several)
+            else:
+                pattern += re.escape(part)
+        if re.fullmatch(pattern, "approvals") or (i == 0 and re.fullmatch(pattern, "ui")):
+            return _gateway_url(host + "/approvals/x")
+    return False
 
 
 _LITERAL = r"'([^'\\\n]{1,400})'|\"([^\"\\\n]{1,400})\""  # compiled on first use

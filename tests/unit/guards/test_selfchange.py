@@ -130,6 +130,10 @@ def test_hookgate_cli_reached_another_way_is_self_change(command: str) -> None:
         "curl -X POST http://127.0.0.1:8787/approvals/slack -d payload=x",
         "wget --post-data=x http://127.0.0.1:8787/approvals/ab12",
         "http POST :8787/approvals/ab12 decision=approve",
+        "curl -X POST http://127.0.0.1:8787/%61pprovals/ab12 -d x",  # the server decodes the path
+        "curl -X POST 'http://localhost:8787/%75i/api/approvals/ab12' -d x",
+        "curl -X POST 'http://127.0.0.1:8787/appr[o-o]vals/ab12' -d x",  # curl's URL globbing
+        "curl -X POST 'http://127.0.0.1:8787/{approvals,x}/ab12' -d x",
     ],
 )
 def test_state_and_approval_routes_are_self_change(command: str) -> None:
@@ -153,6 +157,9 @@ def test_the_configured_server_address_counts(monkeypatch: pytest.MonkeyPatch) -
         "sqlite3 app.db 'delete from sessions'",
         "curl http://127.0.0.1:8787/approvals",
         "curl -X POST https://api.example.com/approvals/ab12",
+        "curl 'http://127.0.0.1:3000/api/items?filter[name]=x'",
+        "curl 'http://127.0.0.1:3000/{a,b}/c'",
+        "curl http://127.0.0.1:3000/api/%20x",
         "python3 -c \"import sqlite3; sqlite3.connect('app.db')\"",
     ],
 )
