@@ -41,14 +41,20 @@ def parse_since(text: str, now: float | None = None) -> float:
     return moment.timestamp()
 
 
+def handlers_of(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The record's ``handlers`` entries that are objects (an edited row may hold anything there)."""
+    handlers = record.get("handlers")
+    return [h for h in handlers if isinstance(h, dict)] if isinstance(handlers, list) else []
+
+
 def line(row: AuditRow) -> str:
     """One row for ``tail``/``query``: time, event, tool, decision, handlers (id=verdict/status), reason."""
     record = row.record
     handlers = " ".join(
         f"{h.get('id')}={h.get('verdict') if h.get('status') in ('ok', 'cached') else h.get('status')}"
-        for h in record.get("handlers") or []
+        for h in handlers_of(record)
     )
-    reason = (record.get("reason") or "").replace("\n", " | ")
+    reason = str(record.get("reason") or record.get("unreadable") or "").replace("\n", " | ")
     if len(reason) > 120:
         reason = reason[:117] + "..."
     parts = [
@@ -107,7 +113,7 @@ def stats(rows: list[AuditRow]) -> list[dict[str, Any]]:
     table: dict[str, dict[str, Any]] = {}
     durations: dict[str, list[float]] = {}
     for row in reversed(rows):  # oldest first
-        for handler in row.record.get("handlers") or []:
+        for handler in handlers_of(row.record):
             hid = str(handler.get("id"))
             entry = table.setdefault(
                 hid,
@@ -131,7 +137,9 @@ def stats(rows: list[AuditRow]) -> list[dict[str, Any]]:
             elif status == "timeout":
                 entry["timeouts"] += 1
             if status in ("ok", "error", "timeout"):
-                durations.setdefault(hid, []).append(float(handler.get("duration_ms") or 0.0))
+                duration = handler.get("duration_ms")
+                if isinstance(duration, (int, float)) and not isinstance(duration, bool):
+                    durations.setdefault(hid, []).append(float(duration))
     for hid, entry in table.items():
         values = durations.get(hid, [])
         entry["p50_ms"] = round(percentile(values, 0.50), 3)

@@ -137,9 +137,27 @@ class AuditRow:
 
     @property
     def record(self) -> dict[str, Any]:
-        """The stored record (keys sorted; ``gateway.audit.record.ordered`` puts them in documented order)."""
-        value: dict[str, Any] = json.loads(self.body)
-        return value
+        """The stored record (keys sorted; ``gateway.audit.record.ordered`` puts them in documented order). A
+        body that is not a JSON object (a row edited or cut in the database) gives the row's own columns and
+        ``unreadable`` saying so, so that one bad row cannot stop a query or an export; ``hookgate audit
+        verify`` reports it as tampering."""
+        why = "its stored body is not a JSON object"
+        try:
+            value = json.loads(self.body)
+        except ValueError as exc:
+            value, why = None, f"its stored body is not JSON ({str(exc)[:100]})"
+        if isinstance(value, dict):
+            return value
+        import time
+
+        return {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.ts)),
+            "event": self.event,
+            "session_id": self.session_id,
+            "tool_name": self.tool_name,
+            "decision": self.decision,
+            "unreadable": f"{why}: run hookgate audit verify",
+        }
 
     def chain_info(self) -> dict[str, Any]:
         return {

@@ -54,3 +54,24 @@ def test_verify_jsonl_accepts_trailing_whitespace_but_not_a_blank_line_between_r
     sink.write_text(first + "\n" + second)
     bad = verify(sink)
     assert bad.returncode == 1 and "line 2" in bad.stderr and "blank line between records" in bad.stderr, bad.stderr
+
+
+def test_a_row_whose_body_was_broken_cannot_stop_reading_the_trail(tmp_path: Path) -> None:
+    """A record edited into something that is not a JSON object (or whose handlers are not objects) once
+    made `query --json`, `export` and `stats` fail with an internal error, just when an investigation
+    needs them; they now show the row's own columns with `unreadable`, and `verify` reports it."""
+    config = write_config(tmp_path)
+    for i in range(3):
+        run(config, bash(f"echo {i}"))
+    assert audit(config, "verify").returncode == 0  # drains the spool into the store
+    with sqlite3.connect(tmp_path / "state" / "state.sqlite3") as conn:
+        conn.execute("UPDATE audit_records SET body = '{not json' WHERE seq = 1")
+        conn.execute("""UPDATE audit_records SET body = '{"handlers": "x", "event": "PreToolUse"}' WHERE seq = 2""")
+    conn.close()
+    for args in (("query", "--json"), ("tail",), ("export",), ("export", "--format", "csv"), ("stats",)):
+        shown = audit(config, *args)
+        assert shown.returncode == 0 and "internal error" not in shown.stderr, (args, shown.stderr)
+    queried = audit(config, "query", "--json")
+    assert "its stored body is not JSON" in queried.stdout and "run hookgate audit verify" in queried.stdout
+    verified = audit(config, "verify")
+    assert verified.returncode == 1 and "seq 1" in verified.stderr, verified.stderr
