@@ -22,6 +22,7 @@ request cannot be replayed to another's URL).
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -155,15 +156,22 @@ def signed_for(data: dict[str, Any], approval_id: str) -> None:
 
 
 def parse_answer(data: dict[str, Any], approval_id: str, via: str) -> Answer:
-    """An ``Answer`` from a ``{"decision", "by", "reason"}`` body. Raises CallbackRejected (400)."""
+    """An ``Answer`` from a ``{"decision", "by", "reason"}`` body, ``decided_by`` ``<via>:<by>`` (``by`` cut
+    to 100 characters, letters, digits, ``_ . @ + -`` and spaces; anything else becomes ``_``). Raises
+    CallbackRejected (400)."""
     decision = data.get("decision")
     if decision not in ("approve", "reject"):
         raise CallbackRejected('"decision" must be "approve" or "reject"', 400)
     by, reason = data.get("by"), data.get("reason")
     if (by is not None and not isinstance(by, str)) or (reason is not None and not isinstance(reason, str)):
         raise CallbackRejected('"by" and "reason" must be strings', 400)
-    name = (by or "anonymous").strip()[:100] or "anonymous"
+    name = _NOT_NAME.sub("_", (by or "anonymous").strip()[:100]) or "anonymous"
     return Answer(approval_id, decision == "approve", f"{via}:{name}", [name], (reason or "").strip()[:1000] or None)
+
+
+_NOT_NAME = re.compile(r"[^\w.@+\- ]")
+"""What a self-given ``by`` may not hold (``:`` above all: ``console:slack:U024`` would pass for a Slack
+answer, ``console:hookgate:timeout`` for the sweeper's): each such character becomes ``_``."""
 
 
 def outcome_reply(outcome: Any) -> Reply:
