@@ -20,6 +20,32 @@ from typing import Any, Literal
 Status = Literal["pending", "approved", "rejected", "expired", "cancelled"]
 STATUSES: tuple[Status, ...] = ("pending", "approved", "rejected", "expired", "cancelled")
 
+ANSWER_KEEP_SECONDS = 600.0
+"""How long an approval that no call took stays usable (from its answer, and never before the request's
+own expiry): a retry within it runs at once; after it the sweep expires the approval, so an answer given
+today cannot release the same call next week."""
+UNUSED_REASON = "approved, but no call took the approval in time"
+
+
+def expiry_sql(mark: str) -> str:
+    """The ``UPDATE approvals`` that expires what is due, with ``mark`` as the placeholder (``?`` SQLite,
+    ``%s`` PostgreSQL); its parameters: ``expiry_params(now, by)``. Due: a pending request past its
+    ``expires_at``, and an approved one that no call consumed for ``ANSWER_KEEP_SECONDS`` after its answer
+    (and past its ``expires_at``): that one keeps who approved it, and its reason says it went unused."""
+    return (
+        f"UPDATE approvals SET reason = CASE WHEN status = 'pending' THEN 'no answer before it expired' "
+        f"ELSE {mark} END, decided_by = CASE WHEN status = 'pending' THEN {mark} ELSE decided_by END, "
+        f"decided_at = CASE WHEN status = 'pending' THEN {mark} ELSE decided_at END, status = 'expired' "
+        f"WHERE (status = 'pending' AND expires_at <= {mark}) OR (status = 'approved' AND consumed_at IS NULL "
+        f"AND decided_at <= {mark} AND expires_at <= {mark})"
+    )
+
+
+def expiry_params(now: float, by: str) -> tuple[Any, ...]:
+    """The parameters of ``expiry_sql``."""
+    return (UNUSED_REASON, by, now, now, now - ANSWER_KEEP_SECONDS, now)
+
+
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
 

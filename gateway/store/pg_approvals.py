@@ -73,14 +73,14 @@ def lookup(key: str, fingerprint: str, now: float, by: str) -> Op[tuple[list[App
     # one statement: the expiry sweep (a data-modifying CTE) and the find, which reads the snapshot from
     # before the sweep and so leaves out what the sweep expired
     fresh = "id NOT IN (SELECT id FROM expired)"
+    from gateway.approvals.record import expiry_params, expiry_sql
+
     rows = yield Q(
-        f"WITH expired AS (UPDATE approvals SET status = 'expired', decided_by = %s, decided_at = %s, "
-        f"reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= %s "
-        f"RETURNING {_COLUMNS}), "
+        f"WITH expired AS ({expiry_sql('%s')} RETURNING {_COLUMNS}), "
         f"found AS (({_SELECT} WHERE key = %s AND {_OPEN} AND {fresh} LIMIT 1) UNION ALL "
         f"({_SELECT} WHERE fingerprint = %s AND {_OPEN} AND {fresh} ORDER BY created_at DESC LIMIT 1)) "
         f"SELECT true, {_COLUMNS} FROM expired UNION ALL (SELECT false, {_COLUMNS} FROM found LIMIT 1)",
-        (by, now, now, key, fingerprint),
+        (*expiry_params(now, by), key, fingerprint),
     )
     expired = _records([r[1:] for r in rows if r[0]])
     return expired, _one([r[1:] for r in rows if not r[0]])
@@ -113,12 +113,9 @@ def consume(approval_id: str, at: float) -> Op[bool]:
 
 
 def expire_due(now: float, by: str) -> Op[list[ApprovalRecord]]:
-    rows = yield Q(
-        f"UPDATE approvals SET status = 'expired', decided_by = %s, decided_at = %s, "
-        f"reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= %s "
-        f"RETURNING {_COLUMNS}",
-        (by, now, now),
-    )
+    from gateway.approvals.record import expiry_params, expiry_sql
+
+    rows = yield Q(f"{expiry_sql('%s')} RETURNING {_COLUMNS}", expiry_params(now, by))
     return _records(rows)
 
 

@@ -328,14 +328,9 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         return cursor.rowcount == 1
 
     def approval_expire_due(self, now: float, by: str) -> list[ApprovalRecord]:
-        return self._records(
-            self._run(
-                "UPDATE approvals SET status = 'expired', decided_by = ?, decided_at = ?, "
-                "reason = 'no answer before it expired' WHERE status = 'pending' AND expires_at <= ? "
-                f"{_APPROVAL_RETURNING}",
-                (by, now, now),
-            ).fetchall()
-        )
+        from gateway.approvals.record import expiry_params, expiry_sql
+
+        return self._records(self._run(f"{expiry_sql('?')} {_APPROVAL_RETURNING}", expiry_params(now, by)).fetchall())
 
     def approval_set_ref(self, approval_id: str, ref: dict[str, Any]) -> None:
         self._run("UPDATE approvals SET ref = ? WHERE id = ?", (json.dumps(ref), approval_id))

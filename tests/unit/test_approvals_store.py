@@ -164,3 +164,27 @@ def test_stop_guard_steps_reserve_and_settle(store: Store) -> None:
     store.counter_settle("g", "s", "reset", inflight=flight)
     assert store.counter_get("g", "s") == 0 and store.counter_get(*flight) == 0
     assert store.counter_reserve("g", "t", 0, flight) == (None, 0)
+
+
+def test_an_approval_no_call_took_expires_after_it_was_kept(store: Store) -> None:
+    """An approved request that no call consumed stays usable for ``ANSWER_KEEP_SECONDS`` (a retry gets it);
+    after that the sweep expires it, keeping who approved it, so it cannot release the call much later."""
+    from gateway.approvals.record import ANSWER_KEEP_SECONDS, UNUSED_REASON
+
+    request = store.approval_create(record("toolu_kept", ttl=-1))
+    decided = time.time()
+    assert store.approval_decide(request.id, "approved", "cli:alice", "ok", decided) is not None
+    expired, found = store.approval_lookup(request.key, request.fingerprint, decided + 5, "hookgate:sweeper")
+    assert expired == [] and found is not None and found.id == request.id  # within the keep: the retry's
+    later = decided + ANSWER_KEEP_SECONDS + 1
+    expired, found = store.approval_lookup(request.key, request.fingerprint, later, "hookgate:sweeper")
+    assert [r.id for r in expired] == [request.id] and found is None
+    got = store.approval_get(request.id)
+    assert got is not None and got.status == "expired" and got.decided_by == "cli:alice"
+    assert got.reason == UNUSED_REASON and store.approval_consume(request.id, later) is False
+    taken = store.approval_create(record("toolu_taken", ttl=-1, command="git push --tags"))
+    store.approval_decide(taken.id, "approved", "cli:alice", None, decided)
+    assert store.approval_consume(taken.id, decided + 1)
+    rejected = store.approval_create(record("toolu_no", ttl=-1, command="git push -f"))
+    store.approval_decide(rejected.id, "rejected", "cli:alice", None, decided)
+    assert store.approval_expire_due(later, "hookgate:sweeper") == []  # delivered, or a rejection: kept as is
