@@ -30,6 +30,7 @@ from abc import ABC, abstractmethod
 
 from gateway.decision import Decision, HandlerResult, Verdict, merge
 from gateway.events import STOP_EVENTS
+from gateway.record_step import submit_record
 from gateway.records import Record
 from gateway.selection import NOTHING, PLANS, Plan, Prefilter, group_matches, if_matches
 
@@ -47,27 +48,6 @@ if TYPE_CHECKING:
     T = TypeVar("T")
     Call = Callable[[Handler, HookEvent, RunContext, float], Awaitable[Outcome]]
     """How an executor calls one handler: ``call(handler, event, ctx, timeout_s)`` -> its answer."""
-
-RECORD_SECONDS = 2.0
-"""How long ``hookgate run``'s record step may take (it takes well under a millisecond; ``Dispatcher.record``),
-plus ``RECORD_SECONDS_PER_CHAR`` for each character of the tool input's and response's string fields."""
-RECORD_SECONDS_PER_CHAR = 2e-7
-"""Redacting a large value scans it for every pattern's hints (about 50 ns per character): a 60 MiB tool
-input takes some 3 s, and gets 12 s more than ``RECORD_SECONDS``."""
-
-
-def record_budget(event: HookEvent) -> float:
-    """Seconds ``hookgate run``'s record step gets for ``event``: ``RECORD_SECONDS`` plus the allowance for
-    the string fields of ``tool_input`` and ``tool_response`` (their top level: a cheap estimate)."""
-    chars = 0
-    payload = event.payload
-    for key in ("tool_input", "tool_response"):
-        value = payload.get(key)
-        if isinstance(value, str):
-            chars += len(value)
-        elif isinstance(value, dict):
-            chars += sum(len(v) for v in value.values() if isinstance(v, str))
-    return RECORD_SECONDS + chars * RECORD_SECONDS_PER_CHAR
 
 
 class Selected(Record):
@@ -236,32 +216,13 @@ class Dispatcher:
         """The record step, after merge and before render: hand ``decision`` (the one the host gets) to
         the audit recorder (``RunContext.recorder``) when ``audit.record`` asks for it (``handled``, the
         default: a handler ran; ``all``; ``off``). Nothing of ``gateway.audit`` is imported when the
-        event is not recorded. Never raises. Under ``hookgate run`` the step gets ``record_budget(event)``
-        (``RECORD_SECONDS``, more for a large tool input; ``gateway.deadline``): whatever holds it up (a
-        lock someone holds on a ``jsonl:`` sink, an OpenTelemetry endpoint that never answers) must not
-        hold back the answer until the host times the hook out and lets the call go ahead; what was
-        written by then stays, one line says the rest is missing."""
+        event is not recorded. Never raises; under ``hookgate run`` bounded in time (``gateway.record_step``)."""
         mode = self.config.audit.get("record", "handled")
         if mode == "off" or (mode == "handled" and not decision.results):
             return
         recorder = ctx.recorder()
-        if recorder is None:
-            return
-        if ctx.mode != "run":  # serve and the Python API only queue the record here
-            recorder.submit(event, decision, started_ns)
-            return
-        from gateway.deadline import Deadline, DeadlineExceeded
-
-        try:
-            with Deadline(record_budget(event)):
-                recorder.submit(event, decision, started_ns)
-        except DeadlineExceeded as exc:
-            import sys
-
-            sys.stderr.write(
-                f"hookgate: audit: cannot record: the record step {exc} (a lock held on a jsonl sink, a slow "
-                "OpenTelemetry endpoint?); the answer goes out without it\n"
-            )
+        if recorder is not None:  # serve and the Python API only queue it here: no bound needed
+            submit_record(recorder, event, decision, started_ns, bounded=ctx.mode == "run")
 
     def decide(self, event: HookEvent, ctx: RunContext, trace: Trace | None = None, *, record: bool = True) -> Decision:
         """``dispatch`` from synchronous code with no event loop running (``hookgate run``, ``explain``,

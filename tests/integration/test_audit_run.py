@@ -470,7 +470,7 @@ def test_a_lock_held_on_a_jsonl_sink_cannot_hold_back_the_deny(tmp_path: Path) -
     out and the call went ahead. The record step gets ``RECORD_SECONDS``; the store's record is kept."""
     import fcntl
 
-    from gateway.dispatcher import RECORD_SECONDS
+    from gateway.record_step import RECORD_SECONDS
 
     sink = tmp_path / "audit.jsonl"
     sink.write_text("")

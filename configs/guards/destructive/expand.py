@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from .expect import as_tclsh, expect_runs
 from .getopt import getopt
 from .lexer import Op, Redir, Token, Unanalysable, Word, ansi_decode
 from .runners import RUNNERS, run_by, string_runs
@@ -202,7 +203,6 @@ _TMUX_RUNS = {
     "send": "Nt",
 }
 _TMUX_KEYS = frozenset({"Enter", "C-m", "KPEnter", "C-j", "Space", "Tab", "Escape"})
-_EXPECT_SPAWN = r"(?:^|[;\n\[{])[ \t]*(?:spawn|exec)[ \t]+((?:-[\w]+[ \t]+)*)([^;\n\]}]*)"  # compiled on first use
 
 
 class Unwrapped:
@@ -309,8 +309,8 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             tcl = "\n".join(v for o, v in opts if o == "-c")
             reads_stdin = "-f" not in names(opts) and operands[:1] in ([], ["-"], ["/dev/stdin"])
             tclsh = [Word("tclsh")] if reads_stdin else []  # expect <<< 'exec ...': a Tcl program on stdin
-            program = [_as_tclsh(tcl)] if tcl else []  # expect -c 'file delete -force ~': Tcl's own commands
-            return Unwrapped(tclsh, strings + _expect(tcl) + program, feeder, replace)
+            program = [as_tclsh(tcl)] if tcl else []  # expect -c 'file delete -force ~': Tcl's own commands
+            return Unwrapped(tclsh, strings + expect_runs(tcl) + program, feeder, replace)
         if name == "parallel":
             return _parallel(words[1:], strings)
         _, opts, stop = getopt(args, short_arg, long_arg, optional, permute=False)
@@ -394,27 +394,6 @@ def _tmux(args: list[str]) -> list[str]:
             rest = [k for k in rest if k not in _TMUX_KEYS]
         if rest:
             out.append(" ".join(rest))
-    return out
-
-
-def _as_tclsh(tcl: str) -> str:
-    """A shell program that gives ``tclsh`` the Tcl program ``tcl`` on stdin (a quoted heredoc: no expansion),
-    so an ``expect -c`` script gets the Tcl checks (``exec``, ``open "|..."``, ``file delete``) that
-    ``tclsh`` gets."""
-    mark = "HOOKGATE_TCL"
-    while mark in tcl:
-        mark += "_"
-    return f"tclsh <<'{mark}'\n{tcl}\n{mark}\n"
-
-
-def _expect(tcl: str) -> list[str]:
-    """The commands an expect script's ``spawn``/``exec`` lines run (Tcl braces read as quotes), and the text
-    its ``send`` lines type into what it spawned."""
-    out = []
-    for m in re.finditer(_EXPECT_SPAWN, tcl):
-        out.append(m.group(2).replace("{", "'").replace("}", "'"))
-    for m in re.finditer(r"(?:^|[;\n\[{])[ \t]*send[ \t]+(?:-[\w]+[ \t]+)*\"((?:[^\"\\]|\\.)*)\"", tcl):
-        out.append(re.sub(r"\\[rn]", "\n", m.group(1)).replace('\\"', '"'))
     return out
 
 
