@@ -89,13 +89,9 @@ def render_message(template: str | None, event: HookEvent) -> str:
         text = substitute(template or DEFAULT_MESSAGE, event, "message")
     except HandlerError as exc:
         text = f"{template} [{exc}]"
+    from gateway.approvals.record import printable
+
     return printable(text if isinstance(text, str) else str(text))
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (CR, ESC, ...; newline and tab kept) written as ``\\xNN`` escapes,
-    so a tool input cannot redraw the approver's terminal or chat line (``\\r``, ANSI codes)."""
-    return "".join(c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 class ApprovalHandler(Handler):
@@ -137,19 +133,17 @@ class ApprovalHandler(Handler):
                 # hookgate serve, and the host hung up (its http hook timed out): the approval waits,
                 # unconsumed, for the retry (the model calls the tool again), which gets it at once
                 done.append(f"approval {record.id} kept for the retry: the caller stopped waiting")
-                text = f"approval {record.id} was given after the caller stopped waiting; the retry gets it"
-                verdict = self._no(event, text, record.on_timeout)
-                verdict.side_effects = done
-                return verdict, {"approval": {"id": record.id, "decided_by": record.decided_by, "status": "kept"}}
+                return self._unreleased(
+                    event, record, "was given after the caller stopped waiting; the retry gets it", "kept", done
+                )
             if record.status != "approved" or await asyncio.to_thread(desk.consume, record):
                 break
             # an identical call waiting beside this one took the approval (one approval, one call): ask anew
             done.append(f"approval {record.id} went to another identical call")
             if deadline - reserve - loop.time() <= 1.0:
-                text = f"approval {record.id} went to another identical call; this one needs its own"
-                verdict = self._no(event, text, record.on_timeout)
-                verdict.side_effects = done
-                return verdict, {"approval": {"id": record.id, "decided_by": None, "status": "taken"}}
+                return self._unreleased(
+                    event, record, "went to another identical call; this one needs its own", "taken", done
+                )
         verdict, meta = self._verdict(desk, record, event)
         verdict.side_effects = done
         return verdict, meta
@@ -238,6 +232,18 @@ class ApprovalHandler(Handler):
         else:
             text = f"approval {record.id} was {record.status}{why}"
         return self._no(event, text, record.on_timeout), meta
+
+    def _unreleased(
+        self, event: HookEvent, record: ApprovalRecord, what: str, status: str, done: list[str]
+    ) -> tuple[Verdict, dict[str, Any]]:
+        """The answer when an approval was given but is not this call's: ``onTimeout``'s verdict saying
+        ``approval ID <what>``; ``meta["approval"]`` with ``status`` ("kept" for the retry, "taken" by
+        another identical call)."""
+        verdict = self._no(
+            event, f"approval {record.id} {what}; this call needs an approval of its own", record.on_timeout
+        )
+        verdict.side_effects = done
+        return verdict, {"approval": {"id": record.id, "decided_by": record.decided_by, "status": status}}
 
     @staticmethod
     def _no(event: HookEvent, text: str, how: str) -> Verdict:

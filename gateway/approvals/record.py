@@ -27,26 +27,17 @@ today cannot release the same call next week."""
 UNUSED_REASON = "approved, but no call took the approval in time"
 
 
-def expiry_sql(mark: str) -> str:
-    """The ``UPDATE approvals`` that expires what is due, with ``mark`` as the placeholder (``?`` SQLite,
-    ``%s`` PostgreSQL); its parameters: ``expiry_params(now, by)``. Due: a pending request past its
-    ``expires_at``, and an approved one that no call consumed for ``ANSWER_KEEP_SECONDS`` after its answer
-    (and past its ``expires_at``): that one keeps who approved it, and its reason says it went unused."""
-    return (
-        f"UPDATE approvals SET reason = CASE WHEN status = 'pending' THEN 'no answer before it expired' "
-        f"ELSE {mark} END, decided_by = CASE WHEN status = 'pending' THEN {mark} ELSE decided_by END, "
-        f"decided_at = CASE WHEN status = 'pending' THEN {mark} ELSE decided_at END, status = 'expired' "
-        f"WHERE (status = 'pending' AND expires_at <= {mark}) OR (status = 'approved' AND consumed_at IS NULL "
-        f"AND decided_at <= {mark} AND expires_at <= {mark})"
-    )
-
-
-def expiry_params(now: float, by: str) -> tuple[Any, ...]:
-    """The parameters of ``expiry_sql``."""
-    return (UNUSED_REASON, by, now, now, now - ANSWER_KEEP_SECONDS, now)
-
-
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+def printable(text: str, keep: str = "\n\t") -> str:
+    """``text`` with every character that is not printable (CR, ESC, U+2028, the bidirectional overrides such
+    as U+202E, zero-width ones; those in ``keep`` excepted) written as its ``\\xNN`` / ``\\uNNNN`` escape, so a
+    tool input cannot redraw the approver's terminal or chat line, nor, with ``keep=""`` (the CLI's
+    one-line rows), add a fake row or hide what follows."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def new_id() -> str:

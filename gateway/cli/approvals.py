@@ -65,15 +65,11 @@ def _when(seconds: float | None) -> str:
     return "-" if seconds is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds))
 
 
-def _plain(text: object) -> str:
-    """``text`` for the terminal, on one line: every character that is not printable (newlines, tabs, CR,
-    ESC, U+2028, the bidirectional overrides such as U+202E, zero-width ones) written as its ``\\n`` /
-    ``\\xNN`` / ``\\uNNNN`` escape, so a tool input can neither add a fake row to ``list`` nor hide or
-    reorder what ``show`` prints."""
-    value = str(text)
-    if value.isprintable():
-        return value
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in value)
+def _plain(value: object) -> str:
+    """``value`` on one line for the terminal (``printable`` with nothing kept: newlines and tabs escaped)."""
+    from gateway.approvals.record import printable
+
+    return printable(str(value), keep="")
 
 
 def _line(record: ApprovalRecord) -> str:

@@ -253,14 +253,13 @@ def serve(
     from gateway.serve.protocol import read_deadline_protocol
     from handlers.netguard import is_loopback_host
 
-    if not read_timeout > 0:
-        raise ValueError(f"read_timeout must be > 0 (got {read_timeout!r})")
-
     _configure_logging(log_level)
     token = os.environ.get("HOOKGATE_TOKEN") or None
     server = HookServer(
         paths, token=token, host=host, allow_hosts=allow_hosts or (), max_body=max_body, reload_interval=reload_interval
     )
+    # ValueError for a read_timeout that is not > 0, before anything is bound
+    protocol = read_deadline_protocol(read_timeout, lambda part: server.metrics.rejected.labels("read_timeout").inc())
     from gateway.store import check_at_start
 
     store_warning = check_at_start(server.config)  # StoreError (schema too old): serve does not start
@@ -281,7 +280,6 @@ def serve(
         f"on http://{shown}:{bound}\n"
     )
     sys.stderr.flush()
-    protocol = read_deadline_protocol(read_timeout, lambda part: server.metrics.rejected.labels("read_timeout").inc())
     uv_config = uvicorn.Config(
         create_app(server),
         http=protocol,

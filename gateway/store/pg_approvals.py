@@ -73,7 +73,7 @@ def lookup(key: str, fingerprint: str, now: float, by: str) -> Op[tuple[list[App
     # one statement: the expiry sweep (a data-modifying CTE) and the find, which reads the snapshot from
     # before the sweep and so leaves out what the sweep expired
     fresh = "id NOT IN (SELECT id FROM expired)"
-    from gateway.approvals.record import expiry_params, expiry_sql
+    from gateway.store.approval_expiry import expiry_params, expiry_sql
 
     rows = yield Q(
         f"WITH expired AS ({expiry_sql('%s')} RETURNING {_COLUMNS}), "
@@ -113,7 +113,7 @@ def consume(approval_id: str, at: float) -> Op[bool]:
 
 
 def expire_due(now: float, by: str) -> Op[list[ApprovalRecord]]:
-    from gateway.approvals.record import expiry_params, expiry_sql
+    from gateway.store.approval_expiry import expiry_params, expiry_sql
 
     rows = yield Q(f"{expiry_sql('%s')} RETURNING {_COLUMNS}", expiry_params(now, by))
     return _records(rows)

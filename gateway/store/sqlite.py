@@ -328,7 +328,7 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         return cursor.rowcount == 1
 
     def approval_expire_due(self, now: float, by: str) -> list[ApprovalRecord]:
-        from gateway.approvals.record import expiry_params, expiry_sql
+        from gateway.store.approval_expiry import expiry_params, expiry_sql
 
         return self._records(self._run(f"{expiry_sql('?')} {_APPROVAL_RETURNING}", expiry_params(now, by)).fetchall())
 
