@@ -25,7 +25,7 @@ import os
 import sys
 
 from gateway.client import emit, event_limit, event_limit_problem, read_event
-from gateway.errors import UsageError
+from gateway.errors import ConfigError, UsageError
 from gateway.wire import DIALECT_CHOICES, EXIT_BLOCK, EXIT_ERROR, EXIT_OK, SERVER_DOWN_CHOICES
 
 RUN_COMMAND = "gateway.cli.run"
@@ -197,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:  # a typo in a hook command: exit 2 blocks where a block holds an action back
         sys.stderr.write(f"{exc}\n")
         return EXIT_BLOCK
+    except ConfigError as exc:  # a command that loads a config it cannot find or read (`run` answers its own)
+        _err(f"invalid config: {exc}")
+        return EXIT_ERROR
     except BrokenPipeError:  # `hookgate demo | head`: the reader left; nothing more to say
         from gateway.client import _silence_stdout
 

@@ -3,6 +3,8 @@ every MCP server."""
 
 from __future__ import annotations
 
+import os
+
 from gateway.wire import EXIT_ERROR, EXIT_OK
 
 TYPE_CHECKING = False
@@ -17,8 +19,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from gateway.config import find_config_paths, load_config
     from gateway.errors import ConfigError
 
-    paths = find_config_paths((args.paths or []) + (args.config or []) or None)
+    named = (args.paths or []) + (args.config or [])
+    paths = named or [os.environ.get("HOOKGATE_CONFIG") or "the default lookup"]
     try:
+        paths = find_config_paths(named or None)
         config = load_config(paths, use_cache=False, command_check=hookgate_usage)
     except ConfigError as exc:
         for warning in exc.warnings:

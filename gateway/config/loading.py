@@ -40,7 +40,15 @@ BUILTIN_DEFAULT = "builtin:default"
 
 
 def _resolve_path(path: str) -> str:
-    return default_config_path() if path == BUILTIN_DEFAULT else os.path.abspath(path)
+    """``path`` made absolute; ``builtin:default`` the shipped default. Raises ConfigError for any other
+    ``builtin:`` name (there is one built-in config), which would otherwise be read as a relative path."""
+    if path == BUILTIN_DEFAULT:
+        return default_config_path()
+    if path.startswith("builtin:"):
+        from gateway.errors import ConfigError
+
+        raise ConfigError(f"{path}: no such built-in config (the built-in one is {BUILTIN_DEFAULT})")
+    return os.path.abspath(path)
 
 
 def find_config_paths(explicit: list[str] | None = None) -> list[str]:
@@ -49,9 +57,9 @@ def find_config_paths(explicit: list[str] | None = None) -> list[str]:
     if explicit:
         return [_resolve_path(p) for p in explicit]
     env = os.environ.get("HOOKGATE_CONFIG")
-    if env:  # an os.pathsep-separated list, in which builtin:default is one entry
-        parts = env.replace(BUILTIN_DEFAULT, "\0").split(os.pathsep)
-        return [_resolve_path(p.replace("\0", BUILTIN_DEFAULT)) for p in parts if p]
+    if env:  # an os.pathsep-separated list, in which each builtin:NAME is one entry
+        parts = env.replace("builtin:", "builtin\0").split(os.pathsep)
+        return [_resolve_path(p.replace("builtin\0", "builtin:")) for p in parts if p]
     for name in LOCAL_NAMES:
         if os.path.isfile(name):
             return [os.path.abspath(name)]

@@ -247,3 +247,26 @@ def test_default_ids_hold_no_secret_from_a_url_or_an_assignment(tmp_path: Path) 
     path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}))
     ids = [h.id for h in load_config([str(path)], use_cache=False).hooks["PreToolUse"][0].handlers]
     assert ids == ["http:hooks.example/check", "command:guard.sh"]
+
+
+def test_an_unknown_builtin_config_is_a_config_error_not_a_relative_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gateway.config import find_config_paths
+
+    with pytest.raises(ConfigError, match=r"builtin:nope: no such built-in config \(the built-in one is builtin:default\)"):
+        find_config_paths(["builtin:nope"])
+    monkeypatch.setenv("HOOKGATE_CONFIG", os.pathsep.join(["builtin:default", "builtin:strict"]))
+    with pytest.raises(ConfigError, match="builtin:strict: no such built-in config"):
+        find_config_paths()
+
+
+@pytest.mark.parametrize("command", [["validate"], ["approvals", "list"], ["audit", "tail"]])
+def test_the_cli_names_an_unknown_builtin_config_in_one_line(command: list[str], tmp_path: Path) -> None:
+    from tests.conftest import run_hookgate
+
+    env = {"HOOKGATE_CONFIG": "builtin:nope"}
+    result = run_hookgate(command, env=env, cwd=tmp_path)
+    out = result.stdout + result.stderr
+    assert result.returncode == 1, out
+    assert "builtin:nope: no such built-in config" in out
+    assert "internal error" not in out and "Traceback" not in out
+    assert str(tmp_path / "builtin") not in out  # not read as a relative path
