@@ -14,7 +14,8 @@ channel could not post it.
 Nothing event-derived is stored verbatim: ``create`` keeps the request's ``tool_input``, ``tool_name``,
 ``message``, ``cwd``, ``session_id`` and ``tool_use_id`` redacted with the audit trail's redaction
 (``gateway.audit.redact``: the default patterns plus ``audit.redact``; no truncation, so an approver
-sees the whole redacted call), and every answer's or cancellation's ``reason`` too. The request's key and
+sees the whole redacted call), and every answer's or cancellation's ``reason`` too (also with its
+non-printable characters written as escapes: ``gateway.approvals.record.printable``). The request's key and
 fingerprint are computed by the caller from the unredacted call, so an answer stays bound to exactly the
 input that was asked about. Channels post the stored (redacted) request.
 """
@@ -28,6 +29,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gateway.approvals.channels.base import Answer, Outcome
+from gateway.approvals.record import printable
 from gateway.approvals.wake import Waker
 from gateway.audit.redact import Redactor
 from gateway.errors import ChannelError, HookgateError
@@ -235,7 +237,9 @@ class Desk:
     # ------------------------------------------------------------------ internals
 
     def _transition(self, approval_id: str, status: str, by: str, reason: str | None) -> ApprovalRecord | None:
-        reason = None if reason is None else self.redactor.text(reason)
+        # redacted, and with CR, ESC, bidi overrides and other non-printables written as escapes: the reason
+        # goes into the agent's permissionDecisionReason, which the host shows in the user's terminal
+        reason = None if reason is None else printable(self.redactor.text(reason))
         record = self.store.approval_decide(approval_id, status, by, reason, time.time())
         if record is not None:
             self._after(record, status)

@@ -273,3 +273,21 @@ def test_every_transition_reaches_the_audit_trail(tmp_path: Path) -> None:
     assert tool_call["approval"]["id"] == request["id"] and tool_call["decision"] == "allow"
     verified = audit("verify")
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_reviewers_reason_cannot_redraw_the_users_terminal(tmp_path: Path) -> None:
+    """The reason goes into permissionDecisionReason, which the host prints: CR, ESC and a bidi override
+    arrive as visible escapes, in the agent's answer and in the stored request alike."""
+    config = write_config(tmp_path)
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    [request] = wait_for_pending(config)
+    sneaky = "not now\r\x1b[2K\x1b[1A approved by alice\u202e"
+    assert approvals(config, "reject", request["id"], "--reason", sneaky).returncode == 0
+    code, out, _ = waiting.finish()
+    assert code == 2
+    reason = decision_of(out)["permissionDecisionReason"]
+    assert "rejected by cli:" in reason and "not now" in reason
+    assert not any(c in reason for c in "\r\x1b\u202e"), reason
+    assert "\\r\\x1b[2K" in reason and "\\u202e" in reason
+    [record] = listed(config)
+    assert not any(c in record["reason"] for c in "\r\x1b\u202e")
