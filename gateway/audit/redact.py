@@ -36,8 +36,9 @@ options), a registry login's ``-p X`` (``docker [global options] login``, ``podm
 ``*_auth=`` assignments, names that end in ``_PASS``/``-pass`` (``REDIS_PASS=``, ``ansible_become_pass=``), a
 subscript or a type annotation before the ``=`` (``os.environ['DB_PASSWORD'] = ...``, ``API_TOKEN: string =
 ...``); a URL's credential query parameters (``?key=``, ``&api_key=``, ``?access_token=``, ``&sig=``, ...); XML
-elements named like a secret (``<password>``, ``<apiKey>``); ``.netrc`` entries (``machine H login U
-password X``); ``gh secret set NAME --body X``; the ``echo X`` piped into a ``--password-stdin`` login;
+elements named like a secret (``<password>``, ``<apiKey>``); ``.pgpass`` lines
+(``host:port:db:user:password``); ``.netrc`` entries (``machine H login U password X``); ``gh secret set NAME
+--body X``; the ``echo X`` piped into a ``--password-stdin`` login;
 HTTPie's ``-a user:X``; a secret set with a package manager's or git's ``config`` (``npm config set
 //reg/:_authToken X``, ``yarn config set npmAuthToken X``, ``git config user.password X``, ``poetry config
 http-basic.repo user X``); ``htpasswd -b FILE USER X`` / ``-nb USER X``; a quoted ``"auth"``-like key's
@@ -308,6 +309,15 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         0,
         # a .netrc entry: machine HOST login USER password X (on one line or several)
         r"(?P<name>\b(?:machine|default)\b(?:\s++(?!password\b)\S++){0,6}?\s++password\s++)[^\s\"']+",
+    ),
+    (
+        "pgpass_password",
+        ("pgpass", ":5432:", ":*:"),
+        0,
+        # a PostgreSQL password file line (~/.pgpass, $PGPASSFILE): host:port:database:user:password, written
+        # by an echo or a Write; a field may be *; the hints: the file's name, the default port, a wildcard
+        r"(?P<name>(?<![\w.:/@$\-])(?:[\w.\-]++|\*):(?:\d{1,5}|\*):(?:[\w.\-$]++|\*):(?:[\w.\-@$]++|\*):)"
+        r"[^\s\"':]++",
     ),
     (
         "cli_secret",

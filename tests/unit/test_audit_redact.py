@@ -193,6 +193,9 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ("https://x.test/a?X-Amz-Signature=1&sig=S3cret", "S3cret", "&sig=[REDACTED:query_secret]"),
         ("<server><password>S3cret</password></server>", "S3cret", "<password>[REDACTED:xml_secret]</password>"),
         ("machine h\n  login bob\n  password S3cret\n", "S3cret", "password [REDACTED:netrc_password]"),
+        ('echo "db.test:6543:app:bob:S3cret" >> ~/.pgpass', "S3cret", 'app:bob:[REDACTED:pgpass_password]" >>'),
+        ("localhost:*:*:postgres:S3cret\n", "S3cret", "localhost:*:*:postgres:[REDACTED:pgpass_password]\n"),
+        ("10.0.0.7:5432:app:bob:S3cr$et", "S3cr$et", "10.0.0.7:5432:app:bob:[REDACTED:pgpass_password]"),
         ("gh secret set API --body S3cret", "S3cret", "gh secret set API --body [REDACTED:cli_secret]"),
         ("echo S3cret | docker login -u bob --password-stdin r", "S3cret", "echo [REDACTED:cli_secret] | docker"),
         ("http -a bob:S3cret https://x.test", "S3cret", "http -a bob:[REDACTED:user_password] https"),
@@ -238,6 +241,9 @@ def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
         "<token-count>5</token-count>",
         "a password is required",
         "echo hello | grep x",
+        "docker run -p 5432:5432 postgres",
+        'ports: ["5432:5432"]',
+        "chmod 600 ~/.pgpass && psql -h db -p 5432 app",
     ],
 )
 def test_command_lines_without_secrets_are_kept(text: str) -> None:
@@ -348,6 +354,8 @@ def test_the_working_directory_is_not_a_password() -> None:
         "echo x " * 14_000 + "| docker login --password-stdin",
         "gh secret set " * 7_000,
         "a_pass-pass" * 9_000,
+        "a:5432:" * 14_000 + "b",
+        "*:" * 50_000 + "pgpass",
     ],
     ids=[
         "secret-run",
@@ -380,6 +388,8 @@ def test_the_working_directory_is_not_a_password() -> None:
         "echo-before-password-stdin",
         "gh-secret-set",
         "pass-names",
+        "pgpass-ports",
+        "pgpass-wildcards",
     ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:

@@ -252,7 +252,9 @@ def test_default_ids_hold_no_secret_from_a_url_or_an_assignment(tmp_path: Path) 
 def test_an_unknown_builtin_config_is_a_config_error_not_a_relative_path(monkeypatch: pytest.MonkeyPatch) -> None:
     from gateway.config import find_config_paths
 
-    with pytest.raises(ConfigError, match=r"builtin:nope: no such built-in config \(the built-in one is builtin:default\)"):
+    with pytest.raises(
+        ConfigError, match=r"builtin:nope: no such built-in config \(the built-in one is builtin:default\)"
+    ):
         find_config_paths(["builtin:nope"])
     monkeypatch.setenv("HOOKGATE_CONFIG", os.pathsep.join(["builtin:default", "builtin:strict"]))
     with pytest.raises(ConfigError, match="builtin:strict: no such built-in config"):
