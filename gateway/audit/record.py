@@ -27,6 +27,7 @@ sink sees it. ``canonical(record)`` is the exact text that is stored and hashed.
 from __future__ import annotations
 
 import json
+import math
 import time
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
@@ -235,16 +236,31 @@ def ordered(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode
-_ENCODE_ASCII = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode
+_OPTIONS: dict[str, Any] = {"sort_keys": True, "separators": (",", ":"), "default": str, "allow_nan": False}
+_ENCODE = json.JSONEncoder(ensure_ascii=False, **_OPTIONS).encode
+_ENCODE_ASCII = json.JSONEncoder(ensure_ascii=True, **_OPTIONS).encode
 
 
 def canonical(record: Any) -> str:
     """The record's stored and hashed text: compact JSON, sorted keys, UTF-8 as is (lone surrogates
-    escaped)."""
+    escaped), always valid JSON: a NaN or an infinity (which Python's ``json`` reads in an event, and no
+    JSON parser has to) is stored as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``."""
     try:
         text: str = _ENCODE(record)
         text.encode("utf-8")
     except UnicodeEncodeError:
         text = _ENCODE_ASCII(record)
+    except ValueError:  # a float JSON has no number for
+        return canonical(_finite(record))
     return text
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with each non-finite float (in dicts, lists and tuples) as its JSON-ish name."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
