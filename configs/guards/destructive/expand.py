@@ -30,6 +30,9 @@ class Cmd:
         self.pipe_in = pipe_in
 
 
+MAX_WRAPPERS = 64
+"""Most wrapper commands (``sudo``, ``env``, ``nice``, ``timeout``, runners...) unwrapped in a row; a longer chain
+is refused as unanalysable (no real command has one; checking one costs time quadratic in its length)."""
 MAX_BRACE_WORDS = 256  # a word's brace expansion may give this many words; more is refused as unanalysable
 _IFS = r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])"  # compiled on first use (re's cache)
 _POSITIONAL = r"\$\{?[0-9]\}?"
@@ -268,7 +271,13 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
     words = strip_prefix(words, assigns)
     strings: list[str] = []
     feeder, replace = False, None
+    unwrapped = -1  # wrappers unwrapped so far (the loop's first word may be one or the command itself)
     while words:
+        unwrapped += 1
+        if unwrapped > MAX_WRAPPERS:  # each step copies the rest of the words: a long chain is quadratic
+            raise Unanalysable(
+                f"runs more than {MAX_WRAPPERS} wrapper commands in a row (sudo, env, nice, ...), too many"
+            )
         name = base(words[0].text)
         spec = WRAPPERS.get(name) if words[0].literal else None
         if spec is not None and name in _LAUNCHERS:
@@ -327,10 +336,12 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             cmd = [v for o, v in opts if o == "-X"] + [w.text for w in rest]
             return Unwrapped([], [*strings, " ".join(cmd[1:])] if cmd[:1] == ["stuff"] else strings)
         if name == "env":
-            while rest and (rest[0].text == "-" or _assignment(rest[0].text)):
-                if rest[0].text != "-":
-                    assigns.append(rest[0])
-                rest = rest[1:]
+            first = 0
+            while first < len(rest) and (rest[first].text == "-" or _assignment(rest[first].text)):
+                if rest[first].text != "-":
+                    assigns.append(rest[first])
+                first += 1
+            rest = rest[first:]
         rest = rest[skip:]
         text_opts = _STRING_OPTIONS.get(name, ())
         inline = [v for o, v in opts if o in text_opts]

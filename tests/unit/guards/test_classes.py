@@ -1029,6 +1029,8 @@ OVER_A_LIMIT = [
     "printf '" + _LONG_PS + "' | pwsh -",
     "pwsh -c '" + "Get-Date;" * 600 + "'",
     "tclsh <<< 'exec ls " + "x " * 1001 + "'",
+    "nice " * 65 + "ls",
+    "sudo env nice " * 22 + "ls",
 ]
 
 
@@ -1041,3 +1043,35 @@ def test_scripts_at_the_limit_are_read_to_the_end() -> None:
     assert rule_of("pwsh -c '" + "x;" * 499 + _RP + "'") == RM
     assert rule_of("pwsh -c '" + "Get-Date;" * 499 + "'") is None
     assert rule_of("tclsh <<< 'exec rm " + "x " * 990 + "-rf ~'") == RM
+    assert rule_of("nice " * 64 + "ls") is None
+    assert rule_of("sudo env nice " * 21 + "nice rm -rf ~") == RM
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env " * 30_000 + "nice " * 30_000 + "rm -rf ~",
+        "env " + "A=1 " * 200_000 + "rm -rf ~",
+        "sudo -E " * 30_000 + "rm -rf ~",
+    ],
+    ids=["wrapper-chain", "env-assignments", "sudo-chain"],
+)
+def test_long_wrapper_chains_take_time_linear_in_the_command(command: str) -> None:
+    """Each unwrapped wrapper copied the rest of the words: 16,000 wrappers took 11 s, a 1 MB chain would
+    outlast the host's hook timeout, and a hook that times out lets the call through. The alarm only
+    catches a runaway (a linear pass over these takes well under a second)."""
+    import signal
+
+    class Runaway(BaseException):  # not an Exception: the guard's own fallback must not catch it
+        pass
+
+    def runaway(signum: int, frame: object) -> None:
+        raise Runaway("the guard did not finish within 30 s")
+
+    previous = signal.signal(signal.SIGALRM, runaway)
+    signal.alarm(30)
+    try:
+        assert rule_of(command) is not None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
