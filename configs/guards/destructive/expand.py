@@ -10,6 +10,7 @@ without argument lists run the command with arguments read from stdin. Also the 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from .expect import as_tclsh, expect_runs
@@ -30,9 +31,7 @@ class Cmd:
         self.pipe_in = pipe_in
 
 
-MAX_WRAPPERS = 64
-"""Most wrapper commands (``sudo``, ``env``, ``nice``, ``timeout``, runners...) unwrapped in a row; a longer chain
-is refused as unanalysable (no real command has one; checking one costs time quadratic in its length)."""
+MAX_WRAPPERS = 64  # wrappers (sudo, env, nice, runners...) unwrapped in a row; more is refused as unanalysable
 MAX_BRACE_WORDS = 256  # a word's brace expansion may give this many words; more is refused as unanalysable
 _IFS = r"\$\{IFS\}|\$IFS(?![A-Za-z0-9_])"  # compiled on first use (re's cache)
 _POSITIONAL = r"\$\{?[0-9]\}?"
@@ -586,10 +585,15 @@ def defaulted(words: list[Word]) -> list[Word] | None:
 
 
 def show(words: list[Word], redirs: list[Redir] | None = None, limit: int = 160) -> str:
-    """The command as the user would recognise it, for a reason (at most ``limit`` characters)."""
-    parts = [w.text for w in words]
-    for r in redirs or []:
-        if r.op not in ("<<", "<<-"):
-            parts.append(r.op + (r.target.text if r.target else ""))
+    """The command as the user would recognise it, for a reason (at most ``limit`` characters). Reads only
+    as many words and redirections as fit: a check calls it once per redirection of a command."""
+    parts: list[str] = []
+    size = 0
+    redirects = (r.op + (r.target.text if r.target else "") for r in redirs or () if r.op not in ("<<", "<<-"))
+    for part in itertools.chain((w.text for w in words), redirects):
+        parts.append(part)
+        size += len(part) + 1
+        if size > limit:
+            break
     text = " ".join(parts).replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -5,7 +5,8 @@ CMD='git push -f'; bash -c "$CMD"``.
 assignments (and those given to ``export``, ``declare``, ``local``, ``readonly``, ``typeset``): every value a
 name is given in the command's text, since a branch may set one or the other. ``substituted(words,
 variables)`` gives the command line back as shell text with the known variables in place, one text per
-combination of their values (at most ``MAX_TEXTS``), or ``[]`` when no word uses one. A quoted word stays
+combination of their values (at most ``MAX_TEXTS``), or ``[]`` when no word uses one; a text longer than
+``MAX_TEXT`` raises ``Unanalysable``. A quoted word stays
 one word (in double quotes: the other expansions in it stay expansions); an unquoted one is split into
 words as the shell splits it (a word with a glob character still globs), or, when it holds other
 expansions too, pasted in as written and read again, operators included (strict: the shell would only
@@ -21,12 +22,15 @@ from __future__ import annotations
 
 import re
 
-from .lexer import Word
+from .lexer import Unanalysable, Word
 
 MAX_VALUES = 4
 """Values kept per name (the last ones given)."""
 MAX_TEXTS = 16
 """Combinations of values checked for one command line."""
+MAX_TEXT = 100_000
+"""Longest command line (characters) the variables may expand into: a longer one is unanalysable (denied),
+since each ``A=$A$A`` doubles what ``A`` holds."""
 
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z", re.DOTALL)
 _GLOB = re.compile(r"[*?\[]")
@@ -87,7 +91,10 @@ def substituted(words: list[Word], variables: dict[str, list[str]]) -> list[str]
                 parts.append(text)  # other expansions in it: read again as written
             else:  # split into words as the shell does; a glob in one still globs
                 parts.extend(part if _GLOB.search(part) else shlex.quote(part) for part in text.split())
-        texts.append(" ".join(parts))
+        text = " ".join(parts)
+        if len(text) > MAX_TEXT:
+            raise Unanalysable(f"expands its variables into more than {MAX_TEXT:,} characters, too many")
+        texts.append(text)
     return texts
 
 

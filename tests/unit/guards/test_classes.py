@@ -1031,6 +1031,7 @@ OVER_A_LIMIT = [
     "tclsh <<< 'exec ls " + "x " * 1001 + "'",
     "nice " * 65 + "ls",
     "sudo env nice " * 22 + "ls",
+    "A=1; " + "A=$A$A; " * 20 + "echo $A",
 ]
 
 
@@ -1053,13 +1054,16 @@ def test_scripts_at_the_limit_are_read_to_the_end() -> None:
         "env " * 30_000 + "nice " * 30_000 + "rm -rf ~",
         "env " + "A=1 " * 200_000 + "rm -rf ~",
         "sudo -E " * 30_000 + "rm -rf ~",
+        "rm -rf ~ " + "> /tmp/a " * 20_000,
+        "A=1; " + "A=$A$A; " * 200 + "echo $A",
     ],
-    ids=["wrapper-chain", "env-assignments", "sudo-chain"],
+    ids=["wrapper-chain", "env-assignments", "sudo-chain", "redirections", "doubling-variable"],
 )
-def test_long_wrapper_chains_take_time_linear_in_the_command(command: str) -> None:
-    """Each unwrapped wrapper copied the rest of the words: 16,000 wrappers took 11 s, a 1 MB chain would
-    outlast the host's hook timeout, and a hook that times out lets the call through. The alarm only
-    catches a runaway (a linear pass over these takes well under a second)."""
+def test_commands_built_to_be_slow_are_checked_in_linear_time(command: str) -> None:
+    """Each unwrapped wrapper copied the rest of the words (16,000 wrappers took 11 s), each redirection
+    showed the whole command, and ``A=$A$A`` doubled what the guard followed, 200 times: a 1 MB command
+    would outlast the host's hook timeout, and a hook that times out lets the call through. Each is
+    refused or checked in linear time. The alarm only catches a runaway (these take well under a second)."""
     import signal
 
     class Runaway(BaseException):  # not an Exception: the guard's own fallback must not catch it
