@@ -5,7 +5,7 @@ that ``settings`` names); first moves records still waiting in the spool into th
 
     hookgate audit tail [-n N] [--follow] [--json]      newest N (default 20), oldest first; --follow polls
     hookgate audit query [FILTERS] [--limit N] [--json]  records that fit; --json: a JSON array of records
-    hookgate audit export --format jsonl|csv [FILTERS] [--output FILE]
+    hookgate audit export --format jsonl|csv [FILTERS] [--limit N] [--output FILE]
     hookgate audit verify                               walk every chain; exit 1 naming the first bad record
     hookgate audit verify --jsonl PATH [--continued]    walk a JSON-lines file (the jsonl sink, an export)
     hookgate audit stats [--since T] [--json]            per handler: calls, denies, errors, timeouts, p50/p95
@@ -78,6 +78,7 @@ def audit_parser() -> argparse.ArgumentParser:
     query.add_argument("--json", action="store_true", help="a JSON array of records")
     export = filters(actions.add_parser("export", help="records as JSON lines or CSV"))
     export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    export.add_argument("--limit", type=positive_int, metavar="N", help="at most the newest N (written oldest first)")
     export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     verify = with_config(
         actions.add_parser(
@@ -242,7 +243,7 @@ def _query(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int
 def _export(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
     from gateway.audit.report import csv_text, export_line
 
-    rows = list(reversed(store.audit_records(_filter(args))))
+    rows = list(reversed(store.audit_records(_filter(args, args.limit))))
     text = csv_text(rows) if args.format == "csv" else "".join(export_line(r) + "\n" for r in rows)
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="") as fh:
