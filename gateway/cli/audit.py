@@ -12,9 +12,11 @@ that ``settings`` names); first moves records still waiting in the spool into th
 
 FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|block|stop|none``,
 ``--handler ID``, ``--event NAME``, ``--since T`` (``30m``, ``1h``, ``2d``, or an ISO 8601 time; UTC when
-no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``) or a store that cannot
-be read; 2 a usage error (one line on stderr, as for every hookgate command); 4 (``verify``) no audit
-records at all: the state dir or store does not exist or holds none, so nothing was verified.
+no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``), spooled records that
+could not be moved into the store (``verify``; the others show what the store holds and say so on stderr)
+or a store that cannot be read; 2 a usage error (one line on stderr, as for every hookgate command);
+4 (``verify``) no audit records at all: the state dir or store does not exist or holds none, so nothing
+was verified.
 """
 
 from __future__ import annotations
@@ -110,10 +112,14 @@ def _since(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--since {text!r}: ")) from None
 
 
-def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> Store:
-    """The store ``config`` names, with the spool drained into it and (``prune``) retention applied.
-    ``verify`` does not prune: it checks the records as they are, before retention could act on them."""
+def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> tuple[Store, str | None]:
+    """The store ``config`` names, with the spool drained into it and (``prune``) retention applied, and
+    why the drain or retention failed (None: done). ``verify`` does not prune: it checks the records as
+    they are, before retention could act on them. A store that cannot be opened raises (StoreError,
+    OSError); one that takes no records (a chain whose head row was damaged by hand) is still read: what
+    it holds is shown, the spooled records stay in the spool for a later drain."""
     from gateway.audit.recorder import Recorder
+    from gateway.errors import HookgateError
     from gateway.store import default_state_dir, open_store
     from gateway.wire import VERSION as __version__
 
@@ -123,10 +129,15 @@ def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> Store:
     recorder = Recorder(
         audit, state_dir=state_dir, store_factory=lambda: store, config_hash=config.config_hash, version=__version__
     )
-    recorder.drain(prune=False)
-    if prune:
-        recorder.prune()
-    return store
+    step = "records waiting in the spool were not moved into the store (they stay in the spool)"
+    try:
+        recorder.drain(prune=False)
+        step = "retention was not applied"
+        if prune:
+            recorder.prune()
+    except (HookgateError, OSError) as exc:
+        return store, f"{step}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    return store, None
 
 
 def cmd_audit(top_args: argparse.Namespace) -> int:
@@ -150,13 +161,16 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         _err(f"audit verify: no audit records: {missing}; nothing was verified")
         return EXIT_NOTHING
     try:
-        store = open_audit_store(config, prune=args.action != "verify")
+        store, unmoved = open_audit_store(config, prune=args.action != "verify")
     except (HookgateError, OSError) as exc:
         _err(f"audit: {exc}")
         return EXIT_ERROR
+    if unmoved is not None:  # what the store holds is still shown; verify fails (it could not check them all)
+        _err(f"audit {args.action}: {unmoved}")
     try:
         action = {"tail": _tail, "query": _query, "export": _export, "verify": _verify, "stats": _stats}[args.action]
-        return action(args, store, config)
+        done = action(args, store, config)
+        return EXIT_ERROR if unmoved is not None and args.action == "verify" else done
     except (HookgateError, OSError) as exc:
         _err(f"audit {args.action}: {exc}")
         return EXIT_ERROR
