@@ -112,6 +112,8 @@ class ApprovalHandler(Handler):
         done: list[str] = []
         while True:
             record, created = await asyncio.to_thread(self._open, desk, event, deadline - reserve - loop.time())
+            if record.unreadable:
+                return await asyncio.to_thread(self._damaged, desk, record, event, done)
             if created:
                 done.append(f"created approval request {record.id}")
             if created and record.channel is not None:
@@ -127,6 +129,8 @@ class ApprovalHandler(Handler):
                     done.append(f"posted it to channel {record.channel}")
             if record.status == "pending":
                 record = await self._wait(desk, record, deadline - reserve)
+                if record.unreadable:
+                    return await asyncio.to_thread(self._damaged, desk, record, event, done)
                 if record.status == "expired" and record.decided_by == "hookgate:timeout" and reserve:
                     await _bounded(desk.show, record, seconds=deadline - loop.time())
             if record.status == "approved" and await caller.gone():
@@ -232,6 +236,21 @@ class ApprovalHandler(Handler):
         else:
             text = f"approval {record.id} was {record.status}{why}"
         return self._no(event, text, record.on_timeout), meta
+
+    def _damaged(
+        self, desk: Desk, record: ApprovalRecord, event: HookEvent, done: list[str]
+    ) -> tuple[Verdict, dict[str, Any]]:
+        """The answer when the call's request is a row damaged in the database (``record.unreadable``): a
+        deny, whatever its status says. An answered one is consumed, so the next call asks anew; a pending
+        one stays until someone rejects it (``hookgate approvals reject ID``) or it expires."""
+        if record.status in ("approved", "rejected") and desk.consume(record):
+            done.append(f"approval {record.id} is damaged: consumed without releasing the call")
+            after = "the next call asks anew"
+        else:
+            after = f"reject it (hookgate approvals reject {record.id}), then the call asks anew"
+        verdict = self._no(event, f"approval {record.id}: {record.unreadable}; {after}", "deny")
+        verdict.side_effects = done
+        return verdict, {"approval": {"id": record.id, "decided_by": record.decided_by, "status": "unreadable"}}
 
     def _unreleased(
         self, event: HookEvent, record: ApprovalRecord, what: str, status: str, done: list[str]

@@ -166,11 +166,14 @@ class Desk:
     ) -> Outcome:
         """Answer a pending request. ``identities`` (a channel answer): who answered, checked against the
         request's ``approvers``; None (CLI, console, webhook): not checked. Expired requests past their
-        time are expired first, so a late answer is refused rather than taken."""
+        time are expired first, so a late answer is refused rather than taken; so is approving a request
+        whose stored row is damaged (``ApprovalRecord.unreadable``; rejecting it is taken)."""
         self.sweep()
         record = self.store.approval_get(approval_id)
         if record is None:
             return Outcome(None, f"no approval request {approval_id!r}")
+        if approve and record.unreadable:  # a row damaged by hand: no call is released through it
+            return Outcome(record, f"answer refused: {record.unreadable}; it can be rejected, not approved")
         if (
             record.status == "pending"
             and identities is not None

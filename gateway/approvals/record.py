@@ -110,17 +110,25 @@ class ApprovalRecord:
     reason: str | None = None
     consumed_at: float | None = None
     ref: dict[str, Any] = field(default_factory=dict)
+    unreadable: str | None = None
+    """Why the stored row could not be read as it was written (a row edited by hand in the database), or
+    None. Its fields then hold what could be read (see ``from_row``); no call is ever released by it."""
 
     PAYLOAD_FIELDS = ("tool_input", "event", "message", "approvers", "on_timeout", "cwd")
     """Kept in the store's JSON ``payload`` column; every other field is a column of its own."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field (JSON-ready); ``hookgate approvals list --json`` prints these."""
-        return asdict(self)
+        """Every field (JSON-ready); ``hookgate approvals list --json`` prints these. ``unreadable`` only
+        when set."""
+        data = asdict(self)
+        if data["unreadable"] is None:
+            del data["unreadable"]
+        return data
 
     def to_row(self) -> dict[str, Any]:
         """The column values a store writes: plain fields, ``payload`` and ``ref`` as JSON text."""
         data = self.to_dict()
+        data.pop("unreadable", None)
         payload = {name: data.pop(name) for name in self.PAYLOAD_FIELDS}
         data["payload"] = json.dumps(payload, ensure_ascii=False, default=str)
         data["ref"] = json.dumps(data["ref"])
@@ -128,13 +136,73 @@ class ApprovalRecord:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> ApprovalRecord:
-        """The record a store row (``to_row`` shape) stands for."""
+        """The record a store row (``to_row`` shape) stands for. Never raises: a row damaged by hand (a
+        ``payload`` or ``ref`` that is not a JSON object, a time that is no number, a status that is none of
+        ``STATUSES``, a blob where text was, payload values of the wrong type) gives a record with what
+        could be read (text that was not text as its ``repr``, a time that was no number as 0 or None, the
+        rest at its default) and ``unreadable`` naming the columns, so that one damaged row cannot stop
+        ``hookgate approvals list``."""
         data = dict(row)
-        payload = json.loads(data.pop("payload") or "{}")
-        ref = data.pop("ref", None)
+        problems: list[str] = []
+        for name in ("id", "key", "fingerprint", "status", *_TEXT_OR_NONE):
+            value = data.get(name)
+            if not isinstance(value, str) and not (value is None and name in _TEXT_OR_NONE):
+                problems.append(f"{name} {value!r} is not text")
+                data[name] = None if value is None else repr(value)
+        if data["status"] not in STATUSES and isinstance(row.get("status"), str):
+            problems.append(f"status {data['status']!r} is none of {', '.join(STATUSES)}")
+        for name in ("created_at", "expires_at", "decided_at", "consumed_at"):
+            value = data.get(name)
+            if not _is_number(value) and not (value is None and name in ("decided_at", "consumed_at")):
+                problems.append(f"{name} {value!r} is no time")
+                data[name] = 0.0 if name in ("created_at", "expires_at") else None
+        payload = _json_object(data.pop("payload", None), "payload", problems)
+        for name, fits in _PAYLOAD_TYPES.items():
+            if name in payload and not fits(payload[name]):
+                problems.append(f"payload {name} {payload[name]!r} has the wrong type")
+                del payload[name]
+        ref = _json_object(data.pop("ref", None), "ref", problems)
+        unreadable = None
+        if problems:
+            shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+            unreadable = f"its stored row is damaged: {shown[:300]}"
         return cls(
-            **data, **{k: v for k, v in payload.items() if k in cls.PAYLOAD_FIELDS}, ref=json.loads(ref) if ref else {}
+            **data,
+            **{k: v for k, v in payload.items() if k in cls.PAYLOAD_FIELDS},
+            ref=ref,
+            unreadable=unreadable,
         )
+
+
+_TEXT_OR_NONE = ("session_id", "tool_use_id", "tool_name", "channel", "decided_by", "reason")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_PAYLOAD_TYPES: dict[str, Any] = {
+    "event": lambda v: isinstance(v, str),
+    "message": lambda v: isinstance(v, str),
+    "approvers": lambda v: isinstance(v, list) and all(isinstance(a, str) for a in v),
+    "on_timeout": lambda v: v in ("deny", "ask"),
+    "cwd": lambda v: v is None or isinstance(v, str),
+}
+"""What each ``payload`` value must be (``tool_input`` may be anything JSON holds)."""
+
+
+def _json_object(text: Any, name: str, problems: list[str]) -> dict[str, Any]:
+    """The JSON object in a column (``None`` and ``""``: empty), or ``{}`` with a line in ``problems``."""
+    if text is None or text == "":
+        return {}
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        value = None
+    if isinstance(value, dict):
+        return value
+    problems.append(f"{name} is not a JSON object")
+    return {}
 
 
 COLUMNS = (

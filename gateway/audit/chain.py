@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gateway.audit.retention import vouched
-from gateway.store.audit_types import derived, link_hash, parse_time
+from gateway.store.audit_types import derived, is_int, link_hash, parse_time
 
 if TYPE_CHECKING:
     from gateway.store.audit_types import AuditRow, ChainHead
@@ -53,15 +53,18 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class Problem:
-    """The first bad record of a chain: ``chain``, ``seq`` (as stored, or expected), ``id`` (None when
-    the record is missing), ``what`` (one line)."""
+    """The first bad record of a chain: ``chain``, ``seq`` (as stored, or expected; None for a damaged head
+    row), ``id`` (None when the record is missing), ``what`` (one line)."""
 
     chain: str
-    seq: int
+    seq: int | None
+    """None: the problem is the chain's head row, not a record."""
     id: str | None
     what: str
 
     def __str__(self) -> str:
+        if self.seq is None:
+            return f"chain {self.chain!r}: {self.what}"
         where = f"record {self.id}" if self.id else "record"
         return f"chain {self.chain!r} seq {self.seq} ({where}): {self.what}"
 
@@ -95,6 +98,8 @@ def _columns_match(row: AuditRow, record: Any) -> str | None:
 
 def verify_chain(head: ChainHead, rows: Iterable[AuditRow]) -> ChainReport:
     """Walk ``rows`` (one chain, ``seq`` ascending) from the head's base; stop at the first problem."""
+    if (damage := head.damage()) is not None:
+        return ChainReport(head.chain, 0, head.seq, head.hash, head.base_seq, Problem(head.chain, None, None, damage))
     if head.seq < 0:
         return ChainReport(
             head.chain,
@@ -110,7 +115,14 @@ def verify_chain(head: ChainHead, rows: Iterable[AuditRow]) -> ChainReport:
     voucher: tuple[int, int, str] | None = None  # the newest retention record: (its seq, last_seq, last_hash)
     for row in rows:
         problem = None
-        if row.seq < expected_seq:
+        if not is_int(row.seq):  # SQLite keeps text in the INTEGER column (sorted after every number)
+            problem = Problem(
+                head.chain,
+                expected_seq,
+                row.id,
+                f"its seq column ({row.seq!r}) is not an integer",
+            )
+        elif row.seq < expected_seq:
             problem = Problem(
                 head.chain, row.seq, row.id, f"seq {row.seq} appears again or out of order (expected {expected_seq})"
             )

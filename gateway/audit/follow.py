@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gateway.store.audit_types import is_int
+
 if TYPE_CHECKING:
-    from gateway.store.audit_types import AuditRow
+    from gateway.store.audit_types import AuditRow, ChainHead
     from gateway.store.base import Store
 
 PAGE = 1000
@@ -29,27 +31,38 @@ class Follower:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.cursors: dict[str, int] = {head.chain: head.seq for head in store.audit_heads() if head.seq >= 0}
+        self.cursors: dict[str, int] = {head.chain: head.seq for head in store.audit_heads() if _followed(head)}
 
     def seen(self, row: AuditRow) -> bool:
-        """True when ``row`` was committed before the cursors were taken (``poll`` will not return it)."""
-        return row.chain in self.cursors and row.seq <= self.cursors[row.chain]
+        """True when ``row`` was committed before the cursors were taken (``poll`` will not return it); a
+        row whose ``seq`` column is not an integer (edited by hand) counts as seen: no cursor passes it."""
+        return row.chain in self.cursors and (not is_int(row.seq) or row.seq <= self.cursors[row.chain])
 
     def poll(self) -> list[AuditRow]:
         """Records committed since the last call, oldest first (by time, then insertion number)."""
         new: list[AuditRow] = []
         for head in self.store.audit_heads():
-            if head.seq < 0:  # records without a head row: `verify` reports those
+            if not _followed(head):  # records without a head row, or a damaged one: `verify` reports those
                 continue
             after = self.cursors.get(head.chain, head.base_seq)
             while head.seq > after:
                 rows = self.store.audit_chain(head.chain, after, PAGE)
                 if not rows:
                     break
-                new.extend(rows)
-                after = rows[-1].seq
+                numbered = [row for row in rows if is_int(row.seq)]  # text sorts after every number in SQLite
+                new.extend(numbered)
+                if numbered:
+                    after = numbered[-1].seq
+                if len(numbered) < len(rows):  # a seq edited into text: past the chain's numbered rows
+                    break
                 if len(rows) < PAGE:
                     break
             self.cursors[head.chain] = after
-        new.sort(key=lambda row: (row.ts, row.n))
+        # a ts edited into text (SQLite keeps it) sorts by insertion number alone, after the others
+        new.sort(key=lambda row: (row.ts, row.n) if isinstance(row.ts, (int, float)) else (float("inf"), row.n))
         return new
+
+
+def _followed(head: ChainHead) -> bool:
+    """A chain to follow: it has a head row, and one that was not damaged."""
+    return head.damage() is None and head.seq >= 0

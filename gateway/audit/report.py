@@ -69,26 +69,43 @@ def line(row: AuditRow) -> str:
     return "  ".join(str(p) for p in parts)
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What a CSV cell may not begin with as is: a spreadsheet (Excel, LibreOffice Calc) reads such a cell as a
+formula (OWASP's CSV injection list)."""
+
+
+def csv_cell(value: Any) -> str | int | float:
+    """One CSV cell: objects and lists as JSON text, ``None`` as ``""``, a number as is; a string that begins
+    with a ``FORMULA_START`` character gets a ``'`` before it (OWASP's CSV injection mitigation: the
+    spreadsheet shows the text instead of running it as a formula). The ``'`` is in the file: a program
+    that reads the CSV drops one leading ``'`` before such a character to get the stored value."""
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
 def csv_text(rows: list[AuditRow], *, header: bool = True) -> str:
     """CSV with one column per record field (objects and lists as JSON text) plus the chain columns
-    ``id``, ``chain``, ``seq``, ``hash``."""
+    ``id``, ``chain``, ``seq``, ``hash``; each cell through ``csv_cell`` (a cell that would be a
+    spreadsheet formula begins with ``'``). Rows end in CRLF (RFC 4180), which also makes the writer quote
+    a value holding a lone CR: with LF line ends it wrote one as is, and every reader split the row there."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\r\n")
     if header:
         writer.writerow([*FIELDS, "id", "chain", "seq", "hash"])
     for row in rows:
         record = row.record
-        cells = []
-        for name in FIELDS:
-            value = record.get(name)
-            cells.append(
-                json.dumps(value, ensure_ascii=False)
-                if isinstance(value, (dict, list))
-                else ""
-                if value is None
-                else value
-            )
-        writer.writerow([*cells, row.id, row.chain, row.seq, row.hash])
+        writer.writerow(
+            [
+                csv_cell(value)
+                for value in (*(record.get(name) for name in FIELDS), row.id, row.chain, row.seq, row.hash)
+            ]
+        )
     return out.getvalue()
 
 

@@ -10,7 +10,9 @@ config (the same state store and channels). Its parser is ``gateway.cli.parser.a
 
 ``list --json`` prints a JSON array of request objects, newest first, each with at least ``id``,
 ``status``, ``session_id``, ``tool_use_id``, ``tool_name``, ``created_at``, ``expires_at`` (seconds
-since the epoch), ``decided_by``, ``reason`` (the whole ``ApprovalRecord``). An answer from here is
+since the epoch), ``decided_by``, ``reason`` (the whole ``ApprovalRecord``), and ``unreadable`` for a row
+damaged in the database (``list`` marks it ``[unreadable: ...]`` and goes on; it can be rejected, not
+approved). An answer from here is
 recorded as ``cli:<login name>``; the channel message is updated and the waiting hook released.
 Every command expires what is due first (the sweeper).
 
@@ -77,6 +79,8 @@ def _line(record: ApprovalRecord) -> str:
     who = f" by {_plain(record.decided_by)}" if record.decided_by else ""
     message = _plain(record.message)
     message = message if len(message) <= 60 else message[:59] + "…"
+    if record.unreadable:  # a row damaged in the database: what could be read, and that it is damaged
+        message = f"[unreadable: {_plain(record.unreadable)}] {message}".rstrip()
     return (
         f"{record.id}  {record.status + consumed + who:<40}  {_plain(record.tool_name or '-'):<12}  "
         f"{_when(record.created_at)}  expires {_when(record.expires_at)}  {message}"
@@ -129,7 +133,8 @@ def cmd_approvals(args: argparse.Namespace) -> int:
 def _show(record: ApprovalRecord) -> None:
     import json
 
-    rows = [
+    rows = [("unreadable", record.unreadable)] if record.unreadable else []
+    rows += [
         ("id", record.id),
         ("status", record.status),
         ("message", record.message),

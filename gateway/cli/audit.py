@@ -5,16 +5,18 @@ that ``settings`` names); first moves records still waiting in the spool into th
 
     hookgate audit tail [-n N] [--follow] [--json]      newest N (default 20), oldest first; --follow polls
     hookgate audit query [FILTERS] [--limit N] [--json]  records that fit; --json: a JSON array of records
-    hookgate audit export --format jsonl|csv [FILTERS] [--output FILE]
+    hookgate audit export --format jsonl|csv [FILTERS] [--limit N] [--output FILE]
     hookgate audit verify                               walk every chain; exit 1 naming the first bad record
     hookgate audit verify --jsonl PATH [--continued]    walk a JSON-lines file (the jsonl sink, an export)
     hookgate audit stats [--since T] [--json]            per handler: calls, denies, errors, timeouts, p50/p95
 
 FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|block|stop|none``,
 ``--handler ID``, ``--event NAME``, ``--since T`` (``30m``, ``1h``, ``2d``, or an ISO 8601 time; UTC when
-no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``) or a store that cannot
-be read; 2 a usage error (one line on stderr, as for every hookgate command); 4 (``verify``) no audit
-records at all: the state dir or store does not exist or holds none, so nothing was verified.
+no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``), spooled records that
+could not be moved into the store (``verify``; the others show what the store holds and say so on stderr)
+or a store that cannot be read; 2 a usage error (one line on stderr, as for every hookgate command);
+4 (``verify``) no audit records at all: the state dir or store does not exist or holds none, so nothing
+was verified.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ def audit_parser() -> argparse.ArgumentParser:
     query.add_argument("--json", action="store_true", help="a JSON array of records")
     export = filters(actions.add_parser("export", help="records as JSON lines or CSV"))
     export.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    export.add_argument("--limit", type=positive_int, metavar="N", help="at most the newest N (written oldest first)")
     export.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     verify = with_config(
         actions.add_parser(
@@ -109,10 +112,14 @@ def _since(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--since {text!r}: ")) from None
 
 
-def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> Store:
-    """The store ``config`` names, with the spool drained into it and (``prune``) retention applied.
-    ``verify`` does not prune: it checks the records as they are, before retention could act on them."""
+def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> tuple[Store, str | None]:
+    """The store ``config`` names, with the spool drained into it and (``prune``) retention applied, and
+    why the drain or retention failed (None: done). ``verify`` does not prune: it checks the records as
+    they are, before retention could act on them. A store that cannot be opened raises (StoreError,
+    OSError); one that takes no records (a chain whose head row was damaged by hand) is still read: what
+    it holds is shown, the spooled records stay in the spool for a later drain."""
     from gateway.audit.recorder import Recorder
+    from gateway.errors import HookgateError
     from gateway.store import default_state_dir, open_store
     from gateway.wire import VERSION as __version__
 
@@ -122,10 +129,15 @@ def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> Store:
     recorder = Recorder(
         audit, state_dir=state_dir, store_factory=lambda: store, config_hash=config.config_hash, version=__version__
     )
-    recorder.drain(prune=False)
-    if prune:
-        recorder.prune()
-    return store
+    step = "records waiting in the spool were not moved into the store (they stay in the spool)"
+    try:
+        recorder.drain(prune=False)
+        step = "retention was not applied"
+        if prune:
+            recorder.prune()
+    except (HookgateError, OSError) as exc:
+        return store, f"{step}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+    return store, None
 
 
 def cmd_audit(top_args: argparse.Namespace) -> int:
@@ -149,13 +161,16 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         _err(f"audit verify: no audit records: {missing}; nothing was verified")
         return EXIT_NOTHING
     try:
-        store = open_audit_store(config, prune=args.action != "verify")
+        store, unmoved = open_audit_store(config, prune=args.action != "verify")
     except (HookgateError, OSError) as exc:
         _err(f"audit: {exc}")
         return EXIT_ERROR
+    if unmoved is not None:  # what the store holds is still shown; verify fails (it could not check them all)
+        _err(f"audit {args.action}: {unmoved}")
     try:
         action = {"tail": _tail, "query": _query, "export": _export, "verify": _verify, "stats": _stats}[args.action]
-        return action(args, store, config)
+        done = action(args, store, config)
+        return EXIT_ERROR if unmoved is not None and args.action == "verify" else done
     except (HookgateError, OSError) as exc:
         _err(f"audit {args.action}: {exc}")
         return EXIT_ERROR
@@ -242,7 +257,7 @@ def _query(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int
 def _export(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
     from gateway.audit.report import csv_text, export_line
 
-    rows = list(reversed(store.audit_records(_filter(args))))
+    rows = list(reversed(store.audit_records(_filter(args, args.limit))))
     text = csv_text(rows) if args.format == "csv" else "".join(export_line(r) + "\n" for r in rows)
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="") as fh:

@@ -23,6 +23,7 @@ retention left behind (records up to ``base_seq`` were pruned; ``base_hash`` is 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,9 @@ __all__ = [
     "AuditRow",
     "ChainHead",
     "Voucher",
+    "column_value",
     "derived",
+    "is_int",
     "link_hash",
     "parse_time",
     "where_clause",
@@ -144,30 +147,56 @@ class AuditRow:
         why = "its stored body is not a JSON object"
         try:
             value = json.loads(self.body)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:  # TypeError: a number where the text was
             value, why = None, f"its stored body is not JSON ({str(exc)[:100]})"
         if isinstance(value, dict):
             return value
-        import time
-
         return {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.ts)),
-            "event": self.event,
-            "session_id": self.session_id,
-            "tool_name": self.tool_name,
-            "decision": self.decision,
+            "time": _column_time(self.ts),
+            "event": column_value(self.event),
+            "session_id": column_value(self.session_id),
+            "tool_name": column_value(self.tool_name),
+            "decision": column_value(self.decision),
             "unreadable": f"{why}: run hookgate audit verify",
         }
 
     def chain_info(self) -> dict[str, Any]:
+        """``{id, n, chain, seq, prev_hash, hash}``, JSON-ready (a column edited into another type shows as
+        ``column_value`` gives it)."""
         return {
-            "id": self.id,
+            "id": column_value(self.id),
             "n": self.n,
-            "chain": self.chain,
-            "seq": self.seq,
-            "prev_hash": self.prev_hash,
-            "hash": self.hash,
+            "chain": column_value(self.chain),
+            "seq": column_value(self.seq),
+            "prev_hash": column_value(self.prev_hash),
+            "hash": column_value(self.hash),
         }
+
+
+def _column_time(ts: Any) -> str | int | float | None:
+    """The ``ts`` column as an ISO time (seconds), or as ``column_value`` when it is no time."""
+    import time
+
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+    except (TypeError, ValueError, OverflowError, OSError):
+        return column_value(ts)
+
+
+def column_value(value: Any) -> str | int | float | None:
+    """A stored column as JSON can carry it: text, a finite number and None as they are; anything else (a
+    blob that SQLite keeps in a column edited by hand, an infinite number) as its ``repr`` (``b'\\x01'``)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    return repr(value)
+
+
+def is_int(value: Any) -> bool:
+    """True for an ``int`` that is not a ``bool`` (a ``seq`` column as written; SQLite keeps whatever an
+    edit put there)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(slots=True)
@@ -177,6 +206,17 @@ class ChainHead:
     hash: str
     base_seq: int
     base_hash: str
+
+    def damage(self) -> str | None:
+        """Why this head row cannot be a chain's head (a column edited by hand into another type: SQLite
+        keeps text in an ``INTEGER`` column), or None. ``verify`` reports it; appending refuses it."""
+        for name in ("seq", "base_seq"):
+            if not is_int(getattr(self, name)):
+                return f"its head row is damaged: {name} {getattr(self, name)!r} is not an integer"
+        for name in ("hash", "base_hash"):
+            if not isinstance(getattr(self, name), str):
+                return f"its head row is damaged: {name} {getattr(self, name)!r} is not text"
+        return None
 
 
 @dataclass(slots=True)

@@ -208,10 +208,15 @@ class SQLiteStore(SQLiteAuditMixin, Store):
             raise StoreError(f"state store {self.path}: {exc}") from None
 
     def cache_get(self, key: str) -> Any | None:
+        """The cached value, or None (also for an entry edited by hand into something that is not JSON, or
+        whose ``expires`` is no number: a miss, replaced by the next ``cache_put``)."""
         row = self._run("SELECT value, expires FROM cache WHERE key = ?", (key,)).fetchone()
-        if row is None or row[1] < time.time():
+        if row is None or not isinstance(row[1], (int, float)) or row[1] < time.time():
             return None
-        return json.loads(row[0])
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError):
+            return None
 
     def cache_put(self, key: str, value: Any, ttl: float) -> None:
         self._run(
@@ -222,6 +227,8 @@ class SQLiteStore(SQLiteAuditMixin, Store):
 
     def counter_get(self, scope: str, key: str) -> int:
         row = self._run("SELECT value FROM counters WHERE scope = ? AND key = ?", (scope, key)).fetchone()
+        if row is not None and (not isinstance(row[0], int) or isinstance(row[0], bool)):
+            raise StoreError(f"state store {self.path}: counter {scope}/{key} holds {row[0]!r}, not an integer")
         return int(row[0]) if row else 0
 
     def counter_add(self, scope: str, key: str, delta: int = 1) -> int:
@@ -248,8 +255,17 @@ class SQLiteStore(SQLiteAuditMixin, Store):
         self._run("DELETE FROM counters WHERE scope = ? AND key = ?", (scope, key))
 
     def flag_get(self, name: str) -> Any | None:
+        """The flag's JSON value, or None when unset. StoreError when the row was edited by hand into
+        something that is not JSON (setting the flag again replaces it)."""
         row = self._run("SELECT value FROM flags WHERE name = ?", (name,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError):
+            raise StoreError(
+                f"state store {self.path}: flag {name!r} holds {row[0]!r}, not JSON (set it again to replace it)"
+            ) from None
 
     def flag_set(self, name: str, value: Any | None) -> None:
         if value is None:

@@ -28,6 +28,7 @@ from gateway.store.audit_types import (
     AuditRow,
     ChainHead,
     Voucher,
+    is_int,
     link_hash,
     old_prefix_sql,
     where_clause,
@@ -114,7 +115,7 @@ class SQLiteAuditMixin:
                     (chain, GENESIS, GENESIS),
                 )
             else:
-                seq, prev = int(head[0]), str(head[1])
+                seq, prev = self._head_link(chain, head[0], head[1])
             ids = [e.id for e in entries]
             known: set[str] = set()
             for start in range(0, len(ids), ROWS_PER_INSERT):  # a long spool: within the parameter limit
@@ -208,6 +209,11 @@ class SQLiteAuditMixin:
                     "AS total FROM audit_records) WHERE total > ? ORDER BY ts DESC LIMIT 1",
                     (max_bytes,),
                 ).fetchone()
+                if row is not None and not isinstance(row[0], (int, float)):
+                    raise StoreError(
+                        f"state store {self._where()}: a record's ts column is damaged ({row[0]!r}): nothing is "
+                        "pruned; run hookgate audit verify"
+                    )
                 if row is not None:
                     # everything at or before this record's time goes (nudged: ts < cutoff)
                     cutoff = max(cutoff or 0.0, float(row[0]) + 1e-6)
@@ -215,6 +221,11 @@ class SQLiteAuditMixin:
             if cutoff is not None:
                 chains = db.execute(_OLD_PREFIX, (cutoff, cutoff)).fetchall()
                 for chain, first, last in chains:
+                    if not (is_int(first) and is_int(last)):
+                        raise StoreError(
+                            f"state store {self._where()}: chain {chain!r}: a record's seq column is damaged "
+                            f"({first!r}..{last!r}): nothing is pruned; run hookgate audit verify"
+                        )
                     if last < first:  # its oldest record is not old (a backdated one further on ends no prefix)
                         continue
                     link = db.execute(
@@ -230,13 +241,28 @@ class SQLiteAuditMixin:
                         "UPDATE audit_heads SET base_seq = ?, base_hash = ? WHERE chain = ?", (last, link[0], chain)
                     )
                     if voucher is not None and head is not None:
-                        entry = voucher(chain, int(head[2]) + 1, int(last), str(link[0]), cutoff)
-                        self._append_voucher(chain, int(head[0]), str(head[1]), entry)
+                        seq, prev = self._head_link(chain, head[0], head[1], head[2])
+                        entry = voucher(chain, head[2] + 1, last, str(link[0]), cutoff)
+                        self._append_voucher(chain, seq, prev, entry)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         return removed
+
+    def _where(self) -> str:
+        return str(getattr(self, "path", "?"))
+
+    def _head_link(self, chain: str, seq: Any, digest: Any, base_seq: Any = 0) -> tuple[int, str]:
+        """A head row's ``(seq, hash)``; StoreError when it (``base_seq`` too) was edited into other types
+        (SQLite keeps text in an INTEGER column): nothing is appended to or pruned from such a chain."""
+        damage = ChainHead(chain, seq, digest, base_seq, GENESIS).damage()
+        if damage is None:
+            return seq, digest
+        raise StoreError(
+            f"state store {self._where()}: chain {chain!r}: {damage}: nothing is written to it; "
+            "run hookgate audit verify"
+        )
 
     def _append_voucher(self, chain: str, seq: int, prev: str, entry: AuditEntry) -> None:
         """Append ``entry`` after the head (``seq``, ``prev``) inside the caller's transaction."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
 
 from gateway.audit.record import iso_time
-from gateway.audit.report import parse_since, percentile, stats
+from gateway.audit.report import csv_cell, csv_text, parse_since, percentile, stats
 from gateway.store.audit_types import AuditRow
 
 
@@ -70,3 +72,16 @@ def test_stats_per_handler() -> None:
         "p95_ms": 1000.0,
     }
     assert by_id["p"]["calls"] == 1 and by_id["p"]["p50_ms"] == 0.0  # cached runs take no part in latency
+
+
+def test_csv_cell_quotes_what_a_spreadsheet_would_run_as_a_formula() -> None:
+    for text in ("=1+1", "+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"):
+        assert csv_cell(text) == "'" + text
+    for value, cell in (("a=b", "a=b"), ("", ""), (None, ""), (-5, -5), (2.5, 2.5), (True, "True")):
+        assert csv_cell(value) == cell
+    assert csv_cell({"command": "=1"}) == '{"command": "=1"}' and csv_cell(["-x"]) == '["-x"]'
+    record = {"time": "2030-01-01T00:00:00.000Z", "event": "PreToolUse", "reason": '=HYPERLINK("http://x")'}
+    text = csv_text([AuditRow(1, "=id", "-chain", 1, "", "+h", 0.0, json.dumps(record), "", None, None, "", "")])
+    [line] = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert line["reason"] == '\'=HYPERLINK("http://x")' and line["id"] == "'=id" and line["chain"] == "'-chain"
+    assert line["hash"] == "'+h" and line["event"] == "PreToolUse" and text.endswith("\r\n")

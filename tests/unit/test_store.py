@@ -3,6 +3,7 @@ capped counters and flags across processes, versioned schema, and PostgreSQL mir
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sqlite3
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from gateway.errors import StoreError
 from gateway.store import open_store
 from gateway.store.base import Store
 from gateway.store.sqlite import MIGRATIONS, SQLiteStore, migrate
+from tests.conftest import ROOT, run_hookgate
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -203,3 +205,38 @@ def test_a_new_file_another_connection_is_writing_opens_once_that_write_ends(tmp
     finally:
         store.close()
         other.close()
+
+
+def test_cache_flag_and_counter_rows_edited_by_hand_give_a_miss_or_a_store_error(tmp_path: Path) -> None:
+    """SQLite keeps whatever an edit puts in a column: a cache value that is not JSON (or an ``expires``
+    that is text), a flag that is not JSON, a counter that is text once raised JSONDecodeError, TypeError
+    or ValueError (``hookgate mode read-only status``: an internal error). A damaged cache entry is a
+    miss; a damaged flag or counter is a StoreError naming it, and setting it again repairs it."""
+    store = SQLiteStore(str(tmp_path / "state"))
+    try:
+        store.cache_put("a", 1, ttl=60)
+        store.cache_put("b", 2, ttl=60)
+        store.flag_set("readOnly", True)
+        store.counter_add("stop", "s1")
+        with sqlite3.connect(store.path) as conn:
+            conn.execute("UPDATE cache SET value = '{cut' WHERE key = 'a'")
+            conn.execute("UPDATE cache SET expires = 'soon' WHERE key = 'b'")
+            conn.execute("UPDATE flags SET value = '{cut'")
+            conn.execute("UPDATE counters SET value = 'many'")
+        conn.close()
+        assert store.cache_get("a") is None and store.cache_get("b") is None
+        store.cache_put("a", 3, ttl=60)
+        assert store.cache_get("a") == 3
+        with pytest.raises(StoreError, match=r"flag 'readOnly' holds '\{cut', not JSON"):
+            store.flag_get("readOnly")
+        config = tmp_path / "hookgate.json"
+        config.write_text(json.dumps({"settings": {"stateDir": str(tmp_path / "state")}}))
+        status = run_hookgate(["mode", "read-only", "status", "--config", str(config)], cwd=ROOT)
+        assert status.returncode == 1 and "internal error" not in status.stderr, status.stderr
+        assert len(status.stderr.splitlines()) == 1 and "flag 'readOnly' holds" in status.stderr
+        with pytest.raises(StoreError, match=r"counter stop/s1 holds 'many', not an integer"):
+            store.counter_get("stop", "s1")
+        store.flag_set("readOnly", False)
+        assert store.flag_get("readOnly") is False
+    finally:
+        store.close()

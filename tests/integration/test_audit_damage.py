@@ -1,0 +1,105 @@
+"""A state store whose rows were edited by hand (SQLite keeps text in an INTEGER column, a blob in a TEXT
+one, anything in a JSON column): `hookgate audit verify` names the damage (exit 1, one line), `audit
+tail/query/export/stats` show what they can and mark the damaged row, and no command ends in an
+internal error (real `hookgate` subprocesses on a real SQLite state dir)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from gateway.audit.follow import Follower
+from gateway.store.audit_types import AuditFilter
+from gateway.store.sqlite import SQLiteStore
+from tests.integration.test_audit_run import audit, bash, run, write_config
+
+READERS = (("tail",), ("query", "--json"), ("export",), ("export", "--format", "csv"), ("stats",))
+
+
+def edit(db: Path, *statements: str) -> None:
+    with sqlite3.connect(db) as conn:
+        for sql in statements:
+            conn.execute(sql)
+    conn.close()
+
+
+def clean(proc: object) -> bool:
+    err = getattr(proc, "stderr", "")
+    return "internal error" not in err and "Traceback" not in err
+
+
+def test_a_head_row_edited_into_text_is_reported_and_the_trail_still_reads(tmp_path: Path) -> None:
+    """`audit_heads.seq` edited into text once made every `hookgate audit` command an internal error (the
+    spool's drain read it with int(), verify compared it); now verify names it, the others show the
+    stored records, and the records waiting in the spool stay there until the head is repaired."""
+    config = write_config(tmp_path)
+    for i in range(3):
+        run(config, bash(f"echo {i}"))
+    assert audit(config, "verify").returncode == 0  # drains the spool into the store
+    db = tmp_path / "state" / "state.sqlite3"
+    edit(db, "UPDATE audit_heads SET seq = 'abc'")
+    run(config, bash("echo spooled"))  # waits in the spool: the store takes nothing onto that chain
+    verified = audit(config, "verify")
+    assert verified.returncode == 1 and clean(verified), verified.stderr
+    assert "its head row is damaged: seq 'abc' is not an integer" in verified.stderr
+    assert "were not moved into the store" in verified.stderr
+    for args in READERS:
+        shown = audit(config, *args)
+        assert shown.returncode == 0 and clean(shown), (args, shown.stderr)
+        assert "its head row is damaged" in shown.stderr, (args, shown.stderr)
+    queried = json.loads(audit(config, "query", "--json").stdout)
+    assert [r["tool_input"]["command"] for r in queried] == ["echo 0", "echo 1", "echo 2"]
+    assert os.listdir(tmp_path / "state" / "audit")  # the spooled record was kept
+    edit(db, "UPDATE audit_heads SET seq = 3")  # repaired: the spooled record is moved and chained
+    repaired = audit(config, "verify")
+    assert repaired.returncode == 0 and "4 record(s) ok" in repaired.stdout, repaired.stderr
+    for sql, what in (
+        ("UPDATE audit_heads SET base_seq = 'x'", "base_seq 'x' is not an integer"),
+        ("UPDATE audit_heads SET base_seq = 0, hash = X'01'", "hash b'\\x01' is not text"),
+    ):
+        edit(db, sql)
+        damaged = audit(config, "verify")
+        assert damaged.returncode == 1 and clean(damaged), damaged.stderr
+        assert damaged.stderr.strip().splitlines()[-1].endswith(f"its head row is damaged: {what}"), damaged.stderr
+
+
+def test_record_columns_edited_into_other_types_cannot_stop_reading_the_trail(tmp_path: Path) -> None:
+    """A `ts` edited into text under a broken body, a blob where a session id or a hash was, a `seq` edited
+    into text: `query --json`, `export` and `stats` once failed with an internal error on them (and
+    `verify` on the last); now they show the row (its columns as stored, `unreadable` saying why) and
+    `verify` names it."""
+    config = write_config(tmp_path)
+    for i in range(4):
+        run(config, bash(f"echo {i}"))
+    assert audit(config, "verify").returncode == 0
+    db = tmp_path / "state" / "state.sqlite3"
+    edit(
+        db,
+        "UPDATE audit_records SET body = '{cut', ts = 'x', session_id = X'01' WHERE seq = 2",
+        "UPDATE audit_records SET hash = X'02' WHERE seq = 3",
+    )
+    for args in READERS:
+        shown = audit(config, *args)
+        assert shown.returncode == 0 and clean(shown), (args, shown.stderr)
+    rows = json.loads(audit(config, "query", "--json").stdout)
+    broken = rows[1]
+    assert broken["time"] == "x" and broken["session_id"] == "b'\\x01'" and "not JSON" in broken["unreadable"]
+    chained = [json.loads(line)["_chain"] for line in audit(config, "export").stdout.splitlines()]
+    assert chained[2]["hash"] == "b'\\x02'" and chained[3]["seq"] == 4
+    verified = audit(config, "verify")
+    assert verified.returncode == 1 and "seq 2" in verified.stderr and clean(verified), verified.stderr
+    edit(db, "UPDATE audit_records SET body = '{}' WHERE seq = 2", "UPDATE audit_records SET seq = 'x' WHERE seq = 4")
+    edit(db, "DELETE FROM audit_records WHERE seq IN (2, 3)")
+    edit(db, "UPDATE audit_heads SET seq = 1, hash = (SELECT hash FROM audit_records WHERE seq = 1)")
+    verified = audit(config, "verify")
+    assert verified.returncode == 1 and clean(verified), verified.stderr
+    assert "seq 2 (record " in verified.stderr and "its seq column ('x') is not an integer" in verified.stderr
+    store = SQLiteStore(str(tmp_path / "state"))  # tail --follow's cursors pass the row by
+    try:
+        follower = Follower(store)
+        assert follower.poll() == []
+        assert [follower.seen(row) for row in store.audit_records(AuditFilter())] == [True, True]
+    finally:
+        store.close()
