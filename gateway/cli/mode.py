@@ -52,7 +52,7 @@ def cmd_mode(args: argparse.Namespace) -> int:
         finally:
             store.close()
     except StoreError as exc:
-        _err(f"state store: {exc}")
+        _err(str(exc) if str(exc).startswith("state store") else f"state store: {exc}")
         return EXIT_ERROR
     forced = bool(config.settings.get("read_only"))
     source = " (settings.readOnly: true)" if forced else (" (hookgate mode read-only on)" if flag else "")

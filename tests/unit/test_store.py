@@ -234,6 +234,7 @@ def test_cache_flag_and_counter_rows_edited_by_hand_give_a_miss_or_a_store_error
         status = run_hookgate(["mode", "read-only", "status", "--config", str(config)], cwd=ROOT)
         assert status.returncode == 1 and "internal error" not in status.stderr, status.stderr
         assert len(status.stderr.splitlines()) == 1 and "flag 'readOnly' holds" in status.stderr
+        assert status.stderr.count("state store") == 1, status.stderr  # once, not "state store: state store ..."
         with pytest.raises(StoreError, match=r"counter stop/s1 holds 'many', not an integer"):
             store.counter_get("stop", "s1")
         store.flag_set("readOnly", False)
