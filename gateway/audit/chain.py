@@ -65,8 +65,8 @@ class Problem:
     def __str__(self) -> str:
         if self.seq is None:
             return f"chain {self.chain!r}: {self.what}"
-        where = f"record {self.id}" if self.id else "record"
-        return f"chain {self.chain!r} seq {self.seq} ({where}): {self.what}"
+        where = f" (record {self.id})" if self.id else ""  # no id: a missing record, or the head's link
+        return f"chain {self.chain!r} seq {self.seq}{where}: {self.what}"
 
 
 @dataclass(slots=True)

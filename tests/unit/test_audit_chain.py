@@ -108,7 +108,7 @@ def test_verify_catches_a_deleted_record(backend: Any) -> None:
     store = backend
     store.audit_append("m", [entry(i) for i in range(1, 6)])
     raw(store, "DELETE FROM audit_records WHERE seq = 2")
-    assert problem(store) == "chain 'm' seq 2 (record): missing (deleted?): the chain jumps from seq 1 to 3"
+    assert problem(store) == "chain 'm' seq 2: missing (deleted?): the chain jumps from seq 1 to 3"
 
 
 def test_verify_catches_deleted_newest_records(backend: Any) -> None:
