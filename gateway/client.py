@@ -14,9 +14,10 @@ stdin, ``Content-Type: application/json``, ``Accept: application/vnd.hookgate.re
 project folder, not the server's. ``200`` answers with headers ``hookgate-exit-code`` and
 ``hookgate-stdout-length`` (bytes) and a body of stdout then stderr (UTF-8), printed and returned as
 they are (the compact form of the JSON envelope, so the client needs no JSON decoder). ``400`` (a
-malformed event, ``{"error": ...}``; ``413`` from an older server) becomes ``hookgate: <error>`` on
-stderr with exit 1, as an in-process run would. An event over the size limit is never forwarded cut
-short: ``hookgate run`` judges it in-process (a deny), the standalone script denies it (exit 2).
+malformed event, ``{"error": ...}``, marked ``hookgate-exit-code: 1``) becomes ``hookgate: <error>`` on
+stderr with exit 1, as an in-process run would; a 400 or 413 without the mark is not hookgate serve's.
+An event over the size limit is never forwarded cut short: ``hookgate run`` judges it in-process (a
+deny), the standalone script denies it (exit 2).
 
 When no valid answer comes back, ``forward`` raises ``ServerUnavailable``:
 
@@ -152,10 +153,10 @@ def _split_url(url: str) -> tuple[str, str, int, str]:
         if not closed or (tail and not tail.startswith(":")):  # [::1 or [::1]x: not a host and port
             host = ""
         elif tail:
-            port = int(tail[1:]) if tail[1:].isdigit() else -1
+            port = int(tail[1:]) if _digits(tail[1:]) else -1
     elif ":" in authority:
         host, _, port_text = authority.rpartition(":")
-        port = int(port_text) if port_text.isdigit() else -1
+        port = int(port_text) if _digits(port_text) else -1
     if not host or "@" in host or not 0 < port < 65536:
         raise ServerMisconfigured(f"the server URL {shown_url(url)!r} has no valid host and port")
     return scheme, host, port, "/" + path.strip("/") if path.strip("/") else ""
@@ -238,13 +239,18 @@ def _exchange(scheme: str, host: str, port: int, request: bytes, timeout: float)
         sock.close()
 
 
+def _digits(text: str) -> bool:
+    """True for ASCII digits only (``str.isdigit`` also takes ``²``, which ``int`` refuses)."""
+    return text.isascii() and text.isdigit()
+
+
 def _parse_response(raw: bytes) -> tuple[int, dict[str, str], bytes]:
     head, sep, body = raw.partition(b"\r\n\r\n")
     if not sep:
         raise ServerUnavailable("the server closed the connection without a complete answer")
     lines = head.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ", 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not _digits(parts[1]):
         raise ServerMisconfigured(f"not an HTTP answer: {lines[0][:80]!r}")
     headers = {}
     for line in lines[1:]:
@@ -252,7 +258,9 @@ def _parse_response(raw: bytes) -> tuple[int, dict[str, str], bytes]:
         headers[name.strip().lower()] = value.strip()
     if "chunked" in headers.get("transfer-encoding", "").lower():
         body = _dechunk(body)
-    elif headers.get("content-length", "").isdigit():
+    elif "content-length" in headers:
+        if not _digits(headers["content-length"]):
+            raise ServerMisconfigured(f"not an HTTP answer: Content-Length {headers['content-length'][:20]!r}")
         length = int(headers["content-length"])
         if len(body) < length:
             raise ServerUnavailable("the server's answer was cut short")
@@ -322,11 +330,27 @@ def forward(
         request = head.encode("latin-1") + b"\r\n" + event
     except UnicodeEncodeError:  # a token or host that is not Latin-1 can't go in a header
         raise ServerMisconfigured("HOOKGATE_TOKEN or the server URL holds characters a header cannot carry") from None
-    status, headers, body = _parse_response(_exchange(scheme, host, port, request, timeout))
+    raw = _exchange(scheme, host, port, request, timeout)
+    try:
+        return _answer(raw, token)
+    except ServerUnavailable:
+        raise
+    except Exception as exc:  # whatever holds the port answered something no check above foresaw
+        raise ServerMisconfigured(f"what answered is not hookgate serve ({type(exc).__name__}: {exc})") from None
+
+
+def _answer(raw: bytes, token: str | None) -> tuple[int, str, str]:
+    """``forward``'s result from the server's raw answer. Raises ServerUnavailable (and subclasses)."""
+    status, headers, body = _parse_response(raw)
     if status != 200:
         error = _error_of(body)
-        if status in (400, 413) and error:
+        if status == 400 and error and headers.get(EXIT_CODE_HEADER) == "1":  # hookgate serve's: a malformed event
             return 1, "", f"hookgate: {error}\n"
+        if status in (400, 413):  # not marked as hookgate's: whatever holds the port refused the event
+            raise ServerMisconfigured(
+                f"what answered is not hookgate serve (HTTP {status} without its mark"
+                + (f": {error})" if error else ")")
+            )
         if status in _MISCONFIGURED:
             phrase, hint = _MISCONFIGURED[status]
             if status == 401:
@@ -341,7 +365,7 @@ def forward(
             raise ServerMisconfigured(f"{status} {phrase}" + (f": {error}" if error else f" ({hint})" if hint else ""))
         raise ServerUnavailable(f"the server answered HTTP {status}" + (f": {error}" if error else ""))
     code, length = headers.get(EXIT_CODE_HEADER, ""), headers.get(STDOUT_LENGTH_HEADER, "")
-    if not (code.lstrip("-").isdigit() and length.isdigit() and int(length) <= len(body)):
+    if not (_digits(code.removeprefix("-")) and _digits(length) and int(length) <= len(body)):
         raise ServerMisconfigured("what answered is not hookgate serve (no hookgate answer headers)")
     if not 0 <= int(code) <= 255:  # an exit status is a byte: 256 would reach the host as 0, an allow
         raise ServerMisconfigured(f"what answered is not hookgate serve (exit code {code[:20]} is not 0-255)")
@@ -439,14 +463,14 @@ def event_limit(explicit: int | None = None) -> int:
     if explicit is not None:
         return explicit
     value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
-    return int(value) if value.isdigit() and int(value) > 0 else MAX_EVENT_BYTES
+    return int(value) if _digits(value) and int(value) > 0 else MAX_EVENT_BYTES
 
 
 def event_limit_problem() -> str | None:
     """One line when ``HOOKGATE_MAX_EVENT_BYTES`` is set to something other than a positive integer
     (bytes), else None. An empty value counts as unset."""
     value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
-    if not value or (value.isdigit() and int(value) > 0):
+    if not value or (_digits(value) and int(value) > 0):
         return None
     return (
         f"HOOKGATE_MAX_EVENT_BYTES={value[:40]!r} is not a positive integer (bytes); "

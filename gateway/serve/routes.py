@@ -217,13 +217,18 @@ class Routes:
             self.metrics.rejected.labels("malformed").inc()
             return self._oversized(Oversized(body, self.max_body, str(exc)), dialect)
         except EventError as exc:
-            self.metrics.rejected.labels("malformed").inc()
-            return _json(400, {"error": one_line(exc)})
+            return self._malformed(exc)
         try:
             return parse_event(data, detect(data) if dialect == "auto" else dialect)
         except EventError as exc:
-            self.metrics.rejected.labels("malformed").inc()
-            return _json(400, {"error": one_line(exc)})
+            return self._malformed(exc)
+
+    def _malformed(self, exc: EventError) -> Response:
+        """400 ``{"error": ...}`` for a malformed event, marked as hookgate's own answer with
+        ``hookgate-exit-code: 1`` (what ``hookgate run`` exits with): the thin client trusts a 400 only
+        with it, since any other server on the port may answer 400 too."""
+        self.metrics.rejected.labels("malformed").inc()
+        return _json(400, {"error": one_line(exc)}, {EXIT_CODE_HEADER: "1"})
 
     def _oversized(self, over: Oversized, dialect: str) -> tuple[HookEvent, Decision] | PassedThrough:
         """An event over ``max_body``: its deny/block (HTTP 200, never a non-2xx, which Claude Code's

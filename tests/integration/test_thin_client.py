@@ -318,6 +318,79 @@ def test_an_exit_code_that_is_not_a_byte_is_a_misconfiguration(code: str) -> Non
     assert f"exit code {code} is not 0-255" in proc.stderr and "deciding in-process" in proc.stderr
 
 
+class RawAnswer:
+    """A loopback server that reads a request and answers ``answer`` (raw bytes) to each connection."""
+
+    def __init__(self, answer: bytes) -> None:
+        import threading
+
+        self.answer = answer
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                conn.sendall(self.answer)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+_JSON_400 = b'{"error":"invalid request."}'
+FOREIGN_ANSWERS = {
+    "a-400-from-another-server": b"HTTP/1.1 400 Bad Request\r\nContent-Length: %d\r\n\r\n%s"
+    % (len(_JSON_400), _JSON_400),
+    "superscript-exit-code": "HTTP/1.1 200 OK\r\nhookgate-exit-code: \u00b2\r\nhookgate-stdout-length: 0\r\n"
+    "Content-Length: 0\r\n\r\n".encode("latin-1"),
+    "superscript-stdout-length": "HTTP/1.1 200 OK\r\nhookgate-exit-code: 0\r\nhookgate-stdout-length: \u00b9\r\n"
+    "Content-Length: 2\r\n\r\n{}".encode("latin-1"),
+    "superscript-content-length": "HTTP/1.1 200 OK\r\nhookgate-exit-code: 0\r\nhookgate-stdout-length: 0\r\n"
+    "Content-Length: \u00b2\r\n\r\n{}".encode("latin-1"),
+    "superscript-status": "HTTP/1.1 \u00b200 OK\r\nContent-Length: 0\r\n\r\n".encode("latin-1"),
+}
+
+
+@pytest.mark.parametrize("answer", FOREIGN_ANSWERS.values(), ids=FOREIGN_ANSWERS.keys())
+def test_an_answer_from_another_server_never_lets_a_closed_client_through(answer: bytes) -> None:
+    """A 400 that hookgate serve did not mark as its own (``hookgate-exit-code: 1``), or digits that
+    ``str.isdigit`` takes and ``int`` refuses (``\u00b2``), used to end in exit 1 (the host goes ahead) or
+    an internal error; the standalone script printed a traceback. Each is "not hookgate serve": with
+    ``closed`` the call is blocked, in both forms, in one line."""
+    liar = RawAnswer(answer)
+    event = load_case("claude", "pretooluse-bash-rm-rf.json")
+    try:
+        proc = run_hookgate(["run", "--server", liar.url, "--on-server-down", "closed"], event)
+        script = subprocess.run(
+            [sys.executable, "-I", "-S", str(ROOT / "gateway" / "client.py"), liar.url],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HOOKGATE_ON_SERVER_DOWN": "closed"},
+            timeout=30,
+            check=False,
+        )
+    finally:
+        liar.close()
+    for result in (proc, script):
+        assert result.returncode == 2, result.stderr
+        assert " misconfigured: " in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+
+
 def test_the_server_timeout_is_a_total_not_a_pause_between_bytes() -> None:
     """A server that trickles its answer (a byte every 0.2 s, for ever) is given up at the deadline:
     a per-read timeout would wait on until the host's own timeout, which fails open."""
