@@ -235,7 +235,8 @@ _WRITE_WORD = _Lazy(
     r"|replace|replaces|insert|inserts|patch|patches|push|delete|deletes|remove|removes"
     r"|modify|modifies|overwrite|overwrites|set|mv|cp|rm|mkdir|touch|store)"
 )
-_PATCH_FILES = _Lazy(r"^\*\*\* (?:(?:Add|Update|Delete) File|Move to): *(.+?) *$", re.MULTILINE)
+# Codex trims a hunk header line before reading it: an indented "  *** Add File: .env" adds .env
+_PATCH_FILES = _Lazy(r"^[ \t]*\*\*\* (?:(?:Add|Update|Delete) File|Move to): *(.+?) *$", re.MULTILINE)
 
 
 def _is_template(base: str) -> bool:

@@ -58,7 +58,9 @@ PATCH_TOOL = "apply_patch"
 PATCH_FIELDS = ("file_path", "file_paths", "content")
 """Fields hookgate adds to an ``apply_patch`` call's canonical ``tool_input``."""
 
-_PATCH_LINE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
+# Codex's parser trims each hunk header line before it reads it (codex-rs apply-patch, parse_one_hunk):
+# an indented "  *** Add File: .env" adds .env too
+_PATCH_LINE = re.compile(r"^[ \t]*\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^[ \t]*\*\*\* Move to: (.+?)\s*$", re.M)
 
 
 def detects(data: dict[str, Any]) -> bool:
@@ -90,8 +92,9 @@ def _added_content(patch: str) -> str:
     lines = []
     in_add = False
     for line in patch.splitlines():
-        if line.startswith("*** "):
-            in_add = line.startswith("*** Add File:")
+        header = line.lstrip(" \t")
+        if header.startswith("*** "):
+            in_add = header.startswith("*** Add File:")
             continue
         if in_add and line.startswith("+"):
             lines.append(line[1:])

@@ -728,6 +728,13 @@ def test_secret_files(path: str, secret: bool) -> None:
             {"command": "*** Begin Patch\n*** Update File: a.py\n*** Add File: .env\n+K=V\n*** End Patch"},
             True,
         ),
+        # an indented hunk header: Codex trims the line before reading it
+        ("apply_patch", {"command": "*** Begin Patch\n *** Add File: .env\n+K=V\n*** End Patch"}, True),
+        (
+            "apply_patch",
+            {"command": "*** Begin Patch\n\t*** Update File: a.py\n  *** Move to: .env\n*** End Patch"},
+            True,
+        ),
         # MCP tools whose name suggests writing
         ("mcp__fs__write_file", {"path": "/p/.env", "content": "x"}, True),
         ("mcp__fs__edit_file", {"file_path": "/p/.env", "edits": []}, True),
@@ -769,6 +776,12 @@ def test_secrets_check_event(name: str, tool_input: dict[str, Any], denied: bool
         ("write_file", {"file_path": "/p/.gemini/settings.json", "content": "{}"}, True),
         ("replace", {"file_path": "/p/.gemini/settings.json", "old_string": "a", "new_string": "b"}, True),
         ("apply_patch", {"command": "*** Begin Patch\n*** Update File: .codex/hooks.json\n*** End Patch"}, True),
+        ("apply_patch", {"command": "*** Begin Patch\n *** Delete File: .codex/hooks.json\n*** End Patch"}, True),
+        (
+            "apply_patch",
+            {"command": "*** Begin Patch\n\t*** Add File: .claude/settings.json\n+{}\n*** End Patch"},
+            True,
+        ),
         ("Write", {"file_path": "/p/.codex/config.toml", "content": ""}, True),
         ("Write", {"file_path": f"{HOME}/.codex/AGENTS.md", "content": ""}, True),
         ("Write", {"file_path": "~/.codex/config.toml", "content": ""}, True),

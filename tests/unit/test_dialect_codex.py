@@ -65,6 +65,15 @@ def test_apply_patch_that_only_adds_one_file_is_a_write() -> None:
     }
 
 
+def test_an_indented_hunk_header_names_its_file_as_codex_reads_it() -> None:
+    """Codex trims each hunk header line before it matches ``*** Add File: `` (codex-rs apply-patch)."""
+    patch = "*** Begin Patch\n  *** Add File: .env\n+SECRET=1\n\t*** Delete File: .codex/hooks.json\n*** End Patch\n"
+    event = parse_event(pre("apply_patch", {"command": patch}))
+    assert event.tool_input is not None and event.tool_input["file_paths"] == ["/p/.env", "/p/.codex/hooks.json"]
+    one = parse_event(pre("apply_patch", {"command": "*** Begin Patch\n *** Add File: .env\n+K=V\n*** End Patch\n"}))
+    assert one.tool_name == "Write" and one.tool_input is not None and one.tool_input["content"] == "K=V\n"
+
+
 def test_detection() -> None:
     assert detect({**TURN, "hook_event_name": "Stop", "stop_hook_active": False}) == "codex"
     session_end = {
