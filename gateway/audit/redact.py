@@ -70,7 +70,7 @@ _NAME = (
     # a whole run of name characters (never a part of one: no backtracking inside it, so the time is
     # linear in the text) that holds one of the words
     r"(?<![A-Za-z0-9_.\-])(?=[A-Za-z0-9_.\-]*?(?:SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API[_\-]?KEY"
-    r"|ACCESS[_\-]?KEY|PRIVATE[_\-]?KEY|CREDENTIALS?|SSHPASS|_PWD(?![A-Za-z])|_AUTH(?![A-Za-z])|[_\-]PASS(?![A-Za-z])))"
+    r"|ACCESS[_\-]?KEY|ACCOUNT[_\-]?KEY|PRIVATE[_\-]?KEY|CREDENTIALS?|SSHPASS|_PWD(?![A-Za-z])|_AUTH(?![A-Za-z])|[_\-]PASS(?![A-Za-z])))"
     r"[A-Za-z0-9_.\-]++"
 )
 _HT_OPTS = r"(?:\s++-[A-Za-z]++(?:\s++[0-9]++)?)"
@@ -159,6 +159,8 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
             "accesskey",
             "access_key",
             "access-key",
+            "accountkey",
+            "account_key",
             "privatekey",
             "private_key",
             "private-key",
@@ -190,6 +192,7 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         (
             "passw",
             "pass ",
+            "passphrase",
             "token",
             "secret",
             "api-key",
@@ -203,8 +206,16 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         re.IGNORECASE,
         # the space form of a command-line secret: --password hunter2, --token X, -pass X (not --password=X:
         # that is an assignment); an option that follows (-h) is not taken for the value
-        r"(?P<name>(?<![A-Za-z0-9_\-])--?(?:[A-Za-z0-9]++[\-_]){0,8}(?:password|passwd|pass|token|secret|api[\-_]?key"
-        r"|access[\-_]?key|bearer)\s+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+        r"(?P<name>(?<![A-Za-z0-9_\-])--?(?:[A-Za-z0-9]++[\-_]){0,8}(?:password|passwd|passphrase|pass|token|secret"
+        r"|api[\-_]?key|access[\-_]?key|bearer)\s+)(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)]+)",
+    ),
+    (
+        "openssl_pass",
+        ("pass:",),
+        0,
+        # an OpenSSL pass phrase given on the command line: -passin pass:X, -passout pass:X, -pass pass:X
+        # (env:VAR, file:PATH and fd:N name where it is, not the secret)
+        r"(?P<name>(?<![A-Za-z0-9_\-])-pass(?:in|out)?\s++pass:)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
     ),
     (
         "mysql_password",
@@ -292,8 +303,8 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         re.IGNORECASE,
         # a URL's query parameter that carries a credential: ?key=..., &api_key=..., ?access_token=...,
         # &sig=... (a signed URL), ?password=...
-        r"(?P<name>[?&](?:api[_\-]?key|key|token|access[_\-]?token|auth|sig|signature|password|secret"
-        r"|client[_\-]?secret)=)[^&#\s\"'<>]+",
+        r"(?P<name>[?&](?:x-amz-|x-goog-)?(?:api[_\-]?key|key|token|access[_\-]?token|auth|sig|signature|password"
+        r"|secret|client[_\-]?secret)=)[^&#\s\"'<>]+",
     ),
     (
         "xml_secret",
@@ -359,6 +370,8 @@ SECRET_KEYS = frozenset(
         "passwd",
         "pwd",
         "passphrase",
+        "pass",
+        "pw",
         "secret",
         "apikey",
         "xapikey",
@@ -458,6 +471,17 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """``value`` with secrets replaced, then truncated to ``max_value`` characters."""
+        value = self._secrets(value)
+        if len(value) <= self.max_value:
+            return value
+        import hashlib
+
+        data = value.encode("utf-8", "surrogatepass")
+        digest = hashlib.sha256(data).hexdigest()
+        return f"{value[: self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
+
+    def _secrets(self, value: str) -> str:
+        """``value`` with secrets replaced (no truncation)."""
         lower = value.lower()
         for kind, hints, flags, regex in DEFAULT_PATTERNS:
             if any(hint in lower for hint in hints):
@@ -466,13 +490,31 @@ class Redactor:
                 lower = value.lower()
         if self.extra is not None:
             value = _custom_sub(self.extra, value)
-        if len(value) <= self.max_value:
-            return value
-        import hashlib
+        return value
 
-        data = value.encode("utf-8", "surrogatepass")
-        digest = hashlib.sha256(data).hexdigest()
-        return f"{value[: self.max_value]}…[truncated: {len(data)} bytes, sha256 {digest}]"
+    def argv(self, items: list[str]) -> list[str]:
+        """An argument vector (``["psql", "--password", "X"]``: Codex's ``shell`` command, an MCP tool's
+        ``args``) redacted as the command line it is: the patterns see the words joined (``shlex.join``), so
+        an option and its value in two items are read together, and the redacted line is split again.
+        Should the split not give back one item per word, each item that a redaction touched is replaced
+        whole (``[REDACTED:argv]``) instead. Then each item is redacted and truncated on its own too."""
+        import shlex
+
+        joined = shlex.join(items)
+        lower = joined.lower()
+        if not any(hint in lower for hint in ALL_HINTS) and self.extra is None:
+            return [self.text(item) for item in items]
+        redacted = self._secrets(joined)
+        if redacted != joined:
+            try:
+                words = shlex.split(redacted)
+            except ValueError:
+                words = []
+            if len(words) == len(items):
+                items = words
+            else:
+                items = [item if shlex.quote(item) in redacted else REDACTED.format(kind="argv") for item in items]
+        return [self.text(item) for item in items]
 
     def clean(self, text: str) -> bool:
         """True when ``text`` (the JSON of a record's outside text: ``gateway.audit.record.redacted``)
@@ -523,6 +565,8 @@ class Redactor:
                     else [self.text(k), self.apply(v, _depth + 2)]
                     for k, v in value
                 ]
+            if len(value) > 1 and all(isinstance(item, str) for item in value):  # an argument vector
+                return self.argv(list(value))
             return [self.apply(item, _depth + 1) if _depth < 64 else "[REDACTED:too-deep]" for item in value]
         if value is None or isinstance(value, (bool, int, float)):
             return value

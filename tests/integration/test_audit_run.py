@@ -176,6 +176,22 @@ def test_a_fake_api_key_never_reaches_the_disk(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "audit.jsonl").read_text().splitlines()[0])["event"] == "PreToolUse"
 
 
+def test_a_password_given_as_its_own_argv_item_never_reaches_the_disk(tmp_path: Path) -> None:
+    """An argument vector (an MCP tool's ``args``, Codex's ``shell`` command list) is redacted as the command
+    line it is: ``["psql", "--password", "X"]`` keeps no ``X``, in the store's file and the jsonl sink alike."""
+    config = write_config(tmp_path, audit={"sink": ["store", f"jsonl:{tmp_path / 'audit.jsonl'}"]})
+    event = bash("psql -c 'select 1'")
+    event["tool_input"]["argv"] = ["psql", "--password", "Hunter2Secret81", "-h", "db"]
+    event["tool_input"]["login"] = ["sshpass", "-p", "Hunter2Secret82", "ssh", "host"]
+    assert run(config, event).returncode == 0
+    [row] = records(config)
+    assert row["tool_input"]["argv"] == ["psql", "--password", "[REDACTED:password_flag]", "-h", "db"]
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and path.name not in ("guard.sh", "hookgate.json"):
+            data = path.read_bytes()
+            assert b"Hunter2Secret81" not in data and b"Hunter2Secret82" not in data, path
+
+
 def test_record_all_and_off(tmp_path: Path) -> None:
     stop = {"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp", "stop_hook_active": False}
     (tmp_path / "all").mkdir()

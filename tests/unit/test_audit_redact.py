@@ -199,6 +199,10 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ("gh secret set API --body S3cret", "S3cret", "gh secret set API --body [REDACTED:cli_secret]"),
         ("echo S3cret | docker login -u bob --password-stdin r", "S3cret", "echo [REDACTED:cli_secret] | docker"),
         ("http -a bob:S3cret https://x.test", "S3cret", "http -a bob:[REDACTED:user_password] https"),
+        ("gpg --batch --passphrase S3cret -d f", "S3cret", "--passphrase [REDACTED:password_flag] -d f"),
+        ("openssl req -passout pass:S3cret -new", "S3cret", "-passout pass:[REDACTED:openssl_pass] -new"),
+        ("AccountName=x;AccountKey=S3cret==;EndpointSuffix=c", "S3cret", "AccountKey=[REDACTED:assignment];"),
+        ("https://b.s3.test/k?X-Amz-Date=1&X-Amz-Signature=S3cret", "S3cret", "Signature=[REDACTED:query_secret]"),
     ],
 )
 def test_command_line_secrets(text: str, secret: str, kept: str) -> None:
@@ -356,6 +360,8 @@ def test_the_working_directory_is_not_a_password() -> None:
         "a_pass-pass" * 9_000,
         "a:5432:" * 14_000 + "b",
         "*:" * 50_000 + "pgpass",
+        "-passin pass:" * 8_000,
+        "?x-amz-" * 15_000 + "signature=",
     ],
     ids=[
         "secret-run",
@@ -390,6 +396,8 @@ def test_the_working_directory_is_not_a_password() -> None:
         "pass-names",
         "pgpass-ports",
         "pgpass-wildcards",
+        "openssl-pass",
+        "amz-query",
     ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
@@ -449,3 +457,30 @@ def test_a_custom_pattern_is_stopped_after_its_time_and_an_earlier_timer_still_f
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["psql", "--password", "S3cret", "-h", "db"], ["psql", "--password", "[REDACTED:password_flag]", "-h", "db"]),
+        (["curl", "-u", "bob:S3cret", "https://x"], ["curl", "-u", "bob:[REDACTED:user_password]", "https://x"]),
+        (["sshpass", "-p", "S3cret", "ssh", "h"], ["sshpass", "-p", "[REDACTED:login_password]", "ssh", "h"]),
+        (
+            ["gh", "secret", "set", "X", "--body", "two words"],
+            ["gh", "secret", "set", "X", "--body", "[REDACTED:cli_secret]"],
+        ),
+        (["ls", "-la", "a b"], ["ls", "-la", "a b"]),
+        (["echo", "token", "passed"], ["echo", "token", "passed"]),
+    ],
+)
+def test_an_argument_vector_is_redacted_as_its_command_line(argv: list[str], expected: list[str]) -> None:
+    assert Redactor().apply({"command": argv}) == {"command": expected}
+
+
+def test_the_object_keys_pass_and_pw_hold_secrets() -> None:
+    assert Redactor().apply({"user": "bob", "pass": "S3cret", "pw": "S3cret2", "passed": 3}) == {
+        "user": "bob",
+        "pass": "[REDACTED:key]",
+        "pw": "[REDACTED:key]",
+        "passed": 3,
+    }
