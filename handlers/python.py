@@ -6,8 +6,12 @@ dict in Claude Code's output schema (what a command would print), a string (pars
 rule as a command's stdout), or None (no decision). It gets a copy of the event, so nothing it does to
 that dict reaches the other handlers; a function that never changes its argument may say so with
 ``function.hookgate_readonly = True`` and is handed the event itself, without the copy (the default
-policy's guards do). A wrapper made with ``functools.wraps`` (it has ``__wrapped__``) still gets a copy:
-``wraps`` copies the flag of the function it wraps, whatever the wrapper does. It may be ``async def``. An
+policy's guards do). One that is safe to call from another thread may say so with
+``function.hookgate_threadsafe = True``: under a running loop (``hookgate serve``, the Python API) it then
+runs in a worker thread when the text in ``tool_input`` is over ``THREAD_CHARS`` (a long check then does
+not stop the server from answering other requests; the default policy's guards say so). A wrapper made
+with ``functools.wraps`` (it has ``__wrapped__``) still gets a copy and runs in the loop's thread: ``wraps``
+copies the flags of the function it wraps, whatever the wrapper does. It may be ``async def``. An
 exception is a handler failure (a deny/block when ``failClosed``). A dict answer may carry a ``hookgate``
 object: details that become the result's ``meta`` (``explain`` prints them, the audit records them) and
 are not part of the hook output (the default policy's guards put the rule and the triggering command
@@ -44,6 +48,9 @@ if TYPE_CHECKING:
 
 
 _CO_COROUTINE = 0x80  # inspect.CO_COROUTINE: the function is ``async def``
+THREAD_CHARS = 64 * 1024
+"""Characters of text in ``tool_input`` from which a ``hookgate_threadsafe`` function runs in a worker thread
+under a running loop (``PythonHandler.start``)."""
 
 
 @cache
@@ -151,9 +158,26 @@ class PythonHandler(Handler):
         code = getattr(function, "__code__", None)
         if code is None or code.co_flags & _CO_COROUTINE:
             return self.run(event, ctx)
+        if (
+            getattr(function, "hookgate_threadsafe", False) is True
+            and _text_size(event.tool_input) > THREAD_CHARS
+            and not hasattr(function, "__wrapped__")
+        ):
+            return self._in_thread(function, event)
         answer = function(self._payload(event, function))
         if hasattr(answer, "__await__"):
             return self._later(answer, event)
+        return self._outcome(answer, event)
+
+    async def _in_thread(self, function: Callable[..., Any], event: HookEvent) -> Outcome:
+        """``function`` called in a worker thread (``asyncio.to_thread``): a check of a large input takes the
+        GIL in turns with the loop instead of stopping it, so ``hookgate serve`` goes on reading and answering
+        other requests meanwhile. The dispatcher's deadline applies to the wait, not to the thread."""
+        import asyncio
+
+        answer = await asyncio.to_thread(function, self._payload(event, function))
+        if hasattr(answer, "__await__"):
+            answer = await answer
         return self._outcome(answer, event)
 
     async def _later(self, answer: Awaitable[Any], event: HookEvent) -> Outcome:
@@ -249,3 +273,10 @@ def _options_model() -> Any:
             return self
 
     return PythonOptions
+
+
+def _text_size(tool_input: Any) -> int:
+    """Characters in the string values of ``tool_input`` (top level only: a cheap size estimate)."""
+    if not isinstance(tool_input, dict):
+        return 0
+    return sum(len(value) for value in tool_input.values() if isinstance(value, str))

@@ -544,6 +544,7 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 check_event.hookgate_readonly = True  # type: ignore[attr-defined]  # never changes the event: no copy needed
+check_event.hookgate_threadsafe = True  # type: ignore[attr-defined]  # a large input is checked in a worker thread
 
 
 def hook_main(check: Callable[[Any], dict[str, Any] | None], name: str) -> int:

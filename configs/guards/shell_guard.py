@@ -130,6 +130,7 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 check_event.hookgate_readonly = True  # type: ignore[attr-defined]  # never changes the event: no copy needed
+check_event.hookgate_threadsafe = True  # type: ignore[attr-defined]  # a large input is checked in a worker thread
 
 
 def _failed(event: dict[str, Any], exc: Exception) -> dict[str, Any] | None:

@@ -603,3 +603,30 @@ def test_an_event_shaped_past_decoding_is_denied_not_refused(guards: ServeProces
     assert output["permissionDecision"] == "deny" and "nested too deeply" in output["permissionDecisionReason"]
     stop = b'{"hook_event_name": "Stop", "n": ' + b"9" * 5000 + b"}"
     assert post(f"{guards.url}/hooks", stop).status_code == 200  # nothing to hold back: the non-blocking answer
+
+
+def test_a_long_guard_check_does_not_stop_serve_answering_others(tmp_path: Path) -> None:
+    """The default guards run a check of a large input in a worker thread (``hookgate_threadsafe``): while
+    one slow check runs, serve still reads and answers other requests (it used to stop, and a request
+    whose body it could not read meanwhile got a 408, which a host reads as "go ahead")."""
+    import threading
+
+    slow = {**RM_RF, "tool_input": {"command": "eval " * 150_000 + "rm -rf ~"}}
+    quick = {**RM_RF, "tool_input": {"command": "git push --force origin main"}}
+    done: list[str] = []
+    answers: dict[str, httpx2.Response] = {}
+    with ServeProcess("builtin:default", env=isolated_env(tmp_path)) as server:
+
+        def send(name: str, event: dict[str, Any]) -> None:
+            answers[name] = post(f"{server.url}/hooks", event)
+            done.append(name)
+
+        big = threading.Thread(target=send, args=("slow", slow))
+        big.start()
+        for _ in range(3):  # sent while the slow check runs; each answered before it ends
+            send("quick", quick)
+        big.join(60)
+    assert done[-1] == "slow", done
+    for name in ("slow", "quick"):
+        assert answers[name].status_code == 200, answers[name].text
+        assert answers[name].json()["hookSpecificOutput"]["permissionDecision"] == "deny", answers[name].text
