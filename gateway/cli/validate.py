@@ -135,4 +135,12 @@ def hookgate_usage(options: dict[str, Any]) -> tuple[list[str], list[str]]:
             f"command: {shown!r} runs 'hookgate {args.command}', which answers no hook event "
             "(did you mean 'hookgate run'?)"
         ]
+    from gateway.config.loading import BUILTIN_DEFAULT
+
+    unknown = [c for c in getattr(args, "config", None) or [] if c.startswith("builtin:") and c != BUILTIN_DEFAULT]
+    if unknown:  # the hook would find no such config and block every call
+        return [
+            f"command: {shown!r}: {unknown[0]}: no such built-in config (the built-in one is {BUILTIN_DEFAULT}); "
+            "this hook exits 2 on every call (a block)"
+        ], []
     return [], []

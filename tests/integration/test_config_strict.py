@@ -235,6 +235,7 @@ def test_validate_parses_hookgate_commands_in_a_settings_file(tmp_path: Path) ->
         {"type": "command", "command": "HOOKGATE_X=1 hookgate run --config x.yaml --dialect claude"},
         {"type": "command", "command": "hookgate validate"},
         {"type": "command", "command": sys.executable, "args": ["-m", "gateway", "run", "--help"]},
+        {"type": "command", "command": "hookgate  run --config builtin:defualt"},
     ]
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
@@ -252,6 +253,7 @@ def test_validate_parses_hookgate_commands_in_a_settings_file(tmp_path: Path) ->
     assert about(2, "error") == [] and about(2, "warning") == []
     assert "answers no hook event" in about(3, "warning")[0]
     assert "prints a help or version text" in about(4, "error")[0]
+    assert "builtin:defualt: no such built-in config" in about(5, "error")[0]
 
 
 # ---- 4. a bad value is echoed; a bad size limit is said out loud
