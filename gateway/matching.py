@@ -78,8 +78,12 @@ def _regex_matcher(pattern: str) -> Predicate:
     """A matcher's regex test. Raises ConfigError for a regex JavaScript would reject."""
     if re.search(_NOT_JS, pattern):
         raise ConfigError(f"matcher {pattern!r} uses Python-only regex syntax that JavaScript rejects")
+    import warnings  # (loaded at interpreter start: free)
+
     try:  # the stdlib engine agrees with JavaScript on everything _NOT_JS lets through, and loads free
-        simple = re.compile(pattern, re.ASCII)
+        with warnings.catch_warnings():  # "[[:alpha:]]": a FutureWarning about nested sets, which JS has not
+            warnings.simplefilter("ignore", FutureWarning)
+            simple = re.compile(pattern, re.ASCII)
     except re.error:
         simple = None
     if simple is not None:

@@ -181,3 +181,16 @@ def test_project_relative_and_home_paths(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_validated_matcher_answers_as_the_compiled_regex(pattern: str, value: str) -> None:
     # the dispatcher's matcher skips compiling an anchored regex when the value lacks its literal prefix
     assert claude_matcher(pattern, validated=True)(value) is claude_matcher(pattern)(value)
+
+
+def test_a_posix_like_class_compiles_without_a_warning_and_as_javascript_reads_it() -> None:
+    """``[[:alpha:]]+`` is no POSIX class in JavaScript either: the set ``[:alph`` then ``]+``. Python's
+    engine reads it the same, and its FutureWarning about nested sets (printed on every ``hookgate run``)
+    is not shown."""
+    import warnings
+
+    claude_matcher.cache_clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        matches = claude_matcher("[[:alpha:]]+")
+    assert matches("a]") and matches("p]]") and not matches("Bash")
