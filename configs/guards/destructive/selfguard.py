@@ -121,10 +121,13 @@ def check_sqlite(args: list[str], shown: str, ctx: Ctx) -> str | None:
             continue
         operands.append(args[i])
         i += 1
-    for operand in operands[:1]:
+    # the database named first, and any path inside the SQL or the options (-cmd '.open F', ATTACH 'F' AS s)
+    named = [*operands[:1], *(m.group(1) or m.group(2) for a in args for m in re.finditer(_LITERAL, a))]
+    named += [w for a in args[:-1] if " " in a or ";" in a for w in re.split(r"[\s;]+", a)]  # .open F
+    for operand in named:
         if operand.startswith("file:"):
             operand = operand[5:].split("?", 1)[0]
-        if config_kind(operand) == "hookgate's own cache or state":
+        if operand and config_kind(operand) == "hookgate's own cache or state":
             return _deny(shown, f"opens hookgate's state {operand} for writing (approvals, audit records)", ctx)
     return None
 
@@ -147,9 +150,36 @@ def _gateway_url(url: str) -> bool:
     host = host.rsplit("@", 1)[-1].lower()
     read_outside()
     server = os.environ.get("HOOKGATE_SERVER", "").partition("://")[2].split("/", 1)[0].lower()
-    if not (host.startswith(_LOOPBACK) or host.startswith(":") or (server and host == server)):  # httpie :8787
+    loopback = host.startswith(_LOOPBACK) or host.startswith(":") or _loopback_literal(host)  # httpie :8787
+    if not (loopback or (server and host == server)):
         return False
     return re.search(_ROUTE, "/" + path) is not None
+
+
+def _loopback_literal(host: str) -> bool:
+    """Whether ``host`` (``name[:port]``, ``[v6][:port]``) is a loopback or unspecified address in a form a
+    client resolves without DNS: ``2130706433``, ``0x7f000001``, ``0177.1`` (the ``inet_aton`` forms curl
+    takes), ``[::ffff:127.0.0.1]``, ``[0:0:0:0:0:0:0:1]``, ``[::]``, or a name under ``localhost``."""
+    import ipaddress
+    import socket
+
+    if host.startswith("["):
+        name = host[1:].partition("]")[0]
+    else:
+        name = host.rpartition(":")[0] if host.count(":") == 1 else host
+    name = name.rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        address: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(name.split("%", 1)[0])
+    except ValueError:
+        try:
+            address = ipaddress.IPv4Address(socket.inet_aton(name))
+        except OSError:
+            return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback or address.is_unspecified
 
 
 def check_http(args: list[str], shown: str, ctx: Ctx) -> str | None:

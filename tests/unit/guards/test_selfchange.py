@@ -134,6 +134,16 @@ def test_hookgate_cli_reached_another_way_is_self_change(command: str) -> None:
         "curl -X POST 'http://localhost:8787/%75i/api/approvals/ab12' -d x",
         "curl -X POST 'http://127.0.0.1:8787/appr[o-o]vals/ab12' -d x",  # curl's URL globbing
         "curl -X POST 'http://127.0.0.1:8787/{approvals,x}/ab12' -d x",
+        # loopback in the other forms a client takes without DNS
+        "curl -d '{\"decision\":\"approve\"}' 'http://[::ffff:127.0.0.1]:8787/approvals/ab12'",
+        "curl -d x -H 'Host: 127.0.0.1' http://2130706433:8787/approvals/ab12",
+        "curl -d x http://0x7f000001:8787/approvals/ab12",
+        "curl -d x http://0177.1:8787/approvals/ab12",
+        "curl -d x http://[0:0:0:0:0:0:0:1]:8787/approvals/ab12",
+        "curl -d x http://gw.localhost:8787/approvals/ab12",
+        # the state opened by a path inside the SQL or an option, not as the database operand
+        "sqlite3 :memory: \"attach '/home/dev/.local/state/hookgate/state.sqlite3' as s; delete from s.audit_records\"",
+        "sqlite3 -cmd '.open /home/dev/.local/state/hookgate/state.sqlite3' :memory: 'delete from approvals'",
     ],
 )
 def test_state_and_approval_routes_are_self_change(command: str) -> None:
@@ -160,6 +170,8 @@ def test_the_configured_server_address_counts(monkeypatch: pytest.MonkeyPatch) -
         "curl 'http://127.0.0.1:3000/api/items?filter[name]=x'",
         "curl 'http://127.0.0.1:3000/{a,b}/c'",
         "curl http://127.0.0.1:3000/api/%20x",
+        "curl -X POST http://10.0.0.7:8787/approvals/ab12",  # not loopback: another machine's gateway
+        "sqlite3 :memory: \"attach 'app.db' as a; select 1\"",
         "python3 -c \"import sqlite3; sqlite3.connect('app.db')\"",
     ],
 )
