@@ -298,6 +298,14 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         r"\s*+:\s*+)(?:\\\"[^\"\n]*?\\\"|\"[^\"\n]*\")",
     ),
     (
+        "quoted_pass",
+        ('"pass"', "'pass'", '"pw"', "'pw'", '"passwd"', "'passwd'", '"pwd"', "'pwd'"),
+        re.IGNORECASE,
+        # a dict or JSON object's short password key written inside a string (a Write of Python or JSON):
+        # {'user': 'bob', 'pass': 'x'}, {"pw": "x"}
+        r"(?P<name>(?<![A-Za-z0-9_\-])([\"'])(?:pass|pw|passwd|pwd)\2\s*+:\s*+)(?:\"[^\"\n]*\"|'[^'\n]*')",
+    ),
+    (
         "query_secret",
         ("key=", "token=", "auth=", "sig=", "signature=", "password=", "secret="),
         re.IGNORECASE,

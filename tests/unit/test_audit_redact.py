@@ -200,6 +200,8 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ("echo S3cret | docker login -u bob --password-stdin r", "S3cret", "echo [REDACTED:cli_secret] | docker"),
         ("http -a bob:S3cret https://x.test", "S3cret", "http -a bob:[REDACTED:user_password] https"),
         ("gpg --batch --passphrase S3cret -d f", "S3cret", "--passphrase [REDACTED:password_flag] -d f"),
+        ("DB = {'user': 'bob', 'pass': 'S3cret'}", "S3cret", "'pass': [REDACTED:quoted_pass]}"),
+        ('{"pw": "S3cret", "n": 1}', "S3cret", '{"pw": [REDACTED:quoted_pass], "n": 1}'),
         ("openssl req -passout pass:S3cret -new", "S3cret", "-passout pass:[REDACTED:openssl_pass] -new"),
         ("AccountName=x;AccountKey=S3cret==;EndpointSuffix=c", "S3cret", "AccountKey=[REDACTED:assignment];"),
         ("https://b.s3.test/k?X-Amz-Date=1&X-Amz-Signature=S3cret", "S3cret", "Signature=[REDACTED:query_secret]"),
@@ -362,6 +364,7 @@ def test_the_working_directory_is_not_a_password() -> None:
         "*:" * 50_000 + "pgpass",
         "-passin pass:" * 8_000,
         "?x-amz-" * 15_000 + "signature=",
+        "'pass': " * 12_000 + "'x",
     ],
     ids=[
         "secret-run",
@@ -398,6 +401,7 @@ def test_the_working_directory_is_not_a_password() -> None:
         "pgpass-wildcards",
         "openssl-pass",
         "amz-query",
+        "quoted-pass",
     ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
