@@ -17,7 +17,8 @@ that then cannot connect treats that as a non-blocking error: the policy lapses.
 - the rest of a body the app answered without reading (a 401, a 415, an event over ``max_body``) is
   bounded as the next head is.
 
-Time the app takes once a request's body is in (a dispatch, an approval wait) is never bounded here.
+Time the app takes once a request's body is in (a dispatch, an approval wait) is never bounded here, and
+time the loop is held up by other work (``LOOP_LAG``) does not count against a client.
 
 Cost: one ``TimerHandle`` per connection at a time. Each request only moves the deadline (a float); the
 timer, when it fires, arms itself again for what is left, or stops while the app has a request (its
@@ -40,6 +41,12 @@ from gateway.events import dump_bytes
 
 log = logging.getLogger("hookgate.server")
 
+LOOP_LAG = 0.25
+"""Seconds a deadline timer may fire late before the lateness counts as the server's, not the client's: when
+the event loop was held up by other work (an in-process handler that holds it), the connection gets a
+fresh ``read_timeout`` from then, so a body that arrived meanwhile, and is read only now (in several reads
+when it is large), is not cut off with a 408."""
+
 
 class ReadDeadlineProtocol(H11Protocol):
     """uvicorn's ``H11Protocol`` with the read deadline of the module docstring; build a configured class
@@ -50,6 +57,7 @@ class ReadDeadlineProtocol(H11Protocol):
 
     _deadline = 0.0  # loop time by which the current head or body must be in
     _timer: asyncio.TimerHandle | None = None  # the connection's one timer; None while the app has the request
+    _armed_for = 0.0  # loop time the timer was set to fire at
 
     @staticmethod
     def on_timeout(part: str) -> None:
@@ -89,10 +97,14 @@ class ReadDeadlineProtocol(H11Protocol):
             self._timer = None
 
     def _arm(self) -> None:
+        self._armed_for = self._deadline
         self._timer = self.loop.call_at(self._deadline, self._check)
 
     def _check(self) -> None:
         self._timer = None
+        now = self.loop.time()
+        if now - self._armed_for > LOOP_LAG:  # the loop was held up (a long in-process check): what the client
+            self._deadline = now + self.read_timeout  # sent meanwhile is read only now; it gets a fresh budget
         transport = self.transport
         if transport.is_closing() or transport.get_protocol() is not self:  # closed, or now a WebSocket's
             return

@@ -16,3 +16,12 @@ def where_threadsafe(event: dict[str, Any]) -> dict[str, Any]:
 
 
 where_threadsafe.hookgate_threadsafe = True  # type: ignore[attr-defined]
+
+
+def hold(event: dict[str, Any]) -> dict[str, Any] | None:
+    """Holds the caller's thread (the event loop, under serve) for 2 s when the command is ``hold``."""
+    import time
+
+    if (event.get("tool_input") or {}).get("command") == "hold":
+        time.sleep(2.0)
+    return None

@@ -210,3 +210,36 @@ def test_a_body_that_never_finishes_does_not_hold_shutdown(tmp_path: Path) -> No
             assert _read_until_closed(sock).startswith(b"HTTP/1.1 408 ")
         finally:
             sock.close()
+
+
+def test_time_the_loop_is_held_up_does_not_count_against_a_client(tmp_path: Path) -> None:
+    """A body that arrives while an in-process handler holds the event loop is read once the loop is free,
+    in several reads for a large one; the connection then gets a fresh deadline (it used to have run out
+    meanwhile: a 408, which a host reads as "go ahead")."""
+    import threading
+
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(
+        "hooks:\n  PreToolUse:\n    - hooks: [{type: python, callable: 'tests.fakes.threaded:hold', id: hold}]\n"
+    )
+    big = json.dumps({**SAFE, "tool_input": {"command": "ls", "pad": "x" * 1_000_000}}).encode()
+    with (
+        ServeProcess(config, args=["--read-timeout", TIMEOUT], env=isolated_env(tmp_path)) as served,
+        _connect(served) as sock,
+    ):
+        sock.sendall(_head("/hooks", len(big)) + big[:100])  # the head is read; the body is due in 0.5 s
+        time.sleep(0.2)
+        holding = threading.Thread(target=_event, args=(served, {**SAFE, "tool_input": {"command": "hold"}}))
+        holding.start()
+        time.sleep(0.5)  # the loop is held for 2 s from about 0.3 s ago
+        rest = threading.Thread(target=sock.sendall, args=(big[100:],))
+        rest.start()
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        rest.join(10)
+        holding.join(10)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
