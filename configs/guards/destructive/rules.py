@@ -131,6 +131,7 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
 
 def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     """Check one command line (``cmd``: where its stdin comes from, or None when unknown/none)."""
+    ctx.state.on_time()
     if any(w.subs and not w.literal for w in words):  # g$(printf it) re$(printf set) --ha$(printf rd)
         spliced = [evaluated(w) for w in words]
         if any(s is not None for s in spliced):
