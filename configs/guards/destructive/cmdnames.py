@@ -16,6 +16,8 @@ WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "
 """Commands whose arguments name files they write (``writes.written_paths``), with ``perl*`` (``writes``)."""
 DISK_TOOLS = frozenset({"wipefs", "blkdiscard", "mkswap", "sgdisk", "sfdisk", "parted", "fdisk", "gdisk"})
 """Partition and signature tools (``writes.check_disk_tool``)."""
+FORMATTERS = frozenset({"mke2fs", "mkntfs", "mkdosfs", "mkexfatfs", "mkreiserfs", "mkudffs", "newfs"})
+"""File system makers not named ``mkfs*`` (``newfs_hfs`` and the other ``newfs_*`` count too): rule ``disk.mkfs``."""
 VERSIONED_INTERPRETERS = frozenset(
     {"python", "pypy", "perl", "ruby", "node", "php", "lua", "tclsh", "wish"}
 )  # python3.12, lua5.4, tclsh8.6

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from .cmdnames import DISK_TOOLS, HTTP_CLIENTS, SHELLS, TOOLS, interpreter_family, writes_files
+from .cmdnames import DISK_TOOLS, FORMATTERS, HTTP_CLIENTS, SHELLS, TOOLS, interpreter_family, writes_files
 from .context import POLICY, Ctx
 from .defined import check_defined, check_startup, define_aliases, define_functions
 from .expand import (
@@ -47,7 +47,7 @@ _GLOB_CANDIDATES = (
     "git",
     "dd",
     "mkfs",
-    "mke2fs",
+    *sorted(FORMATTERS),
     "wipefs",
     "blkdiscard",
     "mkswap",
@@ -216,7 +216,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         from .git import check_git
 
         return check_git(texts, shown, ctx)
-    if name.startswith("mkfs") or name == "mke2fs":
+    if name.startswith(("mkfs", "newfs_")) or name in FORMATTERS:  # newfs_hfs, newfs_msdos (macOS)
         return ctx.hit(
             "disk.mkfs", shown, f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
         )
