@@ -6,7 +6,7 @@ tests see write nothing; ``tests/unit/guards/test_lazy_rules.py``). Imports noth
 
 from __future__ import annotations
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
+SHELLS = frozenset({"sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 """Shells (``programs.check_shell``)."""
 HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
 """HTTP clients that could call hookgate's approval routes (``selfguard.check_http``)."""

@@ -252,10 +252,6 @@ def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[W
     return words[i:]
 
 
-def _joined(words: list[Word]) -> str:
-    return " ".join(w.text for w in words)
-
-
 def unwrap(words: list[Word]) -> Unwrapped:
     """The command a wrapper chain runs (see the module docstring)."""
     assigns: list[Word] = []
@@ -305,7 +301,8 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             _, opts, _ = getopt(args, short_arg, long_arg, optional)
             found = [v for o, v in opts if o in ("-c", "--command", "--call")]
             if found or name == "su" or name == "script" or (name == "runuser" and "-u" not in names(opts)):
-                return Unwrapped([], strings + found, feeder, replace)
+                shell = [] if found or name not in ("su", "runuser") else [Word("sh")]  # su alone: sh on stdin
+                return Unwrapped(shell, strings + found, feeder, replace)
         if name == "sg":  # sg [-] GROUP [-c] 'command': /bin/sh runs the command
             command = [a for a in args if a != "-"][1:]
             command = command[1:] if command[:1] == ["-c"] else command
@@ -350,12 +347,14 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             tail = " ".join(shlex.quote(w.text) for w in rest)
             return Unwrapped([], [*strings, f"{inline[0]} {tail}".strip()], feeder, replace)
         if name == "watch":  # watch joins its arguments and runs them with sh -c
-            return Unwrapped([], [*strings, _joined(rest)], feeder, replace)
+            return Unwrapped([], [*strings, " ".join(w.text for w in rest)], feeder, replace)
         if name == "xargs":
             feeder = True
             for o, v in opts:
                 if o in ("-I", "-J", "-i", "--replace"):
                     replace = v or "{}"
+        if not rest and name in ("sudo", "doas") and names(opts) & {"-s", "-i", "--shell", "--login"}:
+            rest = [Word("sh")]  # sudo -s alone: a shell reading stdin (curl ... | sudo -s)
         words = strip_prefix(rest, assigns)
     return Unwrapped(words, strings, feeder, replace)
 

@@ -126,7 +126,23 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
             reason = write_reason(target, show(cmd.words, cmd.redirs), ctx)
             if reason:
                 return reason
+    for w in (*cmd.words, *(r.target for r in cmd.redirs if r.target is not None)):
+        if w.procsub is not None and w.text.startswith(">("):  # curl URL > >(sh), curl URL | tee >(sh)
+            reason = _check_written_into(w.procsub, cmd, ctx)
+            if reason:
+                return reason
     return check_argv(cmd.words, cmd, ctx)
+
+
+def _check_written_into(procsub: list[Token], writer: Cmd, ctx: Ctx) -> str | None:
+    """``>(...)`` written by ``writer`` (a redirection's target, ``tee``'s or ``curl -o``'s file): the first
+    command of the substitution reads what ``writer`` writes (``tee``: what ``writer`` itself reads)."""
+    subs = commands(procsub)
+    if not subs:
+        return None
+    fed = Cmd(writer)
+    fed.words, fed.redirs = subs[0].words, subs[0].redirs
+    return check_cmd(fed, ctx.deeper())
 
 
 def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
