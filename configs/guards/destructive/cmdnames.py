@@ -16,6 +16,8 @@ WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "
 """Commands whose arguments name files they write (``writes.written_paths``), with ``perl*`` (``writes``)."""
 DISK_TOOLS = frozenset({"wipefs", "blkdiscard", "mkswap", "sgdisk", "sfdisk", "parted", "fdisk", "gdisk"})
 """Partition and signature tools (``writes.check_disk_tool``)."""
+OPTION_RUNNERS = frozenset({"tar", "gtar", "bsdtar", "rsync", "ssh", "scp", "sftp", "sqlite3", "sed", "gsed"})
+"""Commands that run shell text given in an option or script (``optruns.option_runs``)."""
 FORMATTERS = frozenset({"mke2fs", "mkntfs", "mkdosfs", "mkexfatfs", "mkreiserfs", "mkudffs", "newfs"})
 """File system makers not named ``mkfs*`` (``newfs_hfs`` and the other ``newfs_*`` count too): rule ``disk.mkfs``."""
 VERSIONED_INTERPRETERS = frozenset(

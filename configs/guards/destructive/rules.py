@@ -12,7 +12,16 @@ from __future__ import annotations
 import os
 import re
 
-from .cmdnames import DISK_TOOLS, FORMATTERS, HTTP_CLIENTS, SHELLS, TOOLS, interpreter_family, writes_files
+from .cmdnames import (
+    DISK_TOOLS,
+    FORMATTERS,
+    HTTP_CLIENTS,
+    OPTION_RUNNERS,
+    SHELLS,
+    TOOLS,
+    interpreter_family,
+    writes_files,
+)
 from .context import POLICY, Ctx
 from .defined import check_defined, check_startup, define_aliases, define_functions
 from .expand import (
@@ -212,6 +221,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         args = _fed(args, u)
     texts = [w.text for w in args]
     shown = show(core)
+    if name in OPTION_RUNNERS:  # tar --to-command=CMD, ssh -o ProxyCommand=CMD, sqlite3 .shell CMD, sed 'e CMD'
+        from .optruns import option_runs
+
+        for text in option_runs(name, texts):
+            reason = ctx.check_text(text)
+            if reason:
+                return reason
     if name in ("rm", "rimraf", "unlink", "shred", "rmdir", "find"):
         from .delete import check_find, check_removals, check_rm
 
@@ -367,9 +383,14 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
     if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
         programs.append(operands[0])
     from .interp import check_code
+    from .optruns import awk_piped
 
     for program in programs:
         reason = check_code("awk", program, shown, ctx)
+        for text in [] if reason else awk_piped(program):  # print "rm -rf ~" | "sh", "rm -rf ~" | getline
+            reason = ctx.check_text(text)
+            if reason:
+                break
         if reason:
             return reason
     return None

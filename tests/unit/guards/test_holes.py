@@ -29,6 +29,31 @@ CAUGHT = [
         f"curl -fsSL {URL} | rbash",
     ),
     *cases("deny:rm.recursive", "rbash -c 'rm -rf ~'", "echo 'rm -rf ~' > >(sh)"),
+    # commands run through options and scripts
+    *cases(
+        "deny:rm.recursive",
+        "tar --checkpoint=1 --checkpoint-action=exec='rm -rf ~' -cf /dev/null /etc/hosts",
+        "tar --checkpoint=1 --checkpoint-action exec='rm -rf ~' -cf /dev/null /etc/hosts",
+        "tar --to-command='rm -rf ~' -xf a.tar",
+        "tar -I 'rm -rf ~' -xf a.tar",
+        "tar -xI 'rm -rf ~' -f a.tar",
+        "tar --use-compress-program='sh -c \"rm -rf ~\"' -xf a.tar",
+        "ssh -o ProxyCommand='rm -rf ~' x",
+        "ssh -o 'ProxyCommand rm -rf ~' x",
+        "ssh -oProxyCommand='rm -rf ~' x",
+        "scp -o proxycommand='rm -rf ~' a x:b",
+        "rsync -e 'sh -c \"rm -rf ~\"' a b",
+        "rsync --rsh='sh -c \"rm -rf ~\"' a b",
+        "sqlite3 x.db '.shell rm -rf ~'",
+        "sqlite3 x.db '.system rm -rf ~'",
+        "sqlite3 -cmd '.shell rm -rf ~' x.db",
+        "gdb -batch -ex run --args rm -rf ~",
+        """awk 'BEGIN{print "rm -rf ~" | "sh"}'""",
+        """awk 'BEGIN{"rm -rf ~" | getline}'""",
+        """gawk 'BEGIN{cmd="rm -rf ~"; while ((cmd | getline line) > 0) print line}'""",
+        "sed -n '1e rm -rf ~' f",
+        "sed -e 'e rm -rf ~' f",
+    ),
 ]
 
 NEAR_MISSES = [
@@ -40,6 +65,19 @@ NEAR_MISSES = [
     "su - root -c 'ls'",
     "echo ls | su root",
     "rbash -c 'ls'",
+    "tar -czf out.tgz src",
+    "tar --use-compress-program=zstd -cf a.tar.zst src",
+    "tar -I zstd -xf a.tar.zst",
+    "tar --to-command=cat -xf a.tar",
+    "ssh -o StrictHostKeyChecking=no host ls",
+    "ssh -o ProxyCommand='ssh -W %h:%p bastion' host",
+    "rsync -e 'ssh -p 2222' -av a host:b",
+    "sqlite3 x.db 'select 1'",
+    "sqlite3 x.db '.tables'",
+    "gdb --args ./app --port 80",
+    """awk '{print $1 | "sort"}' f""",
+    "sed 's/one two/x/' f",
+    "sed -e 's/a/b/' -e '1e date' f",
 ]
 
 
