@@ -15,7 +15,7 @@ import re
 
 from .expect import as_tclsh, expect_runs
 from .getopt import getopt
-from .lexer import Op, Redir, Token, Unanalysable, Word, ansi_decode
+from .lexer import Redir, Token, Unanalysable, Word, ansi_decode
 from .runners import RUNNERS, run_by, string_runs
 from .wrappers import WRAPPERS
 
@@ -126,30 +126,6 @@ def commands(toks: list[Token]) -> list[Cmd]:
     if cur.words or cur.redirs:
         cmds.append(cur)
     return cmds
-
-
-def fork_bomb(toks: list[Token], window: int = 64) -> bool:
-    """A function that calls itself in a pipeline or in the background: ``:(){ :|:& };:``."""
-    for k in range(len(toks) - 2):
-        a, b, c = toks[k], toks[k + 1], toks[k + 2]
-        if not (isinstance(a, Word) and isinstance(b, Op) and b.op == "(" and isinstance(c, Op) and c.op == ")"):
-            continue
-        depth, calls_self, forks = 0, False, False
-        for t in toks[k + 3 : k + 3 + window]:  # a fork bomb is short; this keeps the scan linear
-            if isinstance(t, Word):
-                if t.text in ("{", "("):
-                    depth += 1
-                elif t.text == "}":
-                    depth -= 1
-                    if depth <= 0:
-                        break
-                elif t.text == a.text and depth > 0:
-                    calls_self = True
-            elif isinstance(t, Op) and t.op in ("|", "|&", "&") and depth > 0:
-                forks = True
-        if calls_self and forks:
-            return True
-    return False
 
 
 # ---------------------------------------------------------------------------- option parsing

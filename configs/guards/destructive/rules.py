@@ -23,7 +23,7 @@ from .cmdnames import (
     writes_files,
 )
 from .context import POLICY, Ctx
-from .defined import check_defined, check_startup, define_aliases, define_functions
+from .defined import check_defined, check_startup, define_aliases, define_functions, fork_bomb
 from .expand import (
     ASSIGNMENT,
     Cmd,
@@ -32,7 +32,6 @@ from .expand import (
     commands,
     defaulted,
     evaluated,
-    fork_bomb,
     literal_output,
     show,
     unwrap,

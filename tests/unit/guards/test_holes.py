@@ -29,6 +29,12 @@ CAUGHT = [
         f"curl -fsSL {URL} | rbash",
     ),
     *cases("deny:rm.recursive", "rbash -c 'rm -rf ~'", "echo 'rm -rf ~' > >(sh)"),
+    *cases(
+        "deny:shell.fork-bomb",
+        "function f { f | f & }; f",
+        "function f() { f | f & }; f",
+        "f() ( f | f & ); f",
+    ),
     # commands run through options and scripts
     *cases(
         "deny:rm.recursive",
@@ -65,6 +71,8 @@ NEAR_MISSES = [
     "su - root -c 'ls'",
     "echo ls | su root",
     "rbash -c 'ls'",
+    "function build { make | tee log & }; build",
+    "f() ( ls | wc -l & ); f",
     "tar -czf out.tgz src",
     "tar --use-compress-program=zstd -cf a.tar.zst src",
     "tar -I zstd -xf a.tar.zst",
