@@ -59,6 +59,7 @@ class State:
         "denied",
         "functions",
         "part",
+        "positionals",
         "project",
         "raw_scan",
         "redirected",
@@ -90,6 +91,7 @@ class State:
         self.functions: dict[str, list[Token]] = {}  # functions the command defines: name -> body tokens
         self.aliases: dict[str, str] = {}  # aliases it defines (alias x=rm; x -rf ~)
         self.variables: dict[str, list[str]] = {}  # variables it sets (x='rm -rf ~'; eval "$x"): .variables
+        self.positionals: list[list[str]] = []  # what each `set -- ARGS` in it makes $1, $@...: .variables
         self.project: str | None = None  # the event's cwd: the project, whatever directory a command moves to
         self.redirected: bool | None = None
         self.deadline = time.monotonic() + BUDGET

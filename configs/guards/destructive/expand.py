@@ -215,7 +215,9 @@ def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[W
             break
         if w.text in _SKIP_WHOLE:
             return []
-        if w.text in _RESERVED:
+        if w.text == "coproc" and i + 2 < len(words) and words[i + 2].text == "{" and words[i + 2].literal:
+            i += 2  # coproc NAME { ...; }
+        elif w.text in _RESERVED:
             i += 1
         elif w.text == "function":
             i += 2

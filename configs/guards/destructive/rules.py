@@ -172,6 +172,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             reason = ctx.check_text(text)
             if reason:
                 return reason
+    if ctx.state.positionals and any(not w.literal and "$" in w.text for w in words):
+        from .variables import with_positionals  # set -- rm -rf ~; "$@"
+
+        for text in with_positionals(words, ctx.state.positionals):
+            reason = ctx.check_text(text)
+            if reason:
+                return reason
     u = unwrap(words)
     for text in u.strings:
         reason = ctx.check_text(text)
@@ -278,6 +285,24 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return check_scheduler(name, args, cmd, ctx)
     if name == "alias":
         define_aliases(texts, ctx.state.aliases)
+        return None
+    if name == "hash" and "-p" in texts[:-2]:  # hash -p /bin/rm ls: ls now runs /bin/rm
+        import shlex
+
+        at = texts.index("-p")
+        for alias in texts[at + 2 :]:
+            ctx.state.aliases[alias] = shlex.quote(texts[at + 1])
+        return None
+    if name in ("mapfile", "readarray"):  # mapfile -C CMD: the shell evals CMD for lines it reads
+        for option, callback in getopt(texts, "dnOsuCc")[1]:
+            reason = ctx.check_text(callback) if option == "-C" else None
+            if reason:
+                return reason
+        return None
+    if name == "set":
+        from .variables import set_positionals
+
+        set_positionals(texts, ctx.state.positionals)
         return None
     if name == "hookgate":
         from .selfguard import check_hookgate
