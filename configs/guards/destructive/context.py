@@ -58,6 +58,7 @@ class State:
         "deadline",
         "denied",
         "functions",
+        "git_aliases",
         "part",
         "positionals",
         "project",
@@ -90,6 +91,7 @@ class State:
         self._areas: tuple[list[str], list[str]] | None = None
         self.functions: dict[str, list[Token]] = {}  # functions the command defines: name -> body tokens
         self.aliases: dict[str, str] = {}  # aliases it defines (alias x=rm; x -rf ~)
+        self.git_aliases: dict[str, str] = {}  # git aliases it defines (git config alias.p 'push -f'; git p)
         self.variables: dict[str, list[str]] = {}  # variables it sets (x='rm -rf ~'; eval "$x"): .variables
         self.positionals: list[list[str]] = []  # what each `set -- ARGS` in it makes $1, $@...: .variables
         self.project: str | None = None  # the event's cwd: the project, whatever directory a command moves to

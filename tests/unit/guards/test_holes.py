@@ -47,6 +47,14 @@ CAUGHT = [
         "readarray -C 'rm -rf ~' -c 1 < /etc/hostname",
     ),
     *cases("deny:git.push-force", "hash -p /usr/bin/git g; g push -f origin main"),
+    *cases(
+        "deny:git.push-force",
+        "git config alias.p 'push -f' && git p origin main",
+        "git config --global alias.p 'push --force' ; git p",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f' git p",
+        "GIT_CONFIG_PARAMETERS=\"'alias.p=push -f'\" git p",
+        "GIT_CONFIG_PARAMETERS=\"'alias.p'='push -f'\" git p",
+    ),
     # commands run through options and scripts
     *cases(
         "deny:rm.recursive",
@@ -83,6 +91,7 @@ NEAR_MISSES = [
     "su - root -c 'ls'",
     "echo ls | su root",
     "rbash -c 'ls'",
+    "git config alias.st status && git st",
     "coproc X { ls; }",
     'set -- a b; echo "$@"',
     "set -euo pipefail; ls",
