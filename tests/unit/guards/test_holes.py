@@ -55,6 +55,15 @@ CAUGHT = [
         "GIT_CONFIG_PARAMETERS=\"'alias.p=push -f'\" git p",
         "GIT_CONFIG_PARAMETERS=\"'alias.p'='push -f'\" git p",
     ),
+    *cases(
+        "deny:rm.recursive",
+        """pwsh -c 'iex("rm -r -fo ~")'""",
+        """pwsh -c 'Invoke-Expression("rm -r -fo ~")'""",
+        """pwsh -c 'iex ("rm -r -fo ~")'""",
+        "pwsh -c \"iex('rm -r -fo ~')\"",
+        "pwsh -c 'gci ~ -r | % { Remove-Item $_.FullName -Force }'",
+        "pwsh -c 'Get-ChildItem ~ -Recurse | ForEach-Object { Remove-Item $_ -Force }'",
+    ),
     # commands run through options and scripts
     *cases(
         "deny:rm.recursive",
@@ -91,6 +100,9 @@ NEAR_MISSES = [
     "su - root -c 'ls'",
     "echo ls | su root",
     "rbash -c 'ls'",
+    """pwsh -c 'iex("Get-Date")'""",
+    "pwsh -c 'gci build -r | % { Remove-Item $_.FullName }'",
+    "pwsh -c 'gci ~ | % { Write-Host $_ }'",
     "git config alias.st status && git st",
     "coproc X { ls; }",
     'set -- a b; echo "$@"',
