@@ -300,6 +300,13 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
     if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
         return ctx.hit("exec.download", shown, download_reason())
     text = stdin_text(kind, src)
+    if text and family == "tclsh" and ("spawn" in text or "send" in text or "system" in text):
+        from .expect import expect_runs  # echo 'spawn rm -rf ~' | expect (as tclsh, its program on stdin)
+
+        for run in expect_runs(text):
+            reason = ctx.check_text(run)
+            if reason:
+                return reason
     return check_code(family, text, shown, ctx) if text else None
 
 

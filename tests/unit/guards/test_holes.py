@@ -64,6 +64,17 @@ CAUGHT = [
         "pwsh -c 'gci ~ -r | % { Remove-Item $_.FullName -Force }'",
         "pwsh -c 'Get-ChildItem ~ -Recurse | ForEach-Object { Remove-Item $_ -Force }'",
     ),
+    *cases(
+        "deny:rm.recursive",
+        "expect -c 'system rm -rf ~'",
+        "expect -c 'exp_system rm -rf ~'",
+        "expect -c 'exp_spawn rm -rf ~'",
+        "expect -c 'spawn bash; send -- \"rm -rf ~\\r\"'",
+        "expect -c 'spawn bash; exp_send \"rm -rf ~\\r\"'",
+        "echo 'spawn rm -rf ~' | expect",
+        "expect <<< 'system rm -rf ~'",
+        "tclsh <<< 'exec {*}{rm -rf ~}'",
+    ),
     # commands run through options and scripts
     *cases(
         "deny:rm.recursive",
@@ -100,6 +111,9 @@ NEAR_MISSES = [
     "su - root -c 'ls'",
     "echo ls | su root",
     "rbash -c 'ls'",
+    "tclsh <<< 'exec {*}{ls -la}'",
+    "echo 'spawn ls' | expect",
+    "expect -c 'spawn ssh host; send -- \"ls\\r\"'",
     """pwsh -c 'iex("Get-Date")'""",
     "pwsh -c 'gci build -r | % { Remove-Item $_.FullName }'",
     "pwsh -c 'gci ~ | % { Write-Host $_ }'",
