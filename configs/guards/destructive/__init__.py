@@ -5,8 +5,7 @@ Layout (each module one job): ``lexer`` tokenizes Bash (why hookgate has a secon
 ``runners``: uv run, npm exec, nix develop -c...), ``rules`` dispatches each command to ``delete``, ``git``,
 ``writes``, ``tools`` (chmod -R, rsync --delete, tar --remove-files), ``programs`` (shells, interpreters through
 ``interp``, schedulers), ``optruns`` the commands tools run from options (tar, ssh, sed e), ``rawtext`` handles
-text that
-cannot be tokenized, ``settings`` holds the rule list and the user's tuning, ``context`` one check's state,
+text that cannot be tokenized, ``settings`` holds the rule list and the user's tuning, ``context`` one check's state,
 ``protected`` reaches the sibling ``secrets_guard`` (what counts as a secrets file or hook configuration). Standard
 library only.
 
