@@ -4,8 +4,8 @@ Layout (each module one job): ``lexer`` tokenizes Bash (why hookgate has a secon
 ``expand`` turns tokens into the simple commands bash runs (braces, ``$IFS``, wrappers, positional parameters;
 ``runners``: uv run, npm exec, nix develop -c...), ``rules`` dispatches each command to ``delete``, ``git``,
 ``writes``, ``tools`` (chmod -R, rsync --delete, tar --remove-files), ``programs`` (shells, interpreters through
-``interp``, schedulers), ``rawtext`` handles text that
-cannot be tokenized, ``settings`` holds the rule list and the user's tuning, ``context`` one check's state,
+``interp``, schedulers), ``optruns`` the commands tools run from options (tar, ssh, sed e), ``rawtext`` handles
+text that cannot be tokenized, ``settings`` holds the rule list and the user's tuning, ``context`` one check's state,
 ``protected`` reaches the sibling ``secrets_guard`` (what counts as a secrets file or hook configuration). Standard
 library only.
 

@@ -6,7 +6,7 @@ tests see write nothing; ``tests/unit/guards/test_lazy_rules.py``). Imports noth
 
 from __future__ import annotations
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
+SHELLS = frozenset({"sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 """Shells (``programs.check_shell``)."""
 HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
 """HTTP clients that could call hookgate's approval routes (``selfguard.check_http``)."""
@@ -16,6 +16,10 @@ WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "
 """Commands whose arguments name files they write (``writes.written_paths``), with ``perl*`` (``writes``)."""
 DISK_TOOLS = frozenset({"wipefs", "blkdiscard", "mkswap", "sgdisk", "sfdisk", "parted", "fdisk", "gdisk"})
 """Partition and signature tools (``writes.check_disk_tool``)."""
+OPTION_RUNNERS = frozenset({"tar", "gtar", "bsdtar", "rsync", "ssh", "scp", "sftp", "sqlite3", "sed", "gsed"})
+"""Commands that run shell text given in an option or script (``optruns.option_runs``)."""
+FORMATTERS = frozenset({"mke2fs", "mkntfs", "mkdosfs", "mkexfatfs", "mkreiserfs", "mkudffs", "newfs"})
+"""File system makers not named ``mkfs*`` (``newfs_hfs`` and the other ``newfs_*`` count too): rule ``disk.mkfs``."""
 VERSIONED_INTERPRETERS = frozenset(
     {"python", "pypy", "perl", "ruby", "node", "php", "lua", "tclsh", "wish"}
 )  # python3.12, lua5.4, tclsh8.6

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 import re
+import time
 
-from .lexer import MAX_DEPTH, Lexer, ParseError, TooDeep
+from .lexer import MAX_DEPTH, Lexer, ParseError, TooDeep, Unanalysable
 from .outside import read as read_outside
 from .settings import Finding, Settings
 
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
     from .lexer import Token, Word
 
 POLICY = "hookgate's default policy"
+BUDGET = 2.0
+"""Seconds one check may take: past them the command is unanalysable (denied), checked where each simple
+command and each nested program text is checked, so no command holds the hook past the host's timeout
+(which lets the call through)."""
 _BLOCKS = POLICY + r" blocks (?:it|that|`[^`]*`)"  # compiled on first use (only when a rule is tuned)
 
 
@@ -50,9 +55,12 @@ class State:
         "argv_checker",
         "asks",
         "command",
+        "deadline",
         "denied",
         "functions",
+        "git_aliases",
         "part",
+        "positionals",
         "project",
         "raw_scan",
         "redirected",
@@ -83,9 +91,19 @@ class State:
         self._areas: tuple[list[str], list[str]] | None = None
         self.functions: dict[str, list[Token]] = {}  # functions the command defines: name -> body tokens
         self.aliases: dict[str, str] = {}  # aliases it defines (alias x=rm; x -rf ~)
+        self.git_aliases: dict[str, str] = {}  # git aliases it defines (git config alias.p 'push -f'; git p)
         self.variables: dict[str, list[str]] = {}  # variables it sets (x='rm -rf ~'; eval "$x"): .variables
+        self.positionals: list[list[str]] = []  # what each `set -- ARGS` in it makes $1, $@...: .variables
         self.project: str | None = None  # the event's cwd: the project, whatever directory a command moves to
         self.redirected: bool | None = None
+        self.deadline = time.monotonic() + BUDGET
+
+    def on_time(self) -> None:
+        """Raise ``Unanalysable`` once the check has taken longer than ``BUDGET`` seconds (it counts as a read
+        from outside the text: a verdict that depends on the machine's speed is not remembered)."""
+        if time.monotonic() > self.deadline:
+            read_outside()
+            raise Unanalysable(f"takes longer than {BUDGET:g} s, too long")
 
     def areas(self) -> tuple[list[str], list[str]]:
         """``(temp roots, allowPaths)``, absolute and normalised (``$TMPDIR`` as ``tmpdir()``; unset: left out)."""
@@ -227,6 +245,7 @@ class Ctx:
     def check_text(self, text: str) -> str | None:
         """Check ``text`` as a shell program one level down (``sh -c TEXT``, ``eval TEXT``...)."""
         ctx = self.deeper()
+        self.state.on_time()
         try:
             toks = Lexer(text, ctx.depth).run()
         except ParseError as exc:

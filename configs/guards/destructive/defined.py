@@ -142,3 +142,31 @@ def check_startup(assigns: list[Word], core: list[Word], ctx: Ctx) -> str | None
                 ),
             )
     return None
+
+
+def fork_bomb(toks: list[Token], window: int = 64) -> bool:
+    """A function that calls itself in a pipeline or in the background: ``:(){ :|:& };:``, ``f() ( f|f& )``,
+    ``function f { f|f& }``."""
+    for k in range(len(toks) - 2):
+        a, b, c = toks[k], toks[k + 1], toks[k + 2]
+        if isinstance(a, Word) and a.text == "function" and isinstance(b, Word):  # (its `()` is the next case)
+            name, start = b.text, k + 2
+        elif isinstance(a, Word) and isinstance(b, Op) and b.op == "(" and isinstance(c, Op) and c.op == ")":
+            name, start = a.text, k + 3
+        else:
+            continue
+        depth, calls_self, forks = 0, False, False
+        for t in toks[start : start + window]:  # a fork bomb is short; this keeps the scan linear
+            if (isinstance(t, Word) and t.text in ("{", "(")) or (isinstance(t, Op) and t.op == "("):
+                depth += 1
+            elif (isinstance(t, Word) and t.text == "}") or (isinstance(t, Op) and t.op == ")"):
+                depth -= 1
+                if depth <= 0:
+                    break
+            elif isinstance(t, Word) and t.text == name and depth > 0:
+                calls_self = True
+            elif isinstance(t, Op) and t.op in ("|", "|&", "&") and depth > 0:
+                forks = True
+        if calls_self and forks:
+            return True
+    return False

@@ -15,7 +15,7 @@ import re
 
 from .expect import as_tclsh, expect_runs
 from .getopt import getopt
-from .lexer import Op, Redir, Token, Unanalysable, Word, ansi_decode
+from .lexer import Redir, Token, Unanalysable, Word, ansi_decode
 from .runners import RUNNERS, run_by, string_runs
 from .wrappers import WRAPPERS
 
@@ -128,30 +128,6 @@ def commands(toks: list[Token]) -> list[Cmd]:
     return cmds
 
 
-def fork_bomb(toks: list[Token], window: int = 64) -> bool:
-    """A function that calls itself in a pipeline or in the background: ``:(){ :|:& };:``."""
-    for k in range(len(toks) - 2):
-        a, b, c = toks[k], toks[k + 1], toks[k + 2]
-        if not (isinstance(a, Word) and isinstance(b, Op) and b.op == "(" and isinstance(c, Op) and c.op == ")"):
-            continue
-        depth, calls_self, forks = 0, False, False
-        for t in toks[k + 3 : k + 3 + window]:  # a fork bomb is short; this keeps the scan linear
-            if isinstance(t, Word):
-                if t.text in ("{", "("):
-                    depth += 1
-                elif t.text == "}":
-                    depth -= 1
-                    if depth <= 0:
-                        break
-                elif t.text == a.text and depth > 0:
-                    calls_self = True
-            elif isinstance(t, Op) and t.op in ("|", "|&", "&") and depth > 0:
-                forks = True
-        if calls_self and forks:
-            return True
-    return False
-
-
 # ---------------------------------------------------------------------------- option parsing
 
 
@@ -239,7 +215,9 @@ def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[W
             break
         if w.text in _SKIP_WHOLE:
             return []
-        if w.text in _RESERVED:
+        if w.text == "coproc" and i + 2 < len(words) and words[i + 2].text == "{" and words[i + 2].literal:
+            i += 2  # coproc NAME { ...; }
+        elif w.text in _RESERVED:
             i += 1
         elif w.text == "function":
             i += 2
@@ -250,10 +228,6 @@ def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[W
         else:
             break
     return words[i:]
-
-
-def _joined(words: list[Word]) -> str:
-    return " ".join(w.text for w in words)
 
 
 def unwrap(words: list[Word]) -> Unwrapped:
@@ -305,7 +279,8 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             _, opts, _ = getopt(args, short_arg, long_arg, optional)
             found = [v for o, v in opts if o in ("-c", "--command", "--call")]
             if found or name == "su" or name == "script" or (name == "runuser" and "-u" not in names(opts)):
-                return Unwrapped([], strings + found, feeder, replace)
+                shell = [] if found or name not in ("su", "runuser") else [Word("sh")]  # su alone: sh on stdin
+                return Unwrapped(shell, strings + found, feeder, replace)
         if name == "sg":  # sg [-] GROUP [-c] 'command': /bin/sh runs the command
             command = [a for a in args if a != "-"][1:]
             command = command[1:] if command[:1] == ["-c"] else command
@@ -350,12 +325,14 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             tail = " ".join(shlex.quote(w.text) for w in rest)
             return Unwrapped([], [*strings, f"{inline[0]} {tail}".strip()], feeder, replace)
         if name == "watch":  # watch joins its arguments and runs them with sh -c
-            return Unwrapped([], [*strings, _joined(rest)], feeder, replace)
+            return Unwrapped([], [*strings, " ".join(w.text for w in rest)], feeder, replace)
         if name == "xargs":
             feeder = True
             for o, v in opts:
                 if o in ("-I", "-J", "-i", "--replace"):
                     replace = v or "{}"
+        if not rest and name in ("sudo", "doas") and names(opts) & {"-s", "-i", "--shell", "--login"}:
+            rest = [Word("sh")]  # sudo -s alone: a shell reading stdin (curl ... | sudo -s)
         words = strip_prefix(rest, assigns)
     return Unwrapped(words, strings, feeder, replace)
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
-_EXPECT_SPAWN = r"(?:^|[;\n\[{])[ \t]*(?:spawn|exec)[ \t]+((?:-[\w]+[ \t]+)*)([^;\n\]}]*)"  # compiled on first use
+_EXPECT_SPAWN = (
+    r"(?:^|[;\n\[{])[ \t]*(?:exp_)?(?:spawn|exec|system)[ \t]+((?:-[-\w]*[ \t]+)*)([^;\n\]}]*)"  # compiled on first use
+)
 
 
 def as_tclsh(tcl: str) -> str:
@@ -25,6 +27,6 @@ def expect_runs(tcl: str) -> list[str]:
     out = []
     for m in re.finditer(_EXPECT_SPAWN, tcl):
         out.append(m.group(2).replace("{", "'").replace("}", "'"))
-    for m in re.finditer(r"(?:^|[;\n\[{])[ \t]*send[ \t]+(?:-[\w]+[ \t]+)*\"((?:[^\"\\]|\\.)*)\"", tcl):
+    for m in re.finditer(r"(?:^|[;\n\[{])[ \t]*(?:exp_)?send[ \t]+(?:-[-\w]*[ \t]+)*\"((?:[^\"\\]|\\.)*)\"", tcl):
         out.append(re.sub(r"\\[rn]", "\n", m.group(1)).replace('\\"', '"'))
     return out

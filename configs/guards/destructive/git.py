@@ -42,7 +42,7 @@ def _lost(shown: str, what: str, instead: str) -> str:
 
 
 def check_git(args: list[str], shown: str, ctx: Ctx) -> str | None:
-    aliases: dict[str, str] = {}
+    aliases = dict(ctx.state.git_aliases)  # git config alias.p 'push -f' && git p, GIT_CONFIG_KEY_0=alias.p
     no_force_needed = False  # -c clean.requireForce=false: git clean deletes without -f
     i = 0
     for _ in range(10):  # aliases may name aliases
@@ -413,6 +413,8 @@ def _config(args: list[str], shown: str, ctx: Ctx) -> str | None:
     if len(operands) < 2:
         return None
     key, value = operands[0], operands[1]
+    if key.lower().startswith("alias."):
+        ctx.state.git_aliases[key[6:].lower()] = value  # what a later `git NAME` in the command runs
     if key.lower().startswith("alias.") and value.startswith("!"):
         return ctx.check_text(value[1:])
     if re.fullmatch(_COMMAND_KEYS, key, re.IGNORECASE):
@@ -518,9 +520,15 @@ def check_env(assigns: list[tuple[str, str]], ctx: Ctx) -> str | None:
             key = keys.get(name[len("GIT_CONFIG_VALUE_") :])
             if key is None or key.lower().startswith("alias.") or re.fullmatch(_COMMAND_KEYS, key, re.IGNORECASE):
                 program = value.lstrip("!")
+            if key is not None and key.lower().startswith("alias."):
+                ctx.state.git_aliases[key[6:].lower()] = value
         elif name == "GIT_CONFIG_PARAMETERS":
             for m in re.finditer(_CONFIG_PAIR, value):
                 key, setting = m.group(1), (m.group(2) or "").replace("'\\''", "'")
+                if m.group(2) is None:  # the older form 'alias.p=push -f'
+                    key, _, setting = key.replace("'\\''", "'").partition("=")
+                if key.lower().startswith("alias."):
+                    ctx.state.git_aliases[key[6:].lower()] = setting
                 if key.lower().startswith("alias.") or re.fullmatch(_COMMAND_KEYS, key, re.IGNORECASE):
                     reason = ctx.check_text(setting.lstrip("!"))
                     if reason:

@@ -286,6 +286,8 @@ def _tcl_words(code: str, i: int) -> list[Word]:
             i += 2 if code[i] == "\\" else 1
         if i >= n or code[i] in ";\n]}":
             break
+        expand = code.startswith("{*}", i) and i + 3 < n and code[i + 3] not in " \t;\n]}"
+        i += 3 if expand else 0  # {*}{rm -rf ~}: the list's elements are words of the command
         if code[i] == "{":
             depth, j = 0, i
             while j < n:
@@ -303,9 +305,10 @@ def _tcl_words(code: str, i: int) -> list[Word]:
             for home in _TCL_HOME:
                 text = text.replace(home, "~")
             literal = "$" not in text and "[" not in text
-        w = Word(text)
-        w.literal = literal
-        words.append(w)
+        for part in text.split() if expand and literal else [text]:
+            w = Word(part)
+            w.literal = literal
+            words.append(w)
     return words
 
 

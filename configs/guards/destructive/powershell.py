@@ -238,7 +238,18 @@ def _check_statement(
         words = words[1:]
     if not words:
         return None
+    called = re.fullmatch(r"(iex|invoke-expression)(\(.*\))", words[0].text, re.IGNORECASE | re.DOTALL)
+    if called:  # iex("..."): the call's parentheses are its argument
+        words = [word(called.group(1), True), word(called.group(2), False), *words[1:]]
     head = words[0].text.lower()
+    if (
+        producer is not None
+        and head in ("%", "foreach-object", "foreach")
+        and len(words) > 1
+        and re.fullmatch(_EACH_REMOVED, words[1].text, re.IGNORECASE)
+    ):
+        roots = _listed_tree(producer[0])  # gci ~ -r | % { Remove-Item $_.FullName }: as rm -rf ~
+        return _verdict(source, [Word("rm"), Word("-rf"), *roots], shown, ctx) if roots else None
     if (
         producer is not None
         and head in ("%", "foreach-object", "foreach")
@@ -255,7 +266,8 @@ def _check_statement(
                 from .programs import download_reason
 
                 return ctx.hit("exec.download", " ".join(source.split())[:80], download_reason())
-            reason = _check_script(w.text.replace(SEP, ","), shown, ctx.deeper()) if w.literal else None
+            inner = w.text if w.literal else _paren_string(w.text)  # iex ("..."), iex('...')
+            reason = _check_script(inner.replace(SEP, ","), shown, ctx.deeper()) if inner is not None else None
             if reason:
                 return reason
         return None
@@ -272,6 +284,18 @@ def _check_statement(
                 return reason
         return None
     return _verdict(source, _elements(words), shown, ctx)  # a native command: git reset --hard, /bin/rm -rf /
+
+
+_EACH_REMOVED = (
+    r"\{\s*(?:remove-item|rm|ri|del|erase|rd|rmdir)\s+(?:-\w+(?::\S+)?\s+)*"
+    r"\$(?:_|psitem)(?:\.(?:fullname|pspath))?(?:\s+-\w+(?::\S+)?)*\s*\}"
+)
+
+
+def _paren_string(text: str) -> str | None:
+    """The string in ``('...')`` or ``("...")`` (one without ``$`` or backtick inside), or None."""
+    m = re.fullmatch(r"\(\s*(?:'([^']*)'|\"([^\"$`]*)\")\s*\)", text, re.DOTALL)
+    return None if m is None else m.group(1) if m.group(1) is not None else m.group(2)
 
 
 def _piped_code(producer: tuple[list[Word], str], source: str, shown: str, ctx: Ctx) -> str | None:

@@ -19,6 +19,8 @@ from .lexer import Word
 from .selfguard import check_hookgate, check_pip, is_hookgate_module, is_hookgate_script
 
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
+STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
+"""Script operands that name the shell's (or interpreter's) own stdin."""
 
 
 # family: (letters giving the program inline, letters naming a module (stdin is data), letters taking a value,
@@ -203,7 +205,7 @@ def check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, u: Unwra
         if script.procsub is not None:  # bash <(curl ...)
             producers = commands(script.procsub)
             return check_program("pipe", producers[-1], name, ctx) if producers else None
-        if script.text not in ("/dev/stdin", "/dev/fd/0"):
+        if script.text not in STDIN_FILES:
             return None  # runs a script file
     kind, src = stdin(cmd)
     return check_program(kind, src, name, ctx)
@@ -229,7 +231,7 @@ def check_source(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str 
     if args[0].procsub is not None:
         producers = commands(args[0].procsub)
         return check_program("pipe", producers[-1], name, ctx) if producers else None
-    if args[0].text in ("/dev/stdin", "/dev/fd/0"):
+    if args[0].text in STDIN_FILES:
         kind, src = stdin(cmd)
         return check_program(kind, src, name, ctx)
     return None
@@ -287,7 +289,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         break
     if codes:
         return check_code(family, "\n".join(codes), shown, ctx)
-    if i < len(args) and args[i].text not in ("-", "/dev/stdin", "/dev/fd/0"):
+    if i < len(args) and args[i].text != "-" and args[i].text not in STDIN_FILES:
         script = args[i]
         if family in ("python", "pypy") and is_hookgate_script(script.text):  # python .../gateway/cli/hookgate
             return check_hookgate([w.text for w in args[i + 1 :]], shown, ctx)
@@ -298,6 +300,13 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
     if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
         return ctx.hit("exec.download", shown, download_reason())
     text = stdin_text(kind, src)
+    if text and family == "tclsh" and ("spawn" in text or "send" in text or "system" in text):
+        from .expect import expect_runs  # echo 'spawn rm -rf ~' | expect (as tclsh, its program on stdin)
+
+        for run in expect_runs(text):
+            reason = ctx.check_text(run)
+            if reason:
+                return reason
     return check_code(family, text, shown, ctx) if text else None
 
 

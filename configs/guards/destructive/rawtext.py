@@ -32,7 +32,7 @@ _RAW_RULES = [  # bounded repeats keep the scan linear on long input; compiled o
     (r":\s*\(\s*\)\s*\{[^}]{0,100}?:\s*\|\s*:", "a fork bomb"),
     (r"(?<![\w./-])find\s[^;&|\n]{0,300}?-delete\b", "`find -delete`"),
     (
-        r"(?<![\w./-])(?:mkfs|wipefs\s|blkdiscard\s|mkswap\s)|\bdd\s[^;&|\n]{0,200}?of=/dev/(?!null|zero)"
+        r"(?<![\w./-])(?:mkfs|newfs|mk(?:e2|ntf|dosf|exfatf|reiserf|udff)s\s|wipefs\s|blkdiscard\s|mkswap\s)|\bdd\s[^;&|\n]{0,200}?of=/dev/(?!null|zero)"
         r"|>\|?\s*['\"]?/dev/(?:[shv]d[a-z]|xvd[a-z]|nvme[0-9]|mmcblk[0-9]|r?disk[0-9])",
         "a disk overwrite",
     ),

@@ -12,9 +12,18 @@ from __future__ import annotations
 import os
 import re
 
-from .cmdnames import DISK_TOOLS, HTTP_CLIENTS, SHELLS, TOOLS, interpreter_family, writes_files
+from .cmdnames import (
+    DISK_TOOLS,
+    FORMATTERS,
+    HTTP_CLIENTS,
+    OPTION_RUNNERS,
+    SHELLS,
+    TOOLS,
+    interpreter_family,
+    writes_files,
+)
 from .context import POLICY, Ctx
-from .defined import check_defined, check_startup, define_aliases, define_functions
+from .defined import check_defined, check_startup, define_aliases, define_functions, fork_bomb
 from .expand import (
     ASSIGNMENT,
     Cmd,
@@ -23,7 +32,6 @@ from .expand import (
     commands,
     defaulted,
     evaluated,
-    fork_bomb,
     literal_output,
     show,
     unwrap,
@@ -47,7 +55,7 @@ _GLOB_CANDIDATES = (
     "git",
     "dd",
     "mkfs",
-    "mke2fs",
+    *sorted(FORMATTERS),
     "wipefs",
     "blkdiscard",
     "mkswap",
@@ -126,11 +134,28 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
             reason = write_reason(target, show(cmd.words, cmd.redirs), ctx)
             if reason:
                 return reason
+    for w in (*cmd.words, *(r.target for r in cmd.redirs if r.target is not None)):
+        if w.procsub is not None and w.text.startswith(">("):  # curl URL > >(sh), curl URL | tee >(sh)
+            reason = _check_written_into(w.procsub, cmd, ctx)
+            if reason:
+                return reason
     return check_argv(cmd.words, cmd, ctx)
+
+
+def _check_written_into(procsub: list[Token], writer: Cmd, ctx: Ctx) -> str | None:
+    """``>(...)`` written by ``writer`` (a redirection's target, ``tee``'s or ``curl -o``'s file): the first
+    command of the substitution reads what ``writer`` writes (``tee``: what ``writer`` itself reads)."""
+    subs = commands(procsub)
+    if not subs:
+        return None
+    fed = Cmd(writer)
+    fed.words, fed.redirs = subs[0].words, subs[0].redirs
+    return check_cmd(fed, ctx.deeper())
 
 
 def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     """Check one command line (``cmd``: where its stdin comes from, or None when unknown/none)."""
+    ctx.state.on_time()
     if any(w.subs and not w.literal for w in words):  # g$(printf it) re$(printf set) --ha$(printf rd)
         spliced = [evaluated(w) for w in words]
         if any(s is not None for s in spliced):
@@ -144,6 +169,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         from .variables import substituted  # x='rm -rf ~'; eval "$x": what the variables hold runs
 
         for text in substituted(words, ctx.state.variables):
+            reason = ctx.check_text(text)
+            if reason:
+                return reason
+    if ctx.state.positionals and any(not w.literal and "$" in w.text for w in words):
+        from .variables import with_positionals  # set -- rm -rf ~; "$@"
+
+        for text in with_positionals(words, ctx.state.positionals):
             reason = ctx.check_text(text)
             if reason:
                 return reason
@@ -195,6 +227,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         args = _fed(args, u)
     texts = [w.text for w in args]
     shown = show(core)
+    if name in OPTION_RUNNERS:  # tar --to-command=CMD, ssh -o ProxyCommand=CMD, sqlite3 .shell CMD, sed 'e CMD'
+        from .optruns import option_runs
+
+        for text in option_runs(name, texts):
+            reason = ctx.check_text(text)
+            if reason:
+                return reason
     if name in ("rm", "rimraf", "unlink", "shred", "rmdir", "find"):
         from .delete import check_find, check_removals, check_rm
 
@@ -215,7 +254,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         from .git import check_git
 
         return check_git(texts, shown, ctx)
-    if name.startswith("mkfs") or name == "mke2fs":
+    if name.startswith(("mkfs", "newfs_")) or name in FORMATTERS:  # newfs_hfs, newfs_msdos (macOS)
         return ctx.hit(
             "disk.mkfs", shown, f"`{shown}` formats a file system and erases everything on it, so {POLICY} blocks it."
         )
@@ -246,6 +285,24 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         return check_scheduler(name, args, cmd, ctx)
     if name == "alias":
         define_aliases(texts, ctx.state.aliases)
+        return None
+    if name == "hash" and "-p" in texts[:-2]:  # hash -p /bin/rm ls: ls now runs /bin/rm
+        import shlex
+
+        at = texts.index("-p")
+        for alias in texts[at + 2 :]:
+            ctx.state.aliases[alias] = shlex.quote(texts[at + 1])
+        return None
+    if name in ("mapfile", "readarray"):  # mapfile -C CMD: the shell evals CMD for lines it reads
+        for option, callback in getopt(texts, "dnOsuCc")[1]:
+            reason = ctx.check_text(callback) if option == "-C" else None
+            if reason:
+                return reason
+        return None
+    if name == "set":
+        from .variables import set_positionals
+
+        set_positionals(texts, ctx.state.positionals)
         return None
     if name == "hookgate":
         from .selfguard import check_hookgate
@@ -350,9 +407,14 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
     if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
         programs.append(operands[0])
     from .interp import check_code
+    from .optruns import awk_piped
 
     for program in programs:
         reason = check_code("awk", program, shown, ctx)
+        for text in [] if reason else awk_piped(program):  # print "rm -rf ~" | "sh", "rm -rf ~" | getline
+            reason = ctx.check_text(text)
+            if reason:
+                break
         if reason:
             return reason
     return None

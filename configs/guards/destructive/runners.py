@@ -89,6 +89,10 @@ def string_runs(name: str, args: list[str]) -> list[str]:
     import re
 
     out = []
+    if name == "gdb" and "--args" in args:  # gdb --args PROG ARGS...: `run` starts it
+        import shlex
+
+        out.append(shlex.join(args[args.index("--args") + 1 :]))
     for k, a in enumerate(args[:-1]):
         value = args[k + 1]
         if name == "nix-shell" and a in ("--run", "--command"):

@@ -13,6 +13,9 @@ expansions too, pasted in as written and read again, operators included (strict:
 split it). The command line itself is checked as before too (a variable may also come from the
 environment, when the branch that sets it does not run).
 
+The positional parameters a ``set -- ARGS`` gives are kept the same way (``set_positionals``) and put in place of
+``$1``, ``$@``, ``$*`` (``with_positionals``: ``set -- rm -rf ~; "$@"``).
+
 Followed: ``$NAME`` and ``${NAME}`` outside single quotes, with string values written in the command.
 Not followed: arrays, ``+=``, ``${NAME/a/b}`` and the other expansion operators, and values that come from
 outside the command's text (the environment, ``read``, a command's output): those stay unknown, as before.
@@ -23,6 +26,10 @@ from __future__ import annotations
 import re
 
 from .lexer import Unanalysable, Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_VALUES = 4
 """Values kept per name (the last ones given)."""
@@ -68,13 +75,19 @@ def substituted(words: list[Word], variables: dict[str, list[str]]) -> list[str]
     )
     if not used:
         return []
-    combinations: list[dict[str, str]] = [{}]
+    # each combination as a chain (name, value, rest): extending one costs the same however many names
+    # it holds (a copied dict per name made 40,000 names take seconds)
+    chains: list[Any] = [None]  # (name, value, rest) or None
     for name in used:
-        combinations = [{**c, name: v} for c in combinations for v in reversed(variables[name])][:MAX_TEXTS]
+        chains = [(name, v, c) for c in chains for v in reversed(variables[name])][:MAX_TEXTS]
     import shlex
 
     texts = []
-    for values in combinations:
+    for chain in chains:
+        values: dict[str, str] = {}
+        while chain is not None:
+            values[chain[0]] = chain[1]
+            chain = chain[2]
 
         def put(m: re.Match[str], values: dict[str, str] = values) -> str:
             return values.get(m.group(1) or m.group(2), m.group(0))
@@ -95,6 +108,38 @@ def substituted(words: list[Word], variables: dict[str, list[str]]) -> list[str]
         if len(text) > MAX_TEXT:
             raise Unanalysable(f"expands its variables into more than {MAX_TEXT:,} characters, too many")
         texts.append(text)
+    return texts
+
+
+def set_positionals(args: list[str], positionals: list[list[str]]) -> None:
+    """Record what ``set [OPTIONS] -- ARGS`` (or ``set ARGS``) makes the positional parameters (the last
+    ``MAX_VALUES`` sets kept: a branch may run either)."""
+    if "--" in args:
+        values = args[args.index("--") + 1 :]
+    elif args and args[0][:1] not in "-+":
+        values = args
+    else:
+        return  # set -e, set -o pipefail: options only
+    positionals.append(values)
+    del positionals[:-MAX_VALUES]
+
+
+def with_positionals(words: list[Word], positionals: list[list[str]]) -> list[str]:
+    """The command line ``words`` as shell text with ``$1``, ``$@``, ``$*``... given each recorded set of
+    positional parameters (``set -- rm -rf ~; "$@"``); ``[]`` when it uses none."""
+    import shlex
+
+    from .expand import bind_positionals
+
+    script = " ".join(
+        shlex.quote(w.text) if w.literal else _double_quoted(w.text) if w.quoted else w.text for w in words
+    )
+    texts = []
+    for values in reversed(positionals):
+        bound = bind_positionals(script, ["sh", *values])
+        if bound is None:
+            return []
+        texts.append(bound)
     return texts
 
 

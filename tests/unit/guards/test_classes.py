@@ -1079,3 +1079,12 @@ def test_commands_built_to_be_slow_are_checked_in_linear_time(command: str) -> N
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_check_past_its_time_budget_is_refused() -> None:
+    import time
+
+    started = time.monotonic()
+    found = analyse("eval " * 150_000 + "ls", CWD)  # linear, but ~10 s of re-reading nested eval text
+    assert found is not None and found.rule == "parse.unanalysable" and "longer than 2 s" in found.reason
+    assert time.monotonic() - started < 5

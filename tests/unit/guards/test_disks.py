@@ -61,6 +61,18 @@ CAUGHT = [
         "fdisk /dev/sda",
         "xargs wipefs -a < devices.txt",
     ),
+    *cases(
+        "deny:disk.mkfs",
+        "mkntfs -f /dev/sda1",
+        "mkdosfs /dev/sda1",
+        "mkexfatfs /dev/sdb1",
+        "mkreiserfs /dev/sdb1",
+        "mkudffs /dev/sdb",
+        "newfs /dev/da0p1",
+        "newfs_hfs /dev/disk2s1",
+        "sudo mkntfs -Q /dev/sdc1",
+        "/sbin/mkdosfs -F 32 /dev/sdb1",
+    ),
 ]
 
 
@@ -111,7 +123,9 @@ def test_the_rules_are_tunable() -> None:
     assert rule_of("cat img > /dev/sda", settings=asking) is None
 
 
-@pytest.mark.parametrize("text", ["cat img > /dev/sda", "wipefs -a /dev/sda", "blkdiscard /dev/nvme0n1"])
+@pytest.mark.parametrize(
+    "text", ["cat img > /dev/sda", "wipefs -a /dev/sda", "blkdiscard /dev/nvme0n1", "mkntfs -f /dev/sda1"]
+)
 def test_the_raw_text_fallback_sees_them_too(text: str) -> None:
     """A command too long to analyse is scanned as raw text: the disk patterns are in that scan."""
     padded = f"{text}; echo {'x' * MAX_LENGTH}"

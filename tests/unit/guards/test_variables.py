@@ -70,3 +70,13 @@ def test_substituted_is_empty_without_a_known_variable_and_bounded_in_combinatio
     many = {name: [str(i) for i in range(4)] for name in ("d", "e")}
     texts = substituted(words, many)
     assert len(texts) == MAX_TEXTS and texts[0] == 'rm -rf "3" 3'
+
+
+def test_substituted_takes_time_linear_in_the_names_it_fills_in() -> None:
+    import time
+
+    names = [f"v{i}" for i in range(40_000)]  # a copied dict per name made this take seconds
+    [words] = _words(" ".join("$" + name for name in names))
+    started = time.monotonic()
+    texts = substituted(words, {name: [""] for name in names})
+    assert texts == [""] and time.monotonic() - started < 1.5

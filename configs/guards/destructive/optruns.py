@@ -1,0 +1,86 @@
+"""Commands that other programs run from their options or scripts (the shell text each one runs, for
+``ctx.check_text``): ``tar --to-command=CMD``, ``--checkpoint-action=exec=CMD``, ``-I CMD``
+(``--use-compress-program``), ``--rsh-command``; ``rsync -e CMD`` (``--rsh``); ``ssh``/``scp``/``sftp -o
+ProxyCommand=CMD`` (``LocalCommand``, ``KnownHostsCommand``, ``-oProxyCommand CMD``); ``sqlite3``'s ``.shell
+CMD``/``.system CMD`` (in an argument or ``-cmd``); GNU ``sed``'s ``e CMD`` command; and the strings an awk
+program pipes into a command or reads one from (``print "…" | "sh"``, ``"…" | getline``). Standard library only."""
+
+from __future__ import annotations
+
+import re
+
+from .getopt import getopt
+
+_TAR_LONG = {
+    "--to-command": "",
+    "--checkpoint-action": "exec=",
+    "--use-compress-program": "",
+    "--rsh-command": "",
+}
+_SSH_OPTIONS = ("proxycommand", "localcommand", "knownhostscommand")
+_SQLITE_SHELL = r"(?m)^\s*\.(?:shell|system)\s+(.+)$"  # compiled on first use (re's cache)
+# GNU sed's `e COMMAND` (an address or a separator before it); the command runs to the end of the line
+_SED_EXEC = r"(?m)(?:^|[;{}\s\d$/!])e[ \t]+(.+)$"
+_AWK_STRING = r'"((?:[^"\\\n]|\\.)*)"'
+_AWK_PIPE = r"(?<!\|)\|&?(?!\|)"
+
+
+def option_runs(name: str, args: list[str]) -> list[str]:
+    """The shell texts ``name ARGS`` runs through its options (see the module docstring)."""
+    if name in ("tar", "gtar", "bsdtar"):
+        return _tar(args)
+    if name == "rsync":
+        return [v for o, v in getopt(args, "eTfBM", frozenset({"--rsh", "--temp-dir"}))[1] if o in ("-e", "--rsh")]
+    if name in ("ssh", "scp", "sftp"):
+        return _ssh(args)
+    if name == "sqlite3":
+        return [m.group(1) for a in args for m in re.finditer(_SQLITE_SHELL, a)]
+    if name in ("sed", "gsed"):
+        operands, opts, _ = getopt(args, "efl", frozenset({"--expression", "--file", "--line-length"}))
+        scripts = [v for o, v in opts if o in ("-e", "--expression")]
+        if not scripts and not any(o in ("-f", "--file") for o, _ in opts):
+            scripts = operands[:1]
+        return [m.group(1) for s in scripts for m in re.finditer(_SED_EXEC, s)]
+    return []
+
+
+def _tar(args: list[str]) -> list[str]:
+    out = []
+    for k, a in enumerate(args):
+        key, eq, value = a.partition("=")
+        if key in _TAR_LONG:
+            if not eq:
+                value = args[k + 1] if k + 1 < len(args) else ""
+            prefix = _TAR_LONG[key]
+            if value.startswith(prefix):
+                out.append(value[len(prefix) :])
+        elif a.startswith("-") and not a.startswith("--") and "I" in a:  # -I CMD, -cI CMD, -ICMD
+            rest = a[a.index("I") + 1 :]
+            out.append(rest or (args[k + 1] if k + 1 < len(args) else ""))
+    return [text for text in out if text]
+
+
+def _ssh(args: list[str]) -> list[str]:
+    out = []
+    for k, a in enumerate(args):
+        value = None
+        if a == "-o" and k + 1 < len(args):
+            value = args[k + 1]
+        elif a.startswith("-o") and len(a) > 2:
+            value = a[2:]
+        if value is None:
+            continue
+        parts = re.split(r"\s*=\s*|\s+", value.strip(), maxsplit=1)
+        key = parts[0].lower()
+        command = parts[1] if len(parts) > 1 else ""
+        if key in _SSH_OPTIONS and command and command.lower() != "none":
+            out.append(command)
+    return out
+
+
+def awk_piped(program: str) -> list[str]:
+    """The string literals of an awk program that pipes into or from a command (``print … | "cmd"``,
+    ``"cmd" | getline``): each may be a command line or what a shell reads (``print "rm -rf ~" | "sh"``)."""
+    if not re.search(_AWK_PIPE, program):
+        return []
+    return [m.group(1).replace('\\"', '"') for m in re.finditer(_AWK_STRING, program)]
