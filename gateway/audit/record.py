@@ -27,7 +27,6 @@ sink sees it. ``canonical(record)`` is the exact text that is stored and hashed.
 from __future__ import annotations
 
 import json
-import math
 import time
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
@@ -257,6 +256,8 @@ def canonical(record: Any) -> str:
 
 def _finite(value: Any) -> Any:
     """``value`` with each non-finite float (in dicts, lists and tuples) as its JSON-ish name."""
+    import math  # here: a shared library to load, and only a record with such a float needs it
+
     if isinstance(value, float) and not math.isfinite(value):
         return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, dict):
