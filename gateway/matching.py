@@ -78,11 +78,14 @@ def _regex_matcher(pattern: str) -> Predicate:
     """A matcher's regex test. Raises ConfigError for a regex JavaScript would reject."""
     if re.search(_NOT_JS, pattern):
         raise ConfigError(f"matcher {pattern!r} uses Python-only regex syntax that JavaScript rejects")
-    import warnings  # (loaded at interpreter start: free)
-
     try:  # the stdlib engine agrees with JavaScript on everything _NOT_JS lets through, and loads free
-        with warnings.catch_warnings():  # "[[:alpha:]]": a FutureWarning about nested sets, which JS has not
-            warnings.simplefilter("ignore", FutureWarning)
+        if "[" in pattern and any(pair in pattern for pair in ("[[", "--", "&&", "~~", "||")):
+            import warnings  # only here: the hook path does not load it otherwise
+
+            with warnings.catch_warnings():  # "[[:alpha:]]": a FutureWarning about nested sets (not JS's)
+                warnings.simplefilter("ignore", FutureWarning)
+                simple = re.compile(pattern, re.ASCII)
+        else:
             simple = re.compile(pattern, re.ASCII)
     except re.error:
         simple = None
