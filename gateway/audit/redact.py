@@ -215,7 +215,7 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         0,
         # an OpenSSL pass phrase given on the command line: -passin pass:X, -passout pass:X, -pass pass:X
         # (env:VAR, file:PATH and fd:N name where it is, not the secret)
-        r"(?P<name>(?<![A-Za-z0-9_\-])-pass(?:in|out)?\s++pass:)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",
+        r"(?P<name>(?<![A-Za-z0-9_\-])-pass(?:in|out)?(?:\s++|=)[\"']?pass:)(?:[^\s\"';&|)]+)",
     ),
     (
         "mysql_password",
@@ -299,7 +299,8 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     ),
     (
         "quoted_pass",
-        ('"pass"', "'pass'", '"pw"', "'pw'", '"passwd"', "'passwd'", '"pwd"', "'pwd'"),
+        # (hints without the opening quote: in the JSON the record precheck scans, "pw" is \"pw\")
+        ('pass"', "pass'", 'pw"', "pw'", 'passwd"', "passwd'", 'pwd"', "pwd'", 'pass\\"', 'pw\\"', 'pwd\\"'),
         re.IGNORECASE,
         # a dict or JSON object's short password key written inside a string (a Write of Python or JSON):
         # {'user': 'bob', 'pass': 'x'}, {"pw": "x"}
@@ -336,7 +337,7 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         # a PostgreSQL password file line (~/.pgpass, $PGPASSFILE): host:port:database:user:password, written
         # by an echo or a Write; a field may be *; the hints: the file's name, the default port, a wildcard
         r"(?P<name>(?<![\w.:/@$\-])(?:[\w.\-]++|\*):(?:\d{1,5}|\*):(?:[\w.\-$]++|\*):(?:[\w.\-@$]++|\*):)"
-        r"[^\s\"':]++",
+        r"(?!\[REDACTED:)[^\s\"':]++",  # (a redacted line read again stays as it is)
     ),
     (
         "cli_secret",
@@ -400,6 +401,8 @@ SECRET_KEYS = frozenset(
 SECRET_KEY_SUFFIXES = ("password", "secret", "apikey", "accesskey", "privatekey", "token", "passwd", "pwd", "auth")
 
 _compiled: dict[str, re.Pattern[str]] = {}
+_NOT_WORD = re.compile(r"[\s\"'\\]")
+"""What an argument vector's item may not hold as one word of the joined command line (``Redactor.argv``)."""
 
 
 def _pattern(kind: str, flags: int, regex: str) -> re.Pattern[str]:
@@ -479,7 +482,10 @@ class Redactor:
 
     def text(self, value: str) -> str:
         """``value`` with secrets replaced, then truncated to ``max_value`` characters."""
-        value = self._secrets(value)
+        return self._truncated(self._secrets(value))
+
+    def _truncated(self, value: str) -> str:
+        """``value`` cut to ``max_value`` characters, with its size and hash."""
         if len(value) <= self.max_value:
             return value
         import hashlib
@@ -502,26 +508,25 @@ class Redactor:
 
     def argv(self, items: list[str]) -> list[str]:
         """An argument vector (``["psql", "--password", "X"]``: Codex's ``shell`` command, an MCP tool's
-        ``args``) redacted as the command line it is: the patterns see the words joined (``shlex.join``), so
-        an option and its value in two items are read together, and the redacted line is split again.
-        Should the split not give back one item per word, each item that a redaction touched is replaced
-        whole (``[REDACTED:argv]``) instead. Then each item is redacted and truncated on its own too."""
-        import shlex
-
-        joined = shlex.join(items)
+        ``args``) redacted as the command line it is: the patterns see the items joined by spaces, so an
+        option and its value in two items are read together. For that join each item stands in as one
+        word (its whitespace, quotes and backslashes as ``_``); an item a redaction touched keeps the
+        redacted word when the stand-in was the item itself, and is replaced whole (``[REDACTED:argv]``)
+        otherwise. Then each item is redacted and truncated on its own too."""
+        words = [_NOT_WORD.sub("_", item) or "_" for item in items]
+        joined = " ".join(words)
         lower = joined.lower()
         if not any(hint in lower for hint in ALL_HINTS) and self.extra is None:
             return [self.text(item) for item in items]
         redacted = self._secrets(joined)
         if redacted != joined:
-            try:
-                words = shlex.split(redacted)
-            except ValueError:
-                words = []
-            if len(words) == len(items):
-                items = words
-            else:
-                items = [item if shlex.quote(item) in redacted else REDACTED.format(kind="argv") for item in items]
+            after = redacted.split(" ")
+            if len(after) != len(items):  # a redaction took a space with it: mark what it covered
+                after = [word if word in redacted else REDACTED.format(kind="argv") for word in words]
+            return [
+                self.text(item) if new == old else self._truncated(new if item == old else REDACTED.format(kind="argv"))
+                for item, old, new in zip(items, words, after, strict=True)
+            ]
         return [self.text(item) for item in items]
 
     def clean(self, text: str) -> bool:
@@ -561,6 +566,10 @@ class Redactor:
                     out[key] = REDACTED.format(kind="key")
                 else:
                     out[key] = self.apply(item, _depth + 1) if _depth < 64 else "[REDACTED:too-deep]"
+            if any(isinstance(v, str) and v.endswith(".pgpass") for v in value.values()):  # a Write of ~/.pgpass
+                for key, item in out.items():
+                    if isinstance(item, str):
+                        out[key] = self._truncated(self._secrets("pgpass\n" + item)[len("pgpass\n") :])
             named = value.get("name", value.get("key"))  # a header list's entry: {"name": "Cookie", "value": ...}
             if isinstance(named, str) and _secret_key(named) and out.get("value") not in (None, "", True, False):
                 out["value"] = _leaves_redacted(value["value"], _depth + 1)

@@ -183,13 +183,16 @@ def test_a_password_given_as_its_own_argv_item_never_reaches_the_disk(tmp_path: 
     event = bash("psql -c 'select 1'")
     event["tool_input"]["argv"] = ["psql", "--password", "Hunter2Secret81", "-h", "db"]
     event["tool_input"]["login"] = ["sshpass", "-p", "Hunter2Secret82", "ssh", "host"]
+    event["tool_input"]["gpg"] = ["gpg", "--passphrase", "Hunter2Secret83\n"]
+    event["tool_input"]["note"] = 'cfg = {"pw": "Hunter2Secret84"}'  # JSON-escaped in what the precheck scans
     assert run(config, event).returncode == 0
     [row] = records(config)
     assert row["tool_input"]["argv"] == ["psql", "--password", "[REDACTED:password_flag]", "-h", "db"]
+    secrets = [f"Hunter2Secret8{n}".encode() for n in range(1, 5)]
     for path in tmp_path.rglob("*"):
         if path.is_file() and path.name not in ("guard.sh", "hookgate.json"):
             data = path.read_bytes()
-            assert b"Hunter2Secret81" not in data and b"Hunter2Secret82" not in data, path
+            assert not [s for s in secrets if s in data], path
 
 
 def test_record_all_and_off(tmp_path: Path) -> None:

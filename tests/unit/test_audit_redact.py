@@ -203,6 +203,8 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
         ("DB = {'user': 'bob', 'pass': 'S3cret'}", "S3cret", "'pass': [REDACTED:quoted_pass]}"),
         ('{"pw": "S3cret", "n": 1}', "S3cret", '{"pw": [REDACTED:quoted_pass], "n": 1}'),
         ("openssl req -passout pass:S3cret -new", "S3cret", "-passout pass:[REDACTED:openssl_pass] -new"),
+        ("openssl req -passout 'pass:S3cret' -new", "S3cret", "-passout 'pass:[REDACTED:openssl_pass]' -new"),
+        ("openssl rsa -passin=pass:S3cret", "S3cret", "-passin=pass:[REDACTED:openssl_pass]"),
         ("AccountName=x;AccountKey=S3cret==;EndpointSuffix=c", "S3cret", "AccountKey=[REDACTED:assignment];"),
         ("https://b.s3.test/k?X-Amz-Date=1&X-Amz-Signature=S3cret", "S3cret", "Signature=[REDACTED:query_secret]"),
     ],
@@ -471,8 +473,10 @@ def test_a_custom_pattern_is_stopped_after_its_time_and_an_earlier_timer_still_f
         (["sshpass", "-p", "S3cret", "ssh", "h"], ["sshpass", "-p", "[REDACTED:login_password]", "ssh", "h"]),
         (
             ["gh", "secret", "set", "X", "--body", "two words"],
-            ["gh", "secret", "set", "X", "--body", "[REDACTED:cli_secret]"],
+            ["gh", "secret", "set", "X", "--body", "[REDACTED:argv]"],
         ),
+        (["gpg", "--passphrase", "S3cret\n"], ["gpg", "--passphrase", "[REDACTED:argv]"]),
+        (["psql", "--password", "'S3cret'"], ["psql", "--password", "[REDACTED:argv]"]),
         (["ls", "-la", "a b"], ["ls", "-la", "a b"]),
         (["echo", "token", "passed"], ["echo", "token", "passed"]),
     ],
@@ -488,3 +492,15 @@ def test_the_object_keys_pass_and_pw_hold_secrets() -> None:
         "pw": "[REDACTED:key]",
         "passed": 3,
     }
+
+
+def test_a_pgpass_file_written_by_name_has_its_passwords_redacted() -> None:
+    """A Write to ``~/.pgpass`` names the file only in ``file_path``: its content is read as .pgpass lines
+    (any port), and a line redacted once stays as it is when read again."""
+    out = Redactor().apply({"file_path": "/home/u/.pgpass", "content": "db.test:5433:app:bob:S3cret\n"})
+    assert out["content"] == "db.test:5433:app:bob:[REDACTED:pgpass_password]\n"
+    again = Redactor().text(Redactor().text("db:5432:app:bob:S3cret"))
+    assert again == "db:5432:app:bob:[REDACTED:pgpass_password]"
+    assert (
+        Redactor().apply({"file_path": "/p/notes.txt", "content": "db.test:5433:app:bob:x"})["content"].endswith(":x")
+    )
