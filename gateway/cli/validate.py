@@ -109,11 +109,12 @@ def hookgate_usage(options: dict[str, Any]) -> tuple[list[str], list[str]]:
     its words parsed by ``gateway.cli.parser``: a usage error (an unknown subcommand or option, a bad value: the hook
     exits 2, a block, on every call) and ``--help``/``--version`` (it answers no event: exit 0, every call
     passes) are problems; a subcommand other than ``run`` is a warning. Each line starts with ``command:``."""
-    from gateway.config.hookcommand import hookgate_arguments
+    from gateway.config.hookcommand import hookgate_invocation
 
-    words = hookgate_arguments(options)
-    if words is None:
+    found = hookgate_invocation(options)
+    if found is None:
         return [], []
+    env, words = found
     import contextlib
     import io
 
@@ -135,12 +136,27 @@ def hookgate_usage(options: dict[str, Any]) -> tuple[list[str], list[str]]:
             f"command: {shown!r} runs 'hookgate {args.command}', which answers no hook event "
             "(did you mean 'hookgate run'?)"
         ]
+    problem = _config_problem(getattr(args, "config", None) or [], env.get("HOOKGATE_CONFIG"))
+    if problem:  # the hook would find no such config and block every call
+        return [f"command: {shown!r}: {problem}; this hook exits 2 on every call (a block)"], []
+    return [], []
+
+
+def _config_problem(configs: list[str], env_config: str | None) -> str | None:
+    """What is wrong with the configs a hook command names (``--config``, else a ``HOOKGATE_CONFIG=`` it sets):
+    a ``builtin:`` name other than ``builtin:default`` (in any case), or an absolute path that is not a
+    file. A relative path is left alone: it is relative to where the host starts the hook."""
     from gateway.config.loading import BUILTIN_DEFAULT
 
-    unknown = [c for c in getattr(args, "config", None) or [] if c.startswith("builtin:") and c != BUILTIN_DEFAULT]
-    if unknown:  # the hook would find no such config and block every call
-        return [
-            f"command: {shown!r}: {unknown[0]}: no such built-in config (the built-in one is {BUILTIN_DEFAULT}); "
-            "this hook exits 2 on every call (a block)"
-        ], []
-    return [], []
+    where = ""
+    if not configs and env_config:
+        where = "HOOKGATE_CONFIG: "
+        configs = [
+            p.replace("builtin\0", "builtin:") for p in env_config.replace("builtin:", "builtin\0").split(os.pathsep)
+        ]
+    for config in configs:
+        if config.lower().startswith("builtin:") and config != BUILTIN_DEFAULT:
+            return f"{where}{config}: no such built-in config (the built-in one is {BUILTIN_DEFAULT})"
+        if os.path.isabs(config) and not os.path.isfile(config):
+            return f"{where or '--config '}{config}: no such file"
+    return None

@@ -236,6 +236,10 @@ def test_validate_parses_hookgate_commands_in_a_settings_file(tmp_path: Path) ->
         {"type": "command", "command": "hookgate validate"},
         {"type": "command", "command": sys.executable, "args": ["-m", "gateway", "run", "--help"]},
         {"type": "command", "command": "hookgate  run --config builtin:defualt"},
+        {"type": "command", "command": "HOOKGATE_CONFIG=builtin:default:builtin:nope hookgate run"},
+        {"type": "command", "command": "cd /tmp && exec hookgate run --config /nonexistent/hookgate.yaml"},
+        {"type": "command", "command": "bash -c 'env HOOKGATE_X=1 nice hookgate run --config BUILTIN:default'"},
+        {"type": "command", "command": "HOOKGATE_CONFIG=builtin:default hookgate run --dialect claude"},
     ]
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
@@ -254,6 +258,10 @@ def test_validate_parses_hookgate_commands_in_a_settings_file(tmp_path: Path) ->
     assert "answers no hook event" in about(3, "warning")[0]
     assert "prints a help or version text" in about(4, "error")[0]
     assert "builtin:defualt: no such built-in config" in about(5, "error")[0]
+    assert "HOOKGATE_CONFIG: builtin:nope: no such built-in config" in about(6, "error")[0]
+    assert "--config /nonexistent/hookgate.yaml: no such file" in about(7, "error")[0]
+    assert "BUILTIN:default: no such built-in config" in about(8, "error")[0]
+    assert about(9, "error") == []
 
 
 # ---- 4. a bad value is echoed; a bad size limit is said out loud
