@@ -236,7 +236,7 @@ _WRITE_WORD = _Lazy(
     r"|modify|modifies|overwrite|overwrites|set|mv|cp|rm|mkdir|touch|store)"
 )
 # Codex trims a hunk header line before reading it: an indented "  *** Add File: .env" adds .env
-_PATCH_FILES = _Lazy(r"^[ \t]*\*\*\* (?:(?:Add|Update|Delete) File|Move to): *(.+?) *$", re.MULTILINE)
+_PATCH_FILES = _Lazy(r"^[^\S\n]*\*\*\* (?:(?:Add|Update|Delete) File|Move to): *(.+?) *$", re.MULTILINE)
 
 
 def _is_template(base: str) -> bool:

@@ -58,9 +58,11 @@ PATCH_TOOL = "apply_patch"
 PATCH_FIELDS = ("file_path", "file_paths", "content")
 """Fields hookgate adds to an ``apply_patch`` call's canonical ``tool_input``."""
 
-# Codex's parser trims each hunk header line before it reads it (codex-rs apply-patch, parse_one_hunk):
-# an indented "  *** Add File: .env" adds .env too
-_PATCH_LINE = re.compile(r"^[ \t]*\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^[ \t]*\*\*\* Move to: (.+?)\s*$", re.M)
+# Codex's parser trims each hunk header line before it reads it (codex-rs apply-patch, parse_one_hunk; Rust's
+# trim: any Unicode whitespace): an indented "  *** Add File: .env" adds .env too
+_PATCH_LINE = re.compile(
+    r"^[^\S\n]*\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^[^\S\n]*\*\*\* Move to: (.+?)\s*$", re.M
+)
 
 
 def detects(data: dict[str, Any]) -> bool:
@@ -92,7 +94,7 @@ def _added_content(patch: str) -> str:
     lines = []
     in_add = False
     for line in patch.splitlines():
-        header = line.lstrip(" \t")
+        header = line.lstrip()  # (Unicode whitespace too, as Rust's trim)
         if header.startswith("*** "):
             in_add = header.startswith("*** Add File:")
             continue

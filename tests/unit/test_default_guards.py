@@ -730,6 +730,8 @@ def test_secret_files(path: str, secret: bool) -> None:
         ),
         # an indented hunk header: Codex trims the line before reading it
         ("apply_patch", {"command": "*** Begin Patch\n *** Add File: .env\n+K=V\n*** End Patch"}, True),
+        ("apply_patch", {"command": "*** Begin Patch\n\x0c*** Add File: .env\n+K=V\n*** End Patch"}, True),
+        ("apply_patch", {"command": "*** Begin Patch\n\u00a0\u3000*** Add File: .env\n+K=V\n*** End Patch"}, True),
         (
             "apply_patch",
             {"command": "*** Begin Patch\n\t*** Update File: a.py\n  *** Move to: .env\n*** End Patch"},
