@@ -105,13 +105,25 @@ def expand(w: Word) -> list[Word]:
     return words or [w]
 
 
-def commands(toks: list[Token]) -> list[Cmd]:
-    """The simple commands in ``toks``, each knowing the command piped into it."""
+_OPENERS = frozenset({"if", "while", "until", "for", "select", "case", "{"})
+_CLOSERS = frozenset({"fi", "done", "esac", "}"})
+
+
+def commands(toks: list[Token], stdin: Cmd | None = None) -> list[Cmd]:
+    """The simple commands in ``toks``, each knowing the command piped into it. A compound command (``if``,
+    ``while``, ``for``, ``{ }``, ``( )``) passes what is piped into it to every command in it
+    (``curl x | if true; then sh; fi``); ``stdin``: what the whole program reads (``curl x | sh -c 'sh'``)."""
     cmds: list[Cmd] = []
-    cur = Cmd(None)
-    pending: Cmd | None = None  # the command a `|` pipes into the next one
+    cur = Cmd(stdin)
+    inherited: list[tuple[str, Cmd | None]] = [("", stdin)]  # (opener, stdin) of the compounds we are in
+    pending: Cmd | None = stdin  # the command a `|` pipes into the next one
     for t in toks:
         if isinstance(t, Word):
+            if all(w.text in _RESERVED for w in cur.words) and len(inherited) < 1000:  # command position
+                if t.text in _OPENERS:
+                    inherited.append((t.text, cur.pipe_in))
+                elif t.text in _CLOSERS and len(inherited) > 1 and inherited[-1][0] != "(":
+                    inherited.pop()
             cur.words.extend(expand(t))
         elif isinstance(t, Redir):
             cur.redirs.append(t)
@@ -120,8 +132,13 @@ def commands(toks: list[Token]) -> list[Cmd]:
                 cmds.append(cur)
             if t.op in ("|", "|&"):
                 pending = cmds[-1] if cmds else None  # (curl x) | sh: the last command before the `|`
-            elif t.op not in ("(", ")"):
-                pending = None
+            elif t.op == "(":
+                inherited.append(("(", pending))
+            elif t.op == ")":
+                if len(inherited) > 1 and inherited[-1][0] == "(":
+                    inherited.pop()
+            else:
+                pending = inherited[-1][1]
             cur = Cmd(pending)
     if cur.words or cur.redirs:
         cmds.append(cur)

@@ -197,7 +197,9 @@ def check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, u: Unwra
         if feeder:
             values.append(None)
         bound = bind_positionals(script.text, [_UNKNOWN if v is None else v for v in values])
-        return ctx.check_text(script.text if bound is None else bound)
+        from .stdin import stdin_source  # echo 'rm -rf ~' | sh -c 'sh': the program reads the shell's stdin
+
+        return ctx.check_text(script.text if bound is None else bound, None if feeder else stdin_source(cmd))
     if feeder:
         return None  # xargs sh script.sh args...: runs a script file
     if operands and not from_stdin:

@@ -105,11 +105,12 @@ _GLOB_CANDIDATES = (
 )
 
 
-def check_tokens(toks: list[Token], ctx: Ctx) -> str | None:
+def check_tokens(toks: list[Token], ctx: Ctx, stdin: Cmd | None = None) -> str | None:
+    """Check a shell program; ``stdin``: the command whose output it reads (``curl x | sh -c 'sh'``), or None."""
     if fork_bomb(toks):
         return ctx.hit("shell.fork-bomb", ":(){ :|:& };:", _FORK_BOMB)
     define_functions(toks, ctx.state.functions)
-    for cmd in commands(toks):
+    for cmd in commands(toks, stdin):
         reason = check_cmd(cmd, ctx)
         if reason:
             return reason
@@ -140,6 +141,17 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
             if reason:
                 return reason
     return check_argv(cmd.words, cmd, ctx)
+
+
+def _reads_stdin(toks: list[Token]) -> bool:
+    """Whether the substitution ``toks`` prints its stdin: ``$(cat)``, ``$(cat -)``, ``$(cat /dev/stdin)``."""
+    subs = commands(toks)
+    return (
+        len(subs) == 1
+        and [w.text for w in subs[0].words][:1] == ["cat"]
+        and not subs[0].redirs
+        and all(w.text in ("-", "/dev/stdin", "/dev/fd/0") for w in subs[0].words[1:])
+    )
 
 
 def _check_written_into(procsub: list[Token], writer: Cmd, ctx: Ctx) -> str | None:
@@ -180,8 +192,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             if reason:
                 return reason
     u = unwrap(words)
-    for text in u.strings:
-        reason = ctx.check_text(text)
+    for text in u.strings:  # su -c sh, script -qc sh: the program reads the command's stdin (xargs: none)
+        from .stdin import stdin_source
+
+        reason = ctx.check_text(text, None if u.feeder else stdin_source(cmd))
         if reason:
             return reason
     if u.chdir is not None:  # env -C / rm -rf build: the delete runs in /
@@ -269,8 +283,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
 
         return check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
     if name == "eval":
-        from .programs import fetch_in_subs
+        from .programs import check_program, fetch_in_subs, stdin
 
+        if cmd is not None and any(_reads_stdin(sub) for w in args for sub in w.subs):  # ... | eval "$(cat)"
+            reason = check_program(*stdin(cmd), "eval", ctx)
+            if reason:
+                return reason
         return fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"] :]))
     if name == "trap":  # trap 'cmd' EXIT: the shell runs cmd
         texts = texts[texts[:1] == ["--"] :]
