@@ -1,9 +1,10 @@
 """Commands that other programs run from their options or scripts (the shell text each one runs, for
-``ctx.check_text``): ``tar --to-command=CMD``, ``--checkpoint-action=exec=CMD``, ``-I CMD``
-(``--use-compress-program``), ``--rsh-command``; ``rsync -e CMD`` (``--rsh``); ``ssh``/``scp``/``sftp -o
-ProxyCommand=CMD`` (``LocalCommand``, ``KnownHostsCommand``, ``-oProxyCommand CMD``); ``sqlite3``'s ``.shell
-CMD``/``.system CMD`` (in an argument or ``-cmd``); GNU ``sed``'s ``e CMD`` command; and the strings an awk
-program pipes into a command or reads one from (``print "…" | "sh"``, ``"…" | getline``). Standard library only."""
+``ctx.check_text``): ``tar --to-command=CMD``, ``--checkpoint-action=exec=CMD``, ``-I CMD`` (``--use-compress-
+program``), ``--rsh-command``; ``rsync -e CMD`` (``--rsh``); ``ssh``/``scp``/``sftp -o ProxyCommand=CMD``
+(``LocalCommand``, ``KnownHostsCommand``, ``-oProxyCommand CMD``); ``sqlite3``'s ``.shell CMD``/``.system CMD`` (or
+a prefix, ``.sh``) and ``.once '|CMD'`` (``.output``, ``.import``, ``.read``); GNU ``sed``'s ``e CMD`` command; and
+the strings an awk program pipes into a command or reads one from (``print "…" | "sh"``, ``"…" | getline``).
+Standard library only."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ _TAR_LONG = {
     "--rsh-command": "",
 }
 _SSH_OPTIONS = ("proxycommand", "localcommand", "knownhostscommand")
-_SQLITE_SHELL = r"(?m)^\s*\.(?:shell|system)\s+(.+)$"  # compiled on first use (re's cache)
+# sqlite3 takes any prefix of a dot-command's name (.sh, .sy); .once/.output/.import/.read '|CMD' run CMD
+_SQLITE_SHELL = r"(?m)^\s*\.(?:sh(?:e|el|ell)?|sy(?:s|st|ste|stem)?)\s+(.+)$"  # compiled on first use (re's cache)
+_SQLITE_PIPE = r"(?m)^\s*\.(?:on|onc|once|ou|out|outp|outpu|output|im|imp|impo|impor|import|re|rea|read)\s+(.+)$"
 # GNU sed's `e COMMAND` (an address or a separator before it); the command runs to the end of the line
 _SED_EXEC = r"(?m)(?:^|[;{}\s\d$/!])e[ \t]+(.+)$"
 _AWK_STRING = r'"((?:[^"\\\n]|\\.)*)"'
@@ -34,7 +37,7 @@ def option_runs(name: str, args: list[str]) -> list[str]:
     if name in ("ssh", "scp", "sftp"):
         return _ssh(args)
     if name == "sqlite3":
-        return [m.group(1) for a in args for m in re.finditer(_SQLITE_SHELL, a)]
+        return sqlite_runs(args)
     if name in ("sed", "gsed"):
         operands, opts, _ = getopt(args, "efl", frozenset({"--expression", "--file", "--line-length"}))
         scripts = [v for o, v in opts if o in ("-e", "--expression")]
@@ -42,6 +45,20 @@ def option_runs(name: str, args: list[str]) -> list[str]:
             scripts = operands[:1]
         return [m.group(1) for s in scripts for m in re.finditer(_SED_EXEC, s)]
     return []
+
+
+def sqlite_runs(texts: list[str]) -> list[str]:
+    """The shell commands sqlite3 dot-commands in ``texts`` (arguments, ``-cmd`` values, its stdin) run."""
+    import shlex
+
+    out = [m.group(1) for a in texts for m in re.finditer(_SQLITE_SHELL, a)]
+    for m in (m for a in texts for m in re.finditer(_SQLITE_PIPE, a)):
+        try:
+            words = shlex.split(m.group(1))
+        except ValueError:
+            words = m.group(1).split()
+        out += [w[1:] for w in words if w.startswith("|") and w[1:].strip()]  # .once '|rm -rf ~'
+    return out
 
 
 def _tar(args: list[str]) -> list[str]:

@@ -143,6 +143,20 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
     return check_argv(cmd.words, cmd, ctx)
 
 
+def _sqlite_fed(args: list[Word], cmd: Cmd | None) -> str | None:
+    """The literal script sqlite3 reads on its stdin (``echo …``/``printf …`` piped in, a heredoc, a here-string)
+    and from ``-init <(echo …)``, or None."""
+    from .programs import stdin, stdin_text
+
+    texts = [stdin_text(*stdin(cmd))] if cmd is not None else []
+    for k, w in enumerate(args[:-1]):
+        init = args[k + 1]
+        if w.text.lstrip("-") == "init" and init.procsub is not None:
+            producers = commands(init.procsub)
+            texts.append(stdin_text("pipe", producers[-1]) if producers else None)
+    return "\n".join(t for t in texts if t) or None
+
+
 def _reads_stdin(toks: list[Token]) -> bool:
     """Whether the substitution ``toks`` prints its stdin: ``$(cat)``, ``$(cat -)``, ``$(cat /dev/stdin)``."""
     subs = commands(toks)
@@ -244,7 +258,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name in OPTION_RUNNERS:  # tar --to-command=CMD, ssh -o ProxyCommand=CMD, sqlite3 .shell CMD, sed 'e CMD'
         from .optruns import option_runs
 
-        for text in option_runs(name, texts):
+        fed = _sqlite_fed(args, cmd) if name == "sqlite3" else None  # echo '.shell rm -rf ~' | sqlite3 x.db
+        for text in option_runs(name, [*texts, *([fed] if fed else [])]):
             reason = ctx.check_text(text)
             if reason:
                 return reason
@@ -335,7 +350,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name == "sqlite3":
         from .selfguard import check_sqlite
 
-        return check_sqlite(texts, shown, ctx)
+        return check_sqlite(texts, shown, ctx, _sqlite_fed(args, cmd))
     if name in HTTP_CLIENTS:
         from .selfguard import check_http
 

@@ -109,11 +109,11 @@ _SQLITE_VALUE = frozenset(
 )
 
 
-def check_sqlite(args: list[str], shown: str, ctx: Ctx) -> str | None:
+def check_sqlite(args: list[str], shown: str, ctx: Ctx, fed: str | None = None) -> str | None:
     """``sqlite3 ~/.local/state/hookgate/state.sqlite3 "update approvals ..."``: writes to hookgate's state
-    (approvals, audit records) behind the store's back. Only ``-readonly`` passes."""
-    if "-readonly" in args or "--readonly" in args:
-        return None
+    (approvals, audit records) behind the store's back. ``-readonly`` covers the database it opens (and what
+    the SQL attaches), not one a later ``.open`` names. ``fed``: the text on its stdin, when known."""
+    readonly = "-readonly" in args or "--readonly" in args
     operands, i = [], 0
     while i < len(args):  # sqlite3's options are single-dash words, some with a value
         if args[i].startswith("-") and args[i] != "-":
@@ -121,16 +121,30 @@ def check_sqlite(args: list[str], shown: str, ctx: Ctx) -> str | None:
             continue
         operands.append(args[i])
         i += 1
+    texts = [*args, *([fed] if fed else [])]
     # the database named first, and any path inside the SQL or the options (-cmd '.open F', ATTACH 'F' AS s)
-    named = [*operands[:1], *(m.group(1) or m.group(2) for a in args for m in re.finditer(_LITERAL, a))]
-    named += [w for a in args[:-1] if " " in a or ";" in a for w in re.split(r"[\s;]+", a)]  # .open F
+    named = (
+        []
+        if readonly
+        else [*operands[:1], *(m.group(1) or m.group(2) for a in texts for m in re.finditer(_LITERAL, a))]
+    )
+    named += [m.group(1) for a in texts for m in re.finditer(_SQLITE_OPEN, a)]  # .open F (not .open -readonly F)
+    if not readonly:
+        named += [
+            w for a in [*args[:-1], *([fed] if fed else [])] if " " in a or ";" in a for w in re.split(r"[\s;'\"]+", a)
+        ]
     for operand in named:
         if operand.startswith("file:"):
             operand = operand[5:].split("?", 1)[0]
-        if operand and config_kind(operand) == "hookgate's own cache or state":
-            return _deny(shown, f"opens hookgate's state {operand} for writing (approvals, audit records)", ctx)
+        for path in (
+            ctx.state.candidates(operand.strip("'\"")) if operand else []
+        ):  # cd STATE_DIR && sqlite3 state.sqlite3
+            if config_kind(path) == "hookgate's own cache or state":
+                return _deny(shown, f"opens hookgate's state {path} for writing (approvals, audit records)", ctx)
     return None
 
+
+_SQLITE_OPEN = r"(?m)^\s*\.op(?:e|en)?\s+(?:--?(?!readonly\b)\w+\s+)*(?!--?readonly\b)(\S+)"
 
 _ROUTE = r"(?:^|/)(?:ui/api/)?approvals/[^/?#]+/?(?:[?#]|$)"  # compiled on first use
 _LOOPBACK = ("127.", "localhost", "[::1]", "0.0.0.0", "::1")
