@@ -12,11 +12,13 @@ import re
 
 from .getopt import getopt
 
+# GNU tar's long options that run a command: (the prefix its value starts with, the shortest unique
+# abbreviation tar accepts: --to-c, --checkpoint-a, --use, --rs)
 _TAR_LONG = {
-    "--to-command": "",
-    "--checkpoint-action": "exec=",
-    "--use-compress-program": "",
-    "--rsh-command": "",
+    "--to-command": ("", 6),
+    "--checkpoint-action": ("exec=", 13),
+    "--use-compress-program": ("", 5),
+    "--rsh-command": ("", 4),
 }
 _SSH_OPTIONS = ("proxycommand", "localcommand", "knownhostscommand")
 # sqlite3 takes any prefix of a dot-command's name (.sh, .sy); .once/.output/.import/.read '|CMD' run CMD
@@ -65,10 +67,11 @@ def _tar(args: list[str]) -> list[str]:
     out = []
     for k, a in enumerate(args):
         key, eq, value = a.partition("=")
-        if key in _TAR_LONG:
+        full = next((f for f, (_, n) in _TAR_LONG.items() if len(key) >= n and f.startswith(key)), None)
+        if full is not None:
             if not eq:
                 value = args[k + 1] if k + 1 < len(args) else ""
-            prefix = _TAR_LONG[key]
+            prefix = _TAR_LONG[full][0]
             if value.startswith(prefix):
                 out.append(value[len(prefix) :])
         elif a.startswith("-") and not a.startswith("--") and "I" in a:  # -I CMD, -cI CMD, -ICMD

@@ -143,6 +143,16 @@ CAUGHT = [
         "cd ~/.local/state/hookgate && sqlite3 state.sqlite3 'delete from audit'",
         "cd $XDG_STATE_HOME/hookgate && sqlite3 state.sqlite3 'delete from audit'",
     ),
+    # GNU tar takes a unique prefix of a long option
+    *cases(
+        "deny:rm.recursive",
+        "tar --checkpoint-act=exec='rm -rf ~' -cf a.tar src",
+        "tar --use-compress-prog='rm -rf ~' -cf a.tar src",
+        "tar --use='rm -rf ~' -cf a.tar src",
+        "tar --to-com='rm -rf ~' -xf a.tar",
+        "tar --to-c 'rm -rf ~' -xf a.tar",
+        "tar --rsh='rm -rf ~' -cf h:a.tar src",
+    ),
 ]
 
 NEAR_MISSES = [
@@ -204,6 +214,11 @@ NEAR_MISSES = [
     "sqlite3 -readonly ~/.local/state/hookgate/state.sqlite3 'select * from audit'",
     "sqlite3 -readonly ~/.local/state/hookgate/state.sqlite3 '.open --readonly ~/.local/state/hookgate/state.sqlite3'",
     "cd /tmp && sqlite3 state.sqlite3 'select 1'",
+    "tar --checkpoint=10 -cf a.tar src",
+    "tar --checkpoint-act=dot -cf a.tar src",
+    "tar --to-stdout -xf a.tar",
+    "tar --totals -cf a.tar src",
+    "tar --use-compress-prog=zstd -cf a.tar src",
 ]
 
 
