@@ -2,9 +2,9 @@
 ``ctx.check_text``): ``tar --to-command=CMD``, ``--checkpoint-action=exec=CMD``, ``-I CMD`` (``--use-compress-
 program``), ``--rsh-command``; ``rsync -e CMD`` (``--rsh``); ``ssh``/``scp``/``sftp -o ProxyCommand=CMD``
 (``LocalCommand``, ``KnownHostsCommand``, ``-oProxyCommand CMD``); ``sqlite3``'s ``.shell CMD``/``.system CMD`` (or
-a prefix, ``.sh``) and ``.once '|CMD'`` (``.output``, ``.import``, ``.read``); GNU ``sed``'s ``e CMD`` command; and
-the strings an awk program pipes into a command or reads one from (``print "…" | "sh"``, ``"…" | getline``).
-Standard library only."""
+a prefix, ``.sh``) and ``.once '|CMD'`` (``.output``, ``.import``, ``.read``); GNU ``sed``'s ``e CMD`` command and
+``s///e``; and the strings an awk program pipes into a command or reads one from (``print "…" | "sh"``, ``"…" |
+getline``). Standard library only."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ _SQLITE_SHELL = r"(?m)^\s*\.(?:sh(?:e|el|ell)?|sy(?:s|st|ste|stem)?)\s+(.+)$"  #
 _SQLITE_PIPE = r"(?m)^\s*\.(?:on|onc|once|ou|out|outp|outpu|output|im|imp|impo|impor|import|re|rea|read)\s+(.+)$"
 # GNU sed's `e COMMAND` (an address or a separator before it); the command runs to the end of the line
 _SED_EXEC = r"(?m)(?:^|[;{}\s\d$/!])e[ \t]+(.+)$"
+_SED_BEFORE = frozenset(";{}!$/ \t\n0123456789")  # what may stand before an `s` command
+_SED_BARE_E = r"(?:^|[;{}\s\d$/!])e\s*(?:$|[;}\n])"  # an `e` command without an argument: runs the pattern space
 _AWK_STRING = r'"((?:[^"\\\n]|\\.)*)"'
 _AWK_PIPE = r"(?<!\|)\|&?(?!\|)"
 
@@ -45,7 +47,7 @@ def option_runs(name: str, args: list[str]) -> list[str]:
         scripts = [v for o, v in opts if o in ("-e", "--expression")]
         if not scripts and not any(o in ("-f", "--file") for o, _ in opts):
             scripts = operands[:1]
-        return [m.group(1) for s in scripts for m in re.finditer(_SED_EXEC, s)]
+        return [m.group(1) for s in scripts for m in re.finditer(_SED_EXEC, s)] + _sed_substituted("\n".join(scripts))
     return []
 
 
@@ -61,6 +63,42 @@ def sqlite_runs(texts: list[str]) -> list[str]:
             words = m.group(1).split()
         out += [w[1:] for w in words if w.startswith("|") and w[1:].strip()]  # .once '|rm -rf ~'
     return out
+
+
+def _sed_substituted(script: str) -> list[str]:
+    """The replacements of a sed script's ``s`` commands that run as commands: with the ``e`` flag
+    (``s/x/rm -rf ~/e``), or all of them when the script has a bare ``e`` command (``s/.*/rm -rf ~/;e``)."""
+    if "s" not in script or "e" not in script:
+        return []
+    bare = re.search(_SED_BARE_E, script) is not None
+    out: list[str] = []
+    i = 0
+    while i < len(script) - 1 and len(out) < 100:
+        if script[i] != "s" or (i and script[i - 1] not in _SED_BEFORE) or script[i + 1] in "\n\\":
+            i += 1
+            continue
+        delim, j = script[i + 1], i + 2
+        parts: list[str] = []
+        buf: list[str] = []
+        while j < len(script) and len(parts) < 2:
+            c = script[j]
+            if c == "\\" and j + 1 < len(script):
+                buf.append(script[j + 1] if script[j + 1] == delim else c + script[j + 1])
+                j += 2
+                continue
+            if c == delim:
+                parts.append("".join(buf))
+                buf = []
+            else:
+                buf.append(c)
+            j += 1
+        if len(parts) < 2:
+            break
+        flags = re.match(r"[gpeiImM0-9]*", script[j:])
+        if bare or (flags is not None and "e" in flags.group(0)):
+            out.append(parts[1])
+        i = j
+    return [text for text in out if text.strip()]
 
 
 def _tar(args: list[str]) -> list[str]:

@@ -153,6 +153,15 @@ CAUGHT = [
         "tar --to-c 'rm -rf ~' -xf a.tar",
         "tar --rsh='rm -rf ~' -cf h:a.tar src",
     ),
+    # sed's s///e flag, and a bare e command, run the replaced pattern space
+    *cases(
+        "deny:rm.recursive",
+        "echo x | sed 's|x|rm -rf ~|e'",
+        "sed -e 's/.*/rm -rf ~/;e' f",
+        "sed -n 's/x/rm -rf ~/ep' f",
+        "sed -e 's/.*/rm -rf ~/' -e e f",
+        "sed 's/a\\/b/rm -rf ~/e' f",
+    ),
 ]
 
 NEAR_MISSES = [
@@ -219,6 +228,10 @@ NEAR_MISSES = [
     "tar --to-stdout -xf a.tar",
     "tar --totals -cf a.tar src",
     "tar --use-compress-prog=zstd -cf a.tar src",
+    "sed 's/x/e/' f",
+    "sed 's/x/rm -rf ~/g' f",
+    "sed 's/e/E/g' f",
+    "echo x | sed 's|x|date|e'",
 ]
 
 
