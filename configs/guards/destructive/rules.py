@@ -280,8 +280,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name in _AWKS:
         return _check_awk(texts, shown, ctx)
     if name == "git":
-        from .git import check_git
+        from .git import check_git, config_env
 
+        if any(t.startswith("--config-env") for t in texts):  # X='!rm -rf ~' git --config-env=alias.p=X p
+            texts = config_env(texts, [w.text for w in u.assigns], ctx.state.variables)
         return check_git(texts, shown, ctx)
     if name.startswith(("mkfs", "newfs_")) or name in FORMATTERS:  # newfs_hfs, newfs_msdos (macOS)
         return ctx.hit(

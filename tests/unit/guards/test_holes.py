@@ -162,6 +162,16 @@ CAUGHT = [
         "sed -e 's/.*/rm -rf ~/' -e e f",
         "sed 's/a\\/b/rm -rf ~/e' f",
     ),
+    # git: --config-env=KEY=VAR with VAR set in the command, and more keys whose value git runs
+    *cases(
+        "deny:rm.recursive",
+        "X='!rm -rf ~' git --config-env=alias.p=X p",
+        "X='rm -rf ~' git --config-env=core.pager=X log",
+        "export X='rm -rf ~'; git --config-env core.pager=X log",
+        "git -c merge.x.driver='rm -rf ~' merge y",
+        "git -c interactive.diffFilter='rm -rf ~' add -p",
+    ),
+    *cases("deny:git.push-force", "X='push -f origin main' git --config-env=alias.p=X p"),
 ]
 
 NEAR_MISSES = [
@@ -232,6 +242,10 @@ NEAR_MISSES = [
     "sed 's/x/rm -rf ~/g' f",
     "sed 's/e/E/g' f",
     "echo x | sed 's|x|date|e'",
+    "X=less git --config-env=core.pager=X log",
+    "git --config-env=core.pager=PAGER log",
+    "git -c merge.x.driver='git merge-file %A %O %B' merge y",
+    "git -c interactive.diffFilter='delta --color-only' add -p",
 ]
 
 
