@@ -444,7 +444,7 @@ def _parallel(words: list[Word], strings: list[str]) -> Unwrapped:
 
 # ---------------------------------------------------------------------------- positional parameters, printing
 
-_POSITIONAL_REF = r"\$(?:\{(?:[0-9]+|[@*])\}|[0-9@*])"
+_POSITIONAL_REF = r"\$(?:\{([0-9]+|[@*])(?::([0-9]+)(?::([0-9]+))?)?\}|([0-9@*]))"  # "${@:2}", "${@:1:3}" too
 
 
 def bind_positionals(script: str, args: list[str]) -> str | None:
@@ -474,8 +474,11 @@ def bind_positionals(script: str, args: list[str]) -> str | None:
             out.append(c)
             i += 1
             continue
-        key = m.group().strip("${}")
+        key, start, count = m.group(1) or m.group(4), m.group(2), m.group(3)
         values = args[1:] if key in ("@", "*") else [args[int(key)]] if int(key) < len(args) else []
+        if start is not None:  # ${@:N:M}: M parameters from $N; ${1:N:M}: characters of $1
+            first, size = int(start), None if count is None else int(count)
+            values = args[first:][:size] if key in ("@", "*") else [v[first:][:size] for v in values]
         if in_dq:  # "$@" is one word per value, "$*" and "$N" one word
             escaped = [re.sub(r'(["\\$`])', r"\\\1", v) for v in values]
             out.append(('" "' if key == "@" else " ").join(escaped))

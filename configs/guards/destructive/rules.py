@@ -321,12 +321,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name == "alias":
         define_aliases(texts, ctx.state.aliases)
         return None
-    if name == "hash" and "-p" in texts[:-2]:  # hash -p /bin/rm ls: ls now runs /bin/rm
+    if name == "hash" and any(t.startswith("-p") for t in texts[:-1]):  # hash -p /bin/rm ls: ls runs /bin/rm
         import shlex
 
-        at = texts.index("-p")
-        for alias in texts[at + 2 :]:
-            ctx.state.aliases[alias] = shlex.quote(texts[at + 1])
+        at = next(k for k, t in enumerate(texts) if t.startswith("-p"))
+        path, names = (texts[at][2:], texts[at + 1 :]) if texts[at] != "-p" else (texts[at + 1], texts[at + 2 :])
+        for alias in names if path else []:
+            ctx.state.aliases[alias] = shlex.quote(path)
         return None
     if name in ("mapfile", "readarray"):  # mapfile -C CMD: the shell evals CMD for lines it reads
         for option, callback in getopt(texts, "dnOsuCc")[1]:
@@ -338,6 +339,11 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         from .variables import set_positionals
 
         set_positionals(texts, ctx.state.positionals)
+        return None
+    if name == "shift" and ctx.state.positionals:  # set -- x rm -rf ~; shift; "$@"
+        from .variables import shift_positionals
+
+        shift_positionals(texts, ctx.state.positionals)
         return None
     if name == "hookgate":
         from .selfguard import check_hookgate

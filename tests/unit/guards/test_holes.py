@@ -172,6 +172,16 @@ CAUGHT = [
         "git -c interactive.diffFilter='rm -rf ~' add -p",
     ),
     *cases("deny:git.push-force", "X='push -f origin main' git --config-env=alias.p=X p"),
+    # positional parameters: shift, "$@" inside set, set's options before its arguments, "${@:N}"
+    *cases(
+        "deny:rm.recursive",
+        'set -- x rm -rf ~; shift; "$@"',
+        'set -- "$@" rm -rf ~; "$@"',
+        'set +e rm -rf ~; "$@"',
+        'set -- rm -rf ~; "${@:1}"',
+        'set -- x y rm -rf ~; "${@:3}"',
+        "hash -p/bin/rm ls; ls -rf ~",
+    ),
 ]
 
 NEAR_MISSES = [
@@ -246,6 +256,9 @@ NEAR_MISSES = [
     "git --config-env=core.pager=PAGER log",
     "git -c merge.x.driver='git merge-file %A %O %B' merge y",
     "git -c interactive.diffFilter='delta --color-only' add -p",
+    "set +e; ls",
+    "hash -p/bin/ls l; l -la ~",
+    'set -- x rm -rf ~; "${@:1:1}" -la',
 ]
 
 
