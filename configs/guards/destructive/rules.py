@@ -228,6 +228,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         from .variables import remember
 
         remember([*u.assigns, *declared] if not core else declared, ctx.state.variables)
+    while core and core[0].text.startswith("BASH_FUNC_") and "=" in core[0].text:  # env 'BASH_FUNC_ls%%=() {
+        body = core[0].text.partition("=")[2]  # rm -rf ~; }' bash -c ls: a function bash imports, then may call
+        reason = ctx.check_text(body[2:] if body.startswith("()") else body)
+        if reason:
+            return reason
+        core = core[1:]
     if not core:
         return None
     feeder_cmd = cmd if u.feeder else None  # xargs feeds its stdin as arguments; the command's stdin is empty
