@@ -198,9 +198,15 @@ def _loopback_literal(host: str) -> bool:
 
 def check_http(args: list[str], shown: str, ctx: Ctx) -> str | None:
     """An HTTP client sent to an approvals decision route of the gateway: the agent answering its own
-    approval request with the thin client's token."""
+    approval request with the thin client's token; also a URL on another host name that ``--connect-to``,
+    ``--resolve`` or a proxy (``-x``) sends to the gateway (``--resolve example.com:80:127.0.0.1``)."""
+    rerouted = _rerouted(args)
     for a in args:
         url = a.partition("=")[2] if a.startswith("--url=") else a
+        if rerouted and "approvals/" in url and not url.startswith("-"):
+            _scheme, sep, after = url.strip("'\"").partition("://")
+            if re.search(_ROUTE, "/" + (after if sep else url).partition("/")[2]):
+                return _deny(shown, "answers an approval request through the gateway, reached under another name", ctx)
         if "%" in url:  # /%61pprovals/ID: the server decodes the path before it routes it
             from urllib.parse import unquote
 
@@ -210,6 +216,30 @@ def check_http(args: list[str], shown: str, ctx: Ctx) -> str | None:
         if ("{" in url or "[" in url) and _globbed_route(url):
             return _deny(shown, "spells the gateway's approvals route with curl's URL globbing", ctx)
     return None
+
+
+_REROUTES = ("--connect-to", "--resolve", "-x", "--proxy", "--preproxy", "--socks5", "--socks5-hostname")
+
+
+def _rerouted(args: list[str]) -> bool:
+    """Whether curl's ``--connect-to``/``--resolve`` or a proxy (``-x``, ``--proxy``...) points at the gateway."""
+    for k, a in enumerate(args):
+        key, eq, value = a.partition("=")
+        if key.startswith("-x") and len(key) > 2 and not key.startswith("--"):
+            key, value, eq = "-x", a[2:], "="
+        if key not in _REROUTES:
+            continue
+        if not eq:
+            value = args[k + 1] if k + 1 < len(args) else ""
+        value = value.strip("'\"")
+        if key in ("--connect-to", "--resolve"):  # HOST:PORT:TARGET[:PORT], HOST:PORT:ADDR[,ADDR]
+            hosts = value.split(":", 2)[2:3]
+            hosts = [h for part in hosts for h in part.split(",")] if key == "--resolve" else hosts
+        else:
+            hosts = [value]
+        if any(h and _gateway_url(h.rstrip("/") + "/approvals/x") for h in hosts):
+            return True
+    return False
 
 
 def _globbed_route(url: str) -> bool:
