@@ -16,7 +16,7 @@ import re
 from .expect import as_tclsh, expect_runs
 from .getopt import getopt
 from .lexer import Redir, Token, Unanalysable, Word, ansi_decode
-from .runners import RUNNERS, run_by, string_runs
+from .runners import RUNNERS, STRING_RUNNERS, run_by, string_runs
 from .wrappers import WRAPPERS
 
 
@@ -286,7 +286,7 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             strings += runner[1]
             words = strip_prefix(runner[0], assigns)
             continue
-        if spec is None and words[0].literal and name in ("nix-shell", "gdb"):
+        if spec is None and words[0].literal and name in STRING_RUNNERS:
             return Unwrapped([], strings + string_runs(name, [w.text for w in words[1:]]), feeder, replace)
         if spec is None:
             break

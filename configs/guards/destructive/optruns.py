@@ -39,7 +39,8 @@ def option_runs(name: str, args: list[str]) -> list[str]:
     if name == "rsync":
         return [v for o, v in getopt(args, "eTfBM", frozenset({"--rsh", "--temp-dir"}))[1] if o in ("-e", "--rsh")]
     if name in ("ssh", "scp", "sftp"):
-        return _ssh(args)
+        program = [v for o, v in getopt(args, "cFiloPSJXDBRs")[1] if o == "-S"] if name != "ssh" else []
+        return _ssh(args) + program  # scp -S PROGRAM: run in place of ssh
     if name == "sqlite3":
         return sqlite_runs(args)
     if name in ("sed", "gsed"):

@@ -201,6 +201,22 @@ CAUGHT = [
         "curl -X POST -xhttp://127.0.0.1:8787 http://example.com/ui/api/approvals/abc",
         "curl -X POST --connect-to ::[::1]:8787 http://example.com/approvals/abc",
     ),
+    # tools whose options hold a shell command
+    *cases(
+        "deny:rm.recursive",
+        "scp -S 'rm -rf ~' a h:b",
+        "sftp -S 'rm -rf ~' h",
+        "vim -c '!rm -rf ~'",
+        "vim -c 'silent !rm -rf ~'",
+        "vim '+!rm -rf ~'",
+        "less +'!rm -rf ~'",
+        "man -P 'rm -rf ~' ls",
+        "man --pager='rm -rf ~' ls",
+        "make --eval=$'all:\\n\\trm -rf ~'",
+        "make -E 'x := $(shell rm -rf ~)'",
+        "gdb -ex 'pipe p 1 | rm -rf ~'",
+        "gdb -ex '| p 1 | rm -rf ~'",
+    ),
 ]
 
 NEAR_MISSES = [
@@ -285,6 +301,16 @@ NEAR_MISSES = [
     "curl --connect-to example.com:80:127.0.0.1:8787 http://example.com/api/things",
     "curl -x http://proxy.corp:3128 http://example.com/approvals/abc",
     "curl --resolve example.com:443:93.184.216.34 https://example.com/approvals/abc",
+    "scp -S /usr/bin/ssh a h:b",
+    "ssh -S /tmp/ctl host ls",
+    "vim -c 'set nu' f",
+    "vim +10 f",
+    "vim -c '!ls' f",
+    "less +G f",
+    "man -P cat ls",
+    "make -j4 all",
+    "make --eval='x := 1' all",
+    "gdb -ex 'pipe p 1 | grep x'",
 ]
 
 
