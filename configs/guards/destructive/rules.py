@@ -284,7 +284,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             return check_find(args, ctx, shown)
         return check_removals(getopt(texts)[0], shown, ctx)
     if name in _AWKS:
-        return _check_awk(texts, shown, ctx)
+        return _check_awk(texts, shown, ctx, _program_files(args))
     if name == "git":
         from .git import check_git, config_env
 
@@ -441,8 +441,22 @@ def _check_assignments(words: list[Word], ctx: Ctx) -> str | None:
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 
 
-def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
-    """awk's program text: ``system("...")`` runs a shell command."""
+def _program_files(args: list[Word]) -> list[str]:
+    """The literal text ``-f <(echo …)`` (``--file``, ``-E``) hands a program as its program file."""
+    from .programs import stdin_text
+
+    out = []
+    for k, w in enumerate(args[1:], 1):
+        if w.procsub is not None and args[k - 1].text in ("-f", "--file", "-E", "--exec"):
+            producers = commands(w.procsub)
+            text = stdin_text("pipe", producers[-1]) if producers else None
+            out += [text] if text is not None else []
+    return out
+
+
+def _check_awk(args: list[str], shown: str, ctx: Ctx, files: list[str] | None = None) -> str | None:
+    """awk's program text (``files``: the text of its ``-f <(echo …)`` files): ``system("...")`` runs a shell
+    command."""
     _, opts, stop = getopt(
         args,
         "fvFeiE",
@@ -456,7 +470,7 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
     from .interp import check_code
     from .optruns import awk_piped
 
-    for program in programs:
+    for program in [*programs, *(files or [])]:
         reason = check_code("awk", program, shown, ctx)
         for text in [] if reason else awk_piped(program):  # print "rm -rf ~" | "sh", "rm -rf ~" | getline
             reason = ctx.check_text(text)

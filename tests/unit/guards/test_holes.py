@@ -216,6 +216,7 @@ CAUGHT = [
         "make -E 'x := $(shell rm -rf ~)'",
         "gdb -ex 'pipe p 1 | rm -rf ~'",
         "gdb -ex '| p 1 | rm -rf ~'",
+        """awk -f <(echo 'BEGIN{system("rm -rf ~")}')""",
     ),
 ]
 
@@ -311,6 +312,8 @@ NEAR_MISSES = [
     "make -j4 all",
     "make --eval='x := 1' all",
     "gdb -ex 'pipe p 1 | grep x'",
+    "awk -f <(echo '{print $1}') f",
+    "awk '{print}' <(echo x)",
 ]
 
 
