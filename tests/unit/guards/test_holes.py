@@ -217,6 +217,8 @@ CAUGHT = [
         "gdb -ex 'pipe p 1 | rm -rf ~'",
         "gdb -ex '| p 1 | rm -rf ~'",
         """awk -f <(echo 'BEGIN{system("rm -rf ~")}')""",
+        "echo 'exec {*}[list rm -rf ~]' | tclsh",
+        "expect -c 'eval spawn {rm -rf ~}'",
     ),
 ]
 
@@ -314,6 +316,8 @@ NEAR_MISSES = [
     "gdb -ex 'pipe p 1 | grep x'",
     "awk -f <(echo '{print $1}') f",
     "awk '{print}' <(echo x)",
+    "echo 'exec {*}[list ls -la]' | tclsh",
+    "expect -c 'eval spawn {ssh host}'",
 ]
 
 
