@@ -219,6 +219,8 @@ CAUGHT = [
         """awk -f <(echo 'BEGIN{system("rm -rf ~")}')""",
         "echo 'exec {*}[list rm -rf ~]' | tclsh",
         "expect -c 'eval spawn {rm -rf ~}'",
+        """pwsh -c 'iex "Remove-Item -Recurse -Force $HOME"'""",
+        """pwsh -c 'Invoke-Expression "Remove-Item -Recurse -Force $env:USERPROFILE"'""",
     ),
 ]
 
@@ -318,6 +320,9 @@ NEAR_MISSES = [
     "awk '{print}' <(echo x)",
     "echo 'exec {*}[list ls -la]' | tclsh",
     "expect -c 'eval spawn {ssh host}'",
+    """pwsh -c 'iex "Get-ChildItem $HOME"'""",
+    """pwsh -c 'iex "Remove-Item $HOME/build/x.txt"'""",
+    "pwsh -c 'iex $cmd'",
 ]
 
 
