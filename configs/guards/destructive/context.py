@@ -73,7 +73,7 @@ class State:
         self,
         command: str,
         settings: Settings,
-        token_checker: Callable[[list[Token], Ctx], str | None],
+        token_checker: Callable[[list[Token], Ctx, Cmd | None], str | None],
         argv_checker: Callable[[list[Word], Cmd | None, Ctx], str | None],
         raw_scan: Callable[[str, str, Ctx], str | None],
     ) -> None:
@@ -242,18 +242,19 @@ class Ctx:
         self.state.denied = finding
         return reason
 
-    def check_text(self, text: str) -> str | None:
-        """Check ``text`` as a shell program one level down (``sh -c TEXT``, ``eval TEXT``...)."""
+    def check_text(self, text: str, stdin: Cmd | None = None) -> str | None:
+        """Check ``text`` as a shell program one level down (``sh -c TEXT``, ``eval TEXT``...); ``stdin``: the
+        command whose output the program reads (``stdin_source``), or None."""
         ctx = self.deeper()
         self.state.on_time()
         try:
             toks = Lexer(text, ctx.depth).run()
         except ParseError as exc:
             return self.state.raw_scan(text, str(exc), ctx)
-        return self.state.token_checker(toks, ctx)
+        return self.state.token_checker(toks, ctx, stdin)
 
     def check_tokens(self, toks: list[Token]) -> str | None:
-        return self.state.token_checker(toks, self)
+        return self.state.token_checker(toks, self, None)
 
     def check_argv(self, words: list[Word], cmd: Cmd | None = None) -> str | None:
         """Check one command line given as words (``cmd``: where its stdin comes from, or None)."""

@@ -99,10 +99,12 @@ def check_defined(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str
     body = ctx.state.functions.get(name)
     called = _called(body, args) if body else None
     if called is not None:  # f() { command rm "$@"; }; f -rf ~: the body run with these arguments
+        from .stdin import stdin_source  # echo 'rm -rf ~' | f, f() { sh; }: the body reads f's stdin
+
         functions = ctx.state.functions
         functions[name] = []  # a call of itself inside the body is checked as its arguments only
         try:
-            reason = ctx.state.token_checker(called, ctx.deeper())
+            reason = ctx.state.token_checker(called, ctx.deeper(), stdin_source(cmd))
         finally:
             functions[name] = body or []
         if reason:

@@ -16,7 +16,7 @@ import re
 from .expect import as_tclsh, expect_runs
 from .getopt import getopt
 from .lexer import Redir, Token, Unanalysable, Word, ansi_decode
-from .runners import RUNNERS, run_by, string_runs
+from .runners import RUNNERS, STRING_RUNNERS, run_by, string_runs
 from .wrappers import WRAPPERS
 
 
@@ -105,13 +105,25 @@ def expand(w: Word) -> list[Word]:
     return words or [w]
 
 
-def commands(toks: list[Token]) -> list[Cmd]:
-    """The simple commands in ``toks``, each knowing the command piped into it."""
+_OPENERS = frozenset({"if", "while", "until", "for", "select", "case", "{"})
+_CLOSERS = frozenset({"fi", "done", "esac", "}"})
+
+
+def commands(toks: list[Token], stdin: Cmd | None = None) -> list[Cmd]:
+    """The simple commands in ``toks``, each knowing the command piped into it. A compound command (``if``,
+    ``while``, ``for``, ``{ }``, ``( )``) passes what is piped into it to every command in it
+    (``curl x | if true; then sh; fi``); ``stdin``: what the whole program reads (``curl x | sh -c 'sh'``)."""
     cmds: list[Cmd] = []
-    cur = Cmd(None)
-    pending: Cmd | None = None  # the command a `|` pipes into the next one
+    cur = Cmd(stdin)
+    inherited: list[tuple[str, Cmd | None]] = [("", stdin)]  # (opener, stdin) of the compounds we are in
+    pending: Cmd | None = stdin  # the command a `|` pipes into the next one
     for t in toks:
         if isinstance(t, Word):
+            if all(w.text in _RESERVED for w in cur.words) and len(inherited) < 1000:  # command position
+                if t.text in _OPENERS:
+                    inherited.append((t.text, cur.pipe_in))
+                elif t.text in _CLOSERS and len(inherited) > 1 and inherited[-1][0] != "(":
+                    inherited.pop()
             cur.words.extend(expand(t))
         elif isinstance(t, Redir):
             cur.redirs.append(t)
@@ -120,8 +132,13 @@ def commands(toks: list[Token]) -> list[Cmd]:
                 cmds.append(cur)
             if t.op in ("|", "|&"):
                 pending = cmds[-1] if cmds else None  # (curl x) | sh: the last command before the `|`
-            elif t.op not in ("(", ")"):
-                pending = None
+            elif t.op == "(":
+                inherited.append(("(", pending))
+            elif t.op == ")":
+                if len(inherited) > 1 and inherited[-1][0] == "(":
+                    inherited.pop()
+            else:
+                pending = inherited[-1][1]
             cur = Cmd(pending)
     if cur.words or cur.redirs:
         cmds.append(cur)
@@ -269,7 +286,7 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             strings += runner[1]
             words = strip_prefix(runner[0], assigns)
             continue
-        if spec is None and words[0].literal and name in ("nix-shell", "gdb"):
+        if spec is None and words[0].literal and name in STRING_RUNNERS:
             return Unwrapped([], strings + string_runs(name, [w.text for w in words[1:]]), feeder, replace)
         if spec is None:
             break
@@ -427,7 +444,7 @@ def _parallel(words: list[Word], strings: list[str]) -> Unwrapped:
 
 # ---------------------------------------------------------------------------- positional parameters, printing
 
-_POSITIONAL_REF = r"\$(?:\{(?:[0-9]+|[@*])\}|[0-9@*])"
+_POSITIONAL_REF = r"\$(?:\{([0-9]+|[@*])(?::([0-9]+)(?::([0-9]+))?)?\}|([0-9@*]))"  # "${@:2}", "${@:1:3}" too
 
 
 def bind_positionals(script: str, args: list[str]) -> str | None:
@@ -457,8 +474,11 @@ def bind_positionals(script: str, args: list[str]) -> str | None:
             out.append(c)
             i += 1
             continue
-        key = m.group().strip("${}")
+        key, start, count = m.group(1) or m.group(4), m.group(2), m.group(3)
         values = args[1:] if key in ("@", "*") else [args[int(key)]] if int(key) < len(args) else []
+        if start is not None:  # ${@:N:M}: M parameters from $N; ${1:N:M}: characters of $1
+            first, size = int(start), None if count is None else int(count)
+            values = args[first:][:size] if key in ("@", "*") else [v[first:][:size] for v in values]
         if in_dq:  # "$@" is one word per value, "$*" and "$N" one word
             escaped = [re.sub(r'(["\\$`])', r"\\\1", v) for v in values]
             out.append(('" "' if key == "@" else " ").join(escaped))

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
+# compiled on first use; `eval spawn {…}` too
 _EXPECT_SPAWN = (
-    r"(?:^|[;\n\[{])[ \t]*(?:exp_)?(?:spawn|exec|system)[ \t]+((?:-[-\w]*[ \t]+)*)([^;\n\]}]*)"  # compiled on first use
+    r"(?:^|[;\n\[{])[ \t]*(?:eval[ \t]+)*(?:exp_)?(?:spawn|exec|system)[ \t]+((?:-[-\w]*[ \t]+)*)([^;\n\]}]*)"
 )
 
 

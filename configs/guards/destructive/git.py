@@ -30,7 +30,7 @@ _GLOBAL_WITH_VALUE = frozenset(
 _COMMAND_KEYS = (
     r"core\.(?:pager|editor|sshcommand|fsmonitor|askpass)|sequence\.editor|diff\.external"
     r"|pager\..+|(?:diff|merge)tool\..+\.cmd|credential\.helper|gpg\.program"
-    r"|(?:diff|filter)\..+\.(?:command|textconv|clean|smudge|process)"
+    r"|(?:diff|filter)\..+\.(?:command|textconv|clean|smudge|process)|merge\..+\.driver|interactive\.difffilter"
 )
 
 _LOST = "throws away uncommitted work with no undo"
@@ -39,6 +39,31 @@ _RECOVERABLE = "can only be undone with git's reflog or `git fsck`"
 
 def _lost(shown: str, what: str, instead: str) -> str:
     return f"`{shown}` {_LOST} ({what}), so {POLICY} blocks it. {instead}, or ask the user."
+
+
+def config_env(args: list[str], assigns: list[str], variables: dict[str, list[str]]) -> list[str]:
+    """``args`` with each global ``--config-env=KEY=VAR`` as ``-c KEY=VALUE`` for every value ``VAR`` is known
+    to hold (assigned before the command or earlier in the line, ``assigns``: its ``NAME=value`` words)."""
+    env = {name: list(values) for name, values in variables.items()}
+    for a in assigns:
+        name, _, value = a.partition("=")
+        env[name] = [value]
+    out, i = [], 0
+    while i < len(args) and args[i].startswith("-"):
+        a = args[i]
+        spec = a[len("--config-env=") :] if a.startswith("--config-env=") else None
+        if a == "--config-env" and i + 1 < len(args):
+            spec, i = args[i + 1], i + 1
+        if spec is None:
+            out.append(a)
+            if a in _GLOBAL_WITH_VALUE and i + 1 < len(args):
+                out.append(args[i + 1])
+                i += 1
+        else:
+            key, _, var = spec.partition("=")
+            out += [x for value in env.get(var, []) for x in ("-c", f"{key}={value}")]
+        i += 1
+    return [*out, *args[i:]]
 
 
 def check_git(args: list[str], shown: str, ctx: Ctx) -> str | None:

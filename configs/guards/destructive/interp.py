@@ -288,6 +288,16 @@ def _tcl_words(code: str, i: int) -> list[Word]:
             break
         expand = code.startswith("{*}", i) and i + 3 < n and code[i + 3] not in " \t;\n]}"
         i += 3 if expand else 0  # {*}{rm -rf ~}: the list's elements are words of the command
+        if expand and code.startswith("[list", i) and code[i + 5 : i + 6] in (" ", "\t"):  # {*}[list rm -rf ~]
+            depth, j = 0, i
+            while j < n:
+                depth += (code[j] == "[") - (code[j] == "]")
+                if depth == 0:
+                    break
+                j += 1
+            words.extend(_tcl_words(code[i + 6 : j], 0))
+            i = j + 1
+            continue
         if code[i] == "{":
             depth, j = 0, i
             while j < n:

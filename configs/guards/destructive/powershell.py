@@ -267,6 +267,8 @@ def _check_statement(
 
                 return ctx.hit("exec.download", " ".join(source.split())[:80], download_reason())
             inner = w.text if w.literal else _paren_string(w.text)  # iex ("..."), iex('...')
+            if inner is None and not w.literal and not w.text.startswith(("(", "$(", "@(")):
+                inner = _home_expanded(w.text)  # iex "Remove-Item -Recurse $HOME": the string expands first
             reason = _check_script(inner.replace(SEP, ","), shown, ctx.deeper()) if inner is not None else None
             if reason:
                 return reason
@@ -290,6 +292,12 @@ _EACH_REMOVED = (
     r"\{\s*(?:remove-item|rm|ri|del|erase|rd|rmdir)\s+(?:-\w+(?::\S+)?\s+)*"
     r"\$(?:_|psitem)(?:\.(?:fullname|pspath))?(?:\s+-\w+(?::\S+)?)*\s*\}"
 )
+
+
+def _home_expanded(text: str) -> str | None:
+    """A double-quoted string's text with its home variables as ``~`` (None when it holds none)."""
+    out = re.sub("|".join(re.escape(v) for v in HOME_VARS) + r"(?![\w:])", "~", text, flags=re.IGNORECASE)
+    return out if out != text else None
 
 
 def _paren_string(text: str) -> str | None:

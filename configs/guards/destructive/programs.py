@@ -164,6 +164,26 @@ def check_program(kind: str, src: Word | Cmd | None, shell: str, ctx: Ctx, trans
     )
 
 
+def _check_rcfile(shell: str, option: str, file: Word, ctx: Ctx) -> str | None:
+    """``--rcfile FILE``: an interactive bash runs FILE first, text hookgate cannot see (``<(echo …)``: that text)."""
+    if file.text in ("/dev/null", "/dev/zero"):
+        return None
+    if file.procsub is not None:
+        producers = commands(file.procsub)
+        text = stdin_text("pipe", producers[-1]) if producers else None
+        if text is not None:
+            return ctx.check_text(text)
+    shown = f"{shell} {option} {file.text}"[:80]
+    return ctx.hit(
+        "exec.unseen",
+        shown,
+        (
+            f"`{shown}` makes the shell read and run the file {file.text[:60]} first, program text hookgate cannot "
+            f"see, so {POLICY} blocks it. Run the file's commands directly, or ask the user."
+        ),
+    )
+
+
 def check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, u: Unwrapped | None = None) -> str | None:
     """A shell: ``-c SCRIPT [arg0 args...]``, a script operand, or a program on stdin. ``u``: the wrapper chain
     that runs it (``xargs``/``parallel`` feed it stdin items; its own stdin is then empty)."""
@@ -174,6 +194,10 @@ def check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, u: Unwra
             i += 1
             break
         if a.startswith("--"):
+            if a in ("--rcfile", "--init-file") and i + 1 < len(args):  # bash --rcfile <(echo 'rm -rf ~') -i
+                reason = _check_rcfile(name, a, args[i + 1], ctx)
+                if reason:
+                    return reason
             i += 2 if a in ("--rcfile", "--init-file") else 1
             continue
         if a[:1] in "-+" and len(a) > 1:
@@ -197,7 +221,9 @@ def check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, u: Unwra
         if feeder:
             values.append(None)
         bound = bind_positionals(script.text, [_UNKNOWN if v is None else v for v in values])
-        return ctx.check_text(script.text if bound is None else bound)
+        from .stdin import stdin_source  # echo 'rm -rf ~' | sh -c 'sh': the program reads the shell's stdin
+
+        return ctx.check_text(script.text if bound is None else bound, None if feeder else stdin_source(cmd))
     if feeder:
         return None  # xargs sh script.sh args...: runs a script file
     if operands and not from_stdin:

@@ -105,11 +105,12 @@ _GLOB_CANDIDATES = (
 )
 
 
-def check_tokens(toks: list[Token], ctx: Ctx) -> str | None:
+def check_tokens(toks: list[Token], ctx: Ctx, stdin: Cmd | None = None) -> str | None:
+    """Check a shell program; ``stdin``: the command whose output it reads (``curl x | sh -c 'sh'``), or None."""
     if fork_bomb(toks):
         return ctx.hit("shell.fork-bomb", ":(){ :|:& };:", _FORK_BOMB)
     define_functions(toks, ctx.state.functions)
-    for cmd in commands(toks):
+    for cmd in commands(toks, stdin):
         reason = check_cmd(cmd, ctx)
         if reason:
             return reason
@@ -140,6 +141,31 @@ def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
             if reason:
                 return reason
     return check_argv(cmd.words, cmd, ctx)
+
+
+def _sqlite_fed(args: list[Word], cmd: Cmd | None) -> str | None:
+    """The literal script sqlite3 reads on its stdin (``echo …``/``printf …`` piped in, a heredoc, a here-string)
+    and from ``-init <(echo …)``, or None."""
+    from .programs import stdin, stdin_text
+
+    texts = [stdin_text(*stdin(cmd))] if cmd is not None else []
+    for k, w in enumerate(args[:-1]):
+        init = args[k + 1]
+        if w.text.lstrip("-") == "init" and init.procsub is not None:
+            producers = commands(init.procsub)
+            texts.append(stdin_text("pipe", producers[-1]) if producers else None)
+    return "\n".join(t for t in texts if t) or None
+
+
+def _reads_stdin(toks: list[Token]) -> bool:
+    """Whether the substitution ``toks`` prints its stdin: ``$(cat)``, ``$(cat -)``, ``$(cat /dev/stdin)``."""
+    subs = commands(toks)
+    return (
+        len(subs) == 1
+        and [w.text for w in subs[0].words][:1] == ["cat"]
+        and not subs[0].redirs
+        and all(w.text in ("-", "/dev/stdin", "/dev/fd/0") for w in subs[0].words[1:])
+    )
 
 
 def _check_written_into(procsub: list[Token], writer: Cmd, ctx: Ctx) -> str | None:
@@ -180,8 +206,10 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             if reason:
                 return reason
     u = unwrap(words)
-    for text in u.strings:
-        reason = ctx.check_text(text)
+    for text in u.strings:  # su -c sh, script -qc sh: the program reads the command's stdin (xargs: none)
+        from .stdin import stdin_source
+
+        reason = ctx.check_text(text, None if u.feeder else stdin_source(cmd))
         if reason:
             return reason
     if u.chdir is not None:  # env -C / rm -rf build: the delete runs in /
@@ -200,6 +228,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         from .variables import remember
 
         remember([*u.assigns, *declared] if not core else declared, ctx.state.variables)
+    while core and core[0].text.startswith("BASH_FUNC_") and "=" in core[0].text:  # env 'BASH_FUNC_ls%%=() {
+        body = core[0].text.partition("=")[2]  # rm -rf ~; }' bash -c ls: a function bash imports, then may call
+        reason = ctx.check_text(body[2:] if body.startswith("()") else body)
+        if reason:
+            return reason
+        core = core[1:]
     if not core:
         return None
     feeder_cmd = cmd if u.feeder else None  # xargs feeds its stdin as arguments; the command's stdin is empty
@@ -230,7 +264,8 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name in OPTION_RUNNERS:  # tar --to-command=CMD, ssh -o ProxyCommand=CMD, sqlite3 .shell CMD, sed 'e CMD'
         from .optruns import option_runs
 
-        for text in option_runs(name, texts):
+        fed = _sqlite_fed(args, cmd) if name == "sqlite3" else None  # echo '.shell rm -rf ~' | sqlite3 x.db
+        for text in option_runs(name, [*texts, *([fed] if fed else [])]):
             reason = ctx.check_text(text)
             if reason:
                 return reason
@@ -249,10 +284,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             return check_find(args, ctx, shown)
         return check_removals(getopt(texts)[0], shown, ctx)
     if name in _AWKS:
-        return _check_awk(texts, shown, ctx)
+        return _check_awk(texts, shown, ctx, _program_files(args))
     if name == "git":
-        from .git import check_git
+        from .git import check_git, config_env
 
+        if any(t.startswith("--config-env") for t in texts):  # X='!rm -rf ~' git --config-env=alias.p=X p
+            texts = config_env(texts, [w.text for w in u.assigns], ctx.state.variables)
         return check_git(texts, shown, ctx)
     if name.startswith(("mkfs", "newfs_")) or name in FORMATTERS:  # newfs_hfs, newfs_msdos (macOS)
         return ctx.hit(
@@ -269,8 +306,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
 
         return check_shell(name, args, feeder_cmd if u.feeder else cmd, ctx, u)
     if name == "eval":
-        from .programs import fetch_in_subs
+        from .programs import check_program, fetch_in_subs, stdin
 
+        if cmd is not None and any(_reads_stdin(sub) for w in args for sub in w.subs):  # ... | eval "$(cat)"
+            reason = check_program(*stdin(cmd), "eval", ctx)
+            if reason:
+                return reason
         return fetch_in_subs(args, shown, ctx) or ctx.check_text(" ".join(texts[texts[:1] == ["--"] :]))
     if name == "trap":  # trap 'cmd' EXIT: the shell runs cmd
         texts = texts[texts[:1] == ["--"] :]
@@ -286,12 +327,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name == "alias":
         define_aliases(texts, ctx.state.aliases)
         return None
-    if name == "hash" and "-p" in texts[:-2]:  # hash -p /bin/rm ls: ls now runs /bin/rm
+    if name == "hash" and any(t.startswith("-p") for t in texts[:-1]):  # hash -p /bin/rm ls: ls runs /bin/rm
         import shlex
 
-        at = texts.index("-p")
-        for alias in texts[at + 2 :]:
-            ctx.state.aliases[alias] = shlex.quote(texts[at + 1])
+        at = next(k for k, t in enumerate(texts) if t.startswith("-p"))
+        path, names = (texts[at][2:], texts[at + 1 :]) if texts[at] != "-p" else (texts[at + 1], texts[at + 2 :])
+        for alias in names if path else []:
+            ctx.state.aliases[alias] = shlex.quote(path)
         return None
     if name in ("mapfile", "readarray"):  # mapfile -C CMD: the shell evals CMD for lines it reads
         for option, callback in getopt(texts, "dnOsuCc")[1]:
@@ -303,6 +345,11 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         from .variables import set_positionals
 
         set_positionals(texts, ctx.state.positionals)
+        return None
+    if name == "shift" and ctx.state.positionals:  # set -- x rm -rf ~; shift; "$@"
+        from .variables import shift_positionals
+
+        shift_positionals(texts, ctx.state.positionals)
         return None
     if name == "hookgate":
         from .selfguard import check_hookgate
@@ -317,7 +364,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if name == "sqlite3":
         from .selfguard import check_sqlite
 
-        return check_sqlite(texts, shown, ctx)
+        return check_sqlite(texts, shown, ctx, _sqlite_fed(args, cmd))
     if name in HTTP_CLIENTS:
         from .selfguard import check_http
 
@@ -394,8 +441,22 @@ def _check_assignments(words: list[Word], ctx: Ctx) -> str | None:
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 
 
-def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
-    """awk's program text: ``system("...")`` runs a shell command."""
+def _program_files(args: list[Word]) -> list[str]:
+    """The literal text ``-f <(echo …)`` (``--file``, ``-E``) hands a program as its program file."""
+    from .programs import stdin_text
+
+    out = []
+    for k, w in enumerate(args[1:], 1):
+        if w.procsub is not None and args[k - 1].text in ("-f", "--file", "-E", "--exec"):
+            producers = commands(w.procsub)
+            text = stdin_text("pipe", producers[-1]) if producers else None
+            out += [text] if text is not None else []
+    return out
+
+
+def _check_awk(args: list[str], shown: str, ctx: Ctx, files: list[str] | None = None) -> str | None:
+    """awk's program text (``files``: the text of its ``-f <(echo …)`` files): ``system("...")`` runs a shell
+    command."""
     _, opts, stop = getopt(
         args,
         "fvFeiE",
@@ -409,7 +470,7 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx) -> str | None:
     from .interp import check_code
     from .optruns import awk_piped
 
-    for program in programs:
+    for program in [*programs, *(files or [])]:
         reason = check_code("awk", program, shown, ctx)
         for text in [] if reason else awk_piped(program):  # print "rm -rf ~" | "sh", "rm -rf ~" | getline
             reason = ctx.check_text(text)

@@ -1,6 +1,6 @@
-"""Project runners that run their arguments as a command after a subcommand (``uv run``, ``npm exec --``,
-``nix develop -c``...), and tools that run a shell string (``nix-shell --run``, ``gdb -ex 'shell ...'``):
-``expand.unwrap`` asks this module what they run."""
+"""Project runners that run their arguments as a command after a subcommand (``uv run``, ``npm exec --``, ``nix
+develop -c``...), and tools that run a shell string (``nix-shell --run``, ``gdb -ex 'shell ...'``, ``vim -c
+'!...'``, ``man -P``): ``expand.unwrap`` asks this module what they run."""
 
 from __future__ import annotations
 
@@ -84,11 +84,38 @@ def run_by(name: str, rest: list[Word]) -> tuple[list[Word], list[str]] | None:
     return words[skip:], strings
 
 
+# tools whose options hold a shell command (``string_runs``)
+STRING_RUNNERS = frozenset({"nix-shell", "gdb", "vim", "vi", "nvim", "view", "ex", "less", "man", "make", "gmake"})
+_VIM_BANG = r"\s*:*\s*(?:sil(?:e|en|ent)?!?\s*)?(?:(?:r(?:e|ea|ead)?|w(?:r|ri|rit|rite)?)\s*)?!(.*)"
+_MAKE_EVAL = ("--eval", "-E")
+
+
 def string_runs(name: str, args: list[str]) -> list[str]:
-    """The shell programs ``nix-shell --run|--command 'CMD'`` and ``gdb -ex 'shell CMD'`` (``!CMD``) run."""
+    """The shell programs ``nix-shell --run|--command 'CMD'``, ``gdb -ex 'shell CMD'`` (``!CMD``, ``pipe X |
+    CMD``), ``vim -c '!CMD'`` (``+CMD``, ``--cmd``), ``less +'!CMD'``, ``man -P CMD`` and the recipe lines and
+    ``$(shell CMD)`` of ``make --eval=TEXT`` run."""
     import re
 
     out = []
+    if name in ("vim", "vi", "nvim", "view", "ex", "less"):
+        for k, a in enumerate(args):
+            value = a[1:].lstrip("+") if a.startswith("+") else args[k + 1] if k + 1 < len(args) else ""
+            if a.startswith("+") or (name != "less" and a in ("-c", "--cmd")):
+                m = re.match(_VIM_BANG, value, re.DOTALL)
+                if m and m.group(1).strip():
+                    out.append(m.group(1))
+        return out
+    if name == "man":
+        opts = getopt(args, "PMCLmSsepRrEK", frozenset({"--pager", "--manpath", "--config-file"}))[1]
+        return [v for o, v in opts if o in ("-P", "--pager") and v]
+    if name in ("make", "gmake"):
+        for k, a in enumerate(args):
+            key, eq, value = a.partition("=")
+            if key in _MAKE_EVAL or (a.startswith("-E") and len(a) > 2):
+                text = value if eq else a[2:] if key not in _MAKE_EVAL else args[k + 1] if k + 1 < len(args) else ""
+                out += [line[1:] for line in text.split("\n") if line.startswith("\t")]
+                out += re.findall(r"\$\(shell\s+([^)]*)\)", text)
+        return out
     if name == "gdb" and "--args" in args:  # gdb --args PROG ARGS...: `run` starts it
         import shlex
 
@@ -98,7 +125,7 @@ def string_runs(name: str, args: list[str]) -> list[str]:
         if name == "nix-shell" and a in ("--run", "--command"):
             out.append(value)
         elif name == "gdb" and a in ("-ex", "--ex", "-eval-command", "--eval-command", "-iex"):
-            m = re.match(r"\s*(?:shell\s+|!)(.*)", value, re.DOTALL)
+            m = re.match(r"\s*(?:shell\s+|!|(?:pipe\s+|\|)[^|]*\|)(.*)", value, re.DOTALL)  # pipe p 1 | CMD
             if m:
                 out.append(m.group(1))
     return out

@@ -109,11 +109,11 @@ _SQLITE_VALUE = frozenset(
 )
 
 
-def check_sqlite(args: list[str], shown: str, ctx: Ctx) -> str | None:
+def check_sqlite(args: list[str], shown: str, ctx: Ctx, fed: str | None = None) -> str | None:
     """``sqlite3 ~/.local/state/hookgate/state.sqlite3 "update approvals ..."``: writes to hookgate's state
-    (approvals, audit records) behind the store's back. Only ``-readonly`` passes."""
-    if "-readonly" in args or "--readonly" in args:
-        return None
+    (approvals, audit records) behind the store's back. ``-readonly`` covers the database it opens (and what
+    the SQL attaches), not one a later ``.open`` names. ``fed``: the text on its stdin, when known."""
+    readonly = "-readonly" in args or "--readonly" in args
     operands, i = [], 0
     while i < len(args):  # sqlite3's options are single-dash words, some with a value
         if args[i].startswith("-") and args[i] != "-":
@@ -121,16 +121,30 @@ def check_sqlite(args: list[str], shown: str, ctx: Ctx) -> str | None:
             continue
         operands.append(args[i])
         i += 1
+    texts = [*args, *([fed] if fed else [])]
     # the database named first, and any path inside the SQL or the options (-cmd '.open F', ATTACH 'F' AS s)
-    named = [*operands[:1], *(m.group(1) or m.group(2) for a in args for m in re.finditer(_LITERAL, a))]
-    named += [w for a in args[:-1] if " " in a or ";" in a for w in re.split(r"[\s;]+", a)]  # .open F
+    named = (
+        []
+        if readonly
+        else [*operands[:1], *(m.group(1) or m.group(2) for a in texts for m in re.finditer(_LITERAL, a))]
+    )
+    named += [m.group(1) for a in texts for m in re.finditer(_SQLITE_OPEN, a)]  # .open F (not .open -readonly F)
+    if not readonly:
+        named += [
+            w for a in [*args[:-1], *([fed] if fed else [])] if " " in a or ";" in a for w in re.split(r"[\s;'\"]+", a)
+        ]
     for operand in named:
         if operand.startswith("file:"):
             operand = operand[5:].split("?", 1)[0]
-        if operand and config_kind(operand) == "hookgate's own cache or state":
-            return _deny(shown, f"opens hookgate's state {operand} for writing (approvals, audit records)", ctx)
+        for path in (
+            ctx.state.candidates(operand.strip("'\"")) if operand else []
+        ):  # cd STATE_DIR && sqlite3 state.sqlite3
+            if config_kind(path) == "hookgate's own cache or state":
+                return _deny(shown, f"opens hookgate's state {path} for writing (approvals, audit records)", ctx)
     return None
 
+
+_SQLITE_OPEN = r"(?m)^\s*\.op(?:e|en)?\s+(?:--?(?!readonly\b)\w+\s+)*(?!--?readonly\b)(\S+)"
 
 _ROUTE = r"(?:^|/)(?:ui/api/)?approvals/[^/?#]+/?(?:[?#]|$)"  # compiled on first use
 _LOOPBACK = ("127.", "localhost", "[::1]", "0.0.0.0", "::1")
@@ -184,9 +198,15 @@ def _loopback_literal(host: str) -> bool:
 
 def check_http(args: list[str], shown: str, ctx: Ctx) -> str | None:
     """An HTTP client sent to an approvals decision route of the gateway: the agent answering its own
-    approval request with the thin client's token."""
+    approval request with the thin client's token; also a URL on another host name that ``--connect-to``,
+    ``--resolve`` or a proxy (``-x``) sends to the gateway (``--resolve example.com:80:127.0.0.1``)."""
+    rerouted = _rerouted(args)
     for a in args:
         url = a.partition("=")[2] if a.startswith("--url=") else a
+        if rerouted and "approvals/" in url and not url.startswith("-"):
+            _scheme, sep, after = url.strip("'\"").partition("://")
+            if re.search(_ROUTE, "/" + (after if sep else url).partition("/")[2]):
+                return _deny(shown, "answers an approval request through the gateway, reached under another name", ctx)
         if "%" in url:  # /%61pprovals/ID: the server decodes the path before it routes it
             from urllib.parse import unquote
 
@@ -196,6 +216,30 @@ def check_http(args: list[str], shown: str, ctx: Ctx) -> str | None:
         if ("{" in url or "[" in url) and _globbed_route(url):
             return _deny(shown, "spells the gateway's approvals route with curl's URL globbing", ctx)
     return None
+
+
+_REROUTES = ("--connect-to", "--resolve", "-x", "--proxy", "--preproxy", "--socks5", "--socks5-hostname")
+
+
+def _rerouted(args: list[str]) -> bool:
+    """Whether curl's ``--connect-to``/``--resolve`` or a proxy (``-x``, ``--proxy``...) points at the gateway."""
+    for k, a in enumerate(args):
+        key, eq, value = a.partition("=")
+        if key.startswith("-x") and len(key) > 2 and not key.startswith("--"):
+            key, value, eq = "-x", a[2:], "="
+        if key not in _REROUTES:
+            continue
+        if not eq:
+            value = args[k + 1] if k + 1 < len(args) else ""
+        value = value.strip("'\"")
+        if key in ("--connect-to", "--resolve"):  # HOST:PORT:TARGET[:PORT], HOST:PORT:ADDR[,ADDR]
+            hosts = value.split(":", 2)[2:3]
+            hosts = [h for part in hosts for h in part.split(",")] if key == "--resolve" else hosts
+        else:
+            hosts = [value]
+        if any(h and _gateway_url(h.rstrip("/") + "/approvals/x") for h in hosts):
+            return True
+    return False
 
 
 def _globbed_route(url: str) -> bool:

@@ -112,15 +112,29 @@ def substituted(words: list[Word], variables: dict[str, list[str]]) -> list[str]
 
 
 def set_positionals(args: list[str], positionals: list[list[str]]) -> None:
-    """Record what ``set [OPTIONS] -- ARGS`` (or ``set ARGS``) makes the positional parameters (the last
-    ``MAX_VALUES`` sets kept: a branch may run either)."""
-    if "--" in args:
-        values = args[args.index("--") + 1 :]
-    elif args and args[0][:1] not in "-+":
-        values = args
-    else:
+    """Record what ``set [OPTIONS] [--] ARGS`` makes the positional parameters (the last ``MAX_VALUES`` sets
+    kept: a branch may run either); ``"$@"`` among ARGS stands for the ones before (``set -- "$@" x``)."""
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("--", "-"):
+            i += 1
+            break
+        if a[:1] not in "-+" or len(a) < 2:
+            break
+        i += 1 + a[1:].count("o")  # set -eo pipefail: -o takes a value
+    if i >= len(args) and "--" not in args[:i] and "-" not in args[:i]:
         return  # set -e, set -o pipefail: options only
+    before = positionals[-1] if positionals else []
+    values = [v for a in args[i:] for v in (before if a in ("$@", "${@}", "$*", "${*}") else [a])]
     positionals.append(values)
+    del positionals[:-MAX_VALUES]
+
+
+def shift_positionals(args: list[str], positionals: list[list[str]]) -> None:
+    """``shift [N]``: each recorded set of positional parameters also without its first N."""
+    n = int(args[0]) if args and args[0].isdigit() else 1
+    positionals.extend([values[n:] for values in positionals if n <= len(values)])
     del positionals[:-MAX_VALUES]
 
 
