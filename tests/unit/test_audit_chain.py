@@ -423,6 +423,11 @@ def test_verify_passes_while_other_processes_append(backend: Any, tmp_path: Path
     for t in threads:
         t.start()
     try:
+        import time
+
+        deadline = time.monotonic() + 30  # the writers have opened their stores and are appending
+        while backend.audit_heads()[0].seq < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
         problems = [problem(backend) for _ in range(40)]
     finally:
         stop.set()
