@@ -146,14 +146,12 @@ def _config_problem(configs: list[str], env_config: str | None) -> str | None:
     """What is wrong with the configs a hook command names (``--config``, else a ``HOOKGATE_CONFIG=`` it sets):
     a ``builtin:`` name other than ``builtin:default`` (in any case), or an absolute path that is not a
     file. A relative path is left alone: it is relative to where the host starts the hook."""
-    from gateway.config.loading import BUILTIN_DEFAULT
+    from gateway.config.loading import BUILTIN_DEFAULT, config_list
 
     where = ""
     if not configs and env_config:
         where = "HOOKGATE_CONFIG: "
-        configs = [
-            p.replace("builtin\0", "builtin:") for p in env_config.replace("builtin:", "builtin\0").split(os.pathsep)
-        ]
+        configs = config_list(env_config)
     for config in configs:
         if config.lower().startswith("builtin:") and config != BUILTIN_DEFAULT:
             return f"{where}{config}: no such built-in config (the built-in one is {BUILTIN_DEFAULT})"

@@ -51,15 +51,20 @@ def _resolve_path(path: str) -> str:
     return os.path.abspath(path)
 
 
+def config_list(text: str) -> list[str]:
+    """The entries of a ``$HOOKGATE_CONFIG`` value: ``os.pathsep``-separated, each ``builtin:NAME`` one entry."""
+    parts = text.replace("builtin:", "builtin\0").split(os.pathsep)
+    return [p.replace("builtin\0", "builtin:") for p in parts if p]
+
+
 def find_config_paths(explicit: list[str] | None = None) -> list[str]:
     """Resolve which config files to load (see module docstring for the order; ``builtin:default``
     names the shipped default config)."""
     if explicit:
         return [_resolve_path(p) for p in explicit]
     env = os.environ.get("HOOKGATE_CONFIG")
-    if env:  # an os.pathsep-separated list, in which each builtin:NAME is one entry
-        parts = env.replace("builtin:", "builtin\0").split(os.pathsep)
-        return [_resolve_path(p.replace("builtin\0", "builtin:")) for p in parts if p]
+    if env:
+        return [_resolve_path(p) for p in config_list(env)]
     for name in LOCAL_NAMES:
         if os.path.isfile(name):
             return [os.path.abspath(name)]

@@ -240,10 +240,23 @@ def self_signed(directory: str, name: str) -> tuple[str, str]:
     return certfile, keyfile
 
 
-class ClosingServer:
-    """Accepts connections on 127.0.0.1, reads the request head, closes without a byte of answer."""
+def read_head(conn: socket.socket) -> bytes:
+    """What ``conn`` sends up to and including the end of an HTTP head (less when it closes first)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
 
-    def __init__(self) -> None:
+
+class ClosingServer:
+    """Accepts connections on 127.0.0.1, reads the request head, answers ``answer`` (raw bytes; default:
+    not a byte) and closes."""
+
+    def __init__(self, answer: bytes = b"") -> None:
+        self.answer = answer
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.bind(("127.0.0.1", 0))
         self._sock.listen(16)
@@ -262,12 +275,13 @@ class ClosingServer:
             self.accepted += 1
             with conn:
                 conn.settimeout(5)
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
+                read_head(conn)
+                if self.answer:
+                    conn.sendall(self.answer)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> ClosingServer:
         self._thread.start()

@@ -15,6 +15,7 @@ import httpx2
 import pytest
 
 from tests.conftest import CASES, load_case
+from tests.fakes.webhooks import read_head
 from tests.integration.serve_helpers import ServeProcess, isolated_env
 
 GUARDS = CASES / "configs" / "guards.json"
@@ -234,12 +235,7 @@ def test_time_the_loop_is_held_up_does_not_count_against_a_client(tmp_path: Path
         time.sleep(0.5)  # the loop is held for 2 s from about 0.3 s ago
         rest = threading.Thread(target=sock.sendall, args=(big[100:],))
         rest.start()
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            answer += chunk
+        answer = read_head(sock)
         rest.join(10)
         holding.join(10)
     assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]

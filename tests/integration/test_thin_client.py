@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CASES, ROOT, load_case, run_hookgate
+from tests.fakes.webhooks import ClosingServer
 from tests.integration.serve_helpers import ServeProcess, isolated_env
 
 GUARDS = str(CASES / "configs" / "guards.json")
@@ -318,38 +319,6 @@ def test_an_exit_code_that_is_not_a_byte_is_a_misconfiguration(code: str) -> Non
     assert f"exit code {code} is not 0-255" in proc.stderr and "deciding in-process" in proc.stderr
 
 
-class RawAnswer:
-    """A loopback server that reads a request and answers ``answer`` (raw bytes) to each connection."""
-
-    def __init__(self, answer: bytes) -> None:
-        import threading
-
-        self.answer = answer
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(5)
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                conn.sendall(self.answer)
-
-    def close(self) -> None:
-        self.listener.close()
-
-
 _JSON_400 = b'{"error":"invalid request."}'
 FOREIGN_ANSWERS = {
     "a-400-from-another-server": b"HTTP/1.1 400 Bad Request\r\nContent-Length: %d\r\n\r\n%s"
@@ -370,9 +339,8 @@ def test_an_answer_from_another_server_never_lets_a_closed_client_through(answer
     ``str.isdigit`` takes and ``int`` refuses (``\u00b2``), used to end in exit 1 (the host goes ahead) or
     an internal error; the standalone script printed a traceback. Each is "not hookgate serve": with
     ``closed`` the call is blocked, in both forms, in one line."""
-    liar = RawAnswer(answer)
     event = load_case("claude", "pretooluse-bash-rm-rf.json")
-    try:
+    with ClosingServer(answer) as liar:
         proc = run_hookgate(["run", "--server", liar.url, "--on-server-down", "closed"], event)
         script = subprocess.run(
             [sys.executable, "-I", "-S", str(ROOT / "gateway" / "client.py"), liar.url],
@@ -383,8 +351,6 @@ def test_an_answer_from_another_server_never_lets_a_closed_client_through(answer
             timeout=30,
             check=False,
         )
-    finally:
-        liar.close()
     for result in (proc, script):
         assert result.returncode == 2, result.stderr
         assert " misconfigured: " in result.stderr and result.stderr.count("\n") == 1, result.stderr
