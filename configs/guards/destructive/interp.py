@@ -274,6 +274,18 @@ _TCL_MAX_WORDS = 1000  # words one Tcl command may hold; more is refused as unan
 _TCL_HOME = ("$env(HOME)", "$::env(HOME)", "${env(HOME)}", "${::env(HOME)}")
 
 
+def _closing(code: str, i: int, opening: str, closing: str) -> int:
+    """The index of the ``closing`` bracket that matches the ``opening`` one at ``code[i]`` (``len(code)``
+    when it is never closed)."""
+    depth, j, n = 0, i, len(code)
+    while j < n:
+        depth += (code[j] == opening) - (code[j] == closing)
+        if depth == 0:
+            break
+        j += 1
+    return j
+
+
 def _tcl_words(code: str, i: int) -> list[Word]:
     """The Tcl words of the command starting at ``code[i]`` (to ``;``, a newline, ``]`` or ``}``): braces quote
     literally, ``"..."`` and bare words holding ``$`` or ``[`` are known only at run time (``$env(HOME)``: ``~``)."""
@@ -289,22 +301,12 @@ def _tcl_words(code: str, i: int) -> list[Word]:
         expand = code.startswith("{*}", i) and i + 3 < n and code[i + 3] not in " \t;\n]}"
         i += 3 if expand else 0  # {*}{rm -rf ~}: the list's elements are words of the command
         if expand and code.startswith("[list", i) and code[i + 5 : i + 6] in (" ", "\t"):  # {*}[list rm -rf ~]
-            depth, j = 0, i
-            while j < n:
-                depth += (code[j] == "[") - (code[j] == "]")
-                if depth == 0:
-                    break
-                j += 1
+            j = _closing(code, i, "[", "]")
             words.extend(_tcl_words(code[i + 6 : j], 0))
             i = j + 1
             continue
         if code[i] == "{":
-            depth, j = 0, i
-            while j < n:
-                depth += (code[j] == "{") - (code[j] == "}")
-                if depth == 0:
-                    break
-                j += 1
+            j = _closing(code, i, "{", "}")
             text, literal, i = code[i + 1 : j], True, j + 1
         else:
             quoted = code[i] == '"'
