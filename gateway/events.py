@@ -296,9 +296,32 @@ def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise EventError(f"event is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
-        raise EventUndecodable("event is nested too deeply to decode") from None
+        raise EventUndecodable(f"event is nested too deeply to decode (over {MAX_DEPTH} levels)") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise EventUndecodable(f"event cannot be decoded: {exc}") from None
     if not isinstance(value, dict):
         raise EventError(f"event must be a JSON object, got {type(value).__name__}")
+    if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(value):  # counting is C-fast: few events walk
+        raise EventUndecodable(f"event is nested too deeply to decode (over {MAX_DEPTH} levels)")
     return value
+
+
+MAX_DEPTH = 200
+"""Deepest nesting of objects and arrays an event may have (levels, the event object itself is level 1).
+Python's recursion limit (1,000 frames) is not a safe bound by itself: an event a little under it decodes,
+and then every later step that walks it (the JSON encoders of a command's stdin and the audit record, the
+redactor) runs out of frames at a depth of its own, each failing in its own way (a handler error: a
+policy that lapses). A cap far below it fails them all together, at decoding: denied, not passed."""
+
+
+def _too_deep(value: Any) -> bool:
+    """True when ``value`` nests deeper than ``MAX_DEPTH`` (iterative: it visits containers only, so an
+    event whose brackets sit inside strings, such as a Write of a JSON file, costs a few steps)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False

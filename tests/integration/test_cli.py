@@ -43,6 +43,14 @@ def test_bad_input_is_one_line_exit_1(stdin: bytes, message: str) -> None:
             "nested too deeply",
         ),
         (b'{"hook_event_name": "PreToolUse", "tool_name": "Bash", "n": ' + b"9" * 5000 + b"}", "cannot be decoded"),
+        *(  # just under Python's recursion limit: decodes, but re-encoding it for the hook failed (fail open)
+            (
+                b'{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/tmp", "tool_name": "mcp__db__query",'
+                b' "tool_input": {"sql": "DROP TABLE users", "params": ' + b"[" * depth + b"]" * depth + b"}}",
+                "nested too deeply",
+            )
+            for depth in (199, 500, 980)
+        ),
     ],
 )
 def test_an_event_shaped_past_decoding_is_denied_not_let_through(stdin: bytes, message: str) -> None:
