@@ -21,7 +21,8 @@ Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ..
 its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization`` values
 (``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string that names
 an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
-(``mcp__x__write_AKIA...``): Anthropic ``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
+(``mcp__x__write_AKIA...``), a ``\\n``/``\\t`` escape in text or a ``%XX`` escape in a URL, and the
+distinctive prefixes (all but ``sk-`` and ``*_live_``) right after a letter or digit: Anthropic ``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
 ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS access
 key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
 ``sk_live_``/``rk_live_``, npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens ``eyJ...``;
@@ -88,9 +89,11 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     # (kind, hints: lower-case substrings one of which any match contains, re flags, pattern)
     (
         "private_key",
-        ("private key",),
+        ("-----begin",),
         re.IGNORECASE | re.DOTALL,
-        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+        # any run of spaces and tabs between the words (a tab or a double space is still the block)
+        r"-----BEGIN[ \t]++(?:[A-Z0-9]++[ \t]++)*?PRIVATE[ \t]++KEY(?:[ \t]++BLOCK)?-----"
+        r"(?:.*?-----END[ \t]++(?:[A-Z0-9]++[ \t]++)*?PRIVATE[ \t]++KEY(?:[ \t]++BLOCK)?-----|.*\Z)",
     ),
     (
         "authorization",
@@ -132,13 +135,17 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
             "hooks.slack.com",
         ),
         0,
-        # no letter or digit before the prefix, but "_" may be (a tool name "mcp__x__write_AKIA...")
-        r"(?<![A-Za-z0-9])(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+        # the generic "sk-" and "*_live_" prefixes: no letter or digit before them ("task-..." is no key),
+        # except the letter of an escape (a literal \n or \t in file text) or a %XX escape (a URL); "_" may
+        # be (a tool name "mcp__x__write_sk-..."). The distinctive prefixes match wherever they start
+        # ("1AKIA...", "tok:\\tghp_...").
+        r"(?:(?<![A-Za-z0-9])|(?<=\\[nrtbfv0])|(?<=%[0-9A-Fa-f]{2}))"
+        r"(?:sk-ant-[A-Za-z0-9_\-]{16,}|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}|(?:sk|rk)_live_[A-Za-z0-9]{16,})"
         r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|xox[abposr]-[A-Za-z0-9\-]{10,}"
         r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}"
-        r"|(?:sk|rk)_live_[A-Za-z0-9]{16,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_\-]{50,}"
+        r"|npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_\-]{50,}"
         r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
-        r"|(?<=hooks\.slack\.com/services/)T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
+        r"|(?<=hooks\.slack\.com/services/)T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}",
     ),
     (
         "url_credentials",

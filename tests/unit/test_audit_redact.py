@@ -504,3 +504,43 @@ def test_a_pgpass_file_written_by_name_has_its_passwords_redacted() -> None:
     assert (
         Redactor().apply({"file_path": "/p/notes.txt", "content": "db.test:5433:app:bob:x"})["content"].endswith(":x")
     )
+
+
+GHP = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+AKIA = "AKIAQWERTYUIOPASDFGH"
+ANT = "sk-ant-api03-" + "Zq9x" * 10
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"use this\\n{GHP}",  # a literal \n escape in file text (a JSON file, echo -e)
+        f"tok:\\t{GHP}",
+        f"keys:\\n{ANT}",
+        f"KEY=1{AKIA}",  # a digit right before the distinctive prefix
+        f"curl 'https://x/?h=Authorization%3A%20Bearer%20{GHP}'",  # URL-encoded
+        f"q=%20{ANT}",
+        f"printf 'u\\n{GHP}' | gh auth login --with-token",
+    ],
+)
+def test_keys_right_after_an_escape_or_a_digit_are_redacted(text: str) -> None:
+    out = Redactor().text(text)
+    assert GHP not in out and AKIA not in out and ANT not in out and "[REDACTED:" in out
+
+
+def test_a_generic_prefix_inside_a_word_is_no_key() -> None:
+    text = "git checkout task-implement-feature-login-flow && echo disk-usage-report-for-january-2026"
+    assert Redactor().text(text) == text
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "-----BEGIN\tRSA PRIVATE KEY-----\nMIIEpAIB\n-----END RSA PRIVATE KEY-----",
+        "-----BEGIN RSA PRIVATE  KEY-----\nMIIEpAIB",
+        "-----BEGIN  OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1r",
+    ],
+)
+def test_private_key_blocks_with_odd_spacing(block: str) -> None:
+    out = Redactor().text(f"key: {block}")
+    assert "MIIE" not in out and "b3Bl" not in out and "[REDACTED:private_key]" in out
