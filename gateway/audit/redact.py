@@ -22,7 +22,8 @@ its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy
 (``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string that names
 an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
 (``mcp__x__write_AKIA...``), a ``\\n``/``\\t`` escape in text or a ``%XX`` escape in a URL, and the
-distinctive prefixes (all but ``sk-`` and ``*_live_``) right after a letter or digit: Anthropic ``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
+distinctive prefixes (all but ``sk-`` and ``*_live_``) right after a letter or digit: Anthropic
+``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
 ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS access
 key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
 ``sk_live_``/``rk_live_``, npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens ``eyJ...``;
