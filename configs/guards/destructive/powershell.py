@@ -148,6 +148,12 @@ def check_powershell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, sho
             break
         if takes == "file" or (takes is None and not name.startswith("powershell")):  # pwsh script.ps1: a file
             rest = texts[i + 1 :] if takes == "file" else texts[i:]
+            at = i + 1 if takes == "file" else i
+            if at < len(args):
+                from .programs import download_reason, downloaded_file
+
+                if downloaded_file(args[at]):  # pwsh -File <(curl ...)
+                    return ctx.hit("exec.download", shown, download_reason())
             if rest[:1] != ["-"]:
                 return None
             script = ""

@@ -15,7 +15,7 @@ from .context import POLICY, Ctx
 from .expand import Cmd, Unwrapped, base, bind_positionals, commands, names, printed, show, unwrap
 from .getopt import getopt
 from .interp import check_code
-from .lexer import Word
+from .lexer import Token, Word
 from .selfguard import check_hookgate, check_pip, is_hookgate_module, is_hookgate_script
 
 FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
@@ -71,6 +71,49 @@ def fetch_in_subs(words: list[Word], shown: str, ctx: Ctx) -> str | None:
             if any(core_name(c) in FETCHERS for c in commands(sub)):
                 return ctx.hit("exec.download", shown, download_reason())
     return None
+
+
+def fetches(toks: list[Token], depth: int = 0) -> bool:
+    """Whether the commands of ``toks`` run a downloader, also in a substitution or a ``< <(...)`` of theirs
+    (``<(curl ...)``, ``<(curl ... | gunzip)``, ``<(cat <(curl ...))``)."""
+    for c in commands(toks):
+        if core_name(c) in FETCHERS:
+            return True
+        words = [*c.words, *(r.target for r in c.redirs if r.target is not None)]
+        if depth < 8 and any(fetches(sub, depth + 1) for w in words for sub in w.subs):
+            return True
+    return False
+
+
+def downloaded_file(word: Word) -> bool:
+    """Whether ``word``, a file a program reads as program text, is a download: a ``<(...)`` that runs a
+    downloader."""
+    return word.procsub is not None and fetches(word.procsub)
+
+
+def check_program_files(name: str, args: list[Word], shown: str, ctx: Ctx) -> str | None:
+    """``awk -f <(curl ...)``, ``sqlite3 -init <(curl ...)``, ``make -f``, ``node -r``... (``cmdnames.PROGRAM_FILES``):
+    program text from a download, run as code."""
+    from .cmdnames import PROGRAM_FILES
+
+    shorts, longs = PROGRAM_FILES[name]
+    for k, w in enumerate(args):
+        text = w.text
+        if text == "--":
+            break
+        value: Word | None = None
+        if name == "expect" and not text.startswith("-"):
+            value = w  # expect <(curl ...): its script
+        elif text in longs or (len(text) == 2 and text[0] == "-" and text[1] in shorts) or _attached(text, longs):
+            value = args[k + 1] if k + 1 < len(args) else None
+        if value is not None and downloaded_file(value):
+            return ctx.hit("exec.download", shown, download_reason())
+    return None
+
+
+def _attached(text: str, longs: frozenset[str]) -> bool:
+    """``--file=<(...)``, ``-f<(...)``: the lexer gives the substitution as the word after ``--file=``/``-f``."""
+    return text.endswith("=") and text[:-1] in longs
 
 
 def _chain(cmd: Cmd | None) -> list[Cmd]:
@@ -319,7 +362,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         script = args[i]
         if family in ("python", "pypy") and is_hookgate_script(script.text):  # python .../gateway/cli/hookgate
             return check_hookgate([w.text for w in args[i + 1 :]], shown, ctx)
-        if script.procsub is not None and any(core_name(c) in FETCHERS for c in commands(script.procsub)):
+        if downloaded_file(script):
             return ctx.hit("exec.download", shown, download_reason())  # python3 <(curl ...)
         return None
     kind, src = stdin(cmd)
@@ -366,6 +409,8 @@ def check_deno(args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str |
     if sub == "repl":
         codes = [v for o, v in opts if o == "--eval"]
         return check_code("deno", "\n".join(codes), shown, ctx) if codes else None
+    if sub == "run" and at < len(rest) and downloaded_file(args[stop + 1 + at]):  # deno run <(curl ...)
+        return ctx.hit("exec.download", shown, download_reason())
     if sub == "run" and at < len(rest) and rest[at] == "-":
         kind, src = stdin(cmd)
         if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):

@@ -17,6 +17,7 @@ from .cmdnames import (
     FORMATTERS,
     HTTP_CLIENTS,
     OPTION_RUNNERS,
+    PROGRAM_FILES,
     SHELLS,
     TOOLS,
     interpreter_family,
@@ -206,6 +207,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             if reason:
                 return reason
     u = unwrap(words)
+    if u.runner and base(u.runner[0].text) in PROGRAM_FILES and any(w.subs for w in u.runner[1:]):
+        from .programs import check_program_files  # make -f <(curl ...), gdb -x, vim -S, expect -f
+
+        reason = check_program_files(base(u.runner[0].text), u.runner[1:], show(u.runner), ctx)
+        if reason:
+            return reason
     for text in u.strings:  # su -c sh, script -qc sh: the program reads the command's stdin (xargs: none)
         from .stdin import stdin_source
 
@@ -261,6 +268,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         args = _fed(args, u)
     texts = [w.text for w in args]
     shown = show(core)
+    files = name if name in PROGRAM_FILES else interpreter_family(name)
+    if files in PROGRAM_FILES and any(w.subs for w in args):  # awk -f <(curl ...), sqlite3 -init <(curl ...)
+        from .programs import check_program_files
+
+        reason = check_program_files(files, args, shown, ctx)
+        if reason:
+            return reason
     if name in OPTION_RUNNERS:  # tar --to-command=CMD, ssh -o ProxyCommand=CMD, sqlite3 .shell CMD, sed 'e CMD'
         from .optruns import option_runs
 
