@@ -8,6 +8,9 @@ from __future__ import annotations
 
 SHELLS = frozenset({"sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 """Shells (``programs.check_shell``)."""
+FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
+"""Downloaders: their output run as code is ``exec.download`` (``programs``), and so is a file they write to
+that the same command then runs (``programs.record_downloads``)."""
 HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
 """HTTP clients that could call hookgate's approval routes (``selfguard.check_http``)."""
 TOOLS = frozenset({"chmod", "chown", "chgrp", "rsync", "tar", "gtar", "bsdtar"})

@@ -14,6 +14,7 @@ import re
 
 from .cmdnames import (
     DISK_TOOLS,
+    FETCHERS,
     FORMATTERS,
     HTTP_CLIENTS,
     OPTION_RUNNERS,
@@ -111,6 +112,10 @@ def check_tokens(toks: list[Token], ctx: Ctx, stdin: Cmd | None = None) -> str |
     if fork_bomb(toks):
         return ctx.hit("shell.fork-bomb", ":(){ :|:& };:", _FORK_BOMB)
     define_functions(toks, ctx.state.functions)
+    if _names(toks, FETCHERS):  # curl -o x URL && sh x: the files it downloads to, before anything runs
+        from .programs import record_downloads
+
+        record_downloads(toks, ctx)
     for cmd in commands(toks, stdin):
         reason = check_cmd(cmd, ctx)
         if reason:
@@ -123,6 +128,16 @@ def check_tokens(toks: list[Token], ctx: Ctx, stdin: Cmd | None = None) -> str |
                 if reason:
                     return reason
     return None
+
+
+def _names(toks: list[Token], wanted: frozenset[str], depth: int = 0) -> bool:
+    """Whether a word of ``toks`` (or of a substitution in them) is one of ``wanted`` (``/usr/bin/curl`` too)."""
+    for t in toks:
+        words = [t] if isinstance(t, Word) else [w for w in (t.target, t.body) if w] if isinstance(t, Redir) else []
+        for w in words:
+            if base(w.text) in wanted or (depth < 8 and any(_names(sub, wanted, depth + 1) for sub in w.subs)):
+                return True
+    return False
 
 
 def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
@@ -207,7 +222,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             if reason:
                 return reason
     u = unwrap(words)
-    if u.runner and base(u.runner[0].text) in PROGRAM_FILES and any(w.subs for w in u.runner[1:]):
+    if u.runner and base(u.runner[0].text) in PROGRAM_FILES and (ctx.state.downloaded or any(w.subs for w in u.runner)):
         from .programs import check_program_files  # make -f <(curl ...), gdb -x, vim -S, expect -f
 
         reason = check_program_files(base(u.runner[0].text), u.runner[1:], show(u.runner), ctx)
@@ -247,6 +262,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if u.feeder:
         cmd = None
     head = core[0]
+    if ctx.state.downloaded and "/" in head.text:  # curl -o x URL; chmod +x x; ./x
+        from .programs import run_downloaded
+
+        reason = run_downloaded(head, show(core, limit=80), ctx)
+        if reason:
+            return reason
     if head.globs() and head.text != "[" and base(head.text).strip("*"):  # /bin/r? -rf /: every command it can
         # name (a bare `*` names whatever sorts first: unknowable, like `/* *`, a C comment pasted into a shell)
         return _check_glob_head(head, core[1:], cmd, ctx)
@@ -269,7 +290,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     texts = [w.text for w in args]
     shown = show(core)
     files = name if name in PROGRAM_FILES else interpreter_family(name)
-    if files in PROGRAM_FILES and any(w.subs for w in args):  # awk -f <(curl ...), sqlite3 -init <(curl ...)
+    if files in PROGRAM_FILES and (ctx.state.downloaded or any(w.subs for w in args)):  # awk -f <(curl ...)
         from .programs import check_program_files
 
         reason = check_program_files(files, args, shown, ctx)
