@@ -391,11 +391,51 @@ def check_source(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str 
         return None
     if args[0].procsub is not None:
         producers = commands(args[0].procsub)
+        if len(producers) == 1 and shell_setup(producers[0]):
+            return None  # source <(kubectl completion bash): as eval "$(kubectl completion bash)" passes
         return check_program("pipe", producers[-1], name, ctx) if producers else None
     if args[0].text in STDIN_FILES:
         kind, src = stdin(cmd)
         return check_program(kind, src, name, ctx)
     return run_downloaded(args[0], f"{name} {args[0].text}"[:80], ctx)  # curl -o x URL; source x
+
+
+_SETUP_SUBCOMMANDS = frozenset({"completion", "completions", "hook", "init", "activate", "shellenv", "env"})
+_SETUP_SHELLS = frozenset({"bash", "zsh", "sh", "fish", "ksh", "-"})
+# commands that print a file or their arguments (cat completion: the file `completion`), never a tool's setup
+_PRINTERS = frozenset(
+    {
+        *("cat", "tac", "head", "tail", "less", "more", "nl", "zcat", "bzcat", "xzcat", "zstdcat", "gzip", "gunzip"),
+        *("base64", "xxd", "od", "rev", "sort", "uniq", "tr", "cut", "grep", "egrep", "fgrep", "rg", "sed", "gsed"),
+        *("awk", "gawk", "mawk", "echo", "printf", "dd", "tee", "strings", "column", "paste", "fold", "fmt", "iconv"),
+        *("jq", "yq", "xargs", "find", "ls", "eval", "source", ".", "exec", "openssl", "gpg", "tar", "unzip"),
+    }
+)
+
+
+def shell_setup(cmd: Cmd) -> bool:
+    """Whether ``cmd`` is a tool printing its own shell completion or start-up code (``kubectl completion bash``,
+    ``gh completion -s zsh``, ``direnv hook bash``, ``starship init bash``, ``pyenv init -``, ``brew shellenv``,
+    ``mise activate bash``): a literal ``TOOL SUBCOMMAND [shell names, options]`` whose tool is no shell,
+    interpreter, downloader or printer of files. Sourced, it runs what the tool prints, as ``eval "$(...)"``
+    does (which passes too)."""
+    from .cmdnames import SHELLS, interpreter_family
+
+    if cmd.pipe_in is not None or any(r.op.startswith("<") for r in cmd.redirs):
+        return False
+    u = unwrap(cmd.words)
+    words = u.words
+    if u.strings or u.feeder or len(words) < 2 or not all(w.literal for w in words):
+        return False
+    name = base(words[0].text)
+    return (
+        words[1].text in _SETUP_SUBCOMMANDS
+        and all(w.text.startswith("-") or w.text in _SETUP_SHELLS for w in words[2:])
+        and name not in _PRINTERS
+        and name not in SHELLS
+        and name not in FETCHERS
+        and interpreter_family(name) is None
+    )
 
 
 def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str | None:
