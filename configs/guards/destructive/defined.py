@@ -105,7 +105,9 @@ def check_defined(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str
     if alias is not None:
         import shlex  # here: a plain command never needs it
 
-        return ctx.check_text(" ".join([alias, *(shlex.quote(w.text) for w in args)]))
+        from .stdin import stdin_source  # alias f=sh; curl x | f: the alias's command reads the call's stdin
+
+        return ctx.check_text(" ".join([alias, *(shlex.quote(w.text) for w in args)]), stdin_source(cmd))
     body = ctx.state.functions.get(name)
     source = None
     if body and cmd is not None:
