@@ -159,6 +159,12 @@ def check_powershell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, sho
             script = ""
             break
         rest = texts[i + 1 :] if takes else texts[i:]  # -Command ..., or powershell's bare command
+        if any(w.subs for w in args[i:]):  # pwsh -c "$(curl ...)"
+            from .programs import fetch_in_subs
+
+            reason = fetch_in_subs(args[i + 1 if takes else i :], shown, ctx)
+            if reason:
+                return reason
         script = (rest[0] if rest else "") if takes == "command-with-args" else " ".join(rest)
         break
     if not script or script == "-":  # the script is stdin

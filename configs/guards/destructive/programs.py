@@ -443,6 +443,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
     download denied, a heredoc program checked like a one-liner."""
     inline, module, with_value, attached, long_inline, long_value = _INTERPRETERS[family]
     codes: list[str] = []
+    code_words: list[Word] = []  # the words the inline programs come from (python3 -c "$(curl ...)")
     i = 0
     while i < len(args):
         a = args[i].text
@@ -458,6 +459,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
             opt, eq, value = a.partition("=")
             if opt in long_inline:
                 codes.append(value if eq else (args[i + 1].text if i + 1 < len(args) else ""))
+                code_words += args[i : i + (1 if eq else 2)]
                 i += 1 if eq else 2
                 continue
             i += 2 if opt in long_value and not eq else 1
@@ -477,6 +479,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
                     if not value and i + 1 < len(args):
                         value, step = args[i + 1].text, 2
                     codes.append(value)
+                    code_words += args[i : i + step]
                     break
                 if ch in with_value:
                     step = 1 if a[k + 1 :] else 2
@@ -489,7 +492,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
             continue
         break
     if codes:
-        return check_code(family, "\n".join(codes), shown, ctx)
+        return fetch_in_subs(code_words, shown, ctx) or check_code(family, "\n".join(codes), shown, ctx)
     if i < len(args) and args[i].text != "-" and args[i].text not in STDIN_FILES:
         script = args[i]
         if family in ("python", "pypy") and is_hookgate_script(script.text):  # python .../gateway/cli/hookgate

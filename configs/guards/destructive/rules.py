@@ -319,7 +319,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             return check_find(args, ctx, shown)
         return check_removals(getopt(texts)[0], shown, ctx)
     if name in _AWKS:
-        return _check_awk(texts, shown, ctx, _program_files(args))
+        return _check_awk(texts, shown, ctx, _program_files(args), args)
     if name == "git":
         from .git import check_git, config_env
 
@@ -489,9 +489,11 @@ def _program_files(args: list[Word]) -> list[str]:
     return out
 
 
-def _check_awk(args: list[str], shown: str, ctx: Ctx, files: list[str] | None = None) -> str | None:
-    """awk's program text (``files``: the text of its ``-f <(echo …)`` files): ``system("...")`` runs a shell
-    command."""
+def _check_awk(
+    args: list[str], shown: str, ctx: Ctx, files: list[str] | None = None, words: list[Word] | None = None
+) -> str | None:
+    """awk's program text (``files``: the text of its ``-f <(echo …)`` files; ``words``: the arguments as words,
+    for a program that is a download, ``awk "$(curl ...)"``): ``system("...")`` runs a shell command."""
     _, opts, stop = getopt(
         args,
         "fvFeiE",
@@ -502,6 +504,12 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx, files: list[str] | None = 
     programs = [v for o, v in opts if o in ("-e", "--source")]
     if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
         programs.append(operands[0])
+        if words is not None and words[stop].subs:
+            from .programs import fetch_in_subs
+
+            reason = fetch_in_subs([words[stop]], shown, ctx)
+            if reason:
+                return reason
     from .interp import check_code
     from .optruns import awk_piped
 
