@@ -379,7 +379,7 @@ ALLOWED = [
     "sh ./configure --prefix=/usr",
     "bash -c 'echo hi'",
     "sudo sh -c 'echo x > /etc/hosts'",
-    "curl x > install.sh && bash install.sh",
+    "curl x > install.sh && less install.sh",  # (running it in the same command is a download run: test_holes)
     # ordinary commands
     "rm file.txt",
     "rm -f *.log",

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 SHELLS = frozenset({"sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh"})
 """Shells (``programs.check_shell``)."""
+FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
+"""Downloaders: their output run as code is ``exec.download`` (``programs``), and so is a file they write to
+that the same command then runs (``programs.record_downloads``)."""
 HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
 """HTTP clients that could call hookgate's approval routes (``selfguard.check_http``)."""
 TOOLS = frozenset({"chmod", "chown", "chgrp", "rsync", "tar", "gtar", "bsdtar"})
@@ -20,6 +23,30 @@ OPTION_RUNNERS = frozenset({"tar", "gtar", "bsdtar", "rsync", "ssh", "scp", "sft
 """Commands that run shell text given in an option or script (``optruns.option_runs``)."""
 FORMATTERS = frozenset({"mke2fs", "mkntfs", "mkdosfs", "mkexfatfs", "mkreiserfs", "mkudffs", "newfs"})
 """File system makers not named ``mkfs*`` (``newfs_hfs`` and the other ``newfs_*`` count too): rule ``disk.mkfs``."""
+PROGRAM_FILES: dict[str, tuple[str, frozenset[str]]] = {
+    "awk": ("fEi", frozenset({"--file", "--exec", "--include"})),
+    "gawk": ("fEi", frozenset({"--file", "--exec", "--include"})),
+    "mawk": ("fE", frozenset({"--file", "--exec"})),
+    "nawk": ("f", frozenset()),
+    "sqlite3": ("", frozenset({"-init", "--init"})),
+    "sed": ("f", frozenset({"--file"})),
+    "gsed": ("f", frozenset({"--file"})),
+    "make": ("f", frozenset({"--file", "--makefile"})),
+    "gmake": ("f", frozenset({"--file", "--makefile"})),
+    "gdb": ("x", frozenset({"--command", "-command", "--init-command", "-init-command"})),
+    "vim": ("Su", frozenset()),
+    "nvim": ("Su", frozenset()),
+    "expect": ("f", frozenset()),  # (and its script operand: every download among its arguments counts)
+    "php": ("f", frozenset()),
+    "ruby": ("r", frozenset({"--require"})),
+    "node": ("r", frozenset({"--require", "--import", "--loader", "--experimental-loader"})),
+    "nodejs": ("r", frozenset({"--require", "--import", "--loader", "--experimental-loader"})),
+    "bun": ("r", frozenset({"--require", "--preload"})),
+}
+"""Commands (or interpreter families) with options whose value is a file of program text they run (``awk -f
+FILE``, ``sqlite3 -init FILE``, ``make -f FILE``, ``node -r FILE``): short option letters (the value attached or
+the next word), long options (``--x=v`` or the next word). ``programs.check_program_files``: a download there
+runs as code."""
 VERSIONED_INTERPRETERS = frozenset(
     {"python", "pypy", "perl", "ruby", "node", "php", "lua", "tclsh", "wish"}
 )  # python3.12, lua5.4, tclsh8.6

@@ -57,6 +57,8 @@ class State:
         "command",
         "deadline",
         "denied",
+        "downloaded",
+        "fed",
         "functions",
         "git_aliases",
         "part",
@@ -90,6 +92,8 @@ class State:
         self._home: str | None = None
         self._areas: tuple[list[str], list[str]] | None = None
         self.functions: dict[str, list[Token]] = {}  # functions the command defines: name -> body tokens
+        self.downloaded: set[str] = set()  # files the command writes a download to (curl -o x; sh x): programs
+        self.fed: dict[tuple[str, int, int], tuple[list[Token], Cmd]] = {}  # function bodies checked with a stdin
         self.aliases: dict[str, str] = {}  # aliases it defines (alias x=rm; x -rf ~)
         self.git_aliases: dict[str, str] = {}  # git aliases it defines (git config alias.p 'push -f'; git p)
         self.variables: dict[str, list[str]] = {}  # variables it sets (x='rm -rf ~'; eval "$x"): .variables

@@ -33,10 +33,20 @@ def define_functions(toks: list[Token], into: dict[str, list[Token]]) -> None:
 
 
 def _body(toks: list[Token], at: int) -> list[Token]:
-    """The tokens inside the brace group that starts at ``toks[at]`` (newlines before it skipped), or []."""
+    """The tokens inside the brace group (or the ``( ... )`` subshell: ``f() ( sh )``) that starts at
+    ``toks[at]`` (newlines before it skipped), or []."""
     while at < len(toks) and (_is_op(toks[at], ";") or _is_op(toks[at], "\n")):  # the lexer reads a newline as ;
         at += 1
     first = toks[at] if at < len(toks) else None
+    if isinstance(first, Op) and first.op == "(":
+        depth = 0
+        for end in range(at, len(toks)):
+            tok = toks[end]
+            if isinstance(tok, Op) and tok.op in ("(", ")"):
+                depth += 1 if tok.op == "(" else -1
+                if depth == 0:
+                    return toks[at + 1 : end]
+        return []
     if not (isinstance(first, Word) and first.literal and first.text == "{"):
         return []
     depth = 0
@@ -88,31 +98,51 @@ def define_aliases(args: list[str], into: dict[str, str]) -> None:
 
 def check_defined(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     """A call of a function or alias the command defined: the alias's value with the arguments, or (a
-    function) the arguments as a command of their own."""
+    function) the arguments as a command of their own, and the function's body with the call's arguments
+    in place of its positional parameters and reading what the call's stdin is (``curl x | f``, ``f() { sh;
+    }``: the ``sh`` in the body reads the download)."""
     alias = ctx.state.aliases.get(name)
     if alias is not None:
         import shlex  # here: a plain command never needs it
 
-        return ctx.check_text(" ".join([alias, *(shlex.quote(w.text) for w in args)]))
-    if not args:
-        return None
-    body = ctx.state.functions.get(name)
-    called = _called(body, args) if body else None
-    if called is not None:  # f() { command rm "$@"; }; f -rf ~: the body run with these arguments
-        from .stdin import stdin_source  # echo 'rm -rf ~' | f, f() { sh; }: the body reads f's stdin
+        from .stdin import stdin_source  # alias f=sh; curl x | f: the alias's command reads the call's stdin
 
+        return ctx.check_text(" ".join([alias, *(shlex.quote(w.text) for w in args)]), stdin_source(cmd))
+    body = ctx.state.functions.get(name)
+    source = None
+    if body and cmd is not None:
+        from .stdin import stdin_source  # curl x | f, f() { sh; }: the body reads f's stdin
+
+        source = stdin_source(cmd)
+    called = _called(body, args) if body and args else None
+    if called is None and body and source is not None and _fed(ctx, name, body, source):
+        called = body  # checked at its definition without stdin: again with what the call pipes in
+    if called is not None:  # f() { command rm "$@"; }; f -rf ~: the body run with these arguments
         functions = ctx.state.functions
         functions[name] = []  # a call of itself inside the body is checked as its arguments only
         try:
-            reason = ctx.state.token_checker(called, ctx.deeper(), stdin_source(cmd))
+            reason = ctx.state.token_checker(called, ctx.deeper(), source)
         finally:
             functions[name] = body or []
         if reason:
             return reason
+    if not args:
+        return None
     reason = ctx.deeper().check_argv(args, cmd)  # f(){ "$@"; }; f rm -rf ~
     if reason or not any(" " in w.text for w in args):
         return reason
     return ctx.check_text(" ".join(w.text for w in args))  # f(){ eval "$*"; }; f 'rm -rf ~'
+
+
+def _fed(ctx: Ctx, name: str, body: list[Token], source: Cmd) -> bool:
+    """Whether the body of ``name`` has not yet been checked reading ``source`` (then it is, once: nested
+    functions each calling the next twice, all fed the same pipe, would otherwise be checked 2**n times)."""
+    key = (name, id(body), id(source))
+    fed = ctx.state.fed
+    if key in fed:
+        return False
+    fed[key] = (body, source)  # kept, so that their ids are not reused during the check
+    return True
 
 
 _STARTUP_FILES = frozenset({"BASH_ENV", "ENV"})

@@ -16,7 +16,7 @@ import re
 from .expect import as_tclsh, expect_runs
 from .getopt import getopt
 from .lexer import Redir, Token, Unanalysable, Word, ansi_decode
-from .runners import RUNNERS, STRING_RUNNERS, run_by, string_runs
+from .runners import RUNNERS, STRING_RUNNERS, run_by, string_runs, tmux_runs
 from .wrappers import WRAPPERS
 
 
@@ -178,35 +178,17 @@ _SKIP_WHOLE = frozenset({"for", "select", "case", "[[", "in"})
 _STRING_OPTIONS = {"env": ("-S", "--split-string")}
 # wrappers that take the command to run as a shell string under -c (anywhere among their options)
 _DASH_C = frozenset({"su", "runuser", "flock", "script", "npx"})
-# tmux subcommands that run a shell command, and their options that take a value
-_TMUX_RUNS = {
-    "new-session": "cefFnstxy",
-    "new": "cefFnstxy",
-    "new-window": "cefFnt",
-    "neww": "cefFnt",
-    "split-window": "celtF",
-    "splitw": "celtF",
-    "respawn-pane": "cet",
-    "respawnp": "cet",
-    "respawn-window": "cet",
-    "respawnw": "cet",
-    "run-shell": "cdt",
-    "run": "cdt",
-    "display-popup": "bcdehsStTwxy",
-    "popup": "bcdehsStTwxy",
-    "send-keys": "Nt",
-    "send": "Nt",
-}
-_TMUX_KEYS = frozenset({"Enter", "C-m", "KPEnter", "C-j", "Space", "Tab", "Escape"})
 
 
 class Unwrapped:
     """What a wrapper chain runs: ``words`` (the command, maybe empty), ``strings`` (shell programs the
     wrappers run), ``feeder`` (xargs/parallel: more arguments come from stdin), ``replace`` (the placeholder
     those arguments replace: ``-I {}``, ``-J %``, parallel's ``{}``; None: they are appended), ``assigns``:
-    the ``VAR=value`` words the command runs with (before it, or given to ``env``)."""
+    the ``VAR=value`` words the command runs with (before it, or given to ``env``); ``runner``: the words of
+    the tool the chain ends in when it runs what its options say (``make``, ``gdb``, ``vim``, ``expect``: for
+    the files of program text they read, ``programs.check_program_files``)."""
 
-    __slots__ = ("assigns", "chdir", "feeder", "replace", "strings", "words")
+    __slots__ = ("assigns", "chdir", "feeder", "replace", "runner", "strings", "words")
 
     def __init__(self, words: list[Word], strings: list[str], feeder: bool = False, replace: str | None = None):
         self.words = words
@@ -215,6 +197,7 @@ class Unwrapped:
         self.replace = replace
         self.assigns: list[Word] = []
         self.chdir: Word | None = None  # env -C DIR, sudo -D DIR: the directory the command runs in
+        self.runner: list[Word] = []
 
 
 def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[Word]:
@@ -287,7 +270,9 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             words = strip_prefix(runner[0], assigns)
             continue
         if spec is None and words[0].literal and name in STRING_RUNNERS:
-            return Unwrapped([], strings + string_runs(name, [w.text for w in words[1:]]), feeder, replace)
+            out = Unwrapped([], strings + string_runs(name, [w.text for w in words[1:]]), feeder, replace)
+            out.runner = words
+            return out
         if spec is None:
             break
         short_arg, long_arg, optional, skip = spec
@@ -303,14 +288,16 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             command = command[1:] if command[:1] == ["-c"] else command
             return Unwrapped([], [*strings, " ".join(command)] if command else strings, feeder, replace)
         if name == "tmux":
-            return Unwrapped([], strings + _tmux(args), feeder, replace)
+            return Unwrapped([], strings + tmux_runs(args), feeder, replace)
         if name == "expect":
             operands, opts, _ = getopt(args, short_arg, long_arg, optional)
             tcl = "\n".join(v for o, v in opts if o == "-c")
             reads_stdin = "-f" not in names(opts) and operands[:1] in ([], ["-"], ["/dev/stdin"])
             tclsh = [Word("tclsh")] if reads_stdin else []  # expect <<< 'exec ...': a Tcl program on stdin
             program = [as_tclsh(tcl)] if tcl else []  # expect -c 'file delete -force ~': Tcl's own commands
-            return Unwrapped(tclsh, strings + expect_runs(tcl) + program, feeder, replace)
+            out = Unwrapped(tclsh, strings + expect_runs(tcl) + program, feeder, replace)
+            out.runner = words
+            return out
         if name == "parallel":
             return _parallel(words[1:], strings)
         _, opts, stop = getopt(args, short_arg, long_arg, optional, permute=False)
@@ -377,28 +364,6 @@ def _word(text: str, literal: bool) -> Word:
     w = Word(text)
     w.literal = literal
     return w
-
-
-def _tmux(args: list[str]) -> list[str]:
-    """The shell commands ``tmux [global options] SUBCOMMAND ... [\\; SUBCOMMAND ...]`` runs or types."""
-    _, opts, stop = getopt(args, "LSfcT", permute=False)
-    out = [v for o, v in opts if o == "-c"]  # tmux -c 'cmd' runs cmd like sh -c
-    groups: list[list[str]] = [[]]
-    for a in args[stop:]:
-        if a in (";", "\\;"):
-            groups.append([])
-        else:
-            groups[-1].append(a)
-    for group in groups:
-        if not group or group[0] not in _TMUX_RUNS:
-            continue
-        _, _, stop = getopt(group[1:], _TMUX_RUNS[group[0]], permute=False)
-        rest = group[1 + stop :]
-        if group[0] in ("send-keys", "send"):
-            rest = [k for k in rest if k not in _TMUX_KEYS]
-        if rest:
-            out.append(" ".join(rest))
-    return out
 
 
 _PARALLEL_PLACEHOLDER = r"\{(?:\d*[./#%^]*|/\.|//|\d+/\.?)\}"

@@ -148,18 +148,30 @@ def check_powershell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, sho
             break
         if takes == "file" or (takes is None and not name.startswith("powershell")):  # pwsh script.ps1: a file
             rest = texts[i + 1 :] if takes == "file" else texts[i:]
+            at = i + 1 if takes == "file" else i
+            if at < len(args):
+                from .programs import download_reason, downloaded_file
+
+                if downloaded_file(args[at], ctx):  # pwsh -File <(curl ...), curl -o x.ps1 URL; pwsh x.ps1
+                    return ctx.hit("exec.download", shown, download_reason())
             if rest[:1] != ["-"]:
                 return None
             script = ""
             break
         rest = texts[i + 1 :] if takes else texts[i:]  # -Command ..., or powershell's bare command
+        if any(w.subs for w in args[i:]):  # pwsh -c "$(curl ...)"
+            from .programs import fetch_in_subs
+
+            reason = fetch_in_subs(args[i + 1 if takes else i :], shown, ctx)
+            if reason:
+                return reason
         script = (rest[0] if rest else "") if takes == "command-with-args" else " ".join(rest)
         break
     if not script or script == "-":  # the script is stdin
-        from .programs import FETCHERS, _chain, core_name, download_reason, stdin, stdin_text
+        from .programs import _chain, download_reason, downloads, stdin, stdin_text
 
         kind, src = stdin(cmd)
-        if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
+        if kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
             return ctx.hit("exec.download", shown, download_reason())
         script = stdin_text(kind, src)
         if script is None and (

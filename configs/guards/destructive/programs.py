@@ -9,16 +9,17 @@ through ``check_code``), and jobs handed to ``at``/``batch``/``crontab`` on stdi
 
 from __future__ import annotations
 
+import os
 import re
 
+from .cmdnames import FETCHERS
 from .context import POLICY, Ctx
 from .expand import Cmd, Unwrapped, base, bind_positionals, commands, names, printed, show, unwrap
 from .getopt import getopt
 from .interp import check_code
-from .lexer import Word
+from .lexer import Token, Word
 from .selfguard import check_hookgate, check_pip, is_hookgate_module, is_hookgate_script
 
-FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
 STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
 """Script operands that name the shell's (or interpreter's) own stdin."""
 
@@ -65,12 +66,146 @@ def core_name(cmd: Cmd) -> str:
 
 
 def fetch_in_subs(words: list[Word], shown: str, ctx: Ctx) -> str | None:
-    """The download reason when a substitution inside ``words`` runs curl/wget (``sh -c "$(curl ...)"``)."""
+    """The download reason when a substitution inside ``words`` runs curl/wget (``sh -c "$(curl ...)"``) or
+    prints a file the command downloaded (``curl -o x URL; eval "$(cat x)"``)."""
     for w in words:
         for sub in w.subs:
-            if any(core_name(c) in FETCHERS for c in commands(sub)):
+            if any(downloads(c, ctx) for c in commands(sub)):
                 return ctx.hit("exec.download", shown, download_reason())
     return None
+
+
+def downloads(cmd: Cmd, ctx: Ctx | None) -> bool:
+    """Whether ``cmd`` prints a download: it runs a downloader, or (``ctx``: the files the command downloads
+    to) it is ``cat`` of such a file or reads one on stdin (``$(< x)``)."""
+    name = core_name(cmd)
+    if name in FETCHERS:
+        return True
+    if ctx is None or not ctx.state.downloaded:
+        return False
+    if any(r.op in ("<", "<>") and r.target is not None and was_downloaded(r.target, ctx) for r in cmd.redirs):
+        return True
+    words = unwrap(cmd.words).words if name in ("cat", "tac", "head", "tail", "less", "more") else []
+    return any(was_downloaded(w, ctx) for w in words[1:])
+
+
+def fetches(toks: list[Token], ctx: Ctx | None = None, depth: int = 0) -> bool:
+    """Whether the commands of ``toks`` print a download (``downloads``), also in a substitution or a
+    ``< <(...)`` of theirs (``<(curl ...)``, ``<(curl ... | gunzip)``, ``<(cat <(curl ...))``)."""
+    for c in commands(toks):
+        if downloads(c, ctx):
+            return True
+        words = [*c.words, *(r.target for r in c.redirs if r.target is not None)]
+        if depth < 8 and any(fetches(sub, ctx, depth + 1) for w in words for sub in w.subs):
+            return True
+    return False
+
+
+def was_downloaded(word: Word, ctx: Ctx) -> bool:
+    """Whether ``word`` names a file the command writes a download to (``record_downloads``), as written."""
+    return bool(word.text) and os.path.normpath(word.text) in ctx.state.downloaded
+
+
+def downloaded_file(word: Word, ctx: Ctx | None = None) -> bool:
+    """Whether ``word``, a file a program reads as program text, is a download: a ``<(...)`` that prints one
+    (``fetches``), or (``ctx``) a file the command writes a download to first (``curl -o x URL && sh x``)."""
+    if word.procsub is not None:
+        return fetches(word.procsub, ctx)
+    return ctx is not None and was_downloaded(word, ctx)
+
+
+_OUTPUTS = frozenset({">", ">>", ">|", "&>", "&>>"})
+_CURL_VALUES = "AbcCdDeEFHKmoPQrtTuUwxXyYz"
+_WGET_VALUES = "OoaeiBtTwQPUlARDXI"
+
+
+def record_downloads(toks: list[Token], ctx: Ctx, depth: int = 0) -> None:
+    """Add to ``ctx.state.downloaded`` the files the commands of ``toks`` (and of their substitutions) write a
+    download to: ``curl -o FILE``/``-O`` (the URL's last segment), ``wget URL`` (``-O FILE``, ``-P DIR``),
+    ``curl URL > FILE``, ``curl URL | tee FILE``: run later in the command (``sh FILE``, ``eval "$(cat FILE)"``),
+    that is code nobody has read. Paths as written (``os.path.normpath``: ``./x`` is ``x``)."""
+    into = ctx.state.downloaded
+    for c in commands(toks):
+        for w in (*c.words, *(r.target for r in c.redirs if r.target is not None)):
+            for sub in w.subs if depth < 8 else []:
+                record_downloads(sub, ctx, depth + 1)
+        name = core_name(c)
+        fed = any(core_name(p) in FETCHERS for p in _chain(c.pipe_in))
+        if name not in FETCHERS and not fed:
+            continue
+        paths = [r.target.text for r in c.redirs if r.op in _OUTPUTS and r.target is not None]
+        words = unwrap(c.words).words
+        texts = [w.text for w in words[1:]]
+        if name == "tee" and fed:
+            paths += getopt(texts, "", frozenset(), "")[0]
+        elif name in FETCHERS:
+            paths += _fetched_to(name, texts)
+        into.update(os.path.normpath(p) for p in paths if p and p not in ("-", "/dev/null", "/dev/stdout"))
+
+
+def _fetched_to(name: str, texts: list[str]) -> list[str]:
+    """The files downloader ``name ARGS`` saves what it fetches to (not its log files)."""
+    if name == "wget":
+        operands, opts, _ = getopt(texts, _WGET_VALUES, frozenset({"--output-document", "--directory-prefix"}))
+        out = [v for o, v in opts if o in ("-O", "--output-document")]
+        if out:
+            return out
+        prefix = next((v for o, v in opts if o in ("-P", "--directory-prefix")), "")
+        return [os.path.join(prefix, _url_file(u)) for u in operands if "://" in u or "." in u]
+    if name == "curl":
+        operands, opts, _ = getopt(texts, _CURL_VALUES, frozenset({"--output", "--output-dir"}))
+        out = [v for o, v in opts if o in ("-o", "--output")]
+        if names(opts) & {"-O", "--remote-name", "--remote-name-all"}:
+            where = next((v for o, v in opts if o == "--output-dir"), "")
+            out += [os.path.join(where, _url_file(u)) for u in operands]
+        return out
+    _, opts, _ = getopt(texts, "o", frozenset({"--output"}))  # httpie, xh: -o/--output FILE
+    return [v for o, v in opts if o in ("-o", "--output")]
+
+
+def _url_file(url: str) -> str:
+    """The file name a URL is saved under (its last path segment; ``index.html`` when there is none)."""
+    path = url.split("://", 1)[-1].split("?", 1)[0].split("#", 1)[0]
+    return path.rsplit("/", 1)[-1] if "/" in path and not path.endswith("/") else "index.html"
+
+
+def run_downloaded(word: Word, shown: str, ctx: Ctx) -> str | None:
+    """The deny when ``word`` (a script run) is a file the command downloads to first."""
+    if not ctx.state.downloaded or not was_downloaded(word, ctx):
+        return None
+    return ctx.hit(
+        "exec.download",
+        shown,
+        (
+            f"`{shown}` runs {word.text[:60]}, a file this same command downloads first: code nobody has read, "
+            f"so {POLICY} blocks it. Download the file in one command, read it, then run it in another."
+        ),
+    )
+
+
+def check_program_files(name: str, args: list[Word], shown: str, ctx: Ctx) -> str | None:
+    """``awk -f <(curl ...)``, ``sqlite3 -init <(curl ...)``, ``make -f``, ``node -r``... (``cmdnames.PROGRAM_FILES``):
+    program text from a download, run as code."""
+    from .cmdnames import PROGRAM_FILES
+
+    shorts, longs = PROGRAM_FILES[name]
+    for k, w in enumerate(args):
+        text = w.text
+        if text == "--":
+            break
+        value: Word | None = None
+        if name == "expect" and not text.startswith("-"):
+            value = w  # expect <(curl ...): its script
+        elif text in longs or (len(text) == 2 and text[0] == "-" and text[1] in shorts) or _attached(text, longs):
+            value = args[k + 1] if k + 1 < len(args) else None
+        if value is not None and (run_downloaded(value, shown, ctx) or downloaded_file(value, ctx)):
+            return ctx.hit("exec.download", shown, download_reason())
+    return None
+
+
+def _attached(text: str, longs: frozenset[str]) -> bool:
+    """``--file=<(...)``, ``-f<(...)``: the lexer gives the substitution as the word after ``--file=``/``-f``."""
+    return text.endswith("=") and text[:-1] in longs
 
 
 def _chain(cmd: Cmd | None) -> list[Cmd]:
@@ -134,7 +269,7 @@ def check_program(kind: str, src: Word | Cmd | None, shell: str, ctx: Ctx, trans
                 "Run the commands directly instead, or ask the user."
             ),
         )
-    if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
+    if kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
         return ctx.hit("exec.download", f"{show(src.words, src.redirs, 80)} | {shell}", download_reason())
     if (
         kind == "pipe"
@@ -231,8 +366,8 @@ def check_shell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, u: Unwra
         if script.procsub is not None:  # bash <(curl ...)
             producers = commands(script.procsub)
             return check_program("pipe", producers[-1], name, ctx) if producers else None
-        if script.text not in STDIN_FILES:
-            return None  # runs a script file
+        if script.text not in STDIN_FILES:  # runs a script file (curl -o x.sh URL && sh x.sh: a download)
+            return run_downloaded(script, show([Word(name), *args], limit=80), ctx) if ctx.state.downloaded else None
     kind, src = stdin(cmd)
     return check_program(kind, src, name, ctx)
 
@@ -256,11 +391,51 @@ def check_source(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx) -> str 
         return None
     if args[0].procsub is not None:
         producers = commands(args[0].procsub)
+        if len(producers) == 1 and shell_setup(producers[0]):
+            return None  # source <(kubectl completion bash): as eval "$(kubectl completion bash)" passes
         return check_program("pipe", producers[-1], name, ctx) if producers else None
     if args[0].text in STDIN_FILES:
         kind, src = stdin(cmd)
         return check_program(kind, src, name, ctx)
-    return None
+    return run_downloaded(args[0], f"{name} {args[0].text}"[:80], ctx)  # curl -o x URL; source x
+
+
+_SETUP_SUBCOMMANDS = frozenset({"completion", "completions", "hook", "init", "activate", "shellenv", "env"})
+_SETUP_SHELLS = frozenset({"bash", "zsh", "sh", "fish", "ksh", "-"})
+# commands that print a file or their arguments (cat completion: the file `completion`), never a tool's setup
+_PRINTERS = frozenset(
+    {
+        *("cat", "tac", "head", "tail", "less", "more", "nl", "zcat", "bzcat", "xzcat", "zstdcat", "gzip", "gunzip"),
+        *("base64", "xxd", "od", "rev", "sort", "uniq", "tr", "cut", "grep", "egrep", "fgrep", "rg", "sed", "gsed"),
+        *("awk", "gawk", "mawk", "echo", "printf", "dd", "tee", "strings", "column", "paste", "fold", "fmt", "iconv"),
+        *("jq", "yq", "xargs", "find", "ls", "eval", "source", ".", "exec", "openssl", "gpg", "tar", "unzip"),
+    }
+)
+
+
+def shell_setup(cmd: Cmd) -> bool:
+    """Whether ``cmd`` is a tool printing its own shell completion or start-up code (``kubectl completion bash``,
+    ``gh completion -s zsh``, ``direnv hook bash``, ``starship init bash``, ``pyenv init -``, ``brew shellenv``,
+    ``mise activate bash``): a literal ``TOOL SUBCOMMAND [shell names, options]`` whose tool is no shell,
+    interpreter, downloader or printer of files. Sourced, it runs what the tool prints, as ``eval "$(...)"``
+    does (which passes too)."""
+    from .cmdnames import SHELLS, interpreter_family
+
+    if cmd.pipe_in is not None or any(r.op.startswith("<") for r in cmd.redirs):
+        return False
+    u = unwrap(cmd.words)
+    words = u.words
+    if u.strings or u.feeder or len(words) < 2 or not all(w.literal for w in words):
+        return False
+    name = base(words[0].text)
+    return (
+        words[1].text in _SETUP_SUBCOMMANDS
+        and all(w.text.startswith("-") or w.text in _SETUP_SHELLS for w in words[2:])
+        and name not in _PRINTERS
+        and name not in SHELLS
+        and name not in FETCHERS
+        and interpreter_family(name) is None
+    )
 
 
 def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str | None:
@@ -268,6 +443,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
     download denied, a heredoc program checked like a one-liner."""
     inline, module, with_value, attached, long_inline, long_value = _INTERPRETERS[family]
     codes: list[str] = []
+    code_words: list[Word] = []  # the words the inline programs come from (python3 -c "$(curl ...)")
     i = 0
     while i < len(args):
         a = args[i].text
@@ -283,6 +459,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
             opt, eq, value = a.partition("=")
             if opt in long_inline:
                 codes.append(value if eq else (args[i + 1].text if i + 1 < len(args) else ""))
+                code_words += args[i : i + (1 if eq else 2)]
                 i += 1 if eq else 2
                 continue
             i += 2 if opt in long_value and not eq else 1
@@ -302,6 +479,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
                     if not value and i + 1 < len(args):
                         value, step = args[i + 1].text, 2
                     codes.append(value)
+                    code_words += args[i : i + step]
                     break
                 if ch in with_value:
                     step = 1 if a[k + 1 :] else 2
@@ -314,16 +492,20 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
             continue
         break
     if codes:
-        return check_code(family, "\n".join(codes), shown, ctx)
+        return fetch_in_subs(code_words, shown, ctx) or check_code(family, "\n".join(codes), shown, ctx)
     if i < len(args) and args[i].text != "-" and args[i].text not in STDIN_FILES:
         script = args[i]
         if family in ("python", "pypy") and is_hookgate_script(script.text):  # python .../gateway/cli/hookgate
             return check_hookgate([w.text for w in args[i + 1 :]], shown, ctx)
-        if script.procsub is not None and any(core_name(c) in FETCHERS for c in commands(script.procsub)):
-            return ctx.hit("exec.download", shown, download_reason())  # python3 <(curl ...)
+        if downloaded_file(script, ctx):  # python3 <(curl ...), curl -o x.py URL && python3 x.py
+            return run_downloaded(script, shown, ctx) or ctx.hit("exec.download", shown, download_reason())
         return None
     kind, src = stdin(cmd)
-    if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
+    if kind == "file" and isinstance(src, Word):  # curl -o x.py URL; python3 < x.py
+        reason = run_downloaded(src, shown, ctx)
+        if reason:
+            return reason
+    if kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
         return ctx.hit("exec.download", shown, download_reason())
     text = stdin_text(kind, src)
     if text and family == "tclsh" and ("spawn" in text or "send" in text or "system" in text):
@@ -366,9 +548,11 @@ def check_deno(args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str |
     if sub == "repl":
         codes = [v for o, v in opts if o == "--eval"]
         return check_code("deno", "\n".join(codes), shown, ctx) if codes else None
+    if sub == "run" and at < len(rest) and downloaded_file(args[stop + 1 + at], ctx):  # deno run <(curl ...)
+        return ctx.hit("exec.download", shown, download_reason())
     if sub == "run" and at < len(rest) and rest[at] == "-":
         kind, src = stdin(cmd)
-        if kind == "pipe" and isinstance(src, Cmd) and any(core_name(c) in FETCHERS for c in _chain(src)):
+        if kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
             return ctx.hit("exec.download", shown, download_reason())
         text = stdin_text(kind, src)
         return check_code("deno", text, shown, ctx) if text else None

@@ -14,9 +14,11 @@ import re
 
 from .cmdnames import (
     DISK_TOOLS,
+    FETCHERS,
     FORMATTERS,
     HTTP_CLIENTS,
     OPTION_RUNNERS,
+    PROGRAM_FILES,
     SHELLS,
     TOOLS,
     interpreter_family,
@@ -110,6 +112,10 @@ def check_tokens(toks: list[Token], ctx: Ctx, stdin: Cmd | None = None) -> str |
     if fork_bomb(toks):
         return ctx.hit("shell.fork-bomb", ":(){ :|:& };:", _FORK_BOMB)
     define_functions(toks, ctx.state.functions)
+    if _names(toks, FETCHERS):  # curl -o x URL && sh x: the files it downloads to, before anything runs
+        from .programs import record_downloads
+
+        record_downloads(toks, ctx)
     for cmd in commands(toks, stdin):
         reason = check_cmd(cmd, ctx)
         if reason:
@@ -122,6 +128,16 @@ def check_tokens(toks: list[Token], ctx: Ctx, stdin: Cmd | None = None) -> str |
                 if reason:
                     return reason
     return None
+
+
+def _names(toks: list[Token], wanted: frozenset[str], depth: int = 0) -> bool:
+    """Whether a word of ``toks`` (or of a substitution in them) is one of ``wanted`` (``/usr/bin/curl`` too)."""
+    for t in toks:
+        words = [t] if isinstance(t, Word) else [w for w in (t.target, t.body) if w] if isinstance(t, Redir) else []
+        for w in words:
+            if base(w.text) in wanted or (depth < 8 and any(_names(sub, wanted, depth + 1) for sub in w.subs)):
+                return True
+    return False
 
 
 def check_cmd(cmd: Cmd, ctx: Ctx) -> str | None:
@@ -206,6 +222,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             if reason:
                 return reason
     u = unwrap(words)
+    if u.runner and base(u.runner[0].text) in PROGRAM_FILES and (ctx.state.downloaded or any(w.subs for w in u.runner)):
+        from .programs import check_program_files  # make -f <(curl ...), gdb -x, vim -S, expect -f
+
+        reason = check_program_files(base(u.runner[0].text), u.runner[1:], show(u.runner), ctx)
+        if reason:
+            return reason
     for text in u.strings:  # su -c sh, script -qc sh: the program reads the command's stdin (xargs: none)
         from .stdin import stdin_source
 
@@ -240,6 +262,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
     if u.feeder:
         cmd = None
     head = core[0]
+    if ctx.state.downloaded and "/" in head.text:  # curl -o x URL; chmod +x x; ./x
+        from .programs import run_downloaded
+
+        reason = run_downloaded(head, show(core, limit=80), ctx)
+        if reason:
+            return reason
     if head.globs() and head.text != "[" and base(head.text).strip("*"):  # /bin/r? -rf /: every command it can
         # name (a bare `*` names whatever sorts first: unknowable, like `/* *`, a C comment pasted into a shell)
         return _check_glob_head(head, core[1:], cmd, ctx)
@@ -261,6 +289,13 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         args = _fed(args, u)
     texts = [w.text for w in args]
     shown = show(core)
+    files = name if name in PROGRAM_FILES else interpreter_family(name)
+    if files in PROGRAM_FILES and (ctx.state.downloaded or any(w.subs for w in args)):  # awk -f <(curl ...)
+        from .programs import check_program_files
+
+        reason = check_program_files(files, args, shown, ctx)
+        if reason:
+            return reason
     if name in OPTION_RUNNERS:  # tar --to-command=CMD, ssh -o ProxyCommand=CMD, sqlite3 .shell CMD, sed 'e CMD'
         from .optruns import option_runs
 
@@ -284,7 +319,7 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
             return check_find(args, ctx, shown)
         return check_removals(getopt(texts)[0], shown, ctx)
     if name in _AWKS:
-        return _check_awk(texts, shown, ctx, _program_files(args))
+        return _check_awk(texts, shown, ctx, _program_files(args), args)
     if name == "git":
         from .git import check_git, config_env
 
@@ -454,9 +489,11 @@ def _program_files(args: list[Word]) -> list[str]:
     return out
 
 
-def _check_awk(args: list[str], shown: str, ctx: Ctx, files: list[str] | None = None) -> str | None:
-    """awk's program text (``files``: the text of its ``-f <(echo …)`` files): ``system("...")`` runs a shell
-    command."""
+def _check_awk(
+    args: list[str], shown: str, ctx: Ctx, files: list[str] | None = None, words: list[Word] | None = None
+) -> str | None:
+    """awk's program text (``files``: the text of its ``-f <(echo …)`` files; ``words``: the arguments as words,
+    for a program that is a download, ``awk "$(curl ...)"``): ``system("...")`` runs a shell command."""
     _, opts, stop = getopt(
         args,
         "fvFeiE",
@@ -467,6 +504,12 @@ def _check_awk(args: list[str], shown: str, ctx: Ctx, files: list[str] | None = 
     programs = [v for o, v in opts if o in ("-e", "--source")]
     if not programs and not any(o in ("-f", "--file", "-E", "--exec") for o, _ in opts) and operands:
         programs.append(operands[0])
+        if words is not None and words[stop].subs:
+            from .programs import fetch_in_subs
+
+            reason = fetch_in_subs([words[stop]], shown, ctx)
+            if reason:
+                return reason
     from .interp import check_code
     from .optruns import awk_piped
 

@@ -1,6 +1,6 @@
 """Project runners that run their arguments as a command after a subcommand (``uv run``, ``npm exec --``, ``nix
 develop -c``...), and tools that run a shell string (``nix-shell --run``, ``gdb -ex 'shell ...'``, ``vim -c
-'!...'``, ``man -P``): ``expand.unwrap`` asks this module what they run."""
+'!...'``, ``man -P``, ``tmux new 'CMD'``/``send-keys``): ``expand.unwrap`` asks this module what they run."""
 
 from __future__ import annotations
 
@@ -128,4 +128,48 @@ def string_runs(name: str, args: list[str]) -> list[str]:
             m = re.match(r"\s*(?:shell\s+|!|(?:pipe\s+|\|)[^|]*\|)(.*)", value, re.DOTALL)  # pipe p 1 | CMD
             if m:
                 out.append(m.group(1))
+    return out
+
+
+# tmux subcommands that run a shell command, and their options that take a value
+_TMUX_RUNS = {
+    "new-session": "cefFnstxy",
+    "new": "cefFnstxy",
+    "new-window": "cefFnt",
+    "neww": "cefFnt",
+    "split-window": "celtF",
+    "splitw": "celtF",
+    "respawn-pane": "cet",
+    "respawnp": "cet",
+    "respawn-window": "cet",
+    "respawnw": "cet",
+    "run-shell": "cdt",
+    "run": "cdt",
+    "display-popup": "bcdehsStTwxy",
+    "popup": "bcdehsStTwxy",
+    "send-keys": "Nt",
+    "send": "Nt",
+}
+_TMUX_KEYS = frozenset({"Enter", "C-m", "KPEnter", "C-j", "Space", "Tab", "Escape"})
+
+
+def tmux_runs(args: list[str]) -> list[str]:
+    """The shell commands ``tmux [global options] SUBCOMMAND ... [\\; SUBCOMMAND ...]`` runs or types."""
+    _, opts, stop = getopt(args, "LSfcT", permute=False)
+    out = [v for o, v in opts if o == "-c"]  # tmux -c 'cmd' runs cmd like sh -c
+    groups: list[list[str]] = [[]]
+    for a in args[stop:]:
+        if a in (";", "\\;"):
+            groups.append([])
+        else:
+            groups[-1].append(a)
+    for group in groups:
+        if not group or group[0] not in _TMUX_RUNS:
+            continue
+        _, _, stop = getopt(group[1:], _TMUX_RUNS[group[0]], permute=False)
+        rest = group[1 + stop :]
+        if group[0] in ("send-keys", "send"):
+            rest = [k for k in rest if k not in _TMUX_KEYS]
+        if rest:
+            out.append(" ".join(rest))
     return out
