@@ -373,8 +373,8 @@ async def run_process(
     Cancellation (the dispatcher's deadline) kills the whole group. Raises HandlerError when the
     executable cannot be started.
     """
-    try:
-        proc = await asyncio.create_subprocess_exec(
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -383,6 +383,18 @@ async def run_process(
             cwd=cwd,
             start_new_session=True,
         )
+    )
+    try:
+        # shielded: on Python 3.11 a cancellation that lands while asyncio is still connecting the new
+        # process's pipes leaves the caller waiting for ever (the transport waits for pipes that never
+        # connected); so a deadline that fires this early lets the start finish, then kills the group
+        proc = await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            started = await asyncio.wait_for(spawn, 5.0)
+            kill_group(started.pid)
+            await asyncio.wait_for(started.wait(), 2.0)
+        raise
     except FileNotFoundError:
         raise HandlerError(f"executable not found: {argv[0]}", {"exit_code": 127}) from None
     except PermissionError:

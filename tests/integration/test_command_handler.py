@@ -12,6 +12,8 @@ import pytest
 
 from gateway.api import Gateway
 from gateway.config import load_config
+from tests.conftest import run_hookgate
+from tests.integration.serve_helpers import isolated_env
 
 PRE = {
     "hook_event_name": "PreToolUse",
@@ -118,6 +120,21 @@ async def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
         time.sleep(0.05)
     else:
         pytest.fail(f"grandchild {pid} survived the timeout")
+
+
+@pytest.mark.parametrize("timeout", [0.0005, 0.001, 0.003])
+def test_a_deadline_while_the_process_starts_still_answers(tmp_path: Path, timeout: float) -> None:
+    """A timeout that fires while asyncio is still connecting the new process's pipes used to leave
+    ``hookgate run`` waiting for ever (Python 3.11), until the host killed it: a deny that lapsed. Now
+    the start finishes, the group is killed, and the failClosed handler denies."""
+    s = _script(tmp_path, "deny.sh", 'cat >/dev/null; echo \'{"decision": "block", "reason": "D"}\'')
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({"hooks": _pre(_cmd(s, timeout=timeout, failClosed=True))}))
+    for _ in range(3):
+        proc = run_hookgate(
+            ["run", "--config", str(config)], {**PRE, "cwd": str(tmp_path)}, env=isolated_env(tmp_path), timeout=20
+        )
+        assert proc.returncode == 2, proc.stderr
 
 
 async def test_big_stdin_not_read_and_huge_output_truncated(tmp_path: Path) -> None:
