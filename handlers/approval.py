@@ -155,17 +155,17 @@ class ApprovalHandler(Handler):
     def _open(self, desk: Desk, event: HookEvent, budget: float) -> tuple[ApprovalRecord, bool]:
         """The call's request and whether it is new: found (an answer given earlier, or still pending) or
         created (not yet posted)."""
-        from gateway.approvals.record import ApprovalRecord, fingerprint, new_id, request_key
+        from gateway.approvals.record import ApprovalRecord, fingerprint, gate_of, new_id, request_key
 
         payload = event.payload
+        options = self.spec.options
         tool_use_id = payload.get("tool_use_id") if isinstance(payload.get("tool_use_id"), str) else None
-        print_ = fingerprint(event.session_id, event.tool_name, event.tool_input)
+        print_ = fingerprint(event.session_id, event.tool_name, event.tool_input, gate_of(self.spec.id, options))
         key = request_key(event.session_id, tool_use_id, print_)
         found = desk.lookup(key, print_)  # expires what is due first (one store step)
         if found is not None:
             return found, False
         now = time.time()
-        options = self.spec.options
         record = ApprovalRecord(
             id=new_id(),
             key=key,

@@ -45,16 +45,31 @@ def new_id() -> str:
     return "apr-" + "".join(secrets.choice(_ALPHABET) for _ in range(8))
 
 
-def fingerprint(session_id: str | None, tool_name: str | None, tool_input: Any) -> str:
-    """sha256 hex of the canonical JSON of (session, tool, input)."""
+def fingerprint(session_id: str | None, tool_name: str | None, tool_input: Any, gate: str = "") -> str:
+    """sha256 hex of the canonical JSON of (session, tool, input), and of ``gate`` when given: which
+    approval handler asks (``gate_of``), so two gates on one call (ops and security) are two requests, and
+    one team's answer never releases the other team's gate."""
     blob = json.dumps(
-        [session_id or "", tool_name or "", tool_input],
+        [session_id or "", tool_name or "", tool_input, gate]
+        if gate
+        else [session_id or "", tool_name or "", tool_input],
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
         default=str,
     )
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def gate_of(handler_id: str, options: dict[str, Any]) -> str:
+    """What names one approval gate in a request's fingerprint: the handler's id, channel, approvers and
+    message (canonical JSON)."""
+    return json.dumps(
+        [handler_id, options.get("channel"), sorted(options.get("approvers") or []), options.get("message")],
+        sort_keys=True,
+        ensure_ascii=False,
+        default=str,
+    )
 
 
 # Why two columns. ``key`` names the call (its tool_use_id plus the input's fingerprint) and carries the

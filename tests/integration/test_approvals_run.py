@@ -155,6 +155,37 @@ def test_other_handlers_deny_still_wins(tmp_path: Path) -> None:
     assert decision["permissionDecision"] == "deny" and "nope" in decision["permissionDecisionReason"]
 
 
+def test_two_gates_on_one_call_are_two_requests_and_each_needs_its_own_answer(tmp_path: Path) -> None:
+    """An ops gate and a security gate on the same call: two requests, each with its own message, and the
+    ops team's approval does not release the security gate (the request names its handler)."""
+    gate = {"type": "approval", "timeout": 30}
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{**gate, "id": "ops", "message": "OPS: ${tool_input.command}?"}]},
+                        {"matcher": "Bash", "hooks": [{**gate, "id": "sec", "message": "SEC: ${tool_input.command}?"}]},
+                    ]
+                }
+            }
+        )
+    )
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    pending = wait_for_pending(config, count=2)
+    by_message = {r["message"].split(":")[0]: r for r in pending}
+    assert sorted(by_message) == ["OPS", "SEC"]
+    assert approvals(config, "approve", by_message["OPS"]["id"]).returncode == 0
+    time.sleep(1.0)
+    assert waiting.running()  # the security gate still waits
+    assert [r["id"] for r in listed(config) if r["status"] == "pending"] == [by_message["SEC"]["id"]]
+    assert approvals(config, "approve", by_message["SEC"]["id"]).returncode == 0
+    code, out, err = waiting.finish()
+    assert code == 0, err
+    assert decision_of(out)["permissionDecision"] == "allow"
+
+
 def test_list_json_has_the_documented_fields_and_cli_errors(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"timeout": 1})
     run_event(config, bash_event())
