@@ -181,6 +181,10 @@ class ApprovalRoutes:
                     raise CallbackRejected("the answer must be JSON", 400) from None
                 if not isinstance(data, dict):
                     raise CallbackRejected("the answer must be a JSON object", 400)
+                if "id" in data and data["id"] != approval_id:  # optional here, but never another request's
+                    raise CallbackRejected(
+                        f"the answer names request {str(data['id'])[:100]!r}, not {approval_id!r}", 409
+                    )
                 answer = parse_answer(data, approval_id, "console")
                 identities = None
             elif "webhook-signature" in headers:

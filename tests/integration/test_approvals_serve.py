@@ -71,6 +71,13 @@ def test_serve_holds_the_wait_and_a_token_answer_releases_it(tmp_path: Path) -> 
         listing = httpx2.get(f"{serve.url}/approvals?status=pending", headers={"Authorization": f"Bearer {TOKEN}"})
         assert [r["id"] for r in listing.json()["approvals"]] == [request["id"]]
         assert httpx2.get(f"{serve.url}/approvals").status_code == 401
+        other = httpx2.post(  # a body naming another request is refused, and decides nothing
+            f"{serve.url}/approvals/{request['id']}",
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            json={"id": "apr-someother", "decision": "approve"},
+        )
+        assert other.status_code == 409 and "apr-someother" in other.json()["error"]
+        assert waiting.running()
         rejected = httpx2.post(
             f"{serve.url}/approvals/{request['id']}",
             headers={"Authorization": f"Bearer {TOKEN}"},
