@@ -249,13 +249,45 @@ class IfRule:
             cwd = event.cwd or os.getcwd()
             return any(path_matches(self.content, p, cwd=cwd, project_dir=project_dir) for p in paths)
         if tool_name == "WebFetch" and self.content.startswith("domain:"):
-            url = str(tool_input.get("url", ""))
-            host = re.sub(r"^[a-z]+://", "", url).split("/", 1)[0].split(":", 1)[0]
-            domain = self.content[len("domain:") :]
-            from fnmatch import fnmatchcase
-
-            return fnmatchcase(host, domain) or host.endswith("." + domain)
+            url = tool_input.get("url")
+            if url is None:
+                return False  # no url, no host: no domain fits (and nothing is fetched)
+            if not isinstance(url, str):
+                return True  # a url the rule cannot read: fail open, the hook runs
+            return _domain_matches(self.content[len("domain:") :], url)
         return _wildcard_matches(self.content, _primary_value(tool_input))
+
+
+def _url_hosts(url: str) -> set[str] | None:
+    """The host names ``url`` may reach, lower case, without user info, port or trailing dot: as
+    ``urllib`` reads it and as a browser does (a backslash is a slash in an http(s) URL, so
+    ``https://a.test\\@b.test/`` goes to a.test); None when no host can be read."""
+    from urllib.parse import urlsplit
+
+    text = url.strip()
+    if "://" not in text:
+        text = "http://" + text  # a bare "example.com/x", as a model may write it
+    hosts = set()
+    for candidate in (text, text.replace("\\", "/")):
+        try:
+            host = urlsplit(candidate).hostname
+        except ValueError:
+            continue
+        if host:
+            hosts.add(host.rstrip("."))
+    return hosts or None
+
+
+def _domain_matches(domain: str, url: str) -> bool:
+    """``WebFetch(domain:D)``: whether ``url``'s host is D or under it (D may hold ``*`` wildcards).
+    True when no host can be read (the hook runs: an ``if`` rule may only ever skip a hook it is sure of)."""
+    from fnmatch import fnmatchcase
+
+    hosts = _url_hosts(url)
+    if hosts is None:
+        return True
+    domain = domain.lower().rstrip(".")
+    return any(fnmatchcase(host, domain) or host.endswith("." + domain) for host in hosts)
 
 
 @lru_cache(maxsize=8192)

@@ -141,6 +141,15 @@ def _event(tool: str, tool_input: dict, cwd: str = "/repo") -> HookEvent:
         ("mcp__github__create_issue", "mcp__github__list", {}, False),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://docs.example.com/x"}, True),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://evil.com/example.com"}, False),
+        # the host as a browser reaches it: case folded, user info and trailing dot dropped, a backslash
+        # read as a slash; a url that is not a string runs the hook (the rule cannot judge it)
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://EXAMPLE.com/x"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "HTTPS://example.com/x"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://user:pw@example.com/x"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com./x"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com\\@evil.test/"}, True),
+        ("WebFetch(domain:Example.COM)", "WebFetch", {"url": "https://docs.example.com/"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": ["https://example.com/"]}, True),
     ],
 )
 def test_if_rules(rule: str, tool: str, tool_input: dict, expected: bool) -> None:
