@@ -296,6 +296,12 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = check_program_files(files, args, shown, ctx)
         if reason:
             return reason
+    if name in ("sqlite3", "sed", "gsed") or name in _AWKS:  # curl x | sqlite3 db: a download as the script
+        from .scripted import check_scripted
+
+        reason = check_scripted(name, args, cmd, shown, ctx)
+        if reason:
+            return reason
     if name in OPTION_RUNNERS:  # tar --to-command=CMD, ssh -o ProxyCommand=CMD, sqlite3 .shell CMD, sed 'e CMD'
         from .optruns import option_runs
 
