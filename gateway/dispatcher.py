@@ -580,18 +580,22 @@ def _verdict_fields(verdict: Verdict) -> dict[str, Any]:
     return {name: getattr(verdict, name) for name in verdict.__slots__ if name != "side_effects"}
 
 
+_NOT_KEYED = frozenset({"tool_use_id", "prompt_id", "turn_id", "timestamp", "session_id", "transcript_path"})
+"""Event fields a cached verdict is not keyed on: per-call identifiers (Claude Code's ``tool_use_id`` and
+``prompt_id``, Codex's ``turn_id``, Gemini's ``timestamp``) and, since the cache lives in the state store
+that every process (and, with PostgreSQL, every machine) shares, the session (``session_id``,
+``transcript_path``)."""
+
+
 def _cache_key(handler_key: Hashable, event: HookEvent) -> str:
-    """Cache key: the handler plus the event's relevant content, never the handler alone."""
-    payload = event.payload
-    if event.spec.tool:
-        content: Any = [payload.get("tool_name"), payload.get("tool_input")]
-    elif "prompt" in payload:
-        content = payload.get("prompt")
-    elif "last_assistant_message" in payload:
-        content = payload.get("last_assistant_message")
-    else:
-        content = {k: v for k, v in payload.items() if k not in ("session_id", "transcript_path", "prompt_id")}
-    blob = json.dumps([repr(handler_key), event.name, content], sort_keys=True, default=str)
+    """Cache key: the handler plus everything the handler receives that can change its answer: the event
+    name and host format, every event field but ``_NOT_KEYED`` (``tool_name``, ``tool_input``,
+    ``tool_response``, ``cwd``, ``prompt``, ``permission_mode``, ``agent_id``, ...) and the caller's
+    project folder (``hookgate serve``), never the handler alone."""
+    content = {k: v for k, v in event.payload.items() if k not in _NOT_KEYED}
+    blob = json.dumps(
+        [repr(handler_key), event.name, event.dialect, event.project_dir, content], sort_keys=True, default=str
+    )
     import hashlib  # ~2 ms to import: only cacheTtl handlers need it
 
     return hashlib.sha256(blob.encode()).hexdigest()

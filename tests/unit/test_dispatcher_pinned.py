@@ -421,27 +421,24 @@ def test_the_cache_returns_the_same_verdict_without_its_side_effects(tmp_path: P
     assert again.verdict == Verdict(additional_context="noted")
 
 
-def test_prompts_are_cached_by_prompt_alone(tmp_path: Path) -> None:
+def test_prompts_are_cached_by_prompt_and_folder_not_by_session(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "UserPromptSubmit", "nothing")
 
     def prompt(session: str, text: str, cwd: str = "/tmp") -> HookEvent:
         return event("UserPromptSubmit", session_id=session, cwd=cwd, prompt=text, permission_mode="default")
 
-    asked = [prompt("a", "hi"), prompt("b", "hi", cwd="/srv"), prompt("a", "other")]
-    assert statuses(cfg, asked) == ["ok", "cached", "ok"]
+    asked = [prompt("a", "hi"), prompt("b", "hi"), prompt("b", "hi", cwd="/srv"), prompt("a", "other")]
+    assert statuses(cfg, asked) == ["ok", "cached", "ok", "ok"]
 
 
-def test_stops_are_cached_by_the_last_assistant_message_alone(tmp_path: Path) -> None:
+def test_stops_are_cached_by_their_content_not_by_session(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "Stop", "nothing")
 
     def stop(session: str, text: str, cwd: str = "/tmp") -> HookEvent:
         return event("Stop", session_id=session, cwd=cwd, last_assistant_message=text, stop_hook_active=False)
 
-    assert statuses(cfg, [stop("a", "done"), stop("b", "done", cwd="/srv"), stop("a", "not done")]) == [
-        "ok",
-        "cached",
-        "ok",
-    ]
+    stops = [stop("a", "done"), stop("b", "done"), stop("b", "done", cwd="/srv"), stop("a", "not done")]
+    assert statuses(cfg, stops) == ["ok", "cached", "ok", "ok"]
 
 
 def test_other_events_are_cached_by_their_content_less_the_session(tmp_path: Path) -> None:
@@ -464,12 +461,48 @@ def test_other_events_are_cached_by_their_content_less_the_session(tmp_path: Pat
 def test_tool_calls_are_cached_by_tool_and_input_not_by_session(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "PreToolUse", "nothing")
     write = bash("ls").with_fields(tool_name="Write")  # the same input, another tool
-    assert statuses(cfg, [bash("ls"), bash("ls", session_id="other"), write, bash("ls -a")]) == [
+    again = bash("ls", session_id="other", tool_use_id="toolu_2", transcript_path="/t/other")
+    assert statuses(cfg, [bash("ls", tool_use_id="toolu_1"), again, write, bash("ls -a")]) == [
         "ok",
         "cached",
         "ok",
         "ok",
     ]
+
+
+def test_tool_calls_in_another_folder_are_another_call(tmp_path: Path) -> None:
+    # a check of realpath(cwd/file_path) must not get the allow it gave for another cwd
+    cfg = cached_config(tmp_path, "PreToolUse", "nothing")
+    assert statuses(cfg, [bash("cat a"), bash("cat a", cwd="/etc"), bash("cat a", cwd="/etc")]) == [
+        "ok",
+        "ok",
+        "cached",
+    ]
+
+
+def test_tool_results_are_cached_by_their_response_too(tmp_path: Path) -> None:
+    # a PostToolUse check that blocks on a private key in the response must see each new response
+    cfg = cached_config(tmp_path, "PostToolUse", "nothing")
+
+    def ran(response: Any) -> HookEvent:
+        return event("PostToolUse", tool_name="Bash", tool_input={"command": "cat k"}, tool_response=response)
+
+    assert statuses(cfg, [ran({"stdout": "ok"}), ran({"stdout": "-----BEGIN"}), ran({"stdout": "ok"})]) == [
+        "ok",
+        "ok",
+        "cached",
+    ]
+
+
+def test_the_event_name_and_permission_mode_are_part_of_the_key(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {name: [{"hooks": [handler("nothing", cacheTtl=60)]}] for name in ("PreToolUse", "PermissionRequest")},
+        settings={"stateDir": str(tmp_path / "state")},
+    )
+    asked = bash("ls").with_fields(hook_event_name="PermissionRequest")
+    planned = bash("ls", permission_mode="plan")
+    assert statuses(cfg, [bash("ls"), asked, planned, bash("ls")]) == ["ok", "ok", "ok", "cached"]
 
 
 def test_the_same_input_in_another_key_order_is_the_same_call(tmp_path: Path) -> None:
