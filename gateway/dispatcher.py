@@ -79,6 +79,7 @@ class Dispatcher:
         self._dedup_keys: dict[int, Hashable] = {}
         self._prefilters: dict[str, Prefilter] = {}
         self._plans: dict[tuple[Any, ...], Plan] = {}
+        self._redactor: Any = None  # the audit redactor, built on the first verdict to cache
 
     def forget(self, name: str) -> None:
         """Drop what was remembered about event ``name``'s groups (its selections, its if-rule table):
@@ -293,8 +294,22 @@ class Dispatcher:
                 unscope(tuning)
         result.duration_ms = (time.perf_counter() - started) * 1000
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
-            await _cache_put(ctx, cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
+            fields = _verdict_fields(result.verdict)
+            if self._storable(fields):  # a verdict holding a secret is not cached: none reaches the store
+                await _cache_put(ctx, cache_key, fields, spec.cache_ttl or 0)
         return result
+
+    def _storable(self, fields: dict[str, Any]) -> bool:
+        """True when the audit redactor (with the config's ``audit.redact``) leaves these verdict fields
+        as they are: nothing secret in them, so they may be written to the state store and come back exact."""
+        if self._redactor is None:
+            from gateway.audit.redact import Redactor
+
+            self._redactor = Redactor(tuple(self.config.audit.get("redact") or ()), max_value=1 << 40)
+        try:
+            return bool(self._redactor.apply(fields) == fields)
+        except Exception:  # a pattern that fails (or a value it cannot read) is no reason to store the verdict
+            return False
 
     async def attempt_sequence(
         self, event: HookEvent, items: list[Selected], ctx: RunContext, call: Call

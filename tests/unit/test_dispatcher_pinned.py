@@ -526,6 +526,39 @@ def test_each_handler_has_its_own_cache_entries(tmp_path: Path) -> None:
     assert [r.status for r in dispatcher.decide(bash(), ctx).results] == ["cached", "cached"]
 
 
+SECRETS = [
+    "sk-ant-api03-" + "a1B2c3D4e5F6g7H8i9J0" * 4,
+    "AKIA" + "ABCDEFGHIJKLMNOP",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq8x0n3\n-----END RSA PRIVATE KEY-----",
+    "ACME-424242",  # the config's own audit.redact pattern
+]
+
+
+def _state_bytes(state: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(state.iterdir()) if p.name.startswith("state.sqlite3"))
+
+
+@pytest.mark.parametrize("secret", SECRETS, ids=["anthropic", "aws", "pem", "custom"])
+def test_a_verdict_holding_a_secret_is_not_cached_and_never_written(tmp_path: Path, secret: str) -> None:
+    cfg = config(
+        tmp_path,
+        {"PreToolUse": [{"hooks": [handler("echo_secret", cacheTtl=60), handler("nothing", cacheTtl=60)]}]},
+        settings={"stateDir": str(tmp_path / "state")},
+        audit={"redact": ["ACME-[0-9]{6}"]},
+    )
+    dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
+    call = bash().with_fields(tool_input={"command": "ls", "secret": secret})
+    first = dispatcher.decide(call, ctx)
+    second = dispatcher.decide(call, ctx)
+    assert [r.status for r in first.results] == ["ok", "ok"]
+    assert [r.status for r in second.results] == ["ok", "cached"]  # the clean verdict is still cached
+    assert first.permission == second.permission == "deny" and secret in (second.permission_reason or "")
+    written = _state_bytes(tmp_path / "state")
+    assert written  # the cache was written (the clean verdict)
+    for part in secret.split("\n"):
+        assert part.encode() not in written
+
+
 def test_failures_are_never_cached(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "PreToolUse", "crash")
     assert statuses(cfg, [bash(), bash()]) == ["error", "error"]
