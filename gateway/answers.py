@@ -1,7 +1,8 @@
 """The one parser for handler answers (command stdout, http bodies, mcp_tool text/structured content).
 
 Semantics follow Claude Code's hooks reference, section 5: text is JSON only if its first
-non-whitespace character is ``{``; otherwise it is plain text, which becomes context only on
+non-whitespace character is ``{`` (after JavaScript's ``trim()``, as Claude Code reads it: a leading
+UTF-8 byte order mark, U+FEFF, counts as whitespace); otherwise it is plain text, which becomes context only on
 events that take plain stdout as context (SessionStart, UserPromptSubmit, UserPromptExpansion).
 A JSON object is validated against the hook output schema (pydantic; imported on first use) and
 normalized into a ``Verdict``. Every output string is capped at ``MAX_TEXT`` characters.
@@ -45,6 +46,15 @@ MAX_SIDE_EFFECTS = 100
 """At most this many ``side_effects`` entries are kept from one answer."""
 MAX_SIDE_EFFECT = 1_000
 """Cap (characters) on one ``side_effects`` entry."""
+
+
+def trim(text: str) -> str:
+    """``text`` without leading and trailing whitespace, a byte order mark (U+FEFF) included, as
+    JavaScript's ``String.prototype.trim`` (Claude Code's) removes it; Python's ``strip`` keeps it."""
+    text = text.strip()
+    while text[:1] == "\ufeff" or text[-1:] == "\ufeff":
+        text = text.strip("\ufeff").strip()
+    return text
 
 
 def truncate(text: str, limit: int = MAX_TEXT) -> str:
@@ -298,7 +308,7 @@ def parse_text(text: str, event: HookEvent) -> Verdict:
     Plain text becomes ``additional_context`` on events that take plain stdout as context and is
     ignored elsewhere (Claude Code sends it to the debug log). Raises HandlerError on bad JSON.
     """
-    stripped = text.strip()
+    stripped = trim(text)
     if stripped.startswith("{"):
         try:
             obj = json.loads(stripped)

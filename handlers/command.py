@@ -34,7 +34,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gateway.answers import first_line, parse_text, truncate
+from gateway.answers import first_line, parse_text, trim, truncate
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
 from gateway.events import dump_bytes
@@ -342,7 +342,7 @@ def interpret(event: HookEvent, code: int, stdout: str, stderr: str, *, handler_
         elif stderr.strip():
             verdict.system_message = truncate(stderr.strip())
         return verdict
-    if stdout.lstrip().startswith("{"):
+    if trim(stdout).startswith("{"):
         with contextlib.suppress(HandlerError):
             return parse_text(stdout, event)
     detail = first_line(stderr) or first_line(stdout) or "no output"

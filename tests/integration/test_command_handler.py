@@ -305,3 +305,11 @@ async def test_exit_2_over_the_stdout_cap_still_blocks(tmp_path: Path) -> None:
 
     d = await _dispatch(_gateway(tmp_path, _pre(_cmd(_big_deny(tmp_path, MAX_STDOUT, code=2)))), PRE, tmp_path)
     assert d.permission == "deny"
+
+
+@pytest.mark.parametrize("code", [0, 1])
+async def test_a_json_deny_after_a_utf8_byte_order_mark_denies(tmp_path: Path, code: int) -> None:
+    deny = '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"bom"}}'
+    s = _script(tmp_path, "h.sh", f"printf '\\357\\273\\277%s' '{deny}'; exit {code}")
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), PRE, tmp_path)
+    assert (d.permission, d.permission_reason) == ("deny", "bom")

@@ -301,3 +301,14 @@ def test_a_side_effects_entry_that_cannot_be_text_is_dropped_with_a_warning(
         v = verdict_from_json({**_DENY, "side_effects": ["kept", mixed_keys]}, _event())
     assert (v.permission, v.side_effects) == ("deny", ["kept"])
     assert "dropped a side_effects entry" in caplog.text
+
+
+@pytest.mark.parametrize("lead", ["\ufeff", "\ufeff\n", " \ufeff", "\ufeff\ufeff  "])
+def test_json_after_a_byte_order_mark_is_json(lead: str) -> None:
+    # Claude Code (Node) reads stdout after trim(), which removes U+FEFF; Python's strip() does not
+    v = parse_text(lead + json.dumps(_DENY) + "\n\ufeff", _event())
+    assert (v.permission, v.permission_reason) == ("deny", "no")
+
+
+def test_plain_text_loses_its_byte_order_mark_too() -> None:
+    assert parse_text("\ufeffhello\n", _event("SessionStart")) == Verdict(additional_context="hello")
