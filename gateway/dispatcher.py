@@ -79,7 +79,6 @@ class Dispatcher:
         self._dedup_keys: dict[int, Hashable] = {}
         self._prefilters: dict[str, Prefilter] = {}
         self._plans: dict[tuple[Any, ...], Plan] = {}
-        self._redactor: Any = None  # the audit redactor, built on the first verdict to cache
 
     def forget(self, name: str) -> None:
         """Drop what was remembered about event ``name``'s groups (its selections, its if-rule table):
@@ -269,9 +268,13 @@ class Dispatcher:
                 ctx.spawn(self.attempt(event, item, ctx, ASYNCIO.call, in_background=True))
             result.status, result.message = "skipped", "started in the background (async: cannot decide)"
             return result
-        cache_key = _cache_key(handler.dedup_key(), event) if spec.cache_ttl else None
-        if cache_key is not None:
-            cached = await _cache_get(ctx, cache_key)
+        cache_key = None
+        if spec.cache_ttl:
+            from gateway.verdict_cache import get as cache_get  # (cacheTtl handlers only)
+            from gateway.verdict_cache import key as cache_key_of
+
+            cache_key = cache_key_of(handler.dedup_key(), event)
+            cached = await cache_get(ctx, cache_key)
             if cached is not None:
                 result.status, result.verdict = "cached", Verdict(**cached)
                 return result
@@ -294,22 +297,11 @@ class Dispatcher:
                 unscope(tuning)
         result.duration_ms = (time.perf_counter() - started) * 1000
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
-            fields = _verdict_fields(result.verdict)
-            if self._storable(fields):  # a verdict holding a secret is not cached: none reaches the store
-                await _cache_put(ctx, cache_key, fields, spec.cache_ttl or 0)
+            from gateway.verdict_cache import put as cache_put
+
+            redact = tuple(self.config.audit.get("redact") or ())
+            await cache_put(ctx, cache_key, result.verdict, spec.cache_ttl or 0, redact)
         return result
-
-    def _storable(self, fields: dict[str, Any]) -> bool:
-        """True when the audit redactor (with the config's ``audit.redact``) leaves these verdict fields
-        as they are: nothing secret in them, so they may be written to the state store and come back exact."""
-        if self._redactor is None:
-            from gateway.audit.redact import Redactor
-
-            self._redactor = Redactor(tuple(self.config.audit.get("redact") or ()), max_value=1 << 40)
-        try:
-            return bool(self._redactor.apply(fields) == fields)
-        except Exception:  # a pattern that fails (or a value it cannot read) is no reason to store the verdict
-            return False
 
     async def attempt_sequence(
         self, event: HookEvent, items: list[Selected], ctx: RunContext, call: Call
@@ -521,40 +513,6 @@ class Chain:
         return result
 
 
-async def _cache_get(ctx: RunContext, key: str) -> dict[str, Any] | None:
-    """The cached verdict fields, or None; a store that cannot answer is a miss (the handler runs, and
-    the store's one-line error is logged once per process on ``hookgate.store``)."""
-    from gateway.errors import StoreError
-
-    try:
-        value: dict[str, Any] | None = await ctx.state.acache_get(key)
-        return value
-    except StoreError as exc:
-        _cache_skipped(exc)
-        return None
-
-
-async def _cache_put(ctx: RunContext, key: str, value: dict[str, Any], ttl: float) -> None:
-    """Cache a verdict; a store that cannot be written only costs the next call a rerun."""
-    from gateway.errors import StoreError
-
-    try:
-        await ctx.state.acache_put(key, value, ttl)
-    except StoreError as exc:
-        _cache_skipped(exc)
-
-
-_cache_warned: list[str] = []
-
-
-def _cache_skipped(exc: Exception) -> None:
-    if not _cache_warned:
-        import logging
-
-        _cache_warned.append(str(exc))
-        logging.getLogger("hookgate.store").warning("%s (cacheTtl handlers run uncached)", exc)
-
-
 def _unrunnable(result: HandlerResult, spec: HandlerSpec) -> bool:
     """A handler whose load-time check failed (``spec.problem``) fails, closed, without running: its
     event is denied or blocked rather than silently unchecked (LLM checks still only add a message)."""
@@ -588,29 +546,3 @@ def _fail(result: HandlerResult, exc: Exception) -> None:
         result.verdict = Verdict(
             system_message=f"hookgate: check {result.id!r} let this through without its state: {result.message}"
         )
-
-
-def _verdict_fields(verdict: Verdict) -> dict[str, Any]:
-    """A verdict as cached: its side effects are left out (a cached answer does nothing again)."""
-    return {name: getattr(verdict, name) for name in verdict.__slots__ if name != "side_effects"}
-
-
-_NOT_KEYED = frozenset({"tool_use_id", "prompt_id", "turn_id", "timestamp", "session_id", "transcript_path"})
-"""Event fields a cached verdict is not keyed on: per-call identifiers (Claude Code's ``tool_use_id`` and
-``prompt_id``, Codex's ``turn_id``, Gemini's ``timestamp``) and, since the cache lives in the state store
-that every process (and, with PostgreSQL, every machine) shares, the session (``session_id``,
-``transcript_path``)."""
-
-
-def _cache_key(handler_key: Hashable, event: HookEvent) -> str:
-    """Cache key: the handler plus everything the handler receives that can change its answer: the event
-    name and host format, every event field but ``_NOT_KEYED`` (``tool_name``, ``tool_input``,
-    ``tool_response``, ``cwd``, ``prompt``, ``permission_mode``, ``agent_id``, ...) and the caller's
-    project folder (``hookgate serve``), never the handler alone."""
-    content = {k: v for k, v in event.payload.items() if k not in _NOT_KEYED}
-    blob = json.dumps(
-        [repr(handler_key), event.name, event.dialect, event.project_dir, content], sort_keys=True, default=str
-    )
-    import hashlib  # ~2 ms to import: only cacheTtl handlers need it
-
-    return hashlib.sha256(blob.encode()).hexdigest()

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from gateway import dispatcher as dispatcher_module
+from gateway import verdict_cache
 from gateway.config import GroupSpec
 from gateway.context import RunContext
 from gateway.decision import Decision, Verdict
@@ -585,7 +585,7 @@ def test_a_store_that_cannot_cache_only_costs_a_rerun_and_one_warning(
         {"PreToolUse": [{"hooks": [handler("deny", cacheTtl=60)]}]},
         settings={"stateDir": str(not_a_dir)},
     )
-    dispatcher_module._cache_warned.clear()
+    verdict_cache.warned.clear()
     dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
     with caplog.at_level(logging.WARNING, logger="hookgate.store"):
         decisions = [dispatcher.decide(bash(), ctx) for _ in range(2)]
@@ -613,7 +613,7 @@ def test_a_cache_that_cannot_be_written_warns_with_the_stores_error(
 
     cfg = cached_config(tmp_path, "PreToolUse", "deny")
     SQLiteStore(str(tmp_path / "state")).close()  # the file exists; this run may only read it
-    dispatcher_module._cache_warned.clear()
+    verdict_cache.warned.clear()
     dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
     store = ctx.get_resource("state", lambda: SQLiteStore(str(tmp_path / "state"), readonly=True))
     with caplog.at_level(logging.WARNING, logger="hookgate.store"):
