@@ -33,13 +33,12 @@ UNCUT = 1 << 40
 
 def key(handler_key: Hashable, event: HookEvent) -> str:
     """Cache key: the handler plus everything the handler receives that can change its answer: the event
-    name and host format, every event field but ``NOT_KEYED`` (``tool_name``, ``tool_input``,
-    ``tool_response``, ``cwd``, ``prompt``, ``permission_mode``, ``agent_id``, ...) and the caller's
-    project folder (``hookgate serve``), never the handler alone."""
+    name, host format and the tool's host name (``execute_bash``), every event field but ``NOT_KEYED``
+    (``tool_name``, ``tool_input``, ``tool_response``, ``cwd``, ``prompt``, ``permission_mode``,
+    ``agent_id``, ...) and the caller's project folder (``hookgate serve``), never the handler alone."""
     content = {k: v for k, v in event.payload.items() if k not in NOT_KEYED}
-    blob = json.dumps(
-        [repr(handler_key), event.name, event.dialect, event.project_dir, content], sort_keys=True, default=str
-    )
+    where = [event.name, event.dialect, event.host_tool_name, event.project_dir]
+    blob = json.dumps([repr(handler_key), *where, content], sort_keys=True, default=str)
     import hashlib  # ~2 ms to import: only cacheTtl handlers need it
 
     return hashlib.sha256(blob.encode()).hexdigest()

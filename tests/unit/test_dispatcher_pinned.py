@@ -494,6 +494,14 @@ def test_tool_results_are_cached_by_their_response_too(tmp_path: Path) -> None:
     ]
 
 
+def test_the_host_format_and_the_hosts_tool_name_are_part_of_the_key(tmp_path: Path) -> None:
+    cfg = cached_config(tmp_path, "PreToolUse", "nothing")
+    payload = {"hook_event_name": "PreToolUse", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    kiro = HookEvent(dict(payload), dialect="kiro", host_tool_name="execute_bash")
+    other = HookEvent(dict(payload), dialect="kiro", host_tool_name="shell")
+    assert statuses(cfg, [HookEvent(dict(payload)), kiro, other, kiro]) == ["ok", "ok", "ok", "cached"]
+
+
 def test_the_event_name_and_permission_mode_are_part_of_the_key(tmp_path: Path) -> None:
     cfg = config(
         tmp_path,
