@@ -1,19 +1,23 @@
 """The one parser for handler answers (command stdout, http bodies, mcp_tool text/structured content).
 
 Semantics follow Claude Code's hooks reference, section 5: text is JSON only if its first
-non-whitespace character is ``{``; otherwise it is plain text, which becomes context only on
+non-whitespace character is ``{`` (after JavaScript's ``trim()``, as Claude Code reads it: a leading
+UTF-8 byte order mark, U+FEFF, counts as whitespace); otherwise it is plain text, which becomes context only on
 events that take plain stdout as context (SessionStart, UserPromptSubmit, UserPromptExpansion).
 A JSON object is validated against the hook output schema (pydantic; imported on first use) and
 normalized into a ``Verdict``. Every output string is capped at ``MAX_TEXT`` characters.
 
 Besides Claude Code's fields, an answer may carry ``"side_effects": ["notified #sec", ...]`` (a list of
 strings, FIM One's name for what the hook did besides answering): kept in ``Verdict.side_effects`` for
-the audit record, never part of the decision (Claude Code ignores the unknown key).
+the audit record, never part of the decision (Claude Code ignores the unknown key). It is read apart
+from the schema, so a wrong shape never voids the answer: a string is a one-item list, an item that is
+not a string (or a value that is not a list) is kept as its JSON text, and a value that cannot be
+written as text is dropped with a warning on stderr (``hookgate.answers``).
 
 The common answers (a permission decision, a block, context, a message: only the schema's plain fields,
 each of exactly its declared type) skip pydantic: ``_plain`` recognises them and reads them directly,
 since importing pydantic and building the models costs a hook process ~70 ms. Anything else (another
-key such as ``side_effects``, a type pydantic would have to coerce or reject, nested ``decision``, tool
+key, a type pydantic would have to coerce or reject, nested ``decision``, tool
 output rewrites) goes through the pydantic model, which stays the schema's one authority; a test checks
 that both paths agree.
 
@@ -42,6 +46,15 @@ MAX_SIDE_EFFECTS = 100
 """At most this many ``side_effects`` entries are kept from one answer."""
 MAX_SIDE_EFFECT = 1_000
 """Cap (characters) on one ``side_effects`` entry."""
+
+
+def trim(text: str) -> str:
+    """``text`` without leading and trailing whitespace, a byte order mark (U+FEFF) included, as
+    JavaScript's ``String.prototype.trim`` (Claude Code's) removes it; Python's ``strip`` keeps it."""
+    text = text.strip()
+    while text[:1] == "\ufeff" or text[-1:] == "\ufeff":
+        text = text.strip("\ufeff").strip()
+    return text
 
 
 def truncate(text: str, limit: int = MAX_TEXT) -> str:
@@ -86,7 +99,6 @@ def _schema() -> Any:
         decision: Literal["block", "approve", "allow", "deny"] | None = None
         reason: str | None = None
         hookSpecificOutput: HookSpecificOutput | None = None
-        side_effects: list[str] | None = None
 
     return TypeAdapter(HookOutput)
 
@@ -158,7 +170,6 @@ class _PlainOutput:
     """A hook output read without pydantic (see ``_plain``): the attributes the model has."""
 
     __slots__ = ("continue_", "decision", "hookSpecificOutput", "reason", "stopReason", "systemMessage")
-    side_effects = None  # an answer with side_effects goes through the model
 
     def __init__(self, obj: dict[str, Any], specific: _PlainSpecific | None) -> None:
         self.continue_: bool = obj.get("continue", True)
@@ -214,7 +225,37 @@ def verdict_from_json(obj: Any, event: HookEvent) -> Verdict:
     """
     if not isinstance(obj, dict):
         raise HandlerError(f"hook output must be a JSON object, got {type(obj).__name__}")
-    return _normalize(_plain(obj) or _validated(obj), event)
+    if "side_effects" not in obj:
+        return _normalize(_plain(obj) or _validated(obj), event)
+    effects = _side_effects(obj["side_effects"])  # read apart: a bad shape never voids the decision
+    rest = {key: value for key, value in obj.items() if key != "side_effects"}
+    verdict = _normalize(_plain(rest) or _validated(rest), event)
+    verdict.side_effects = effects
+    return verdict
+
+
+def _side_effects(value: Any) -> list[str]:
+    """An answer's ``side_effects`` as a list of strings (see module docstring), at most
+    ``MAX_SIDE_EFFECTS`` entries of at most ``MAX_SIDE_EFFECT`` characters."""
+    if value is None:
+        return []
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    effects: list[str] = []
+    for item in items[:MAX_SIDE_EFFECTS]:
+        if isinstance(item, str):
+            text = item
+        else:
+            try:
+                text = json.dumps(item, ensure_ascii=False, sort_keys=True, default=str)
+            except (ValueError, TypeError, RecursionError) as exc:
+                import logging
+
+                logging.getLogger("hookgate.answers").warning(
+                    "hookgate: dropped a side_effects entry that cannot be written as text: %s", exc
+                )
+                continue
+        effects.append(truncate(text, MAX_SIDE_EFFECT))
+    return effects
 
 
 def _normalize(out: Any, event: HookEvent) -> Verdict:
@@ -222,8 +263,6 @@ def _normalize(out: Any, event: HookEvent) -> Verdict:
     verdict = Verdict(
         continue_=out.continue_, stop_reason=_text(out.stopReason), system_message=_text(out.systemMessage)
     )
-    if out.side_effects:
-        verdict.side_effects = [truncate(item, MAX_SIDE_EFFECT) for item in out.side_effects[:MAX_SIDE_EFFECTS]]
     tool_event = event.spec.tool
     if out.decision in ("block", "deny"):
         if event.name == "PreToolUse":
@@ -269,7 +308,7 @@ def parse_text(text: str, event: HookEvent) -> Verdict:
     Plain text becomes ``additional_context`` on events that take plain stdout as context and is
     ignored elsewhere (Claude Code sends it to the debug log). Raises HandlerError on bad JSON.
     """
-    stripped = text.strip()
+    stripped = trim(text)
     if stripped.startswith("{"):
         try:
             obj = json.loads(stripped)

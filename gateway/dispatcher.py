@@ -268,9 +268,13 @@ class Dispatcher:
                 ctx.spawn(self.attempt(event, item, ctx, ASYNCIO.call, in_background=True))
             result.status, result.message = "skipped", "started in the background (async: cannot decide)"
             return result
-        cache_key = _cache_key(handler.dedup_key(), event) if spec.cache_ttl else None
-        if cache_key is not None:
-            cached = await _cache_get(ctx, cache_key)
+        cache_key = None
+        if spec.cache_ttl:
+            from gateway.verdict_cache import get as cache_get  # (cacheTtl handlers only)
+            from gateway.verdict_cache import key as cache_key_of
+
+            cache_key = cache_key_of(handler.dedup_key(), event)
+            cached = await cache_get(ctx, cache_key)
             if cached is not None:
                 result.status, result.verdict = "cached", Verdict(**cached)
                 return result
@@ -293,7 +297,10 @@ class Dispatcher:
                 unscope(tuning)
         result.duration_ms = (time.perf_counter() - started) * 1000
         if cache_key is not None and result.status == "ok" and result.verdict is not None:
-            await _cache_put(ctx, cache_key, _verdict_fields(result.verdict), spec.cache_ttl or 0)
+            from gateway.verdict_cache import put as cache_put
+
+            redact = tuple(self.config.audit.get("redact") or ())
+            await cache_put(ctx, cache_key, result.verdict, spec.cache_ttl or 0, redact)
         return result
 
     async def attempt_sequence(
@@ -506,40 +513,6 @@ class Chain:
         return result
 
 
-async def _cache_get(ctx: RunContext, key: str) -> dict[str, Any] | None:
-    """The cached verdict fields, or None; a store that cannot answer is a miss (the handler runs, and
-    the store's one-line error is logged once per process on ``hookgate.store``)."""
-    from gateway.errors import StoreError
-
-    try:
-        value: dict[str, Any] | None = await ctx.state.acache_get(key)
-        return value
-    except StoreError as exc:
-        _cache_skipped(exc)
-        return None
-
-
-async def _cache_put(ctx: RunContext, key: str, value: dict[str, Any], ttl: float) -> None:
-    """Cache a verdict; a store that cannot be written only costs the next call a rerun."""
-    from gateway.errors import StoreError
-
-    try:
-        await ctx.state.acache_put(key, value, ttl)
-    except StoreError as exc:
-        _cache_skipped(exc)
-
-
-_cache_warned: list[str] = []
-
-
-def _cache_skipped(exc: Exception) -> None:
-    if not _cache_warned:
-        import logging
-
-        _cache_warned.append(str(exc))
-        logging.getLogger("hookgate.store").warning("%s (cacheTtl handlers run uncached)", exc)
-
-
 def _unrunnable(result: HandlerResult, spec: HandlerSpec) -> bool:
     """A handler whose load-time check failed (``spec.problem``) fails, closed, without running: its
     event is denied or blocked rather than silently unchecked (LLM checks still only add a message)."""
@@ -573,25 +546,3 @@ def _fail(result: HandlerResult, exc: Exception) -> None:
         result.verdict = Verdict(
             system_message=f"hookgate: check {result.id!r} let this through without its state: {result.message}"
         )
-
-
-def _verdict_fields(verdict: Verdict) -> dict[str, Any]:
-    """A verdict as cached: its side effects are left out (a cached answer does nothing again)."""
-    return {name: getattr(verdict, name) for name in verdict.__slots__ if name != "side_effects"}
-
-
-def _cache_key(handler_key: Hashable, event: HookEvent) -> str:
-    """Cache key: the handler plus the event's relevant content, never the handler alone."""
-    payload = event.payload
-    if event.spec.tool:
-        content: Any = [payload.get("tool_name"), payload.get("tool_input")]
-    elif "prompt" in payload:
-        content = payload.get("prompt")
-    elif "last_assistant_message" in payload:
-        content = payload.get("last_assistant_message")
-    else:
-        content = {k: v for k, v in payload.items() if k not in ("session_id", "transcript_path", "prompt_id")}
-    blob = json.dumps([repr(handler_key), event.name, content], sort_keys=True, default=str)
-    import hashlib  # ~2 ms to import: only cacheTtl handlers need it
-
-    return hashlib.sha256(blob.encode()).hexdigest()

@@ -15,8 +15,11 @@ Semantics follow Claude Code's hooks reference (§3.2, §5.1):
   or stderr, even if the JSON says allow; on events that cannot block, stderr becomes a system
   message. Other codes: a valid JSON object on stdout decides; else a non-blocking error.
 - the process runs in its own process group; at the deadline the whole group (grandchildren
-  included) is killed, also when the hook never reads its stdin. At most ``MAX_CAPTURE`` bytes of
-  stdout/stderr are kept; text outputs are capped at 10,000 characters with a marker.
+  included) is killed, also when the hook never reads its stdin. At most ``MAX_STDOUT`` bytes of
+  stdout (16 MiB) and ``MAX_STDERR`` of stderr (1 MiB) are kept, the rest is read and dropped; a
+  stdout over ``MAX_STDOUT`` is a handler failure naming the cap (``failClosed`` denies), never a cut
+  JSON read as "not JSON" (exit 2 still blocks). Text outputs are capped at 10,000 characters with a
+  marker.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gateway.answers import first_line, parse_text, truncate
+from gateway.answers import first_line, parse_text, trim, truncate
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
 from gateway.events import dump_bytes
@@ -42,8 +45,10 @@ if TYPE_CHECKING:
     from gateway.context import RunContext
     from gateway.events import HookEvent
 
-MAX_CAPTURE = 1024 * 1024
-"""Bytes of stdout (and of stderr) kept from a hook; the rest is read and dropped."""
+MAX_STDOUT = 16 * 1024 * 1024
+"""Bytes of stdout kept from a hook; the rest is read and dropped, and the answer is a failure."""
+MAX_STDERR = 1024 * 1024
+"""Bytes of stderr kept from a hook (only its first line or a reason is used); the rest is dropped."""
 PIPE_GRACE = 2.0
 """Seconds to wait for stdout/stderr to close after the hook exits (a grandchild may hold them)."""
 SHELL_WORDS = frozenset(
@@ -215,8 +220,13 @@ class CommandHandler(Handler):
         env["HOOKGATE_DEPTH"] = str(_depth() + 1)  # a hook that runs hookgate again is nested one deeper
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
         stdin = dump_bytes(host_payload(event, self.spec.dialect))
-        code, out, err = await run_process(self.argv(values), stdin, env=env, cwd=cwd)
+        code, out, err, over = await run_process(self.argv(values), stdin, env=env, cwd=cwd)
         limit = self.spec.options.get("max_output_size")
+        if over and code != 2 and not (limit and limit <= MAX_STDOUT):  # a cut answer is no answer (exit 2
+            raise HandlerError(  # blocks whatever stdout holds; a maxOutputSize cut is asked for)
+                f"stdout over {MAX_STDOUT} bytes ({MAX_STDOUT >> 20} MiB): answer not read (exit code {code})",
+                {"exit_code": code},
+            )
         if limit and len(out) > limit:
             out = out[:limit]  # Kiro's max_output_size: stdout is cut, not rejected
         meta: dict[str, Any] = {"exit_code": code}
@@ -332,7 +342,7 @@ def interpret(event: HookEvent, code: int, stdout: str, stderr: str, *, handler_
         elif stderr.strip():
             verdict.system_message = truncate(stderr.strip())
         return verdict
-    if stdout.lstrip().startswith("{"):
+    if trim(stdout).startswith("{"):
         with contextlib.suppress(HandlerError):
             return parse_text(stdout, event)
     detail = first_line(stderr) or first_line(stdout) or "no output"
@@ -341,11 +351,13 @@ def interpret(event: HookEvent, code: int, stdout: str, stderr: str, *, handler_
     raise HandlerError(f"exit code {code}: {detail}", {"exit_code": code})
 
 
-async def _read_capped(stream: asyncio.StreamReader | None, sink: bytearray) -> None:
+async def _read_capped(stream: asyncio.StreamReader | None, sink: bytearray, cap: int) -> None:
+    """Read ``stream`` to its end (so the hook never blocks on a full pipe), keeping its first ``cap``
+    bytes in ``sink``."""
     if stream is None:
         return
     while chunk := await stream.read(65536):
-        room = MAX_CAPTURE - len(sink)
+        room = cap - len(sink)
         if room > 0:
             sink.extend(chunk[:room])
 
@@ -367,8 +379,9 @@ def kill_group(pid: int) -> None:
 
 async def run_process(
     argv: list[str], stdin: bytes, *, env: dict[str, str] | None = None, cwd: str | None = None
-) -> tuple[int, str, str]:
-    """Run ``argv`` in a new process group; return ``(exit_code, stdout, stderr)`` (decoded, replace).
+) -> tuple[int, str, str, bool]:
+    """Run ``argv`` in a new process group; return ``(exit_code, stdout, stderr, stdout_over)``
+    (decoded, replace; ``stdout_over``: stdout was longer than ``MAX_STDOUT`` and was cut).
 
     Cancellation (the dispatcher's deadline) kills the whole group. Raises HandlerError when the
     executable cannot be started.
@@ -400,7 +413,9 @@ async def run_process(
     except PermissionError:
         raise HandlerError(f"executable not permitted: {argv[0]}", {"exit_code": 126}) from None
     out, err = bytearray(), bytearray()
-    readers = asyncio.ensure_future(asyncio.gather(_read_capped(proc.stdout, out), _read_capped(proc.stderr, err)))
+    readers = asyncio.ensure_future(
+        asyncio.gather(_read_capped(proc.stdout, out, MAX_STDOUT + 1), _read_capped(proc.stderr, err, MAX_STDERR))
+    )
     feeder = asyncio.ensure_future(_feed(proc, stdin))
     try:
         code = await _exit_code(proc, readers)
@@ -420,7 +435,8 @@ async def run_process(
         transport = getattr(proc, "_transport", None)  # release pipes a grandchild may still hold
         if transport is not None:
             transport.close()
-    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    over = len(out) > MAX_STDOUT  # (one byte more than the cap is kept to tell)
+    return code, out[:MAX_STDOUT].decode("utf-8", "replace"), err.decode("utf-8", "replace"), over
 
 
 async def _exit_code(proc: asyncio.subprocess.Process, readers: asyncio.Future[Any]) -> int:

@@ -42,7 +42,7 @@ import time
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from urllib.parse import urlsplit
 
-from gateway.answers import first_line, verdict_from_json
+from gateway.answers import first_line, trim, verdict_from_json
 from gateway.decision import Verdict
 from gateway.dialects import host_payload
 from gateway.errors import AddressBlocked, HandlerError, HookgateError
@@ -273,7 +273,7 @@ class HttpHandler(Handler):
             raise HandlerError(
                 f"HTTP {status} from {where}" + (f": {first_line(answer)}" if answer.strip() else ""), meta
             )
-        text = answer.strip()
+        text = trim(answer)  # (a leading byte order mark too, as JavaScript's trim)
         if not text:
             return Verdict(), meta
         if not text.startswith("{"):

@@ -280,3 +280,53 @@ async def test_project_dir_is_the_config_folders_project_not_the_agents_cwd(tmp_
     async with Gateway(load_config([str(settings)], use_cache=False)) as gw:
         d = await gw.dispatch({**PRE, "cwd": str(tmp_path / "sub")})
     assert d.permission == "deny"
+
+
+def _big_deny(tmp_path: Path, size: int, code: int = 0) -> str:
+    """A hook printing a valid JSON deny of about ``size`` bytes (the padding in an extra field)."""
+    hook = tmp_path / "big.py"
+    hook.write_text(
+        "import json, sys\n"
+        "out = {'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'deny',\n"
+        f"       'permissionDecisionReason': 'too big to let through'}}, 'pad': 'x' * {size}}}\n"
+        f"sys.stdout.write(json.dumps(out)); sys.stdout.flush(); sys.exit({code})\n"
+    )
+    import shlex
+    import sys
+
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(hook))}"
+
+
+async def test_a_2_mb_json_deny_is_read_whole(tmp_path: Path) -> None:
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(_big_deny(tmp_path, 2_000_000)))), PRE, tmp_path)
+    assert (d.permission, d.permission_reason) == ("deny", "too big to let through")
+    assert d.results[0].status == "ok"
+
+
+async def test_stdout_over_the_cap_is_a_failure_that_names_it(tmp_path: Path) -> None:
+    from handlers.command import MAX_STDOUT
+
+    size = MAX_STDOUT + 1000
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(_big_deny(tmp_path, size)))), PRE, tmp_path)
+    assert d.results[0].status == "error"
+    assert f"stdout over {MAX_STDOUT} bytes (16 MiB)" in (d.results[0].message or "")
+    assert "not valid JSON" not in (d.results[0].message or "")
+    closed = await _dispatch(
+        _gateway(tmp_path, _pre(_cmd(_big_deny(tmp_path, size), id="big", failClosed=True))), PRE, tmp_path
+    )
+    assert closed.permission == "deny" and "stdout over" in (closed.permission_reason or "")
+
+
+async def test_exit_2_over_the_stdout_cap_still_blocks(tmp_path: Path) -> None:
+    from handlers.command import MAX_STDOUT
+
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(_big_deny(tmp_path, MAX_STDOUT, code=2)))), PRE, tmp_path)
+    assert d.permission == "deny"
+
+
+@pytest.mark.parametrize("code", [0, 1])
+async def test_a_json_deny_after_a_utf8_byte_order_mark_denies(tmp_path: Path, code: int) -> None:
+    deny = '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"bom"}}'
+    s = _script(tmp_path, "h.sh", f"printf '\\357\\273\\277%s' '{deny}'; exit {code}")
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), PRE, tmp_path)
+    assert (d.permission, d.permission_reason) == ("deny", "bom")

@@ -93,6 +93,13 @@ async def test_json_answer_decides_and_the_request_is_the_event(tmp_path: Path, 
     assert call.headers["webhook-timestamp"].isdigit() and "webhook-signature" not in call.headers
 
 
+async def test_a_json_answer_after_a_utf8_byte_order_mark_decides(tmp_path: Path, receiver: Receiver) -> None:
+    status, body, headers = receiver.answers["deny"]
+    receiver.answers["bom"] = (status, b"\xef\xbb\xbf" + body, headers)
+    decision = await dispatch(tmp_path, {"url": receiver.url("/answer/bom")})
+    assert decision.permission == "deny" and decision.permission_reason == "denied by the webhook"
+
+
 async def test_empty_2xx_is_no_decision(tmp_path: Path, receiver: Receiver) -> None:
     decision = await dispatch(tmp_path, {"url": receiver.url("/answer/empty")})
     assert decision.is_empty and decision.results[0].status == "ok"

@@ -189,3 +189,17 @@ def deny_later(event: dict[str, Any]) -> Any:
 
 deny_via_partial = functools.partial(deny_later)
 """A callable without code of its own that hands back an awaitable: ``run`` awaits it."""
+
+
+def echo_secret(event: dict[str, Any]) -> dict[str, Any]:
+    """Denies with ``tool_input["secret"]`` in its reason and its rewrite (a handler that leaks what it saw)."""
+    CALLS.append("echo_secret")
+    secret = event["tool_input"]["secret"]
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": f"found {secret}",
+            "updatedInput": {"command": "true", "note": secret},
+        }
+    }

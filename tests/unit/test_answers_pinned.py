@@ -270,3 +270,45 @@ def test_side_effects_are_kept_capped_in_count_and_length() -> None:
     assert v.side_effects[0] == "n" * MAX_SIDE_EFFECT + "\n[... truncated by hookgate: 5 more characters]"
     assert v.side_effects[1:] == [f"posted {i}" for i in range(MAX_SIDE_EFFECTS - 1)]
     assert verdict_from_json({"side_effects": []}, _event("Stop")) == Verdict()
+
+
+_DENY = _specific("PreToolUse", permissionDecision="deny", permissionDecisionReason="no")
+
+
+@pytest.mark.parametrize(
+    ("effects", "kept"),
+    [
+        ([{"a": 1}], ['{"a": 1}']),
+        ("one", ["one"]),
+        ([1], ["1"]),
+        (["ok", 2, None, True, ["x"]], ["ok", "2", "null", "true", '["x"]']),
+        ({"a": "b"}, ['{"a": "b"}']),
+        (7, ["7"]),
+        (None, []),
+    ],
+)
+def test_a_malformed_side_effects_is_kept_as_text_and_never_voids_the_deny(effects: Any, kept: list[str]) -> None:
+    v = parse_text(json.dumps({**_DENY, "side_effects": effects}), _event())
+    assert (v.permission, v.permission_reason) == ("deny", "no")
+    assert v.side_effects == kept
+
+
+def test_a_side_effects_entry_that_cannot_be_text_is_dropped_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    mixed_keys = {1: "a", "b": 2}  # (sort_keys cannot order them: a python handler's answer)
+    with caplog.at_level("WARNING", logger="hookgate.answers"):
+        v = verdict_from_json({**_DENY, "side_effects": ["kept", mixed_keys]}, _event())
+    assert (v.permission, v.side_effects) == ("deny", ["kept"])
+    assert "dropped a side_effects entry" in caplog.text
+
+
+@pytest.mark.parametrize("lead", ["\ufeff", "\ufeff\n", " \ufeff", "\ufeff\ufeff  "])
+def test_json_after_a_byte_order_mark_is_json(lead: str) -> None:
+    # Claude Code (Node) reads stdout after trim(), which removes U+FEFF; Python's strip() does not
+    v = parse_text(lead + json.dumps(_DENY) + "\n\ufeff", _event())
+    assert (v.permission, v.permission_reason) == ("deny", "no")
+
+
+def test_plain_text_loses_its_byte_order_mark_too() -> None:
+    assert parse_text("\ufeffhello\n", _event("SessionStart")) == Verdict(additional_context="hello")

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from gateway import dispatcher as dispatcher_module
+from gateway import verdict_cache
 from gateway.config import GroupSpec
 from gateway.context import RunContext
 from gateway.decision import Decision, Verdict
@@ -421,27 +421,24 @@ def test_the_cache_returns_the_same_verdict_without_its_side_effects(tmp_path: P
     assert again.verdict == Verdict(additional_context="noted")
 
 
-def test_prompts_are_cached_by_prompt_alone(tmp_path: Path) -> None:
+def test_prompts_are_cached_by_prompt_and_folder_not_by_session(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "UserPromptSubmit", "nothing")
 
     def prompt(session: str, text: str, cwd: str = "/tmp") -> HookEvent:
         return event("UserPromptSubmit", session_id=session, cwd=cwd, prompt=text, permission_mode="default")
 
-    asked = [prompt("a", "hi"), prompt("b", "hi", cwd="/srv"), prompt("a", "other")]
-    assert statuses(cfg, asked) == ["ok", "cached", "ok"]
+    asked = [prompt("a", "hi"), prompt("b", "hi"), prompt("b", "hi", cwd="/srv"), prompt("a", "other")]
+    assert statuses(cfg, asked) == ["ok", "cached", "ok", "ok"]
 
 
-def test_stops_are_cached_by_the_last_assistant_message_alone(tmp_path: Path) -> None:
+def test_stops_are_cached_by_their_content_not_by_session(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "Stop", "nothing")
 
     def stop(session: str, text: str, cwd: str = "/tmp") -> HookEvent:
         return event("Stop", session_id=session, cwd=cwd, last_assistant_message=text, stop_hook_active=False)
 
-    assert statuses(cfg, [stop("a", "done"), stop("b", "done", cwd="/srv"), stop("a", "not done")]) == [
-        "ok",
-        "cached",
-        "ok",
-    ]
+    stops = [stop("a", "done"), stop("b", "done"), stop("b", "done", cwd="/srv"), stop("a", "not done")]
+    assert statuses(cfg, stops) == ["ok", "cached", "ok", "ok"]
 
 
 def test_other_events_are_cached_by_their_content_less_the_session(tmp_path: Path) -> None:
@@ -464,12 +461,56 @@ def test_other_events_are_cached_by_their_content_less_the_session(tmp_path: Pat
 def test_tool_calls_are_cached_by_tool_and_input_not_by_session(tmp_path: Path) -> None:
     cfg = cached_config(tmp_path, "PreToolUse", "nothing")
     write = bash("ls").with_fields(tool_name="Write")  # the same input, another tool
-    assert statuses(cfg, [bash("ls"), bash("ls", session_id="other"), write, bash("ls -a")]) == [
+    again = bash("ls", session_id="other", tool_use_id="toolu_2", transcript_path="/t/other")
+    assert statuses(cfg, [bash("ls", tool_use_id="toolu_1"), again, write, bash("ls -a")]) == [
         "ok",
         "cached",
         "ok",
         "ok",
     ]
+
+
+def test_tool_calls_in_another_folder_are_another_call(tmp_path: Path) -> None:
+    # a check of realpath(cwd/file_path) must not get the allow it gave for another cwd
+    cfg = cached_config(tmp_path, "PreToolUse", "nothing")
+    assert statuses(cfg, [bash("cat a"), bash("cat a", cwd="/etc"), bash("cat a", cwd="/etc")]) == [
+        "ok",
+        "ok",
+        "cached",
+    ]
+
+
+def test_tool_results_are_cached_by_their_response_too(tmp_path: Path) -> None:
+    # a PostToolUse check that blocks on a private key in the response must see each new response
+    cfg = cached_config(tmp_path, "PostToolUse", "nothing")
+
+    def ran(response: Any) -> HookEvent:
+        return event("PostToolUse", tool_name="Bash", tool_input={"command": "cat k"}, tool_response=response)
+
+    assert statuses(cfg, [ran({"stdout": "ok"}), ran({"stdout": "-----BEGIN"}), ran({"stdout": "ok"})]) == [
+        "ok",
+        "ok",
+        "cached",
+    ]
+
+
+def test_the_host_format_and_the_hosts_tool_name_are_part_of_the_key(tmp_path: Path) -> None:
+    cfg = cached_config(tmp_path, "PreToolUse", "nothing")
+    payload = {"hook_event_name": "PreToolUse", "cwd": "/tmp", "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    kiro = HookEvent(dict(payload), dialect="kiro", host_tool_name="execute_bash")
+    other = HookEvent(dict(payload), dialect="kiro", host_tool_name="shell")
+    assert statuses(cfg, [HookEvent(dict(payload)), kiro, other, kiro]) == ["ok", "ok", "ok", "cached"]
+
+
+def test_the_event_name_and_permission_mode_are_part_of_the_key(tmp_path: Path) -> None:
+    cfg = config(
+        tmp_path,
+        {name: [{"hooks": [handler("nothing", cacheTtl=60)]}] for name in ("PreToolUse", "PermissionRequest")},
+        settings={"stateDir": str(tmp_path / "state")},
+    )
+    asked = bash("ls").with_fields(hook_event_name="PermissionRequest")
+    planned = bash("ls", permission_mode="plan")
+    assert statuses(cfg, [bash("ls"), asked, planned, bash("ls")]) == ["ok", "ok", "ok", "cached"]
 
 
 def test_the_same_input_in_another_key_order_is_the_same_call(tmp_path: Path) -> None:
@@ -491,6 +532,39 @@ def test_each_handler_has_its_own_cache_entries(tmp_path: Path) -> None:
     dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
     assert [r.status for r in dispatcher.decide(bash(), ctx).results] == ["ok", "ok"]
     assert [r.status for r in dispatcher.decide(bash(), ctx).results] == ["cached", "cached"]
+
+
+SECRETS = [
+    "sk-ant-api03-" + "a1B2c3D4e5F6g7H8i9J0" * 4,
+    "AKIA" + "ABCDEFGHIJKLMNOP",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq8x0n3\n-----END RSA PRIVATE KEY-----",
+    "ACME-424242",  # the config's own audit.redact pattern
+]
+
+
+def _state_bytes(state: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(state.iterdir()) if p.name.startswith("state.sqlite3"))
+
+
+@pytest.mark.parametrize("secret", SECRETS, ids=["anthropic", "aws", "pem", "custom"])
+def test_a_verdict_holding_a_secret_is_not_cached_and_never_written(tmp_path: Path, secret: str) -> None:
+    cfg = config(
+        tmp_path,
+        {"PreToolUse": [{"hooks": [handler("echo_secret", cacheTtl=60), handler("nothing", cacheTtl=60)]}]},
+        settings={"stateDir": str(tmp_path / "state")},
+        audit={"redact": ["ACME-[0-9]{6}"]},
+    )
+    dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
+    call = bash().with_fields(tool_input={"command": "ls", "secret": secret})
+    first = dispatcher.decide(call, ctx)
+    second = dispatcher.decide(call, ctx)
+    assert [r.status for r in first.results] == ["ok", "ok"]
+    assert [r.status for r in second.results] == ["ok", "cached"]  # the clean verdict is still cached
+    assert first.permission == second.permission == "deny" and secret in (second.permission_reason or "")
+    written = _state_bytes(tmp_path / "state")
+    assert written  # the cache was written (the clean verdict)
+    for part in secret.split("\n"):
+        assert part.encode() not in written
 
 
 def test_failures_are_never_cached(tmp_path: Path) -> None:
@@ -519,7 +593,7 @@ def test_a_store_that_cannot_cache_only_costs_a_rerun_and_one_warning(
         {"PreToolUse": [{"hooks": [handler("deny", cacheTtl=60)]}]},
         settings={"stateDir": str(not_a_dir)},
     )
-    dispatcher_module._cache_warned.clear()
+    verdict_cache.warned.clear()
     dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
     with caplog.at_level(logging.WARNING, logger="hookgate.store"):
         decisions = [dispatcher.decide(bash(), ctx) for _ in range(2)]
@@ -547,7 +621,7 @@ def test_a_cache_that_cannot_be_written_warns_with_the_stores_error(
 
     cfg = cached_config(tmp_path, "PreToolUse", "deny")
     SQLiteStore(str(tmp_path / "state")).close()  # the file exists; this run may only read it
-    dispatcher_module._cache_warned.clear()
+    verdict_cache.warned.clear()
     dispatcher, ctx = Dispatcher(cfg), RunContext(cfg, mode="run")
     store = ctx.get_resource("state", lambda: SQLiteStore(str(tmp_path / "state"), readonly=True))
     with caplog.at_level(logging.WARNING, logger="hookgate.store"):
