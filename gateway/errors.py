@@ -191,3 +191,20 @@ class CallbackRejected(HookgateError):
     def __init__(self, message: str, status: int = 401) -> None:
         self.status = status
         super().__init__(message)
+
+
+def is_cancellation(exc: BaseException) -> bool:
+    """True when ``exc`` is the running task being cancelled (a deadline around a dispatch, a server shutting
+    down): it must go on up. False for every other exception, a ``BaseException`` a handler's code raised too
+    (SystemExit from argparse or ``sys.exit``, KeyboardInterrupt, GeneratorExit, a CancelledError of its own):
+    the dispatcher makes those a handler failure like any exception (``gateway.dispatcher``)."""
+    import sys
+
+    asyncio = sys.modules.get("asyncio")  # not imported: nothing can be cancelling this
+    if asyncio is None or not isinstance(exc, asyncio.CancelledError):
+        return False
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no loop running
+        return False
+    return task is not None and task.cancelling() > 0

@@ -1,0 +1,100 @@
+"""A python handler's code raising a BaseException (SystemExit from argparse or sys.exit, KeyboardInterrupt,
+GeneratorExit, a CancelledError of its own) fails that handler like any exception: never an exit of
+hookgate, never an allow that overrides failClosed or a sibling's deny."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.api import Gateway
+from gateway.events import HookEvent
+from handlers.python import THREAD_CHARS
+from tests.conftest import run_hookgate
+
+PRE = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf x"}, "cwd": "/tmp"}
+FUNCS = "tests.integration.policy_funcs"
+
+
+def _config(tmp_path: Path, *handlers: dict[str, Any]) -> str:
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": list(handlers)}]}}))
+    return str(path)
+
+
+def _py(name: str, **kw: Any) -> dict[str, Any]:
+    key = "hook" if name[0].isupper() else "callable"
+    return {"type": "python", key: f"{FUNCS}:{name}", **kw}
+
+
+RAISERS = [
+    ("exits", "SystemExit: 0"),
+    ("argparse_help", "SystemExit: 0"),
+    ("interrupted", "KeyboardInterrupt"),
+    ("generator_exit", "GeneratorExit"),
+    ("self_cancelled", "CancelledError"),
+    ("async_exits", "SystemExit: 3"),
+    ("ExitingHook", "SystemExit: 0"),
+    ("AsyncExitingHook", "SystemExit: 0"),
+    ("ExitingFilterHook", "SystemExit: 0"),
+]
+
+
+@pytest.mark.parametrize("mode", ["run", "serve"])
+@pytest.mark.parametrize(("name", "message"), RAISERS)
+async def test_a_base_exception_is_a_handler_failure(tmp_path: Path, name: str, message: str, mode: str) -> None:
+    async with Gateway.from_file(_config(tmp_path, _py(name, failClosed=True)), mode=mode) as gw:
+        d = await gw.dispatch(PRE)
+    [result] = d.results
+    assert (result.status, result.message) == ("error", message)
+    assert d.permission == "deny"
+    async with Gateway.from_file(_config(tmp_path, _py(name, failClosed=False), _py("deny_rm")), mode=mode) as gw:
+        d = await gw.dispatch(PRE)
+    assert sorted(r.status for r in d.results) == ["error", "ok"]  # (a class hook's chain runs after)
+    assert (d.permission, d.permission_reason) == ("deny", "no rm")  # the sibling's deny holds
+
+
+def test_sync_dispatch_without_a_loop(tmp_path: Path) -> None:
+    """The inline executor (no event loop: ``hookgate run``'s path for plain functions)."""
+    for name in ("exits", "argparse_help", "generator_exit", "ExitingHook"):
+        gw = Gateway.from_file(_config(tmp_path, _py(name, failClosed=False), _py("deny_rm")), mode="run")
+        event = gw.parse(PRE)
+        assert isinstance(event, HookEvent)
+        d = gw.dispatcher.decide(event, gw.context)
+        assert d.permission == "deny" and sorted(r.status for r in d.results) == ["error", "ok"], name
+
+
+def test_a_threadsafe_function_exiting_in_its_worker_thread(tmp_path: Path) -> None:
+    event = {**PRE, "tool_input": {"command": "rm " + "x" * (THREAD_CHARS + 1)}}
+
+    async def go() -> Any:
+        path = _config(tmp_path, _py("threaded_exits", failClosed=True))
+        async with Gateway.from_file(path, mode="serve") as gw:
+            return await gw.dispatch(event)
+
+    d = asyncio.run(go())
+    assert d.permission == "deny" and d.results[0].message == "SystemExit: 0"
+
+
+async def test_the_dispatchers_own_cancellation_still_goes_up(tmp_path: Path) -> None:
+    async with Gateway.from_file(
+        _config(tmp_path, {"type": "python", "callable": "tests.unit.dispatch_callables:slow"})
+    ) as gw:
+        task = asyncio.ensure_future(gw.dispatch(PRE))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
+@pytest.mark.parametrize("name", ["exits", "argparse_help", "interrupted", "generator_exit", "async_exits"])
+def test_hookgate_run_denies(tmp_path: Path, name: str) -> None:
+    proc = run_hookgate(["run", "--config", _config(tmp_path, _py(name, failClosed=True))], PRE)
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    proc = run_hookgate(["run", "--config", _config(tmp_path, _py(name), _py("deny_rm"))], PRE)
+    assert proc.returncode == 2 and "no rm" in proc.stderr, (proc.returncode, proc.stdout, proc.stderr)
