@@ -151,7 +151,9 @@ def _nesting_depth() -> int:
 
 
 def _terminated(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
+    from gateway.errors import Terminated  # (a SystemExit a handler's code raised is that handler's failure)
+
+    raise Terminated(128 + signum)
 
 
 def config_error_exit(event: HookEvent) -> int:

@@ -163,3 +163,12 @@ class ExitingFilterHook(PreToolUseHook):
 
     def execute(self, ctx: HookContext) -> HookResult:
         return HookResult()
+
+
+def sleeps(event: dict[str, Any]) -> None:
+    import os
+    import time
+
+    with open(os.environ["HOOKGATE_TEST_MARK"], "w", encoding="utf-8") as fh:
+        fh.write("started")
+    time.sleep(30)

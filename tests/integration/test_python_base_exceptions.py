@@ -98,3 +98,33 @@ def test_hookgate_run_denies(tmp_path: Path, name: str) -> None:
     assert "Traceback" not in proc.stderr
     proc = run_hookgate(["run", "--config", _config(tmp_path, _py(name), _py("deny_rm"))], PRE)
     assert proc.returncode == 2 and "no rm" in proc.stderr, (proc.returncode, proc.stdout, proc.stderr)
+
+
+def test_sigterm_during_a_python_handler_still_ends_the_run(tmp_path: Path) -> None:
+    """The SIGTERM handler's exit (``gateway.errors.Terminated``) is not a handler's SystemExit: the run
+    unwinds at once with 128 + SIGTERM, the next handler never runs."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    mark = tmp_path / "mark"
+    config = _config(tmp_path, _py("sleeps"), _py("deny_rm"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "run", "--config", config],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "HOOKGATE_TEST_MARK": str(mark)},
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(PRE).encode())
+    proc.stdin.close()
+    for _ in range(200):
+        if mark.exists():
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=10) == 128 + signal.SIGTERM
+    assert proc.stdout is not None and proc.stdout.read() == b""
