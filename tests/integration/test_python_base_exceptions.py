@@ -128,3 +128,27 @@ def test_sigterm_during_a_python_handler_still_ends_the_run(tmp_path: Path) -> N
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=10) == 128 + signal.SIGTERM
     assert proc.stdout is not None and proc.stdout.read() == b""
+
+
+@pytest.mark.parametrize(
+    ("handlers", "command"),
+    [
+        (["noisy_ask"], "rm x"),  # the inline path: no event loop
+        (["noisy_ask", "async_noisy"], "rm x"),  # a loop hookgate run starts for the event
+        (["noisy_ask", "async_noisy", "noisy_threaded"], "rm " + "x" * (THREAD_CHARS + 1)),  # a worker thread
+    ],
+)
+def test_hookgate_run_sends_a_handlers_prints_to_stderr(tmp_path: Path, handlers: list[str], command: str) -> None:
+    """Claude Code reads stdout as the answer only when it starts with ``{``: a check's print() must not
+    come first (it would lose the ask and the updatedInput)."""
+    event = {**PRE, "tool_input": {"command": command}}
+    proc = run_hookgate(["run", "--config", _config(tmp_path, *(_py(name) for name in handlers))], event)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("{"), proc.stdout[:200]
+    output = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert (output["permissionDecision"], output["updatedInput"]) == ("ask", {"command": "ls -l"})
+    assert "checking Bash" in proc.stderr
+    if len(handlers) > 1:
+        assert "async check" in proc.stderr and "still checking" in proc.stderr  # (interleaved with the thread)
+    if len(handlers) > 2:
+        assert "threaded check" in proc.stderr
