@@ -152,3 +152,15 @@ def test_hookgate_run_sends_a_handlers_prints_to_stderr(tmp_path: Path, handlers
         assert "async check" in proc.stderr and "still checking" in proc.stderr  # (interleaved with the thread)
     if len(handlers) > 2:
         assert "threaded check" in proc.stderr
+
+
+async def test_a_nul_in_a_path_field_is_a_malformed_event(tmp_path: Path) -> None:
+    """A cwd with a NUL cannot be a folder (a command hook failed on it: "embedded null byte", open unless
+    failClosed): the event is refused as malformed, like a field of the wrong type."""
+    from gateway.errors import EventError
+
+    async with Gateway.from_file(_config(tmp_path, {"type": "command", "command": "true"})) as gw:
+        for field in ("cwd", "transcript_path", "agent_transcript_path"):
+            with pytest.raises(EventError, match=f"^event field '{field}' must be a path, without NUL characters$"):
+                await gw.dispatch({**PRE, field: "/tmp/a\x00b"})
+        assert (await gw.dispatch({**PRE, "cwd": "/tmp/a b"})).results[0].status == "ok"
