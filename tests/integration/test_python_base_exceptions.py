@@ -164,3 +164,18 @@ async def test_a_nul_in_a_path_field_is_a_malformed_event(tmp_path: Path) -> Non
             with pytest.raises(EventError, match=f"^event field '{field}' must be a path, without NUL characters$"):
                 await gw.dispatch({**PRE, field: "/tmp/a\x00b"})
         assert (await gw.dispatch({**PRE, "cwd": "/tmp/a b"})).results[0].status == "ok"
+
+
+def test_hookgate_serve_answers_a_deny_not_a_500(tmp_path: Path) -> None:
+    import httpx2
+
+    from tests.integration.serve_helpers import ServeProcess
+
+    handlers = [_py("exits", failClosed=True), _py("interrupted"), _py("threaded_exits", failClosed=True)]
+    with ServeProcess(_config(tmp_path, *handlers)) as server:
+        for command in ("rm x", "rm " + "x" * (THREAD_CHARS + 1)):
+            event = {**PRE, "tool_input": {"command": command}}
+            response = httpx2.post(f"{server.url}/hooks", json=event, timeout=30)
+            assert response.status_code == 200, response.text
+            assert response.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert server.proc is not None and server.proc.poll() is None  # still serving
