@@ -14,6 +14,7 @@ in-process handler class (a subclass of ``handlers.base.Handler``).
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from gateway.config import GroupSpec, HandlerSpec, RuntimeConfig, find_config_paths, load_config
@@ -40,6 +41,8 @@ class Gateway(AgentHost):
     """
 
     def __init__(self, config: RuntimeConfig, *, mode: Mode = "api", strict: bool | None = None) -> None:
+        if mode not in ("api", "serve", "run"):
+            raise ValueError(f"Gateway: mode must be 'api', 'serve' or 'run', not {mode!r}")
         if (mode == "api" if strict is None else strict) and config.broken:
             raise ConfigError(
                 f"{len(config.broken)} hook(s) cannot be built; first: {config.broken[0]}", list(config.broken)
@@ -49,10 +52,11 @@ class Gateway(AgentHost):
         self.context = RunContext(config, mode=mode)
 
     @classmethod
-    def from_file(cls, *paths: str, mode: Mode = "api", strict: bool | None = None) -> Gateway:
+    def from_file(cls, *paths: str | os.PathLike[str], mode: Mode = "api", strict: bool | None = None) -> Gateway:
         """Load config files (none given: the usual lookup). Raises ConfigError (also, when strict,
-        for handlers that cannot be built)."""
-        return cls(load_config(find_config_paths(list(paths) or None)), mode=mode, strict=strict)
+        for handlers that cannot be built), TypeError for a path that is not a str or os.PathLike."""
+        files = [_path(path) for path in paths]
+        return cls(load_config(find_config_paths(files or None)), mode=mode, strict=strict)
 
     def register_hook(self, hook: Any, *, agent: str | None = None, matcher: str | None = None) -> HandlerSpec:
         """Add a class hook instance (``PreToolUseHook``, ``PostToolUseHook``, ``SessionStartHook``) to
@@ -101,7 +105,14 @@ class Gateway(AgentHost):
 
     def render(self, decision: Decision, dialect: str = "claude") -> tuple[int, str, str]:
         """``(exit_code, stdout, stderr)`` for ``decision`` in ``dialect``'s form (``gateway.dialects.render``:
-        what ``hookgate run`` prints). Raises EventError for an unknown dialect."""
+        what ``hookgate run`` prints). Raises EventError for an unknown dialect, TypeError when ``decision``
+        is not a Decision."""
+        if not isinstance(decision, Decision):
+            raise TypeError(
+                f"Gateway.render: decision must be a Decision (what dispatch returns), not {type(decision).__name__}"
+            )
+        if not isinstance(dialect, str):
+            raise TypeError(f"Gateway.render: dialect must be a str such as 'claude', not {type(dialect).__name__}")
         return render(decision, dialect)
 
     async def aclose(self) -> None:
@@ -114,3 +125,17 @@ class Gateway(AgentHost):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _path(path: object) -> str:
+    """A config path given to ``Gateway.from_file`` as a str; TypeError naming what is expected."""
+    if isinstance(path, str):
+        return path
+    if isinstance(path, os.PathLike):
+        text = os.fspath(path)
+        if isinstance(text, str):
+            return text
+    raise TypeError(
+        f"Gateway.from_file: each path must be a str or os.PathLike naming a config file, not {type(path).__name__}"
+        + (" (pass several paths as separate arguments: from_file(*paths))" if isinstance(path, list | tuple) else "")
+    )

@@ -29,6 +29,7 @@ import time
 from abc import ABC, abstractmethod
 
 from gateway.decision import Decision, HandlerResult, Verdict, merge
+from gateway.errors import is_cancellation
 from gateway.events import STOP_EVENTS
 from gateway.record_step import submit_record
 from gateway.records import Record
@@ -288,7 +289,9 @@ class Dispatcher:
             _store(result, await call(handler, event, ctx, spec.timeout))
         except TimeoutError:
             result.status, result.message = "timeout", f"no answer within {spec.timeout:g} s"
-        except Exception as exc:  # any failure is a value, never an exception to the agent
+        except BaseException as exc:  # any failure is a value, never an exception to the agent (nor an exit)
+            if is_cancellation(exc):  # the dispatch itself cancelled; SystemExit & co from a handler are failures
+                raise
             _fail(result, exc)
         finally:
             if tuning is not None:
@@ -533,8 +536,8 @@ def _store(result: HandlerResult, answer: Verdict | tuple[Verdict, dict[str, Any
         result.side_effects = list(result.verdict.side_effects)
 
 
-def _fail(result: HandlerResult, exc: Exception) -> None:
-    text = str(exc)
+def _fail(result: HandlerResult, exc: BaseException) -> None:
+    text = str(exc) if isinstance(exc, Exception) else f"{type(exc).__name__}: {exc}".removesuffix(": ")
     result.status, result.message = "error", text.splitlines()[0] if text else type(exc).__name__
     result.meta.update(getattr(exc, "meta", {}) or {})
     from gateway.errors import StoreError

@@ -191,3 +191,27 @@ class CallbackRejected(HookgateError):
     def __init__(self, message: str, status: int = 401) -> None:
         self.status = status
         super().__init__(message)
+
+
+class Terminated(SystemExit):
+    """``hookgate run`` got SIGTERM (the host timing it out): raised by the signal handler to unwind the
+    whole run, so hooks' process groups are killed and nothing more runs; never a handler failure."""
+
+
+def is_cancellation(exc: BaseException) -> bool:
+    """True when ``exc`` is the running task being cancelled (a deadline around a dispatch, a server shutting
+    down) or ``Terminated``: it must go on up. False for every other exception, a ``BaseException`` a
+    handler's code raised too (SystemExit from argparse or ``sys.exit``, KeyboardInterrupt, GeneratorExit, a
+    CancelledError of its own): the dispatcher makes those a handler failure like any exception."""
+    if isinstance(exc, Terminated):
+        return True
+    import sys
+
+    asyncio = sys.modules.get("asyncio")  # not imported: nothing can be cancelling this
+    if asyncio is None or not isinstance(exc, asyncio.CancelledError):
+        return False
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no loop running
+        return False
+    return task is not None and task.cancelling() > 0

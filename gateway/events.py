@@ -149,6 +149,10 @@ _FIELD_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "source": ((str,), "a string"),
 }
 
+_PATH_FIELDS = frozenset({"cwd", "transcript_path", "agent_transcript_path"})
+"""Fields that name a file or folder: a NUL in one is a malformed event (a command hook could not even start
+in that cwd: "embedded null byte"), rejected with the other malformed fields."""
+
 
 class HookEvent:
     """One hook event in canonical (Claude Code) form.
@@ -180,6 +184,8 @@ class HookEvent:
             check = checks(field)
             if check is not None and value is not None and not isinstance(value, check[0]):
                 raise EventError(f"event field {field!r} must be {check[1]}, got {type(value).__name__}")
+            if field in _PATH_FIELDS and isinstance(value, str) and "\x00" in value:  # never a real path
+                raise EventError(f"event field {field!r} must be a path, without NUL characters")
         self.name = name
         self.payload = payload
         self.dialect = dialect

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -372,7 +373,16 @@ class AgentHost:
         agent_id: str | None = None,
         tool_use_id: str | None = None,
     ) -> ToolCall:
-        """A guarded tool call (``async with``); raises ToolCallDenied on entry when denied."""
+        """A guarded tool call (``async with``); raises ToolCallDenied on entry when denied, TypeError
+        at once when ``tool_name`` is not a non-empty str or ``args`` not a dict (a mapping)."""
+        if not isinstance(tool_name, str) or not tool_name:
+            given = "an empty str" if isinstance(tool_name, str) else type(tool_name).__name__
+            raise TypeError(f"tool_call: tool_name must be a non-empty str (the tool's name), not {given}")
+        if not isinstance(args, Mapping):
+            raise TypeError(
+                f"tool_call: args must be a dict of the tool's arguments (e.g. {{'command': 'ls'}}), "
+                f"not {type(args).__name__}"
+            )
         return ToolCall(
             self, tool_name, args, session_id=session_id, user_id=user_id, agent_id=agent_id, tool_use_id=tool_use_id
         )

@@ -12,7 +12,8 @@ runs in a worker thread when the text in ``tool_input`` is over ``THREAD_CHARS``
 not stop the server from answering other requests; the default policy's guards say so). A wrapper made
 with ``functools.wraps`` (it has ``__wrapped__``) still gets a copy and runs in the loop's thread: ``wraps``
 copies the flags of the function it wraps, whatever the wrapper does. It may be ``async def``. An
-exception is a handler failure (a deny/block when ``failClosed``). A dict answer may carry a ``hookgate``
+exception is a handler failure (a deny/block when ``failClosed``), a ``BaseException`` too (SystemExit,
+KeyboardInterrupt, GeneratorExit: the dispatcher's ``attempt``). A dict answer may carry a ``hookgate``
 object: details that become the result's ``meta`` (``explain`` prints them, the audit records them) and
 are not part of the hook output (the default policy's guards put the rule and the triggering command
 there).

@@ -7,6 +7,7 @@ Exit codes: see ``gateway.cli``. ``decide`` dispatches one event here (``Dispatc
 from __future__ import annotations
 
 import os
+import sys
 
 from gateway.cli import _err, _run_via_server
 from gateway.client import emit, event_limit, read_event
@@ -105,15 +106,19 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     from gateway.dialects import render
     from gateway.dispatcher import internal_failure
 
-    try:
+    stdout, sys.stdout = sys.stdout, sys.stderr  # an in-process handler's print() must not go before the answer
+    try:  # (sys.stdout itself, not a context variable: worker threads and a loop started here see it too)
         decision = decide(config, event)
     except Exception as exc:  # last line of defence: never a traceback to the agent
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
         _err(message)
         failed = internal_failure(config, event, message)
-        if failed is not None:
-            _record_failure(config, event, failed)
-        return emit(*render(failed, event.dialect)) if failed is not None else EXIT_ERROR
+        if failed is None:
+            return EXIT_ERROR
+        _record_failure(config, event, failed)
+        decision = failed
+    finally:
+        sys.stdout = stdout
     return emit(*render(decision, event.dialect))
 
 
@@ -121,8 +126,6 @@ def _oversized(data: bytes, limit: int, dialect: str, problem: str | None = None
     """An event over the size limit, or one that cannot be decoded (``problem``): a deny/block in the
     host's dialect where a block holds an action back (exit 2), else one line and exit 1 (see
     ``gateway.oversize``)."""
-    import sys
-
     from gateway.oversize import Oversized, oversize_decision
 
     over = Oversized(data, limit, problem)
@@ -151,7 +154,9 @@ def _nesting_depth() -> int:
 
 
 def _terminated(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
+    from gateway.errors import Terminated  # (a SystemExit a handler's code raised is that handler's failure)
+
+    raise Terminated(128 + signum)
 
 
 def config_error_exit(event: HookEvent) -> int:

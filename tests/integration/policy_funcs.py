@@ -63,3 +63,112 @@ def _mutating(function: Any) -> Any:
 
 
 wrapped_mutator = _mutating(seen_readonly)
+
+
+# BaseExceptions raised by a check's own code: handler failures like any exception, never an exit
+
+
+def exits(event: dict[str, Any]) -> None:
+    import sys
+
+    sys.exit(0)
+
+
+def argparse_help(event: dict[str, Any]) -> None:
+    import argparse
+
+    argparse.ArgumentParser(prog="check").parse_args(["-h"])  # prints usage, raises SystemExit(0)
+
+
+def interrupted(event: dict[str, Any]) -> None:
+    raise KeyboardInterrupt
+
+
+def generator_exit(event: dict[str, Any]) -> None:
+    raise GeneratorExit
+
+
+def self_cancelled(event: dict[str, Any]) -> None:
+    import asyncio
+
+    raise asyncio.CancelledError  # not the dispatcher cancelling it
+
+
+async def async_exits(event: dict[str, Any]) -> None:
+    import asyncio
+    import sys
+
+    await asyncio.sleep(0)
+    sys.exit(3)
+
+
+def threaded_exits(event: dict[str, Any]) -> None:
+    import sys
+
+    sys.exit(0)
+
+
+threaded_exits.hookgate_threadsafe = True  # type: ignore[attr-defined]
+
+
+def noisy_ask(event: dict[str, Any]) -> dict[str, Any]:
+    print("checking", event.get("tool_name"))  # a check's debug print must not end up in the hook's answer
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "ask",
+            "updatedInput": {"command": "ls -l"},
+        }
+    }
+
+
+async def async_noisy(event: dict[str, Any]) -> None:
+    import asyncio
+    import sys
+
+    print("async check")
+    await asyncio.sleep(0)
+    sys.stdout.write("still checking\n")
+
+
+def noisy_threaded(event: dict[str, Any]) -> None:
+    print("threaded check")
+
+
+noisy_threaded.hookgate_threadsafe = True  # type: ignore[attr-defined]
+
+
+from gateway.hooks import HookContext, HookResult, PreToolUseHook  # noqa: E402
+
+
+class ExitingHook(PreToolUseHook):
+    fail_closed = False
+
+    def execute(self, ctx: HookContext) -> HookResult:
+        raise SystemExit(0)
+
+
+class AsyncExitingHook(PreToolUseHook):
+    fail_closed = False
+
+    async def execute(self, ctx: HookContext) -> HookResult:
+        raise SystemExit(0)
+
+
+class ExitingFilterHook(PreToolUseHook):
+    fail_closed = False
+
+    def should_trigger(self, ctx: HookContext) -> bool:
+        raise SystemExit(0)
+
+    def execute(self, ctx: HookContext) -> HookResult:
+        return HookResult()
+
+
+def sleeps(event: dict[str, Any]) -> None:
+    import os
+    import time
+
+    with open(os.environ["HOOKGATE_TEST_MARK"], "w", encoding="utf-8") as fh:
+        fh.write("started")
+    time.sleep(30)

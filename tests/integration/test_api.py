@@ -50,3 +50,38 @@ async def test_registered_in_process_handler(tmp_path: Path) -> None:
     import os
 
     assert not list(Path(os.environ["HOOKGATE_CACHE_DIR"]).glob("config-*.json"))
+
+
+def test_misuse_is_one_clear_type_error(tmp_path: Path) -> None:
+    """A wrong argument to the Python API is a TypeError (ValueError for a bad mode) naming the call, the
+    argument and what it takes, in one line: never an AttributeError from deep inside."""
+    import pytest
+
+    config = tmp_path / "hookgate.json"
+    config.write_text('{"hooks": {}}')
+    cases: list[tuple[Any, str]] = [
+        (
+            lambda: Gateway.from_file(None),
+            r"^Gateway.from_file: each path must be a str or os.PathLike .* not NoneType$",
+        ),
+        (lambda: Gateway.from_file(5), r"^Gateway.from_file: each path .* not int$"),
+        (lambda: Gateway.from_file([str(config)]), r"not list \(pass several paths as separate arguments"),
+    ]
+    gw = Gateway.from_file(config)  # an os.PathLike is a path
+    assert Gateway.from_file(str(config), str(config)).config is not None
+    cases += [
+        (
+            lambda: gw.render(None),
+            r"^Gateway.render: decision must be a Decision \(what dispatch returns\), not NoneType$",
+        ),
+        (lambda: gw.tool_call("Read", "ls"), r"^tool_call: args must be a dict of the tool's arguments .* not str$"),
+        (lambda: gw.tool_call("Read", None), r"^tool_call: args must be a dict .* not NoneType$"),
+        (lambda: gw.tool_call(None, {}), r"^tool_call: tool_name must be a non-empty str .* not NoneType$"),
+        (lambda: gw.tool_call("", {}), r"tool_name must be a non-empty str .* not an empty str$"),
+    ]
+    for call, message in cases:
+        with pytest.raises(TypeError, match=message) as info:
+            call()
+        assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match=r"^Gateway: mode must be 'api', 'serve' or 'run', not 'bogus'$"):
+        Gateway.from_file(str(config), mode="bogus")  # type: ignore[arg-type]

@@ -22,6 +22,8 @@ GUARDS = str(CASES / "configs" / "guards.json")
         (b"", "event is empty"),
         (b'{"hook_event_name": "PreToolUze"}', "unknown event 'PreToolUze'"),
         (b'{"hook_event_name": "PreToolUse", "tool_input": "rm"}', "'tool_input' must be an object"),
+        (b'{"hook_event_name": "PreToolUse", "cwd": "/tmp\\u0000x"}', "'cwd' must be a path, without NUL"),
+        (b'{"hook_event_name": "Stop", "transcript_path": "/t\\u0000"}', "'transcript_path' must be a path"),
         (b'{"tool_name": "Bash"}', "no hook_event_name"),
         (b'{"hook_event_name": ["x"]}', "no hook_event_name"),
         (b'{"hook_event_name": "Stop", "n": ' + b"9" * 5000 + b"}", "cannot be decoded"),

@@ -94,6 +94,7 @@ def test_compact_answer_for_the_thin_client(guards: ServeProcess) -> None:
         (b"", 400, "event is empty"),
         (b'{"hook_event_name": "NoSuchEvent"}', 400, "unknown event 'NoSuchEvent'"),
         (b"\xff\xfe", 400, "not valid UTF-8"),
+        (b'{"hook_event_name": "PreToolUse", "cwd": "/\\u0000"}', 400, "event field 'cwd' must be a path, without NUL"),
     ],
 )
 def test_malformed_events_get_400_with_one_line(guards: ServeProcess, body: bytes, status: int, error: str) -> None:
