@@ -242,7 +242,9 @@ def answer_to_claude(event: HookEvent, code: int, stdout: str, stderr: str) -> t
     object decides. Plain text: exit 0 shows it to the user, exit 1 is a warning, any other exit code
     denies with the text as the reason, and an exit code with no text at all lets the action go on.
     """
-    text = stdout.strip() or stderr.strip()
+    from gateway.answers import trim  # a byte order mark is trimmed too: a deny behind one still denies
+
+    text = trim(stdout) or trim(stderr)
     if text.startswith("{"):
         try:
             obj = json.loads(text)

@@ -216,6 +216,21 @@ def test_host_payload_for_a_gemini_format_hook() -> None:
             (0, {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "ls"}}}),
         ),
         (0, "just text", "", (0, {"systemMessage": "just text"})),
+        (  # a byte order mark before the JSON (PowerShell hooks print one): still the JSON's deny
+            0,
+            '\ufeff{"decision": "deny", "reason": "no"}\r\n',
+            "",
+            (
+                0,
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "PreToolUse",
+                        "permissionDecision": "deny",
+                        "permissionDecisionReason": "no",
+                    }
+                },
+            ),
+        ),
         (0, "", "", (0, {})),
         (2, "", "blocked via stderr", (2, "blocked via stderr")),
         (127, "", "bash: x: not found", (2, "bash: x: not found")),  # Gemini fails closed on text
