@@ -168,10 +168,10 @@ def check_powershell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, sho
         script = (rest[0] if rest else "") if takes == "command-with-args" else " ".join(rest)
         break
     if not script or script == "-":  # the script is stdin
-        from .programs import _chain, download_reason, downloads, stdin, stdin_text
+        from .programs import download_reason, piped_download, stdin, stdin_text
 
         kind, src = stdin(cmd)
-        if kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
+        if piped_download(kind, src, ctx):
             return ctx.hit("exec.download", shown, download_reason())
         script = stdin_text(kind, src)
         if script is None and (

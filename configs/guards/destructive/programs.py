@@ -216,6 +216,11 @@ def _chain(cmd: Cmd | None) -> list[Cmd]:
     return out
 
 
+def piped_download(kind: str, src: Word | Cmd | None, ctx: Ctx) -> bool:
+    """Whether a stdin ``(kind, src)`` (``stdin``) is a pipe from a download, anywhere up the pipeline."""
+    return kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src))
+
+
 def stdin(cmd: Cmd | None) -> tuple[str, Word | Cmd | None]:
     """Where ``cmd`` reads stdin: ``("text", Word)`` (heredoc, here-string), ``("pipe", producer Cmd)``,
     ``("file", Word)`` or ``("none", None)``."""
@@ -269,7 +274,7 @@ def check_program(kind: str, src: Word | Cmd | None, shell: str, ctx: Ctx, trans
                 "Run the commands directly instead, or ask the user."
             ),
         )
-    if kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
+    if piped_download(kind, src, ctx):
         return ctx.hit("exec.download", f"{show(src.words, src.redirs, 80)} | {shell}", download_reason())
     if (
         kind == "pipe"
@@ -505,7 +510,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         reason = run_downloaded(src, shown, ctx)
         if reason:
             return reason
-    if kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
+    if piped_download(kind, src, ctx):
         return ctx.hit("exec.download", shown, download_reason())
     text = stdin_text(kind, src)
     if text and family == "tclsh" and ("spawn" in text or "send" in text or "system" in text):
@@ -552,7 +557,7 @@ def check_deno(args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str |
         return ctx.hit("exec.download", shown, download_reason())
     if sub == "run" and at < len(rest) and rest[at] == "-":
         kind, src = stdin(cmd)
-        if kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
+        if piped_download(kind, src, ctx):
             return ctx.hit("exec.download", shown, download_reason())
         text = stdin_text(kind, src)
         return check_code("deno", text, shown, ctx) if text else None

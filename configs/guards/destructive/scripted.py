@@ -6,7 +6,7 @@ from __future__ import annotations
 from .context import Ctx
 from .expand import Cmd, show
 from .lexer import Word
-from .programs import _chain, download_reason, downloads, fetch_in_subs, stdin
+from .programs import download_reason, fetch_in_subs, piped_download, stdin
 
 _SCRIPTED = frozenset({"sqlite3", "sed", "gsed", "awk", "gawk", "mawk", "nawk"})
 """Programs whose script can run shell commands (sqlite3's ``.shell``/``.system``, sed's ``e``, awk's
@@ -29,7 +29,7 @@ def check_scripted(name: str, args: list[Word], cmd: Cmd | None, shown: str, ctx
         for k, a in enumerate(args)
     )
     kind, src = stdin(cmd)
-    if reads_stdin and kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src)):
+    if reads_stdin and piped_download(kind, src, ctx):
         return ctx.hit("exec.download", f"{show(src.words, src.redirs, 80)} | {name}", download_reason())
     return None
 
