@@ -171,7 +171,7 @@ def check_powershell(name: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, sho
         from .programs import download_reason, piped_download, stdin, stdin_text
 
         kind, src = stdin(cmd)
-        if piped_download(kind, src, ctx):
+        if piped_download(src, kind, ctx):
             return ctx.hit("exec.download", shown, download_reason())
         script = stdin_text(kind, src)
         if script is None and (

@@ -20,6 +20,10 @@ from .interp import check_code
 from .lexer import Token, Word
 from .selfguard import check_hookgate, check_pip, is_hookgate_module, is_hookgate_script
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"})
 """Script operands that name the shell's (or interpreter's) own stdin."""
 
@@ -216,7 +220,7 @@ def _chain(cmd: Cmd | None) -> list[Cmd]:
     return out
 
 
-def piped_download(kind: str, src: Word | Cmd | None, ctx: Ctx) -> bool:
+def piped_download(src: Word | Cmd | None, kind: str, ctx: Ctx) -> TypeGuard[Cmd]:
     """Whether a stdin ``(kind, src)`` (``stdin``) is a pipe from a download, anywhere up the pipeline."""
     return kind == "pipe" and isinstance(src, Cmd) and any(downloads(c, ctx) for c in _chain(src))
 
@@ -274,7 +278,7 @@ def check_program(kind: str, src: Word | Cmd | None, shell: str, ctx: Ctx, trans
                 "Run the commands directly instead, or ask the user."
             ),
         )
-    if piped_download(kind, src, ctx):
+    if piped_download(src, kind, ctx):
         return ctx.hit("exec.download", f"{show(src.words, src.redirs, 80)} | {shell}", download_reason())
     if (
         kind == "pipe"
@@ -510,7 +514,7 @@ def check_interpreter(family: str, args: list[Word], cmd: Cmd | None, ctx: Ctx, 
         reason = run_downloaded(src, shown, ctx)
         if reason:
             return reason
-    if piped_download(kind, src, ctx):
+    if piped_download(src, kind, ctx):
         return ctx.hit("exec.download", shown, download_reason())
     text = stdin_text(kind, src)
     if text and family == "tclsh" and ("spawn" in text or "send" in text or "system" in text):
@@ -557,7 +561,7 @@ def check_deno(args: list[Word], cmd: Cmd | None, ctx: Ctx, shown: str) -> str |
         return ctx.hit("exec.download", shown, download_reason())
     if sub == "run" and at < len(rest) and rest[at] == "-":
         kind, src = stdin(cmd)
-        if piped_download(kind, src, ctx):
+        if piped_download(src, kind, ctx):
             return ctx.hit("exec.download", shown, download_reason())
         text = stdin_text(kind, src)
         return check_code("deno", text, shown, ctx) if text else None

@@ -29,7 +29,7 @@ def check_scripted(name: str, args: list[Word], cmd: Cmd | None, shown: str, ctx
         for k, a in enumerate(args)
     )
     kind, src = stdin(cmd)
-    if reads_stdin and piped_download(kind, src, ctx):
+    if reads_stdin and piped_download(src, kind, ctx):
         return ctx.hit("exec.download", f"{show(src.words, src.redirs, 80)} | {name}", download_reason())
     return None
 
