@@ -106,8 +106,12 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     from gateway.dialects import render
     from gateway.dispatcher import internal_failure
 
-    stdout, sys.stdout = sys.stdout, sys.stderr  # an in-process handler's print() must not go before the answer
-    try:  # (sys.stdout itself, not a context variable: worker threads and a loop started here see it too)
+    # An in-process handler's print() must not go before the answer: sys.stdout itself (not a context
+    # variable: worker threads and a loop started here see it too), and descriptor 1 (os.write(1, ...),
+    # a C library's printf, a child process that inherits it) point at stderr while the event is decided.
+    stdout, sys.stdout = sys.stdout, sys.stderr
+    saved = _stdout_to_stderr()
+    try:
         decision = decide(config, event)
     except Exception as exc:  # last line of defence: never a traceback to the agent
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
@@ -118,8 +122,32 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
         _record_failure(config, event, failed)
         decision = failed
     finally:
+        _restore_stdout(saved)
         sys.stdout = stdout
     return emit(*render(decision, event.dialect))
+
+
+def _stdout_to_stderr() -> int | None:
+    """Point descriptor 1 at stderr (or /dev/null when there is no stderr); returns a copy of the real
+    stdout for ``_restore_stdout`` (non-inheritable: no child process gets it), or None when there is no
+    stdout to protect."""
+    try:
+        saved = os.dup(1)
+    except OSError:  # started with stdout closed: the answer is lost anyway (``emit``), the exit code is not
+        return None
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.close(fd)
+    return saved
+
+
+def _restore_stdout(saved: int | None) -> None:
+    if saved is not None:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _oversized(data: bytes, limit: int, dialect: str, problem: str | None = None) -> int:

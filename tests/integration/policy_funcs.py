@@ -172,3 +172,19 @@ def sleeps(event: dict[str, Any]) -> None:
     with open(os.environ["HOOKGATE_TEST_MARK"], "w", encoding="utf-8") as fh:
         fh.write("started")
     time.sleep(30)
+
+
+def writes_fd1(event: dict[str, Any]) -> dict[str, Any]:
+    """Writes to descriptor 1 below sys.stdout, as a C library or a child process would, then denies."""
+    import os
+    import subprocess
+
+    os.write(1, b"raw fd write\n")
+    subprocess.run(["echo", "child output"], check=True)  # inherits descriptor 1
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no raw writes",
+        }
+    }

@@ -154,6 +154,16 @@ def test_hookgate_run_sends_a_handlers_prints_to_stderr(tmp_path: Path, handlers
         assert "threaded check" in proc.stderr
 
 
+def test_hookgate_run_sends_writes_to_descriptor_1_to_stderr(tmp_path: Path) -> None:
+    """Below print(): os.write(1, ...), a C library, a child process that inherits stdout. The answer is
+    still the only thing on stdout (else the host reads no deny at all), the writes go to stderr."""
+    proc = run_hookgate(["run", "--config", _config(tmp_path, _py("writes_fd1"))], PRE)
+    assert proc.returncode == 2, proc.stderr
+    output = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert (output["permissionDecision"], output["permissionDecisionReason"]) == ("deny", "no raw writes")
+    assert "raw fd write" in proc.stderr and "child output" in proc.stderr
+
+
 async def test_a_nul_in_a_path_field_is_a_malformed_event(tmp_path: Path) -> None:
     """A cwd with a NUL cannot be a folder (a command hook failed on it: "embedded null byte", open unless
     failClosed): the event is refused as malformed, like a field of the wrong type."""
