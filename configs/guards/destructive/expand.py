@@ -17,7 +17,7 @@ from .expect import as_tclsh, expect_runs
 from .getopt import getopt
 from .lexer import Redir, Token, Unanalysable, Word, ansi_decode
 from .runners import RUNNERS, STRING_RUNNERS, run_by, string_runs, tmux_runs
-from .wrappers import WRAPPERS
+from .wrappers import REMOTE, WRAPPERS
 
 
 class Cmd:
@@ -188,7 +188,7 @@ class Unwrapped:
     the tool the chain ends in when it runs what its options say (``make``, ``gdb``, ``vim``, ``expect``: for
     the files of program text they read, ``programs.check_program_files``)."""
 
-    __slots__ = ("assigns", "chdir", "feeder", "replace", "runner", "strings", "words")
+    __slots__ = ("assigns", "chdir", "feeder", "remote", "replace", "runner", "strings", "words")
 
     def __init__(self, words: list[Word], strings: list[str], feeder: bool = False, replace: str | None = None):
         self.words = words
@@ -198,6 +198,7 @@ class Unwrapped:
         self.assigns: list[Word] = []
         self.chdir: Word | None = None  # env -C DIR, sudo -D DIR: the directory the command runs in
         self.runner: list[Word] = []
+        self.remote: list[str] = []  # ssh host CMD, docker exec CTR CMD: shell programs run elsewhere
 
 
 def strip_prefix(words: list[Word], assigns: list[Word] | None = None) -> list[Word]:
@@ -234,13 +235,15 @@ def unwrap(words: list[Word]) -> Unwrapped:
     """The command a wrapper chain runs (see the module docstring)."""
     assigns: list[Word] = []
     chdir: list[Word] = []
-    u = _unwrap(words, assigns, chdir)
+    remote: list[str] = []
+    u = _unwrap(words, assigns, chdir, remote)
     u.assigns = assigns
     u.chdir = chdir[-1] if chdir else None
+    u.remote = remote
     return u
 
 
-def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrapped:
+def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word], remote: list[str]) -> Unwrapped:
     words = strip_prefix(words, assigns)
     strings: list[str] = []
     feeder, replace = False, None
@@ -273,6 +276,11 @@ def _unwrap(words: list[Word], assigns: list[Word], chdir: list[Word]) -> Unwrap
             out = Unwrapped([], strings + string_runs(name, [w.text for w in words[1:]]), feeder, replace)
             out.runner = words
             return out
+        if spec is None and words[0].literal and name in REMOTE:
+            from .remote import remote_runs  # here: only these commands need it
+
+            remote += remote_runs(name, [w.text for w in words[1:]])
+            break  # the command itself is checked too (rsync --delete, ssh -o ProxyCommand=CMD)
         if spec is None:
             break
         short_arg, long_arg, optional, skip = spec

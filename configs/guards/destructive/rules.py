@@ -234,6 +234,14 @@ def check_argv(words: list[Word], cmd: Cmd | None, ctx: Ctx) -> str | None:
         reason = ctx.check_text(text, None if u.feeder else stdin_source(cmd))
         if reason:
             return reason
+    if u.remote:  # ssh host 'rm -rf build': run in a directory nothing here says (not the project)
+        from .stdin import stdin_source
+
+        elsewhere = ctx.moved_to(None, True)
+        for text in u.remote:
+            reason = elsewhere.check_text(text, None if u.feeder else stdin_source(cmd))
+            if reason:
+                return reason
     if u.chdir is not None:  # env -C / rm -rf build: the delete runs in /
         ctx = ctx.moved_to(*_moved_cwd(u.chdir, ctx))
     core = u.words

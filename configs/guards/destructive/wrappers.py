@@ -31,6 +31,7 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
     "env": ("uCSPa", _F({"--unset", "--chdir", "--split-string", "--argv0"}), "", 0),
     "nice": ("n", _F({"--adjustment"}), "", 0),
     "nohup": ("", _F(), "", 0),
+    "sshpass": ("fdpP", _F(), "", 0),
     "time": ("fo", _F({"--format", "--output"}), "", 0),
     "timeout": ("sk", _F({"--signal", "--kill-after"}), "", 1),
     "stdbuf": ("ioe", _F({"--input", "--output", "--error"}), "", 0),
@@ -297,3 +298,6 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], str, int]] = {
     "capsh": ("", _F(), "", 0),
     "start-stop-daemon": ("", _F(), "", 0),
 }
+
+REMOTE = _F({"ssh", "autossh", "rsync", "docker", "podman", "docker-compose", "podman-compose", "kubectl", "oc"})
+"""Commands that run a command on another machine or in a container (``remote.remote_runs``)."""
