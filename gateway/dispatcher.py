@@ -292,7 +292,7 @@ class Dispatcher:
         except BaseException as exc:  # any failure is a value, never an exception to the agent (nor an exit)
             if is_cancellation(exc):  # the dispatch itself cancelled; SystemExit & co from a handler are failures
                 raise
-            _fail(result, exc)
+            _fail(result, exc, tuple(self.config.audit.get("redact") or ()))
         finally:
             if tuning is not None:
                 from gateway.config.guards import unscope
@@ -536,9 +536,17 @@ def _store(result: HandlerResult, answer: Verdict | tuple[Verdict, dict[str, Any
         result.side_effects = list(result.verdict.side_effects)
 
 
-def _fail(result: HandlerResult, exc: BaseException) -> None:
+def _fail(result: HandlerResult, exc: BaseException, redact: tuple[str, ...] = ()) -> None:
+    """``result`` failed with ``exc``: status error, the first line of its message with secrets redacted
+    (``redact``: the config's ``audit.redact`` patterns, beside the defaults): a hook's stderr or an
+    exception's text can hold a password, and this message reaches the model in a ``failClosed`` deny."""
     text = str(exc) if isinstance(exc, Exception) else f"{type(exc).__name__}: {exc}".removesuffix(": ")
-    result.status, result.message = "error", text.splitlines()[0] if text else type(exc).__name__
+    line = text.splitlines()[0] if text else type(exc).__name__
+    if line:
+        from gateway.audit.redact import redact_message  # (a failure only)
+
+        line = redact_message(line, redact)
+    result.status, result.message = "error", line
     result.meta.update(getattr(exc, "meta", {}) or {})
     from gateway.errors import StoreError
 

@@ -188,3 +188,7 @@ def writes_fd1(event: dict[str, Any]) -> dict[str, Any]:
             "permissionDecisionReason": "no raw writes",
         }
     }
+
+
+def raises_secret(event: dict[str, Any]) -> None:
+    raise RuntimeError("upstream refused key sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345 for this call")

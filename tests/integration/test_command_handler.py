@@ -330,3 +330,39 @@ async def test_a_json_deny_after_a_utf8_byte_order_mark_denies(tmp_path: Path, c
     s = _script(tmp_path, "h.sh", f"printf '\\357\\273\\277%s' '{deny}'; exit {code}")
     d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), PRE, tmp_path)
     assert (d.permission, d.permission_reason) == ("deny", "bom")
+
+
+SECRET_STDERR = "db connect failed: postgresql://admin:S3cretPassw0rd@db.internal/prod AKIAIOSFODNN7EXAMPLE"
+
+
+def test_a_failing_hooks_secrets_never_reach_the_deny_reason_or_stderr(tmp_path: Path) -> None:
+    """A failClosed hook's failure becomes a deny whose reason the model reads (and, on exit 2, the stderr
+    Claude Code hands it): the hook's stderr in it is redacted as in the audit record."""
+    s = _script(tmp_path, "h.sh", f"echo '{SECRET_STDERR}' >&2; exit 1")
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({"hooks": _pre(_cmd(s, id="db-check", failClosed=True))}))
+    proc = run_hookgate(["run", "--config", str(config)], PRE, env=isolated_env(tmp_path))
+    reason = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    for text in (reason, proc.stderr):
+        assert "S3cretPassw0rd" not in text and "AKIAIOSFODNN7EXAMPLE" not in text, text
+        assert "[REDACTED:url_credentials]" in text and "[REDACTED:api_key]" in text and "db connect failed" in text
+
+
+async def test_a_failures_text_is_redacted_with_the_configs_audit_redact_patterns(tmp_path: Path) -> None:
+    """``audit.redact`` patterns apply beside the defaults."""
+    s = _script(tmp_path, "h.sh", "echo 'internal ticket ZX-4411-SECRET leaked' >&2; exit 1")
+    gw = _gateway(tmp_path, _pre(_cmd(s, failClosed=True)), audit={"redact": [r"ZX-\d{4}-SECRET"]})
+    d = await _dispatch(gw, PRE, tmp_path)
+    assert d.permission == "deny" and "ZX-4411-SECRET" not in (d.permission_reason or "")
+    assert "[REDACTED:custom]" in (d.permission_reason or "") and "ZX-4411" not in (d.results[0].message or "")
+
+
+async def test_a_python_handlers_exception_text_is_redacted(tmp_path: Path) -> None:
+    gw = _gateway(
+        tmp_path,
+        _pre({"type": "python", "callable": "tests.integration.policy_funcs:raises_secret", "failClosed": True}),
+    )
+    d = await _dispatch(gw, PRE, tmp_path)
+    reason = d.permission_reason or ""
+    assert d.permission == "deny" and "upstream refused key [REDACTED:api_key] for this call" in reason
+    assert "abcdefghijklmnopqrstuvwxyz012345" not in reason
