@@ -23,7 +23,7 @@ from gateway.decision import Decision
 from gateway.dialects import parse_event, render
 from gateway.dispatcher import Dispatcher, Trace
 from gateway.errors import ConfigError
-from gateway.events import HookEvent, PassedThrough
+from gateway.events import HookEvent, PassedThrough, check_event_value
 from gateway.host import AgentHost
 
 if TYPE_CHECKING:
@@ -88,7 +88,11 @@ class Gateway(AgentHost):
     def parse(self, event: dict[str, Any] | HookEvent, dialect: str = "auto") -> HookEvent | PassedThrough:
         """A ``HookEvent`` from a host's event dict (``PassedThrough`` for a host event hookgate leaves
         alone, such as Gemini's BeforeModel). Raises EventError."""
-        return event if isinstance(event, HookEvent) else parse_event(event, dialect)
+        if isinstance(event, HookEvent):
+            return event
+        if isinstance(event, dict):
+            check_event_value(event)  # what a JSON body could not hold never reaches a hook (NaN, a tuple key)
+        return parse_event(event, dialect)
 
     async def dispatch(
         self, event: dict[str, Any] | HookEvent, *, dialect: str = "auto", trace: Trace | None = None

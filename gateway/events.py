@@ -284,6 +284,55 @@ def dump_bytes(value: Any) -> bytes:
         return _COMPACT_ASCII.encode(value).encode("ascii")
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (RFC 8259 has no NaN or Infinity)")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+"""Python's ``json`` reads ``NaN``, ``Infinity`` and ``-Infinity``, which no JSON parser has to: passed on to a
+hook as they came, they make a strict parser (``JSON.parse``, ``jq``) fail, and a failed hook lets the call
+through. An event holding one is undecodable (denied where a block holds an action back)."""
+_STRICT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def check_event_value(event: dict[str, Any]) -> None:
+    """Raise EventError unless ``event`` (a dict given to the Python API) is what a JSON event decodes to:
+    str keys (int, float, bool and None keys are written as strings, as ``json`` does); str, int, float
+    (finite), bool, None, list and dict values (tuples count as lists); nested at
+    most ``MAX_DEPTH`` levels (EventUndecodable, as for a JSON body). The message names the first bad
+    field (``tool_input.n``). One C-speed encoding; the walk that names the field runs only on failure."""
+    try:
+        text = _STRICT.encode(event)
+    except (ValueError, TypeError, RecursionError):
+        where, why = _first_non_json(event)
+        raise EventError(f"event field {where!r} {why}") from None
+    if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(event):
+        raise EventUndecodable(f"event is nested too deeply to decode (over {MAX_DEPTH} levels)")
+
+
+def _first_non_json(value: Any) -> tuple[str, str]:
+    """``(path, why)`` of the first value JSON cannot carry in ``value`` (iterative, depth-capped)."""
+    import math
+
+    stack: list[tuple[str, Any, int]] = [("", value, 0)]
+    while stack:
+        path, item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return path or "(event)", f"nests deeper than {MAX_DEPTH} levels"
+        if isinstance(item, float) and not math.isfinite(item):
+            return path, f"holds {item!r}, which JSON has no number for (RFC 8259)"
+        if isinstance(item, dict):
+            for key, child in reversed(item.items()):
+                if not isinstance(key, (str, int, float, bool)) and key is not None:
+                    return path or "(event)", f"has a {type(key).__name__} key {key!r} (JSON keys are strings)"
+                stack.append((f"{path}.{key}" if path else str(key), child, depth + 1))
+        elif isinstance(item, (list, tuple)):
+            stack.extend((f"{path}[{i}]", child, depth + 1) for i, child in reversed(list(enumerate(item))))
+        elif not isinstance(item, (str, int, float, bool)) and item is not None:
+            return path, f"holds a {type(item).__name__}, which is not a JSON value"
+    return "(event)", "cannot be encoded as JSON"
+
+
 def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:
     """Decode one event body: a UTF-8 JSON object (``bytes`` or ``bytearray``; the readers apply the
     size limit, see ``gateway.oversize``).
@@ -298,7 +347,7 @@ def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:
     if not text or text.isspace():  # (not text.strip(): that would copy a large event once more)
         raise EventError("event is empty (expected one JSON object)")
     try:
-        value = json.loads(text)
+        value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise EventError(f"event is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -300,3 +301,63 @@ def test_a_non_string_event_name_is_a_400_on_every_route(default_server: ServePr
 def test_run_answers_a_non_string_event_name_with_one_line(dialect: str) -> None:
     proc = run_hookgate(["run", "--dialect", dialect, "--config", "builtin:default"], b'{"hook_event_name": []}')
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "internal error" not in proc.stderr
+
+
+# ------------------------------------------------------------------ NaN and Infinity: not JSON, never passed on
+
+STRICT_GUARD = (
+    "import json, sys\n"
+    "event = json.loads(sys.stdin.read(), parse_constant=lambda c: sys.exit(f'not JSON: {c}'))\n"  # as JSON.parse
+    "if 'rm' in event['tool_input'].get('cmd', ''):\n"
+    "    print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'deny',"
+    " 'permissionDecisionReason': 'no rm'}}))\n"
+)
+
+
+def _strict_config(tmp_path: Path) -> str:
+    guard = tmp_path / "guard.py"
+    guard.write_text(STRICT_GUARD)
+    config = tmp_path / "hookgate.json"
+    hook = {"type": "command", "command": f"{sys.executable} {guard}"}
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
+    return str(config)
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_an_event_holding_nan_or_infinity_is_denied_not_handed_to_a_strict_hook(tmp_path: Path, constant: str) -> None:
+    """Python reads NaN, a strict parser (JSON.parse, jq, this guard) fails on it, and a failed hook lets the
+    call run: such an event is undecodable, denied where a block holds an action back."""
+    body = f'{{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"t","tool_input":{{"cmd":"rm -rf /","n":{constant}}}}}'
+    proc = run_hookgate(["run", "--config", _strict_config(tmp_path)], body.encode(), env=isolated_env(tmp_path))
+    assert proc.returncode == 2, proc.stderr
+    reason = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert f"{constant.lstrip('-')} is not a JSON number" in reason
+    stop = f'{{"hook_event_name":"Stop","session_id":"s","cwd":"/tmp","x":{constant}}}'
+    proc = run_hookgate(["run", "--config", _strict_config(tmp_path)], stop.encode(), env=isolated_env(tmp_path))
+    assert proc.returncode == 1 and "is not a JSON number" in proc.stderr  # where a block holds nothing back
+
+
+async def test_the_python_api_refuses_what_a_json_event_cannot_hold(tmp_path: Path) -> None:
+    """A Python agent's tool arguments come from json.loads of what the model wrote (NaN included) or are
+    built in code (a tuple key, a Path): refused with the field named, before any hook sees them."""
+    from gateway.api import Gateway
+    from gateway.errors import EventError, EventUndecodable, ToolCallDenied
+
+    deep: Any = 1
+    for _ in range(300):
+        deep = [deep]
+    async with Gateway.from_file(_strict_config(tmp_path)) as gw:
+        for args, message in (
+            ({"cmd": "rm -rf /", "n": float("nan")}, "event field 'tool_input.n' holds nan"),
+            ({"cmd": "ls", "n": [1, float("-inf")]}, "event field 'tool_input.n[1]' holds -inf"),
+            ({(1, 2): 1}, "event field 'tool_input' has a tuple key (1, 2)"),
+            ({"p": Path("/x")}, "event field 'tool_input.p' holds a PosixPath, which is not a JSON value"),
+        ):
+            with pytest.raises(EventError, match=f"^{re.escape(message)}"):
+                async with gw.tool_call("t", args, session_id="s"):
+                    raise AssertionError("the tool ran")
+        with pytest.raises(EventUndecodable, match="nested too deeply"):
+            await gw.dispatch({"hook_event_name": "PreToolUse", "tool_name": "t", "tool_input": {"x": deep}})
+        with pytest.raises(ToolCallDenied, match="no rm"):  # the same guard, on JSON it can read, still denies
+            async with gw.tool_call("t", {"cmd": "rm -rf /", "n": 1.5, 2: "int keys are written as strings"}):
+                pass
