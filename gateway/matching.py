@@ -74,10 +74,28 @@ def _anchored_prefix(pattern: str) -> str:
     return pattern[1:end]
 
 
+MATCH_SECONDS = 0.05
+"""Longest a matcher that can backtrack (``backtracks``) may search one value; one that runs out counts as a
+match: the group's handlers run (a check that cannot tell whether it applies does not stand aside), and one
+log line says so. (Nothing else bounds it: the stdlib's ``re`` cannot be interrupted, and under ``hookgate
+serve`` a search holds the event loop.)"""
+_REPEATED_GROUP = r"\)(?:[*+]|\{\d)"  # (a+)+, (a|aa)*, (.*a){20}: a group repeated
+_UNBOUNDED = r"(?<!\\)(?:[*+]|\{\d*,\})"
+
+
+def backtracks(pattern: str) -> bool:
+    """True when regex ``pattern`` can take exponential or high-polynomial time on some value (a repeated
+    group, or three unbounded repeats or more: ``a*a*a*b``). A heuristic, erring on the side of True; such a
+    matcher is searched with a time bound (``MATCH_SECONDS``)."""
+    return re.search(_REPEATED_GROUP, pattern) is not None or len(re.findall(_UNBOUNDED, pattern)) >= 3
+
+
 def _regex_matcher(pattern: str) -> Predicate:
     """A matcher's regex test. Raises ConfigError for a regex JavaScript would reject."""
     if re.search(_NOT_JS, pattern):
         raise ConfigError(f"matcher {pattern!r} uses Python-only regex syntax that JavaScript rejects")
+    if backtracks(pattern):
+        return _bounded_matcher(pattern, _compiled_js(pattern))
     try:  # the stdlib engine agrees with JavaScript on everything _NOT_JS lets through, and loads free
         if "[" in pattern and any(pair in pattern for pair in ("[[", "--", "&&", "~~", "||")):
             import warnings  # only here: the hook path does not load it otherwise
@@ -91,13 +109,39 @@ def _regex_matcher(pattern: str) -> Predicate:
         simple = None
     if simple is not None:
         return lambda value: simple.search(value) is not None
-    import regex  # JavaScript syntax `re` lacks: variable-width lookbehind, (?<name>...)
+    compiled = _compiled_js(pattern)
+    return lambda value: compiled.search(value) is not None
+
+
+def _compiled_js(pattern: str) -> Any:
+    """``pattern`` compiled with the ``regex`` module (JavaScript syntax ``re`` lacks: variable-width
+    lookbehind, ``(?<name>...)``; and a ``timeout`` for ``search``). Raises ConfigError."""
+    import regex
 
     try:
-        compiled = regex.compile(pattern, regex.ASCII | regex.V0)
+        return regex.compile(pattern, regex.ASCII | regex.V0)
     except regex.error as exc:
         raise ConfigError(f"matcher {pattern!r} is not a valid regular expression: {exc}") from None
-    return lambda value: compiled.search(value) is not None
+
+
+def _bounded_matcher(pattern: str, compiled: Any) -> Predicate:
+    """A search of at most ``MATCH_SECONDS`` per value; running out counts as a match (one log line)."""
+
+    def accepts(value: str) -> bool:
+        try:
+            return compiled.search(value, timeout=MATCH_SECONDS) is not None
+        except TimeoutError:
+            import logging
+
+            logging.getLogger("hookgate").warning(
+                "matcher %r took over %g s on %r: counted as a match (its handlers run)",
+                pattern,
+                MATCH_SECONDS,
+                value[:80],
+            )
+            return True
+
+    return accepts
 
 
 @lru_cache(maxsize=256)
@@ -141,6 +185,17 @@ def matcher_problem(pattern: str, exact_chars: str = "A-Za-z0-9_\\- ,|") -> str 
     except ConfigError as exc:
         return str(exc)
     return None
+
+
+def matcher_warning(pattern: str, exact_chars: str = "A-Za-z0-9_\\- ,|") -> str | None:
+    """A one-line warning for a valid matcher that can backtrack catastrophically (``backtracks``), or None."""
+    if _char_set(exact_chars).issuperset(pattern) or pattern in ("", "*") or not backtracks(pattern):
+        return None
+    return (
+        f"matcher {pattern!r} can take very long on some values (a repeated group, or several "
+        f"unbounded repeats): each search is bounded to {MATCH_SECONDS:g} s, and one that runs out counts as a "
+        "match (its handlers run); a simpler pattern or a list of names avoids it"
+    )
 
 
 @lru_cache(maxsize=256)

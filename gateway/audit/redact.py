@@ -596,17 +596,3 @@ class Redactor:
         if value is None or isinstance(value, (bool, int, float)):
             return value
         return self.text(str(value))
-
-
-_REDACTORS: dict[tuple[str, ...], Redactor] = {}
-
-
-def redact_message(text: str, extra_patterns: tuple[str, ...] = ()) -> str:
-    """``text`` (one line of a handler's failure: an exception's message, a hook's stderr) with secrets
-    replaced as in audit records (the default patterns plus ``extra_patterns``, ``audit.redact``), not
-    truncated: the dispatcher's failure messages reach the model (a ``failClosed`` deny's reason, the
-    stderr Claude Code reads on exit 2), the user and the Python API. Redactors are kept per pattern set."""
-    redactor = _REDACTORS.get(extra_patterns)
-    if redactor is None:
-        redactor = _REDACTORS[extra_patterns] = Redactor(extra_patterns)
-    return redactor._secrets(text)

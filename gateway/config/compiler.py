@@ -40,7 +40,7 @@ from gateway.config.schema import (
 from gateway.config.specs import HandlerSpec
 from gateway.errors import ConfigError
 from gateway.events import EVENTS
-from gateway.matching import IfRule, matcher_problem
+from gateway.matching import IfRule, matcher_problem, matcher_warning
 from handlers.base import handler_class
 
 JUDGMENT_REFUSED = frozenset({"SessionStart", "Setup", "SubagentStart"})
@@ -164,6 +164,8 @@ class Compiler(Compilation):
                 problem = matcher_problem(group.matcher, spec.exact_chars)
                 if problem:
                     self.issues.append(f"{where}.matcher: {problem}")
+                elif warning := matcher_warning(group.matcher, spec.exact_chars):
+                    self.warnings.append(f"{where}.matcher: {warning}")
         handlers = []
         for hi, entry in enumerate(group.hooks):
             handler = self._handler(event, f"{where}.hooks[{hi}]", base_dir, entry, dialect)

@@ -396,3 +396,31 @@ def test_explain_says_it_runs_handlers_and_dry_run_runs_nothing(tmp_path: Path) 
     assert "runs the handlers" in wet.stdout
     help_text = run_hookgate(["explain", "--help"]).stdout
     assert "--dry-run" in help_text and "runs" in help_text
+
+
+# ------------------------------------------------------------------ a matcher that backtracks
+
+BACKTRACKING = (
+    "hooks:\n  PreToolUse:\n    - matcher: '(a|aa)+$'\n      hooks:\n"
+    "        - {type: command, command: 'echo no >&2; exit 2'}\n"
+)
+SLOW_NAME = {**RM_RF, "tool_name": "a" * 40 + "!"}  # an MCP server chooses its own tool names
+
+
+def test_a_matcher_that_backtracks_is_bounded_and_runs_its_hooks(tmp_path: Path) -> None:
+    """Unbounded, (a|aa)+$ on this name searches for minutes: `run` would hang and `serve` would stop
+    answering everything. Bounded, the search counts as a match, and validate says so beforehand."""
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(BACKTRACKING)
+    proc = run_hookgate(["validate", str(config)])
+    assert proc.returncode == 0 and "can take very long on some values" in proc.stdout + proc.stderr
+    started = time.monotonic()
+    proc = run_hookgate(["run", "--config", str(config)], SLOW_NAME, timeout=30)
+    assert proc.returncode == 2 and "no" in proc.stderr and "counted as a match" in proc.stderr
+    assert time.monotonic() - started < 20
+    with ServeProcess(str(config), args=["--reload-interval", "0"]) as server:
+        answer = httpx2.post(f"{server.url}/hooks", json=SLOW_NAME, timeout=20).json()
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert httpx2.get(f"{server.url}/healthz", timeout=5).status_code == 200
+        ok = httpx2.post(f"{server.url}/hooks", json={**RM_RF, "tool_name": "Bash"}, timeout=20).json()
+        assert ok == {}  # a name that does not fit is searched as before

@@ -7,7 +7,15 @@ import pytest
 from gateway.bash_split import command_matches, split_commands
 from gateway.errors import ConfigError
 from gateway.events import HookEvent
-from gateway.matching import IfRule, claude_matcher, kiro_matcher, matcher_problem, path_matches
+from gateway.matching import (
+    IfRule,
+    backtracks,
+    claude_matcher,
+    kiro_matcher,
+    matcher_problem,
+    matcher_warning,
+    path_matches,
+)
 
 
 @pytest.mark.parametrize(
@@ -57,6 +65,41 @@ def test_permission_rule_in_matcher_is_a_problem() -> None:
     assert problem is not None and "if" in problem and "never fires" in problem
     assert matcher_problem("Bash|Write") is None
     assert "not a valid regular expression" in (matcher_problem("Bash[") or "")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "risky"),
+    [
+        ("(a+)+$", True),
+        ("(a|aa)+$", True),
+        ("(.*a){20}", True),
+        ("a*a*a*b", True),
+        ("x{2,}y{3,}z+", True),
+        ("mcp__.*__write", False),
+        ("^mcp__(github|gitlab)__.*", False),
+        ("(Write|Edit)", False),
+        ("x{2,5}y+", False),
+        (r"foo\*bar\*baz\*", False),
+    ],
+)
+def test_matchers_that_can_backtrack_are_told_apart(pattern: str, risky: bool) -> None:
+    assert backtracks(pattern) is risky
+    assert (matcher_warning(pattern) is not None) is risky
+
+
+def test_a_backtracking_matcher_is_bounded_and_counts_as_a_match_when_it_runs_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """(a|aa)+$ on 40 a's and a '!' takes minutes in any backtracking engine: bounded, it matches."""
+    import time
+
+    accepts = claude_matcher("(a|aa)+$")
+    started = time.perf_counter()
+    assert accepts("a" * 40 + "!") is True
+    assert time.perf_counter() - started < 2
+    assert "counted as a match" in caplog.text
+    assert accepts("aaaa") is True and accepts("b") is False  # an ordinary search answers as before
+    assert matcher_warning("Write|Edit") is None
 
 
 @pytest.mark.parametrize(
