@@ -350,6 +350,49 @@ async def test_tool_exception_reaches_post_tool_use_failure_hooks(tmp_path: Path
     assert event["error"].startswith("ZeroDivisionError") and event["session_id"] == "s-f"
 
 
+async def test_a_block_without_a_result_still_fires_post_tool_use(tmp_path: Path) -> None:
+    """The tool ran and raised nothing, but the block never set ``call.result`` (a fire-and-forget tool):
+    PostToolUse hooks (audit, notify) still see the call, with ``tool_response: null``, as Claude Code
+    fires PostToolUse for every tool that ran and succeeded."""
+    log = tmp_path / "post.log"
+    doc = {"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}]}}
+    async with Gateway.from_file(write(tmp_path, doc)) as gw:
+        async with gw.tool_call("send_email", {"to": "x@y"}, session_id="s-n") as call:
+            pass
+        assert call.post is not None and call.post.event == "PostToolUse" and call.result is None
+        async with gw.tool_call("send_email", {"to": "x@y"}, session_id="s-n") as call:
+            call.result = None
+        assert call.post is not None
+    events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert [e["hook_event_name"] for e in events] == ["PostToolUse", "PostToolUse"]
+    assert all("tool_response" in e and e["tool_response"] is None for e in events)
+    assert events[0]["tool_name"] == "send_email" and events[0]["tool_input"] == {"to": "x@y"}
+
+
+async def test_a_result_free_block_reaches_post_tool_use_class_hooks_and_their_block(tmp_path: Path) -> None:
+    """A PostToolUse class hook runs on a block that set no result (``ctx.tool_result`` is None), and its
+    block still withholds the (empty) result: ``ToolCallDenied(after=True)``."""
+    seen: list[Any] = []
+
+    class Notify(PostToolUseHook):
+        def execute(self, ctx: HookContext) -> HookResult:
+            seen.append((ctx.tool_name, ctx.tool_result))
+            return HookResult(allow=ctx.tool_name != "forbidden", error="not after this tool")
+
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        gw.register_hook(Notify())
+        async with gw.tool_call("fire", {}, session_id="s-n"):
+            pass
+        with pytest.raises(ToolCallDenied, match="not after this tool") as denied:
+            async with gw.tool_call("forbidden", {}, session_id="s-n"):
+                pass
+        assert denied.value.after
+        with pytest.raises(ActionDenied):  # a denial raised inside the block is not a tool that ran
+            async with gw.tool_call("outer", {}, session_id="s-n"):
+                raise ActionDenied("nested call refused", point="PreToolUse")
+    assert seen == [("fire", None), ("forbidden", None)]
+
+
 async def test_agents_section_scopes_hooks_to_the_agent() -> None:
     async with Gateway.from_file(EXAMPLE_CONFIG) as gw:
         async with gw.tool_call("run_sql", {"sql": "DROP TABLE x"}, session_id="s", agent_id="intern") as call:
