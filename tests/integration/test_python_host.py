@@ -206,6 +206,50 @@ async def test_register_hook_refuses_what_is_not_a_class_hook(tmp_path: Path) ->
         gw.register_hook(object())
 
 
+async def test_register_hook_names_a_class_by_its_name(tmp_path: Path) -> None:
+    gw = Gateway.from_file(write(tmp_path, {"hooks": {}}))
+    with pytest.raises(ConfigError) as refused:
+        gw.register_hook(Upper)
+    assert str(refused.value).startswith("register_hook(Upper): Upper is a class; pass an instance (e.g. Upper())")
+    assert "property" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("matcher", "error", "message"),
+    [
+        ("(", ConfigError, "register_hook(upper): matcher: matcher '(' is not a valid regular expression"),
+        ("Bash(git push *)", ConfigError, "is a permission rule, not a matcher"),
+        ("(?P<n>x)", ConfigError, "Python-only regex syntax"),
+        (5, TypeError, "register_hook(upper): matcher must be a str"),
+        (["Bash"], TypeError, "matcher must be a str (a Claude Code matcher such as 'Bash|Edit' or 'mcp__.*') or None"),
+    ],
+)
+async def test_register_hook_checks_the_matcher_at_once(
+    tmp_path: Path, matcher: Any, error: type[Exception], message: str
+) -> None:
+    """A matcher the config loader would refuse is refused by ``register_hook`` itself, and nothing is
+    registered: later tool calls run as before instead of raising on every dispatch."""
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        with pytest.raises(error) as refused:
+            gw.register_hook(Upper(), matcher=matcher)
+        assert message in str(refused.value) and "\n" not in str(refused.value)
+        async with gw.tool_call("echo", {"text": "hi"}, session_id="s") as call:
+            call.result = "ok"
+        assert call.args == {"text": "hi"}
+
+
+async def test_register_hook_takes_the_matchers_the_config_takes(tmp_path: Path) -> None:
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        for matcher in ("echo|shout", "ec.*", "", "*"):
+            gw.register_hook(Upper(), matcher=matcher)
+        gw.register_hook(Exclaim(), matcher="^mcp__")
+        async with gw.tool_call("echo", {"text": "hi"}, session_id="s") as call:
+            call.result = "ok"
+        assert call.args == {"text": "HI"}  # Upper (four times: idempotent); Exclaim's matcher does not fit
+        with pytest.raises(TypeError, match=r"register_hook\(upper\): agent must be a str"):
+            gw.register_hook(Upper(), agent=7)  # type: ignore[arg-type]
+
+
 async def test_a_hook_that_raises_fails_closed_and_session_start_can_refuse(tmp_path: Path) -> None:
     async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
         gw.register_hook(Crash())
