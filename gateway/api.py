@@ -62,13 +62,17 @@ class Gateway(AgentHost):
         """Add a class hook instance (``PreToolUseHook``, ``PostToolUseHook``, ``SessionStartHook``) to
         its event, after the configured hooks in config order and in its ``priority`` among the chained
         ones. agent: run it only for that ``agent_id``. matcher: a Claude Code matcher on the tool name
-        (the hook's ``tool_filter`` applies as well). Returns its ``HandlerSpec``; raises ConfigError
-        when ``hook`` is not a usable class hook."""
+        (SessionStart: on ``source``), checked by the config loader's rules (the hook's ``tool_filter``
+        applies as well). Returns its ``HandlerSpec``. Raises ConfigError when ``hook`` is not a usable
+        class hook or ``matcher`` is not a valid matcher (a bad regex, a permission rule such as
+        ``Bash(git *)``), TypeError when ``matcher`` or ``agent`` is neither a str nor None."""
         from gateway.hooks import check_hook
 
-        name = getattr(hook, "hook_name", type(hook).__name__)
-        where = f"register_hook({name})"
+        where = f"register_hook({_hook_label(hook)})"
         hook = check_hook(hook, where)
+        matcher = _checked_matcher(matcher, hook.hook_point, where)
+        if agent is not None and not isinstance(agent, str):
+            raise TypeError(f"{where}: agent must be a str (an agent_id) or None, not {type(agent).__name__}")
         cls = type(hook)
         spec = HandlerSpec(
             type="python",
@@ -129,6 +133,34 @@ class Gateway(AgentHost):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def _hook_label(hook: object) -> str:
+    """How ``register_hook`` names ``hook`` in its errors: a class by its name (its ``hook_name`` is a
+    property there, not a name), an instance by its ``hook_name`` or its type's name."""
+    if isinstance(hook, type):
+        return hook.__name__
+    name = getattr(hook, "hook_name", None)
+    return name if isinstance(name, str) and name else type(hook).__name__
+
+
+def _checked_matcher(matcher: object, event: str, where: str) -> str | None:
+    """``matcher`` when the config loader would take it on ``event``'s group (``matching.matcher_problem``
+    with the event's exact-name characters). Raises TypeError (not a str or None), ConfigError (invalid)."""
+    from gateway.events import EVENTS
+    from gateway.matching import matcher_problem
+
+    if matcher is None:
+        return None
+    if not isinstance(matcher, str):
+        raise TypeError(
+            f"{where}: matcher must be a str (a Claude Code matcher such as 'Bash|Edit' or 'mcp__.*') or None, "
+            f"not {type(matcher).__name__}"
+        )
+    problem = None if matcher in ("", "*") else matcher_problem(matcher, EVENTS[event].exact_chars)
+    if problem is not None:
+        raise ConfigError(f"{where}: matcher: {problem}")
+    return matcher
 
 
 def _path(path: object) -> str:

@@ -30,8 +30,10 @@ Class hooks of one event run one after another in ``priority`` order (lower firs
 registration/config order), each seeing the arguments (or result) the hooks before it rewrote; the
 first ``allow=False`` stops the chain. A hook's ``priority`` p is hookgate handler priority -p (higher
 runs earlier there), so class hooks and other handlers share one order. An exception raised by
-``execute`` is a handler failure; class hooks are ``fail_closed = True`` unless the class says
-otherwise (a hook that breaks denies rather than silently letting the call through).
+``execute`` is a handler failure, and so is a malformed answer: anything but a ``HookResult`` (``None``
+too: a hook that forgot its ``return`` does not allow) or an ``allow`` that is not a bool. Class hooks
+are ``fail_closed = True`` unless the class says otherwise (a hook that breaks denies rather than
+silently letting the call through).
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ class HookContext:
 class HookResult:
     """What a class hook answers (FIM One's ``HookResult``).
 
-    allow: False denies (PreToolUse), blocks (PostToolUse) or stops the session (SessionStart).
+    allow: False denies (PreToolUse), blocks (PostToolUse) or stops the session (SessionStart); it must
+    be a bool (anything else is a malformed result, a handler failure, not a truth test).
     error: the reason shown to the model when not allowed. modified_args: replaces the tool arguments
     (PreToolUse; merged over the arguments, so a partial dict keeps the other keys). modified_result:
     replaces the tool output (PostToolUse). side_effects: what the hook did, one line each (audit
@@ -218,14 +221,20 @@ def context_for(event: HookEvent) -> HookContext:
 
 
 def verdict_for(hook: ClassHook, result: Any, event_name: str) -> Verdict:
-    """A hook's ``HookResult`` as a hookgate ``Verdict`` (see module docstring). Raises TypeError when
-    ``execute`` returned something else."""
+    """A hook's ``HookResult`` as a hookgate ``Verdict`` (see module docstring). Raises TypeError (a
+    malformed result: a handler failure, a deny when the hook is ``fail_closed``) when ``execute``
+    returned something else, ``None`` included (a hook that forgot its ``return`` is not an allow), or
+    when ``allow`` is not a bool (``allow="no"`` is not truth-tested into an allow)."""
     from gateway.decision import Verdict
 
-    if result is None:
-        result = HookResult()
     if not isinstance(result, HookResult):
-        raise TypeError(f"hook {hook.hook_name!r} returned {type(result).__name__}; expected a HookResult")
+        hint = " (return HookResult() to let the call through)" if result is None else ""
+        raise TypeError(f"hook {hook.hook_name!r} returned {type(result).__name__}; expected a HookResult{hint}")
+    if not isinstance(result.allow, bool):
+        raise TypeError(
+            f"hook {hook.hook_name!r}: HookResult.allow must be True or False, got "
+            f"{type(result.allow).__name__} {_short(result.allow)}"
+        )
     verdict = Verdict(additional_context=result.additional_context)
     verdict.side_effects = [str(s) for s in result.side_effects]
     reason = result.error or f"Blocked by hook '{hook.hook_name}'"
@@ -246,6 +255,11 @@ def verdict_for(hook: ClassHook, result: Any, event_name: str) -> Verdict:
     elif not result.allow:
         verdict.continue_, verdict.stop_reason = False, reason
     return verdict
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _text(value: Any) -> str | None:

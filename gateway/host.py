@@ -18,7 +18,8 @@ built-ins, approvals and the audit record work for a Python agent exactly as for
         messages.append({"role": "user", "content": answer.reason})
 
 Event mapping: ``session_start`` -> SessionStart; ``user_input`` -> UserPromptSubmit; ``tool_call`` ->
-PreToolUse, then PostToolUse (``call.result = value``) or PostToolUseFailure (``call.fail(error)``,
+PreToolUse, then PostToolUse (``call.result = value``; a block that ends cleanly without setting it
+still fires PostToolUse, with ``tool_response: null``) or PostToolUseFailure (``call.fail(error)``,
 or an exception raised inside the block); ``stop`` -> Stop; ``session_end`` -> SessionEnd. Payload
 fields: ``session_id``, ``cwd``, ``tool_name``, ``tool_input``, ``tool_use_id``, ``tool_response``,
 ``agent_id`` and ``user_id`` (a hookgate field; class hooks see it as ``HookContext.user_id``).
@@ -97,8 +98,13 @@ class ToolCall:
     """One guarded tool call: ``async with gateway.tool_call(...) as call`` (see module docstring).
 
     args: the arguments to run the tool with (after rewrites). result: set it to the tool's output;
-    after the block it holds the output as PostToolUse hooks rewrote it. context: additional context
-    for the model (PreToolUse and PostToolUse). pre / post: the merged ``Decision`` of each event.
+    after the block it holds the output as PostToolUse hooks rewrote it. A block that ends without an
+    exception fires PostToolUse even when ``result`` was never set (the tool ran; hooks see
+    ``tool_response: null``), as Claude Code fires it for every tool that ran and succeeded. context:
+    additional context for the model (PreToolUse and PostToolUse). pre / post: the merged ``Decision``
+    of each event (``post`` stays None when neither PostToolUse nor PostToolUseFailure ran: PreToolUse
+    stopped the call, or the block raised ``ActionDenied`` or a non-``Exception`` such as
+    ``asyncio.CancelledError``).
     """
 
     def __init__(
@@ -124,7 +130,6 @@ class ToolCall:
         self.post: Decision | None = None
         self.is_error = False
         self._result: Any = None
-        self._has_result = False
 
     @property
     def result(self) -> Any:
@@ -132,11 +137,11 @@ class ToolCall:
 
     @result.setter
     def result(self, value: Any) -> None:
-        self._result, self._has_result = value, True
+        self._result = value
 
     def fail(self, error: Any) -> None:
         """Record that the tool failed with ``error`` (PostToolUseFailure instead of PostToolUse)."""
-        self._result, self._has_result, self.is_error = error, True, True
+        self._result, self.is_error = error, True
 
     def _payload(self, event: str, **fields: Any) -> dict[str, Any]:
         return self.host._payload(
@@ -178,8 +183,7 @@ class ToolCall:
                 self.fail(f"{type(exc).__name__}: {exc}")
                 await self._after()  # hooks see the failure; the exception still reaches the loop
             return False
-        if self._has_result:
-            await self._after()
+        await self._after()  # the tool ran: PostToolUse fires, with ``tool_response: null`` if no result was set
         return False
 
     async def _after(self) -> None:

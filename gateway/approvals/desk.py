@@ -7,7 +7,8 @@ platform within 3 s). An answer to a request that is no longer pending is refuse
 says why, and the channel's message says so too.
 
 Who decided, as recorded in ``decided_by``: ``<channel type>:<user id>`` for a channel answer,
-``cli:<login>`` for ``hookgate approvals approve``, ``console:<name>`` for the console,
+``cli:<login>`` for ``hookgate approvals approve``, ``console:ui`` for the console, ``api:<by>`` for an
+answer over serve's token API (``api:anonymous`` when it gives no ``by``),
 ``hookgate:timeout`` / ``hookgate:sweeper`` for expiry, ``hookgate:channel`` for a request whose
 channel could not post it.
 

@@ -45,7 +45,9 @@ from a browser (CSRF) and DNS rebinding:
 - ``Authorization: Bearer <token>`` when ``HOOKGATE_TOKEN`` is set (the scheme in any case, RFC 7235): 401
   otherwise.
 - ``POST`` bodies must be ``Content-Type: application/json`` (or ``application/vnd.hookgate.*``): 415
-  otherwise, so no "simple" cross-site request (``text/plain``, a form) reaches a handler.
+  otherwise, so no "simple" cross-site request (``text/plain``, a form) reaches a handler. This holds
+  for every POST route (the approval answers and the console's too), checked after the token; the one
+  exception is Slack's form-encoded callback, ``POST /approvals/slack`` (its signature is checked).
 
 ``X-Hookgate-Project-Dir`` (percent-encoded UTF-8 absolute path, sent by the thin client from its
 ``CLAUDE_PROJECT_DIR``) becomes ``HookEvent.project_dir`` for that event, which ``command`` handlers

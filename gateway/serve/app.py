@@ -150,7 +150,8 @@ class HookServer(Routes):
 
 
 def create_app(server: HookServer) -> Any:
-    """The ASGI app for ``server``: Starlette behind ``RequestGuard`` (Host, Origin and token checks)."""
+    """The ASGI app for ``server``: Starlette behind ``RequestGuard`` (Host, Origin, token and POST
+    Content-Type checks)."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.requests import ClientDisconnect
@@ -195,7 +196,7 @@ def create_app(server: HookServer) -> Any:
         exception_handlers={404: http_error, 405: http_error, ClientDisconnect: client_gone},
     )
     app.router.redirect_slashes = False
-    from gateway.serve.approvals import SELF_AUTHENTICATED
+    from gateway.serve.approvals import FORM_CALLBACKS, SELF_AUTHENTICATED
 
     return RequestGuard(
         HotPaths(app, server),
@@ -203,6 +204,7 @@ def create_app(server: HookServer) -> Any:
         allowed_hosts=server.allowed_hosts(),
         on_reject=lambda reason: server.metrics.rejected.labels(reason).inc(),
         self_authenticated=SELF_AUTHENTICATED,
+        json_exempt=FORM_CALLBACKS,
     )
 
 

@@ -9,11 +9,12 @@ Routes::
                             key, verification token, ``X-Lark-Signature``) -> 200 with a toast
     POST /approvals/{id}    {"decision": "approve" | "reject", "by": "...", "reason": "..."} signed with
                             the Standard Webhooks secret of the webhook channel the request went to, or
-                            sent with ``Authorization: Bearer $HOOKGATE_TOKEN`` (the console, scripts)
+                            sent with ``Authorization: Bearer $HOOKGATE_TOKEN`` (scripts; recorded as
+                            ``api:<by>``, ``api:anonymous`` without ``by``), as ``application/json``
                             -> 200 {"id", "status", "decided_by", "reason"}; 409 the same plus "error"
                             when the answer is refused (already answered, expired); 404 no such request
     GET  /approvals         (bearer token) the requests, newest first: {"approvals": [...]};
-                            ``?status=pending`` filters
+                            ``?status=pending`` filters (one of ``STATUSES``; anything else is a 400)
     GET  /ui/api/approvals  the console's Approvals panel (``gateway/audit/console/approvals.js``): the
                             pending requests, oldest first: {"approvals": [{id, tool_name, message, input,
                             session_id, channel, created_at, expires_at}]}
@@ -22,9 +23,11 @@ Routes::
                             routes are behind the console's rules (session cookie or token, same origin)
 
 Errors: 401 a callback whose signature or token does not check out (a forged callback changes
-nothing), 400 a malformed body, 503 a channel whose secrets are not set. These paths check their own
-credentials (a chat platform cannot send the serve token), so ``RequestGuard`` leaves the token check
-to them (``SELF_AUTHENTICATED``); the Host and Origin checks still apply.
+nothing), 400 a malformed body or query, 415 a POST that is not ``application/json`` (``RequestGuard``;
+Slack's form callback excepted, ``FORM_CALLBACKS``), 503 a channel whose secrets are not set. These
+paths check their own credentials (a chat platform cannot send the serve token), so ``RequestGuard``
+leaves the token check to them (``SELF_AUTHENTICATED``); the Host, Origin and Content-Type checks still
+apply.
 
 The platform is answered at once (Slack wants an answer within 3 s); the channel message is updated
 afterwards, in the background. The sweeper expires pending requests whose time is up every
@@ -39,6 +42,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
+from gateway.approvals.record import STATUSES
 from gateway.errors import CallbackRejected, HookgateError
 from gateway.serve.guard import bearer_matches
 
@@ -56,7 +60,13 @@ SWEEP_INTERVAL = 15.0
 """Seconds between sweeps of expired requests."""
 SELF_AUTHENTICATED = ("/approvals/",)
 """Path prefixes whose routes check credentials themselves (see module docstring)."""
+FORM_CALLBACKS = frozenset({"/approvals/slack", "/approvals/slack/"})
+"""The one POST route whose body is not JSON: Slack sends its interactivity callback as a form
+(``payload=``), authenticated by its signature. Every other POST must be ``application/json``."""
 MAX_CALLBACK = 256 * 1024
+API_VIA = "api"
+"""How a token-authenticated answer on ``POST /approvals/{id}`` is recorded: ``api:<by>`` (``api:anonymous``
+without ``by``); the console's own answers are ``console:ui``."""
 
 
 def _reply(status: int, content_type: str, body: bytes, background: Any = None) -> Response:
@@ -185,7 +195,7 @@ class ApprovalRoutes:
                     raise CallbackRejected(
                         f"the answer names request {str(data['id'])[:100]!r}, not {approval_id!r}", 409
                     )
-                answer = parse_answer(data, approval_id, "console")
+                answer = parse_answer(data, approval_id, API_VIA)
                 identities = None
             elif "webhook-signature" in headers:
                 if record is None:
@@ -233,7 +243,9 @@ class ApprovalRoutes:
     async def listing(self, request: Request) -> Response:
         if not self._token_ok(request):
             return _error(401, "listing approvals needs the serve token (Authorization: Bearer $HOOKGATE_TOKEN)")
-        status = request.query_params.get("status")
+        status = request.query_params.get("status") or None
+        if status is not None and status not in STATUSES:
+            return _error(400, f"status {status[:40]!r}: expected one of {', '.join(STATUSES)}")
         desk = self.desk()
         await asyncio.to_thread(desk.sweep)
         records = await asyncio.to_thread(desk.store.approval_list, [status] if status else None, 200)

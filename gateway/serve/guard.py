@@ -1,5 +1,11 @@
 """``RequestGuard``: the checks in front of every ``hookgate serve`` route (Host against DNS rebinding,
-Origin against cross-site requests, the bearer token), as pure ASGI middleware (see ``gateway.serve``).
+Origin against cross-site requests, the bearer token, a JSON ``Content-Type`` on every POST), as pure
+ASGI middleware (see ``gateway.serve``).
+
+Every POST must say ``application/json`` (or hookgate's own ``application/vnd.hookgate...`` types),
+415 otherwise, so that no "simple" cross-site request (``text/plain``, a form) reaches a route; the
+only exceptions are the paths given as ``json_exempt`` (Slack's interactivity callback, which Slack
+sends as a form and which its signature authenticates).
 
 The console (``/ui`` paths, ``gateway.serve.ui``) follows the same rules with two browser-shaped
 differences: the token may come as the ``hookgate_ui`` session cookie (HttpOnly, ``SameSite=Strict``,
@@ -20,6 +26,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from gateway.events import dumps
+from gateway.wire import VENDOR_TYPE_PREFIX
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -63,6 +70,21 @@ def bearer_matches(authorization: bytes, token: bytes) -> bool:
     return scheme.lower() == b"bearer" and hmac.compare_digest(credential.lstrip(b" "), token)
 
 
+JSON_MEDIA = (b"application/json",)
+"""The media types a POST body may be declared as, besides hookgate's own (``wire.VENDOR_TYPE_PREFIX``)."""
+_VENDOR_MEDIA = VENDOR_TYPE_PREFIX.encode()
+
+
+def json_media_problem(content_type: bytes | None) -> str | None:
+    """None when a ``Content-Type`` value is JSON (``application/json``, parameters and case aside, or a
+    hookgate vendor type), else the 415 message: ``Content-Type must be application/json (got ...)``."""
+    media = (content_type or b"").partition(b";")[0].strip().lower()
+    if media in JSON_MEDIA or media.startswith(_VENDOR_MEDIA):
+        return None
+    got = f"got {media.decode('latin-1')[:100]!r}" if media else "none was given"
+    return f"Content-Type must be application/json ({got})"
+
+
 def _is_ui(path: str) -> bool:
     return path == "/ui" or path.startswith("/ui/")
 
@@ -103,7 +125,9 @@ class RequestGuard:
     docstring, in that order (421, 403, 401; one JSON error line each).
 
     allowed_hosts: names the Host header may carry besides loopback addresses (None: no Host check).
-    on_reject: called with the reason label (``bad_host``, ``cross_origin``, ``unauthorized``).
+    on_reject: called with the reason label (``bad_host``, ``cross_origin``, ``unauthorized``,
+    ``unsupported_media_type``). self_authenticated: path prefixes whose routes check credentials
+    themselves. json_exempt: exact paths whose POSTs may carry another media type (see module docstring).
     """
 
     def __init__(
@@ -114,8 +138,10 @@ class RequestGuard:
         allowed_hosts: frozenset[str] | None,
         on_reject: Callable[[str], None] | None = None,
         self_authenticated: tuple[str, ...] = (),
+        json_exempt: frozenset[str] = frozenset(),
     ) -> None:
         self.app = app
+        self._json_exempt = json_exempt
         self._self_authenticated = self_authenticated  # path prefixes whose routes check credentials themselves
         self._expected = token.encode() if token else None
         self._token = token
@@ -151,7 +177,7 @@ class RequestGuard:
     def _problem(
         self, headers: list[tuple[bytes, bytes]], path: str = "", method: str = "GET", *, check_token: bool = True
     ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
-        host = origin = None
+        host = origin = content_type = None
         authorization = cookies = b""
         for key, value in headers:
             if key == b"host":
@@ -162,6 +188,8 @@ class RequestGuard:
                 authorization = value
             elif key == b"cookie":
                 cookies = value
+            elif key == b"content-type" and content_type is None:  # the first one, as the routes read it
+                content_type = value
         ui = _is_ui(path)
         if self._allowed_hosts is not None and host is not None and host not in self._good_hosts:
             name = host_name(host.decode("latin-1"))
@@ -185,17 +213,32 @@ class RequestGuard:
                 [],
             )
         if check_token and self._expected is not None and not bearer_matches(authorization, self._expected):
-            if ui:
-                session = _cookie(cookies, UI_COOKIE)
-                assert self._token is not None
-                if path in UI_PUBLIC or (session is not None and ui_cookie_valid(session, self._token, time.time())):
-                    return None
-                if method == "GET" and path in ("/ui", "/ui/"):
-                    return (303, "unauthorized", "sign in first: /ui/login", [(b"location", b"/ui/login")])
-            return (
-                401,
-                "unauthorized",
-                "missing or wrong bearer token (see HOOKGATE_TOKEN)",
-                [(b"www-authenticate", b"Bearer")],
-            )
+            refused = self._ui_without_token(path, method, cookies) if ui else _UNAUTHORIZED
+            if refused is not None:
+                return refused
+        if method == "POST" and path not in self._json_exempt:
+            problem = json_media_problem(content_type)
+            if problem is not None:
+                return 415, "unsupported_media_type", problem, []
         return None
+
+    def _ui_without_token(
+        self, path: str, method: str, cookies: bytes
+    ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
+        """A console request without the bearer token: None when it may go on (a public path, a valid
+        session cookie), the sign-in redirect for the page itself, else 401."""
+        session = _cookie(cookies, UI_COOKIE)
+        assert self._token is not None
+        if path in UI_PUBLIC or (session is not None and ui_cookie_valid(session, self._token, time.time())):
+            return None
+        if method == "GET" and path in ("/ui", "/ui/"):
+            return (303, "unauthorized", "sign in first: /ui/login", [(b"location", b"/ui/login")])
+        return _UNAUTHORIZED
+
+
+_UNAUTHORIZED: tuple[int, str, str, list[tuple[bytes, bytes]]] = (
+    401,
+    "unauthorized",
+    "missing or wrong bearer token (see HOOKGATE_TOKEN)",
+    [(b"www-authenticate", b"Bearer")],
+)

@@ -5,7 +5,7 @@ Routes (all behind ``RequestGuard``: the same Host, Origin and token rules as th
 ``gateway.serve.guard``; a browser signs in once and then sends an HttpOnly, ``SameSite=Strict``
 cookie that stands for the token)::
 
-    GET  /ui                     the console (tabs: Decisions, Handlers, and any panel plugged in)
+    GET  /ui                     the console (tabs: Decisions, Handlers, Approvals, and any panel plugged in)
     GET  /ui/login               the sign-in form (no data; served without the token)
     POST /ui/session             {"token": "..."} -> 204 and the session cookie; 401 when wrong
     GET  /ui/assets/NAME         the console's own files (NAME from ``ASSETS``)
@@ -17,11 +17,13 @@ cookie that stands for the token)::
     GET  /ui/api/records/{id}    {"record": {...the full record...}, "chain": {id, n, chain, seq, ...}}
     GET  /ui/api/stats           {"handlers": [{id, type, calls, denies, errors, timeouts, p50_ms,
                                  p95_ms}]}; query parameter since
+    GET  /ui/api/approvals       the Approvals panel's data, and POST /ui/api/approvals/{id} its answers
+                                 (``gateway.serve.approvals``)
 
 Every page carries a Content-Security-Policy that allows only this server (``default-src 'self'``,
 no inline script or style), so a record's text can never run as code, and ``frame-ancestors 'none'``.
 
-How a panel plugs in (the pending approvals panel is the first one planned):
+How a panel plugs in (the Approvals panel, ``approvals.js``, is one that did):
 
 1. Put its script in ``gateway/audit/console/`` (e.g. ``approvals.js``) and add the name to
    ``PANEL_SCRIPTS`` here (and to ``ASSETS`` if it has a stylesheet too). The console page loads the
@@ -32,7 +34,7 @@ How a panel plugs in (the pending approvals panel is the first one planned):
    ``api.post(path, body)`` call this server with the session cookie (JSON in and out; a POST from the
    console is same-origin, which the guard allows on ``/ui`` paths); ``api.el(tag, attrs, ...children)``
    builds DOM nodes (children as text, never HTML); ``api.status(text)`` sets the header's status line.
-   ``order`` sorts the tabs (Decisions 10, Handlers 20).
+   ``order`` sorts the tabs (Decisions 10, Handlers 20, Approvals 30).
 3. Its data routes go in its own module under ``gateway/serve/`` (e.g. ``gateway/serve/approvals.py``)
    under ``/ui/api/<panel>/...`` and are added in ``create_app`` next to ``ui_routes``; they are behind
    the same guard, and ``html_headers``/``api_headers`` give them the console's response headers.

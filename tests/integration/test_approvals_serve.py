@@ -39,7 +39,7 @@ def test_serve_killed_mid_wait_then_restarted_keeps_the_request_and_honours_the_
             json={"decision": "approve", "by": "ops-lead", "reason": "checked the diff"},
         )
         assert answer.status_code == 200, answer.text
-        assert answer.json()["status"] == "approved" and answer.json()["decided_by"] == "console:ops-lead"
+        assert answer.json()["status"] == "approved" and answer.json()["decided_by"] == "api:ops-lead"
         # the model retries the call: allowed at once, without a second request
         started = time.monotonic()
         retried = Waiting(
@@ -48,7 +48,7 @@ def test_serve_killed_mid_wait_then_restarted_keeps_the_request_and_honours_the_
         code, out, err = retried.finish(timeout=30)
         assert code == 0, err
         assert decision_of(out)["permissionDecision"] == "allow"
-        assert "console:ops-lead" in decision_of(out)["permissionDecisionReason"]
+        assert "api:ops-lead" in decision_of(out)["permissionDecisionReason"]
         assert time.monotonic() - started < 10
         assert len(listed(config)) == 1
         # the callback needs a credential: a second, unauthenticated answer is refused before it counts
@@ -87,10 +87,10 @@ def test_serve_holds_the_wait_and_a_token_answer_releases_it(tmp_path: Path) -> 
         code, out, _ = waiting.finish(timeout=30)
         assert code == 2
         reason = decision_of(out)["permissionDecisionReason"]
-        assert "rejected by console:sec" in reason and "prod freeze" in reason
+        assert "rejected by api:sec" in reason and "prod freeze" in reason
         bad = httpx2.post(
             f"{serve.url}/approvals/{request['id']}",
-            headers={"Authorization": f"Bearer {TOKEN}"},
+            headers={"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"},
             content=b"not json",
         )
         assert bad.status_code == 400
@@ -149,3 +149,56 @@ def test_an_approval_given_after_the_http_caller_hung_up_goes_to_the_retry(tmp_p
         assert retried.json()["hookSpecificOutput"]["permissionDecision"] == "allow", retried.text
         [record] = listed(config)
         assert record["id"] == request["id"] and record["consumed_at"] is not None
+
+
+def test_a_token_answer_must_be_json_and_is_recorded_as_the_api(tmp_path: Path) -> None:
+    """README "Request checks": every POST is application/json (415 otherwise), the approval answers
+    included (a text/plain answer with the token was once taken). A script's answer without ``by`` is
+    the API's (``api:anonymous``), not a console's: no console was involved."""
+    config = write_config(tmp_path, {"timeout": 60})
+    env = {"HOOKGATE_TOKEN": TOKEN}
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with ServeProcess(config, env=env) as serve:
+        waiting = Waiting(["run", "--server", serve.url, "--on-server-down", "closed"], bash_event(), env=env)
+        [request] = wait_for_pending(config)
+        url = f"{serve.url}/approvals/{request['id']}"
+        body = json.dumps({"decision": "approve"}).encode()
+        for content_type in ("text/plain", "application/x-www-form-urlencoded", None):
+            headers = {**auth, **({"Content-Type": content_type} if content_type else {})}
+            refused = httpx2.post(url, content=body, headers=headers)
+            assert refused.status_code == 415, (content_type, refused.text)
+            assert refused.json()["error"].startswith("Content-Type must be application/json")
+        ui = httpx2.post(
+            f"{serve.url}/ui/api/approvals/{request['id']}",
+            content=body,
+            headers={**auth, "Content-Type": "text/plain"},
+        )
+        assert ui.status_code == 415, ui.text
+        assert waiting.running() and listed(config)[0]["status"] == "pending"  # none of them decided anything
+        answer = httpx2.post(url, content=body, headers={**auth, "Content-Type": "application/json; charset=utf-8"})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["decided_by"] == "api:anonymous"
+        code, out, err = waiting.finish(timeout=30)
+        assert code == 0, err
+        assert "approved by api:anonymous" in decision_of(out)["permissionDecisionReason"]
+        metrics = httpx2.get(f"{serve.url}/metrics", headers=auth).text
+        assert 'hookgate_requests_rejected_total{reason="unsupported_media_type"} 4.0' in metrics
+
+
+def test_listing_approvals_refuses_an_unknown_status(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"timeout": 60})
+    env = {"HOOKGATE_TOKEN": TOKEN}
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with ServeProcess(config, env=env) as serve:
+        waiting = Waiting(["run", "--server", serve.url, "--on-server-down", "closed"], bash_event(), env=env)
+        [request] = wait_for_pending(config)
+        bogus = httpx2.get(f"{serve.url}/approvals?status=bogus", headers=auth)
+        assert bogus.status_code == 400, bogus.text
+        error = bogus.json()["error"]
+        assert "'bogus'" in error and "pending, approved, rejected, expired, cancelled" in error
+        for query in ("", "?status=", "?status=pending"):
+            listing = httpx2.get(f"{serve.url}/approvals{query}", headers=auth)
+            assert listing.status_code == 200 and [r["id"] for r in listing.json()["approvals"]] == [request["id"]]
+        assert httpx2.get(f"{serve.url}/approvals?status=approved", headers=auth).json() == {"approvals": []}
+        waiting.proc.kill()
+        waiting.finish(timeout=30)

@@ -206,6 +206,50 @@ async def test_register_hook_refuses_what_is_not_a_class_hook(tmp_path: Path) ->
         gw.register_hook(object())
 
 
+async def test_register_hook_names_a_class_by_its_name(tmp_path: Path) -> None:
+    gw = Gateway.from_file(write(tmp_path, {"hooks": {}}))
+    with pytest.raises(ConfigError) as refused:
+        gw.register_hook(Upper)
+    assert str(refused.value).startswith("register_hook(Upper): Upper is a class; pass an instance (e.g. Upper())")
+    assert "property" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("matcher", "error", "message"),
+    [
+        ("(", ConfigError, "register_hook(upper): matcher: matcher '(' is not a valid regular expression"),
+        ("Bash(git push *)", ConfigError, "is a permission rule, not a matcher"),
+        ("(?P<n>x)", ConfigError, "Python-only regex syntax"),
+        (5, TypeError, "register_hook(upper): matcher must be a str"),
+        (["Bash"], TypeError, "matcher must be a str (a Claude Code matcher such as 'Bash|Edit' or 'mcp__.*') or None"),
+    ],
+)
+async def test_register_hook_checks_the_matcher_at_once(
+    tmp_path: Path, matcher: Any, error: type[Exception], message: str
+) -> None:
+    """A matcher the config loader would refuse is refused by ``register_hook`` itself, and nothing is
+    registered: later tool calls run as before instead of raising on every dispatch."""
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        with pytest.raises(error) as refused:
+            gw.register_hook(Upper(), matcher=matcher)
+        assert message in str(refused.value) and "\n" not in str(refused.value)
+        async with gw.tool_call("echo", {"text": "hi"}, session_id="s") as call:
+            call.result = "ok"
+        assert call.args == {"text": "hi"}
+
+
+async def test_register_hook_takes_the_matchers_the_config_takes(tmp_path: Path) -> None:
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        for matcher in ("echo|shout", "ec.*", "", "*"):
+            gw.register_hook(Upper(), matcher=matcher)
+        gw.register_hook(Exclaim(), matcher="^mcp__")
+        async with gw.tool_call("echo", {"text": "hi"}, session_id="s") as call:
+            call.result = "ok"
+        assert call.args == {"text": "HI"}  # Upper (four times: idempotent); Exclaim's matcher does not fit
+        with pytest.raises(TypeError, match=r"register_hook\(upper\): agent must be a str"):
+            gw.register_hook(Upper(), agent=7)  # type: ignore[arg-type]
+
+
 async def test_a_hook_that_raises_fails_closed_and_session_start_can_refuse(tmp_path: Path) -> None:
     async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
         gw.register_hook(Crash())
@@ -215,6 +259,58 @@ async def test_a_hook_that_raises_fails_closed_and_session_start_can_refuse(tmp_
         gw.register_hook(Refuse())
         with pytest.raises(ActionDenied, match="no sessions today"):
             await gw.session_start(session_id="s")
+
+
+class Answers(PreToolUseHook):
+    """Answers ``ctx.tool_args["answer"]`` as it is (the malformed-result tests)."""
+
+    name = "answers"
+
+    def execute(self, ctx: HookContext) -> HookResult:
+        answer: HookResult = ctx.tool_args["answer"]
+        return answer
+
+
+class LenientAnswers(Answers):
+    name = "lenient"
+    fail_closed = False
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        (HookResult(allow="no"), "HookResult.allow must be True or False, got str 'no'"),  # type: ignore[arg-type]
+        (HookResult(allow=1), "HookResult.allow must be True or False, got int 1"),  # type: ignore[arg-type]
+        (HookResult(allow=None), "HookResult.allow must be True or False, got NoneType None"),  # type: ignore[arg-type]
+        (None, "returned NoneType; expected a HookResult (return HookResult() to let the call through)"),
+        ({"allow": True}, "returned dict; expected a HookResult"),
+    ],
+)
+async def test_a_malformed_class_hook_result_is_a_handler_failure(tmp_path: Path, answer: Any, problem: str) -> None:
+    """``allow`` is not truth-tested (``allow="no"`` once allowed) and ``None`` is not an allow (it once
+    was, while a dict denied): both are malformed results, denied while the hook is fail_closed, and a
+    plain failure (the call runs, the failure is on the result) when it is not."""
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        gw.register_hook(Answers(), matcher="strict")
+        gw.register_hook(LenientAnswers(), matcher="lenient")
+        with pytest.raises(ToolCallDenied) as denied:
+            async with gw.tool_call("strict", {"answer": answer}, session_id="s-m"):
+                raise AssertionError("a malformed answer must not let the call through")
+        assert problem in denied.value.reason and "failClosed" in denied.value.reason
+        async with gw.tool_call("lenient", {"answer": answer}, session_id="s-m") as call:
+            call.result = "ran"
+        (result,) = call.pre.results if call.pre is not None else []
+        assert result.status == "error" and problem in (result.message or ""), (result.status, result.message)
+
+
+async def test_a_well_formed_class_hook_result_still_decides(tmp_path: Path) -> None:
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        gw.register_hook(Answers())
+        async with gw.tool_call("t", {"answer": HookResult(allow=True)}, session_id="s-m") as call:
+            call.result = "ran"
+        with pytest.raises(ToolCallDenied, match="plain no"):
+            async with gw.tool_call("t", {"answer": HookResult(allow=False, error="plain no")}, session_id="s-m"):
+                pass
 
 
 # ---------------------------------------------------------------------------- config: fail closed at construction
@@ -348,6 +444,49 @@ async def test_tool_exception_reaches_post_tool_use_failure_hooks(tmp_path: Path
     event = json.loads(seen.read_text())
     assert event["hook_event_name"] == "PostToolUseFailure" and event["tool_name"] == "divide"
     assert event["error"].startswith("ZeroDivisionError") and event["session_id"] == "s-f"
+
+
+async def test_a_block_without_a_result_still_fires_post_tool_use(tmp_path: Path) -> None:
+    """The tool ran and raised nothing, but the block never set ``call.result`` (a fire-and-forget tool):
+    PostToolUse hooks (audit, notify) still see the call, with ``tool_response: null``, as Claude Code
+    fires PostToolUse for every tool that ran and succeeded."""
+    log = tmp_path / "post.log"
+    doc = {"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}]}}
+    async with Gateway.from_file(write(tmp_path, doc)) as gw:
+        async with gw.tool_call("send_email", {"to": "x@y"}, session_id="s-n") as call:
+            pass
+        assert call.post is not None and call.post.event == "PostToolUse" and call.result is None
+        async with gw.tool_call("send_email", {"to": "x@y"}, session_id="s-n") as call:
+            call.result = None
+        assert call.post is not None
+    events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert [e["hook_event_name"] for e in events] == ["PostToolUse", "PostToolUse"]
+    assert all("tool_response" in e and e["tool_response"] is None for e in events)
+    assert events[0]["tool_name"] == "send_email" and events[0]["tool_input"] == {"to": "x@y"}
+
+
+async def test_a_result_free_block_reaches_post_tool_use_class_hooks_and_their_block(tmp_path: Path) -> None:
+    """A PostToolUse class hook runs on a block that set no result (``ctx.tool_result`` is None), and its
+    block still withholds the (empty) result: ``ToolCallDenied(after=True)``."""
+    seen: list[Any] = []
+
+    class Notify(PostToolUseHook):
+        def execute(self, ctx: HookContext) -> HookResult:
+            seen.append((ctx.tool_name, ctx.tool_result))
+            return HookResult(allow=ctx.tool_name != "forbidden", error="not after this tool")
+
+    async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
+        gw.register_hook(Notify())
+        async with gw.tool_call("fire", {}, session_id="s-n"):
+            pass
+        with pytest.raises(ToolCallDenied, match="not after this tool") as denied:
+            async with gw.tool_call("forbidden", {}, session_id="s-n"):
+                pass
+        assert denied.value.after
+        with pytest.raises(ActionDenied):  # a denial raised inside the block is not a tool that ran
+            async with gw.tool_call("outer", {}, session_id="s-n"):
+                raise ActionDenied("nested call refused", point="PreToolUse")
+    assert seen == [("fire", None), ("forbidden", None)]
 
 
 async def test_agents_section_scopes_hooks_to_the_agent() -> None:

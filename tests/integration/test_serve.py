@@ -473,6 +473,38 @@ async def test_posts_must_be_json(
         assert response.json()["error"].startswith("Content-Type must be application/json")
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/hooks",
+        "/hooks/kiro",
+        "/approvals/apr-0123",
+        "/approvals/feishu",
+        "/ui/session",
+        "/ui/api/approvals/apr-0123",
+        "/nowhere",
+    ],
+)
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", None])
+def test_every_post_route_must_be_json(guards: ServeProcess, path: str, content_type: str | None) -> None:
+    """README "Request checks": *every* POST is application/json or 415, so no "simple" cross-site request
+    reaches a route: the approval answers and the console's POSTs too (``POST /approvals/{id}`` once took a
+    text/plain answer)."""
+    headers = {"content-type": content_type} if content_type else {}
+    response = httpx2.post(guards.url + path, content=b'{"decision": "approve"}', headers=headers, timeout=30)
+    assert response.status_code == 415, (path, content_type, response.text)
+    assert response.json()["error"].startswith("Content-Type must be application/json")
+
+
+def test_slacks_form_callback_is_the_one_post_that_is_not_json(guards: ServeProcess) -> None:
+    """Slack sends its interactivity callback as a form (its signature authenticates it): it reaches its
+    route, which answers for itself (here: no slack channel is configured)."""
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    for path in ("/approvals/slack", "/approvals/slack/"):
+        response = httpx2.post(guards.url + path, content=b"payload=%7B%7D", headers=form, timeout=30)
+        assert response.status_code == 404 and "no slack channel" in response.json()["error"], response.text
+
+
 async def test_any_origin_is_refused_before_the_token(app_client: Callable[..., httpx2.AsyncClient]) -> None:
     client = app_client(token="s3cret")
     auth = {"authorization": "Bearer s3cret"}
