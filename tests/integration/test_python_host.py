@@ -261,13 +261,17 @@ async def test_a_hook_that_raises_fails_closed_and_session_start_can_refuse(tmp_
             await gw.session_start(session_id="s")
 
 
+ANSWERS: dict[str, Any] = {}
+"""What ``Answers`` returns, by the key in ``tool_args["answer"]`` (tool arguments hold JSON values only)."""
+
+
 class Answers(PreToolUseHook):
-    """Answers ``ctx.tool_args["answer"]`` as it is (the malformed-result tests)."""
+    """Answers ``ANSWERS[ctx.tool_args["answer"]]`` as it is (the malformed-result tests)."""
 
     name = "answers"
 
     def execute(self, ctx: HookContext) -> HookResult:
-        answer: HookResult = ctx.tool_args["answer"]
+        answer: HookResult = ANSWERS[ctx.tool_args["answer"]]
         return answer
 
 
@@ -290,14 +294,15 @@ async def test_a_malformed_class_hook_result_is_a_handler_failure(tmp_path: Path
     """``allow`` is not truth-tested (``allow="no"`` once allowed) and ``None`` is not an allow (it once
     was, while a dict denied): both are malformed results, denied while the hook is fail_closed, and a
     plain failure (the call runs, the failure is on the result) when it is not."""
+    ANSWERS["malformed"] = answer
     async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
         gw.register_hook(Answers(), matcher="strict")
         gw.register_hook(LenientAnswers(), matcher="lenient")
         with pytest.raises(ToolCallDenied) as denied:
-            async with gw.tool_call("strict", {"answer": answer}, session_id="s-m"):
+            async with gw.tool_call("strict", {"answer": "malformed"}, session_id="s-m"):
                 raise AssertionError("a malformed answer must not let the call through")
         assert problem in denied.value.reason and "failClosed" in denied.value.reason
-        async with gw.tool_call("lenient", {"answer": answer}, session_id="s-m") as call:
+        async with gw.tool_call("lenient", {"answer": "malformed"}, session_id="s-m") as call:
             call.result = "ran"
         (result,) = call.pre.results if call.pre is not None else []
         assert result.status == "error" and problem in (result.message or ""), (result.status, result.message)
@@ -306,10 +311,11 @@ async def test_a_malformed_class_hook_result_is_a_handler_failure(tmp_path: Path
 async def test_a_well_formed_class_hook_result_still_decides(tmp_path: Path) -> None:
     async with Gateway.from_file(write(tmp_path, {"hooks": {}})) as gw:
         gw.register_hook(Answers())
-        async with gw.tool_call("t", {"answer": HookResult(allow=True)}, session_id="s-m") as call:
+        ANSWERS.update(allow=HookResult(allow=True), deny=HookResult(allow=False, error="plain no"))
+        async with gw.tool_call("t", {"answer": "allow"}, session_id="s-m") as call:
             call.result = "ran"
         with pytest.raises(ToolCallDenied, match="plain no"):
-            async with gw.tool_call("t", {"answer": HookResult(allow=False, error="plain no")}, session_id="s-m"):
+            async with gw.tool_call("t", {"answer": "deny"}, session_id="s-m"):
                 pass
 
 
