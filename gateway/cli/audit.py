@@ -15,8 +15,8 @@ FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|bl
 no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``), spooled records that
 could not be moved into the store (``verify``; the others show what the store holds and say so on stderr)
 or a store that cannot be read; 2 a usage error (one line on stderr, as for every hookgate command);
-4 (``verify``) no audit records at all: the state dir or store does not exist or holds none, so nothing
-was verified.
+4 (``verify``) no audit records at all: the state dir or store does not exist or holds none, or the
+``--jsonl`` file holds none (empty, or only whitespace), so nothing was verified.
 """
 
 from __future__ import annotations
@@ -307,10 +307,14 @@ def _verify_jsonl(path: str, continued: bool) -> int:
     if report.problem is not None:
         _err(f"audit verify: {path} {report.problem}")
         return EXIT_ERROR
+    if not report.chains:
+        _err(
+            f"audit verify: {path}: no audit records: nothing was verified (a file never written and one "
+            "emptied look the same)"
+        )
+        return EXIT_NOTHING
     for chain, (first, last, digest) in sorted(report.chains.items()):
         print(f"{path}: chain {chain!r}: seq {first}-{last} ok; last hash {digest}")
-    if not report.chains:
-        print(f"{path}: no audit records")
     return EXIT_OK
 
 

@@ -75,3 +75,16 @@ def test_a_row_whose_body_was_broken_cannot_stop_reading_the_trail(tmp_path: Pat
     assert "its stored body is not JSON" in queried.stdout and "run hookgate audit verify" in queried.stdout
     verified = audit(config, "verify")
     assert verified.returncode == 1 and "seq 1" in verified.stderr, verified.stderr
+
+
+def test_verify_jsonl_of_an_emptied_file_exits_4_like_the_store(tmp_path: Path) -> None:
+    _config, sink = recorded(tmp_path, 2)
+    assert verify(sink).returncode == 0
+    for emptied in ("", "\n", "  \n\n"):  # truncated (`: > audit.jsonl`), or left with only whitespace
+        sink.write_text(emptied)
+        done = verify(sink)
+        assert done.returncode == 4, (emptied, done.stdout, done.stderr)
+        assert done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
+        assert f"{sink}: no audit records: nothing was verified" in done.stderr
+    missing = verify(tmp_path / "gone.jsonl")  # a file that is not there stays an error
+    assert missing.returncode == 1 and "gone.jsonl" in missing.stderr
