@@ -3,7 +3,8 @@ and ``HandlerResult``s the host gets.
 
 Shape (every key always present; absent values are ``null``; README "Audit" has the same table)::
 
-    {"time": "2026-12-01T07:12:03.418Z",      ISO 8601 UTC, milliseconds
+    {"id": "18a3f...-3e8-0000002a",           the record's id (``gateway.audit.spool.new_id``)
+     "time": "2026-12-01T07:12:03.418Z",      ISO 8601 UTC, milliseconds
      "host": "claude",                         the event's dialect (claude | kiro | gemini | codex)
      "event": "PreToolUse",                    canonical event name
      "session_id": "...", "tool_use_id": "...", "prompt_id": "...",
@@ -21,7 +22,9 @@ Shape (every key always present; absent values are ``null``; README "Audit" has 
      "config_hash": "..."}                     SHA-256 (16 hex) of the normalized config
 
 ``build_record`` does not redact; ``gateway.audit.recorder`` redacts the whole record before any
-sink sees it. ``canonical(record)`` is the exact text that is stored and hashed.
+sink sees it. ``canonical(record)`` is the exact text that is stored and hashed. The ``id`` is in that
+text, so the hash chain covers it (``gateway.audit.chain``); records written by a hookgate from before
+it was have no ``id`` key (their id is only the store's column, or the JSON line's ``_chain.id``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from gateway.events import HookEvent
 
 FIELDS = (
+    "id",
     "time",
     "host",
     "event",
@@ -143,10 +147,18 @@ def approval_of(results: list[HandlerResult]) -> dict[str, Any] | None:
 
 
 def build_record(
-    event: HookEvent, decision: Decision, *, config_hash: str | None, version: str, now: float | None = None
+    event: HookEvent,
+    decision: Decision,
+    *,
+    record_id: str,
+    config_hash: str | None,
+    version: str,
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """The (unredacted) record for ``event`` answered with ``decision`` (see module docstring)."""
-    return record_of(record_parts(event, decision), config_hash=config_hash, version=version, now=now)
+    """The (unredacted) record ``record_id`` for ``event`` answered with ``decision`` (see module
+    docstring)."""
+    parts = record_parts(event, decision)
+    return record_of(parts, record_id=record_id, config_hash=config_hash, version=version, now=now)
 
 
 def record_parts(event: HookEvent, decision: Decision) -> tuple[Any, ...]:
@@ -177,22 +189,31 @@ def record_parts(event: HookEvent, decision: Decision) -> tuple[Any, ...]:
     )
 
 
+_PART_FIELDS = FIELDS[FIELDS.index("host") : FIELDS.index("approval") + 1]
+"""The fields ``record_parts`` gives, in order."""
+
+
 def record_of(
-    parts: tuple[Any, ...] | list[Any], *, config_hash: str | None, version: str, now: float | None = None
+    parts: tuple[Any, ...] | list[Any],
+    *,
+    record_id: str,
+    config_hash: str | None,
+    version: str,
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """The record from ``record_parts`` (a tuple, or the list its JSON gives back), at ``now`` (epoch
-    seconds; default: the current time)."""
-    if len(parts) != 12:
-        raise ValueError(f"record parts: expected 12 values, got {len(parts)}")
-    record: dict[str, Any] = {"time": iso_time(time.time() if now is None else now)}
-    record.update(zip(FIELDS[1:13], parts, strict=True))
+    """The record ``record_id`` from ``record_parts`` (a tuple, or the list its JSON gives back), at ``now``
+    (epoch seconds; default: the current time). Raises ValueError when ``parts`` has not 12 values."""
+    if len(parts) != len(_PART_FIELDS):
+        raise ValueError(f"record parts: expected {len(_PART_FIELDS)} values, got {len(parts)}")
+    record: dict[str, Any] = {"id": record_id, "time": iso_time(time.time() if now is None else now)}
+    record.update(zip(_PART_FIELDS, parts, strict=True))
     record["handlers"] = [dict(zip(HANDLER_FIELDS, h, strict=True)) for h in record["handlers"]]
     record["version"] = version
     record["config_hash"] = config_hash
     return record
 
 
-OWN_FIELDS = frozenset(("time", "host", "event", "handlers", "decision", "version", "config_hash"))
+OWN_FIELDS = frozenset(("id", "time", "host", "event", "handlers", "decision", "version", "config_hash"))
 """Record fields whose values hookgate itself sets (names, labels, times, hashes): no outside text."""
 
 

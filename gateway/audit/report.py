@@ -96,14 +96,15 @@ def csv_text(rows: list[AuditRow], *, header: bool = True) -> str:
     a value holding a lone CR: with LF line ends it wrote one as is, and every reader split the row there."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
+    fields = [name for name in FIELDS if name != "id"]  # the id is the chain column (verify: the same)
     if header:
-        writer.writerow([*FIELDS, "id", "chain", "seq", "hash"])
+        writer.writerow([*fields, "id", "chain", "seq", "hash"])
     for row in rows:
         record = row.record
         writer.writerow(
             [
                 csv_cell(value)
-                for value in (*(record.get(name) for name in FIELDS), row.id, row.chain, row.seq, row.hash)
+                for value in (*(record.get(name) for name in fields), row.id, row.chain, row.seq, row.hash)
             ]
         )
     return out.getvalue()

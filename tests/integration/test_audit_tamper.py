@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.integration.test_audit_jsonl import recorded, verify
 from tests.integration.test_audit_run import audit, bash, run, write_config
@@ -88,3 +92,60 @@ def test_verify_jsonl_of_an_emptied_file_exits_4_like_the_store(tmp_path: Path) 
         assert f"{sink}: no audit records: nothing was verified" in done.stderr
     missing = verify(tmp_path / "gone.jsonl")  # a file that is not there stays an error
     assert missing.returncode == 1 and "gone.jsonl" in missing.stderr
+
+
+@pytest.mark.usefixtures("store_backend")
+def test_an_edited_record_id_is_reported(tmp_path: Path, store_backend: str) -> None:
+    """The id `verify` and every message name a record by is in the hashed body: rewriting the id column
+    (to make an id quoted in a ticket point at another record) is reported, on either store."""
+    config = write_config(tmp_path)
+    for command in ("rm -rf /", "ls"):
+        run(config, bash(command))
+    assert audit(config, "verify").returncode == 0  # drains the spool into the store
+    [deny, _] = json.loads(audit(config, "query", "--json").stdout)
+    assert isinstance(deny["id"], str) and deny["id"]
+    sql = "UPDATE audit_records SET id = 'forged' WHERE seq = 1"
+    if store_backend == "sqlite":
+        with sqlite3.connect(tmp_path / "state" / "state.sqlite3") as conn:
+            conn.execute(sql)
+        conn.close()
+    else:
+        import psycopg
+
+        with psycopg.connect(store_backend, autocommit=True) as pg:
+            pg.execute(sql)
+    verified = audit(config, "verify")
+    assert verified.returncode == 1, verified.stdout
+    assert f"column id ('forged') disagrees with the record ({deny['id']!r})" in verified.stderr
+
+
+def test_verify_jsonl_reports_an_edited_chain_id_and_takes_a_line_from_before_ids_were_in_the_body(
+    tmp_path: Path,
+) -> None:
+    _config, sink = recorded(tmp_path, 3)
+    pristine = [json.loads(line) for line in sink.read_text().splitlines()]
+    assert all(line["id"] == line["_chain"]["id"] for line in pristine)
+    forged = [dict(line) for line in pristine]
+    real = forged[1]["id"]
+    forged[1]["_chain"] = {**forged[1]["_chain"], "id": "forged"}
+    sink.write_text("".join(json.dumps(line) + "\n" for line in forged))
+    bad = verify(sink)
+    assert bad.returncode == 1 and "line 2 (chain 'box-1' seq 2, record forged)" in bad.stderr, bad.stderr
+    assert f"its _chain id ('forged') disagrees with the record ({real!r})" in bad.stderr
+    old = [{k: v for k, v in line.items() if k not in ("id", "_chain")} for line in pristine]  # no id in the body
+    sink.write_text(_old_lines(old))
+    done = verify(sink)
+    assert done.returncode == 0 and "seq 1-3 ok" in done.stdout, done.stderr
+
+
+def _old_lines(records: list[dict[str, Any]], chain: str = "box-1") -> str:
+    """``records`` as chained lines the way a hookgate from before the id was in the body wrote them."""
+    from gateway.audit.jsonl import line_for
+    from gateway.audit.record import canonical
+    from gateway.store.audit_link import GENESIS
+
+    out, prev = [], GENESIS
+    for seq, record in enumerate(records, 1):
+        text, prev = line_for(chain, seq, prev, f"old-{seq}", canonical(record))
+        out.append(text + "\n")
+    return "".join(out)

@@ -104,6 +104,23 @@ def test_verify_catches_an_edited_filter_column(backend: Any) -> None:
     assert "column decision ('allow') disagrees with the record ('deny')" in (problem(store) or "")
 
 
+def test_verify_catches_an_edited_id_column_of_a_record_whose_body_has_its_id(backend: Any) -> None:
+    store = backend
+    record = {**json.loads(entry(1).body), "id": "rec-1"}
+    store.audit_append("m", [AuditEntry.from_body("rec-1", json.dumps(record, sort_keys=True))])
+    assert problem(store) is None
+    raw(store, "UPDATE audit_records SET id = 'forged'")
+    assert problem(store) == "chain 'm' seq 1 (record forged): column id ('forged') disagrees with the record ('rec-1')"
+
+
+def test_a_record_from_before_the_id_was_in_its_body_still_verifies(backend: Any) -> None:
+    """Such a record's id column is not covered (README "The hash chain"): editing it passes, as before."""
+    store = backend
+    store.audit_append("m", [entry(1), entry(2)])
+    raw(store, "UPDATE audit_records SET id = 'renamed' WHERE seq = 2")
+    assert problem(store) is None
+
+
 def test_verify_catches_a_deleted_record(backend: Any) -> None:
     store = backend
     store.audit_append("m", [entry(i) for i in range(1, 6)])
