@@ -71,7 +71,9 @@ class Problem:
     def __str__(self) -> str:
         if self.seq is None:
             return f"chain {self.chain!r}: {self.what}"
-        where = f" (record {self.id})" if self.id else ""  # no id: a missing record, or the head's link
+        from gateway.approvals.record import printable  # (an id column edited by hand may hold anything)
+
+        where = f" (record {printable(str(self.id), keep='')})" if self.id else ""  # no id: a missing record
         return f"chain {self.chain!r} seq {self.seq}{where}: {self.what}"
 
 

@@ -132,7 +132,10 @@ class JsonlProblem:
     def __str__(self) -> str:
         where = f"line {self.line}"
         if self.chain is not None:
-            where += f" (chain {self.chain!r} seq {self.seq}" + (f", record {self.id})" if self.id else ")")
+            from gateway.approvals.record import printable  # (a line edited by hand may hold anything)
+
+            rid = f", record {printable(str(self.id), keep='')})" if self.id else ")"
+            where += f" (chain {self.chain!r} seq {self.seq}" + rid
         return f"{where}: {self.what}"
 
     __repr__ = __str__

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from datetime import UTC
 from typing import Any
 
+from gateway.approvals.record import printable
 from gateway.audit.chain import ChainReport, verify_chain
 from gateway.audit.record import FIELDS, ordered
 from gateway.store.audit_types import AuditRow
@@ -48,7 +49,11 @@ def handlers_of(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def line(row: AuditRow) -> str:
-    """One row for ``tail``/``query``: time, event, tool, decision, handlers (id=verdict/status), reason."""
+    """One row for ``tail``/``query``: time, event, tool, decision, handlers (id=verdict/status), reason.
+    A newline in the reason is `` | ``; every other character that is not printable, in every field (ESC,
+    CR, BEL, U+2028, the bidirectional overrides such as U+202E, zero-width ones), is written as its
+    ``\\xNN`` / ``\\uNNNN`` escape (``gateway.approvals.record.printable``), so an agent's text cannot
+    redraw the terminal, add a fake row, or reorder the columns."""
     record = row.record
     handlers = " ".join(
         f"{h.get('id')}={h.get('verdict') if h.get('status') in ('ok', 'cached') else h.get('status')}"
@@ -66,7 +71,7 @@ def line(row: AuditRow) -> str:
     ]
     if reason:
         parts.append(reason)
-    return "  ".join(str(p) for p in parts)
+    return "  ".join(printable(str(p), keep="") for p in parts)
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -180,6 +185,7 @@ def stats_table(entries: list[dict[str, Any]]) -> str:
         ]
         for e in entries
     ]
+    body = [[printable(str(c), keep="") for c in r] for r in body]  # handler ids from records: as ``line``
     widths = [max(len(str(r[i])) for r in [head, *body]) for i in range(len(head))]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *body])
 

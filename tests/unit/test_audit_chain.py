@@ -113,6 +113,15 @@ def test_verify_catches_an_edited_id_column_of_a_record_whose_body_has_its_id(ba
     assert problem(store) == "chain 'm' seq 1 (record forged): column id ('forged') disagrees with the record ('rec-1')"
 
 
+def test_an_id_column_edited_into_terminal_controls_is_named_escaped(backend: Any) -> None:
+    store = backend
+    record = {**json.loads(entry(1).body), "id": "rec-1"}
+    store.audit_append("m", [AuditEntry.from_body("rec-1", json.dumps(record, sort_keys=True))])
+    raw(store, "UPDATE audit_records SET id = ?", "x\x1b[2J\u202e")
+    said = problem(store) or ""
+    assert said.startswith("chain 'm' seq 1 (record x\\x1b[2J\\u202e): column id") and said.isprintable(), said
+
+
 def test_a_record_from_before_the_id_was_in_its_body_still_verifies(backend: Any) -> None:
     """Such a record's id column is not covered (README "The hash chain"): editing it passes, as before."""
     store = backend
