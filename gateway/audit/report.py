@@ -26,8 +26,11 @@ _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 def parse_since(text: str, now: float | None = None) -> float:
     """Epoch seconds for ``--since``: a duration back from now (``90s``, ``15m``, ``1h``, ``2d``, ``1w``)
     or an ISO 8601 time (``2026-12-01``, ``2026-12-01T07:00``, ``...Z``/``+02:00``; no zone = UTC).
-    Raises ValueError with a one-line message."""
+    Raises ValueError with a one-line message (a negative duration, ``-1h``, is refused as such: the
+    duration already counts back)."""
     text = text.strip()
+    if text.startswith("-") and _DURATION.match(text[1:].strip()):
+        raise ValueError(f"--since {text!r}: a negative duration is not accepted (1h means the last hour)")
     match = _DURATION.match(text)
     if match:
         return (time.time() if now is None else now) - float(match.group(1)) * _UNIT[match.group(2)]

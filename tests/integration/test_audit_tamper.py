@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.conftest import HOOKGATE
 from tests.integration.test_audit_jsonl import recorded, verify
 from tests.integration.test_audit_run import audit, bash, run, write_config
 
@@ -149,3 +152,48 @@ def _old_lines(records: list[dict[str, Any]], chain: str = "box-1") -> str:
         text, prev = line_for(chain, seq, prev, f"old-{seq}", canonical(record))
         out.append(text + "\n")
     return "".join(out)
+
+
+def _closed_stdout_run(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`hookgate audit ARGS` writing into a pipe whose reader already left (`| head -c 0`)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [*HOOKGATE, "audit", *args, "--config", str(config)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, "", proc.stderr)
+
+
+def test_a_reader_that_left_ends_the_output_quietly(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    for i in range(3):
+        run(config, bash(f"echo {i}"))
+    for args in (("tail",), ("query",), ("query", "--json"), ("export",), ("stats",), ("verify",)):
+        done = _closed_stdout_run(config, *args)
+        assert (done.returncode, done.stderr) == (0, ""), (args, done.stderr)
+
+
+def test_verify_with_a_reader_that_left_still_fails_on_a_bad_chain(tmp_path: Path) -> None:
+    """The first chain's `ok` line meets the closed pipe; the second chain's problem is still said."""
+    state = {"stateDir": str(tmp_path / "state")}
+    for chain in ("a-good", "b-bad"):
+        path = tmp_path / f"{chain}.json"
+        doc = json.loads(write_config(tmp_path).read_text())
+        path.write_text(json.dumps({**doc, "settings": state, "audit": {"chain": chain}}))
+        run(path, bash(f"echo {chain}"))
+        assert audit(path, "verify").returncode == 0  # moves the spool into the store, on this chain
+    config = tmp_path / "a-good.json"
+    with sqlite3.connect(tmp_path / "state" / "state.sqlite3") as conn:
+        conn.execute("UPDATE audit_records SET decision = 'deny' WHERE chain = 'b-bad'")
+    conn.close()
+    done = _closed_stdout_run(config, "verify")
+    assert done.returncode == 1 and "chain 'b-bad' seq 1" in done.stderr, done.stderr
+    assert "Broken pipe" not in done.stderr
