@@ -514,7 +514,7 @@ def test_a_lock_held_on_a_jsonl_sink_cannot_hold_back_the_deny(tmp_path: Path) -
     sink.write_text("")
     cfg = tmp_path / "audit.yaml"
     cfg.write_text(f"audit:\n  record: all\n  sink: [store, 'jsonl:{sink}']\n")
-    event = {"session_id": "s", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
+    event: dict[str, Any] = {"session_id": "s", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
     event["tool_input"] = {"command": "rm -rf /"}  # data: judged, not run
     with open(sink, "rb") as held:
         fcntl.flock(held, fcntl.LOCK_EX)

@@ -160,6 +160,7 @@ def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_p
     from gateway.config import load_config
     from gateway.dialects import parse_event
     from gateway.dispatcher import internal_failure
+    from gateway.events import HookEvent
 
     config_path = tmp_path / "hookgate.json"
     config_path.write_text(
@@ -174,9 +175,11 @@ def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_p
     )
     config = load_config([str(config_path)], use_cache=False)
     pre = parse_event({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "x"}})
+    stop = parse_event({"hook_event_name": "Stop"})
+    assert isinstance(pre, HookEvent) and isinstance(stop, HookEvent)
     decision = internal_failure(config, pre, "boom")
     assert decision is not None and decision.permission == "deny" and "boom" in (decision.permission_reason or "")
-    assert internal_failure(config, parse_event({"hook_event_name": "Stop"}), "boom") is None
+    assert internal_failure(config, stop, "boom") is None
 
 
 def test_invalid_config_on_stop_does_not_make_the_agent_loop(tmp_path: Path) -> None:

@@ -276,7 +276,10 @@ def test_filters(backend: Any) -> None:
             entry(3, decision="deny", tool="Edit", session="a"),
         ],
     )
-    ids = lambda **kw: [r.id for r in store.audit_records(AuditFilter(**kw))]  # noqa: E731
+
+    def ids(**kw: Any) -> list[str]:
+        return [r.id for r in store.audit_records(AuditFilter(**kw))]
+
     assert ids() == ["id-3", "id-2", "id-1"]
     assert ids(decision="deny") == ["id-3", "id-1"]
     assert ids(tool="Edit", session="a") == ["id-3"]
