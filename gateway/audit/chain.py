@@ -14,7 +14,11 @@ Each record's link::
     hash = SHA-256( prev_hash "\\n" chain "\\n" seq "\\n" body )     lower-case hex
 
 where ``body`` is the record's canonical JSON text (``gateway.audit.record.canonical``) and
-``prev_hash`` is the previous record's ``hash`` in the same chain (``GENESIS`` for seq 1).
+``prev_hash`` is the previous record's ``hash`` in the same chain (``GENESIS`` for seq 1). The body
+holds the record's ``id``, so the hash covers it; the row's ``id`` column (the one ``verify`` names a
+record by, and the store's key) is checked against it like the filter columns. A record written by a
+hookgate from before the id was in the body has none there: its ``id`` column is not covered, and
+such records still verify.
 
 ``verify_chain`` walks one chain in ``seq`` order and reports the first bad record:
 
@@ -22,7 +26,9 @@ where ``body`` is the record's canonical JSON text (``gateway.audit.record.canon
 - a deleted record: a gap in ``seq`` (or, for the newest ones, the head naming a later ``seq``);
 - a reordered record (rows swapped, or seq numbers swapped): ``prev_hash`` no longer names the
   record before it, or the hash (which covers ``seq``) no longer matches;
-- a filter column that disagrees with the body (e.g. ``decision`` edited to hide a deny).
+- a filter column that disagrees with the body (e.g. ``decision`` edited to hide a deny), and an ``id``
+  column that disagrees with the body's ``id`` (so an id quoted in a ticket cannot be moved to another
+  record).
 
 Retention prunes the oldest records of a chain as a prefix, keeps the hash of the last pruned record
 in the head (``base_seq``/``base_hash``), so the rest still verifies, and appends, in the same
@@ -65,7 +71,9 @@ class Problem:
     def __str__(self) -> str:
         if self.seq is None:
             return f"chain {self.chain!r}: {self.what}"
-        where = f" (record {self.id})" if self.id else ""  # no id: a missing record, or the head's link
+        from gateway.approvals.record import printable  # (an id column edited by hand may hold anything)
+
+        where = f" (record {printable(str(self.id), keep='')})" if self.id else ""  # no id: a missing record
         return f"chain {self.chain!r} seq {self.seq}{where}: {self.what}"
 
 
@@ -82,6 +90,8 @@ class ChainReport:
 
 
 def _columns_match(row: AuditRow, record: Any) -> str | None:
+    """Why ``row``'s columns (the filter columns, ``ts``, and ``id`` when the body has one) disagree with
+    ``record`` (its parsed body), or None."""
     try:
         cols = derived(record)
     except (ValueError, TypeError, AttributeError):
@@ -90,6 +100,8 @@ def _columns_match(row: AuditRow, record: Any) -> str | None:
         cols["ts"] = parse_time(str(record["time"]))
     except (KeyError, ValueError, TypeError):
         return "its body has no valid time"
+    if "id" in record:  # (not in the body of a record written before the id was: not covered there)
+        cols["id"] = record["id"]
     for name, value in cols.items():  # ts too: retention acts on it (by size it counts the bodies' bytes)
         if getattr(row, name) != value:
             return f"column {name} ({getattr(row, name)!r}) disagrees with the record ({value!r})"

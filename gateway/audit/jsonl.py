@@ -21,9 +21,11 @@ torn write) gets one first; that line stays, and ``verify`` reports it.
 ``verify_file`` walks the file from the start and returns the first problem: a line that is not a
 chained JSON record, an edited record (hash mismatch), a deleted one (a gap in ``seq``), a reordered
 or moved one (``prev_hash`` does not name the record before it in its chain, or the hash, which covers
-``seq``, fails). A chain must start at ``seq`` 1 with the genesis hash unless ``continued`` (a file
-that continues another one after rotation, or an export after retention): then its first record is
-taken as the anchor and reported. Whitespace-only lines at the end of the file (an editor's final
+``seq``, fails), a ``_chain.id`` that is not the record's own ``id`` (the body's, which the hash covers;
+a record written before the id was in the body has none, and its ``_chain.id`` is not covered). A
+chain must start at ``seq`` 1 with the genesis hash unless ``continued`` (a file that continues another
+one after rotation, or an export after retention): then its first record is taken as the anchor and
+reported. Whitespace-only lines at the end of the file (an editor's final
 blank line) are ignored; one between records is reported. What a chain cannot show on its own is its
 newest lines cut off: keep the last hash ``verify`` prints elsewhere.
 """
@@ -130,7 +132,10 @@ class JsonlProblem:
     def __str__(self) -> str:
         where = f"line {self.line}"
         if self.chain is not None:
-            where += f" (chain {self.chain!r} seq {self.seq}" + (f", record {self.id})" if self.id else ")")
+            from gateway.approvals.record import printable  # (a line edited by hand may hold anything)
+
+            rid = f", record {printable(str(self.id), keep='')})" if self.id else ")"
+            where += f" (chain {self.chain!r} seq {self.seq}" + rid
         return f"{where}: {self.what}"
 
     __repr__ = __str__
@@ -186,6 +191,8 @@ def verify_file(path: str, *, continued: bool = False) -> JsonlReport:
         problem = _check(heads, continued, chain, seq, prev)
         if problem is None and link_hash(prev, chain, seq, canonical(value)) != digest:
             problem = "hash mismatch: the record was edited"
+        if problem is None and "id" in value and value["id"] != rid:
+            problem = f"its _chain id ({rid!r}) disagrees with the record ({value['id']!r})"
         if problem is not None:
             report.problem = JsonlProblem(number, problem, chain, seq, rid)
             return report

@@ -70,8 +70,11 @@ class OneShotRecorder:
     def submit(self, event: HookEvent, decision: Decision, started_ns: int | None = None) -> None:
         """Record ``event`` answered with ``decision`` (``started_ns`` is for spans: unused here). Never raises."""
         try:
-            record = build_record(event, decision, config_hash=self.config_hash, version=self.version)
-            size = append(self.state_dir, new_id(), redacted(record, self.redactor)[1])
+            record_id = new_id()
+            record = build_record(
+                event, decision, record_id=record_id, config_hash=self.config_hash, version=self.version
+            )
+            size = append(self.state_dir, record_id, redacted(record, self.redactor)[1])
             if size >= DRAIN_BYTES:
                 self.drain()
         except Exception as exc:  # recording must never change the hook's answer

@@ -3,7 +3,8 @@ and ``HandlerResult``s the host gets.
 
 Shape (every key always present; absent values are ``null``; README "Audit" has the same table)::
 
-    {"time": "2026-12-01T07:12:03.418Z",      ISO 8601 UTC, milliseconds
+    {"id": "18a3f...-3e8-0000002a",           the record's id (``gateway.audit.spool.new_id``)
+     "time": "2026-12-01T07:12:03.418Z",      ISO 8601 UTC, milliseconds
      "host": "claude",                         the event's dialect (claude | kiro | gemini | codex)
      "event": "PreToolUse",                    canonical event name
      "session_id": "...", "tool_use_id": "...", "prompt_id": "...",
@@ -21,7 +22,9 @@ Shape (every key always present; absent values are ``null``; README "Audit" has 
      "config_hash": "..."}                     SHA-256 (16 hex) of the normalized config
 
 ``build_record`` does not redact; ``gateway.audit.recorder`` redacts the whole record before any
-sink sees it. ``canonical(record)`` is the exact text that is stored and hashed.
+sink sees it. ``canonical(record)`` is the exact text that is stored and hashed. The ``id`` is in that
+text, so the hash chain covers it (``gateway.audit.chain``); records written by a hookgate from before
+it was have no ``id`` key (their id is only the store's column, or the JSON line's ``_chain.id``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from gateway.events import HookEvent
 
 FIELDS = (
+    "id",
     "time",
     "host",
     "event",
@@ -143,10 +147,18 @@ def approval_of(results: list[HandlerResult]) -> dict[str, Any] | None:
 
 
 def build_record(
-    event: HookEvent, decision: Decision, *, config_hash: str | None, version: str, now: float | None = None
+    event: HookEvent,
+    decision: Decision,
+    *,
+    record_id: str,
+    config_hash: str | None,
+    version: str,
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """The (unredacted) record for ``event`` answered with ``decision`` (see module docstring)."""
-    return record_of(record_parts(event, decision), config_hash=config_hash, version=version, now=now)
+    """The (unredacted) record ``record_id`` for ``event`` answered with ``decision`` (see module
+    docstring)."""
+    parts = record_parts(event, decision)
+    return record_of(parts, record_id=record_id, config_hash=config_hash, version=version, now=now)
 
 
 def record_parts(event: HookEvent, decision: Decision) -> tuple[Any, ...]:
@@ -177,22 +189,31 @@ def record_parts(event: HookEvent, decision: Decision) -> tuple[Any, ...]:
     )
 
 
+_PART_FIELDS = FIELDS[FIELDS.index("host") : FIELDS.index("approval") + 1]
+"""The fields ``record_parts`` gives, in order."""
+
+
 def record_of(
-    parts: tuple[Any, ...] | list[Any], *, config_hash: str | None, version: str, now: float | None = None
+    parts: tuple[Any, ...] | list[Any],
+    *,
+    record_id: str,
+    config_hash: str | None,
+    version: str,
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """The record from ``record_parts`` (a tuple, or the list its JSON gives back), at ``now`` (epoch
-    seconds; default: the current time)."""
-    if len(parts) != 12:
-        raise ValueError(f"record parts: expected 12 values, got {len(parts)}")
-    record: dict[str, Any] = {"time": iso_time(time.time() if now is None else now)}
-    record.update(zip(FIELDS[1:13], parts, strict=True))
+    """The record ``record_id`` from ``record_parts`` (a tuple, or the list its JSON gives back), at ``now``
+    (epoch seconds; default: the current time). Raises ValueError when ``parts`` has not 12 values."""
+    if len(parts) != len(_PART_FIELDS):
+        raise ValueError(f"record parts: expected {len(_PART_FIELDS)} values, got {len(parts)}")
+    record: dict[str, Any] = {"id": record_id, "time": iso_time(time.time() if now is None else now)}
+    record.update(zip(_PART_FIELDS, parts, strict=True))
     record["handlers"] = [dict(zip(HANDLER_FIELDS, h, strict=True)) for h in record["handlers"]]
     record["version"] = version
     record["config_hash"] = config_hash
     return record
 
 
-OWN_FIELDS = frozenset(("time", "host", "event", "handlers", "decision", "version", "config_hash"))
+OWN_FIELDS = frozenset(("id", "time", "host", "event", "handlers", "decision", "version", "config_hash"))
 """Record fields whose values hookgate itself sets (names, labels, times, hashes): no outside text."""
 
 
@@ -215,8 +236,14 @@ def redacted(record: dict[str, Any], redactor: Redactor) -> tuple[dict[str, Any]
     nothing in the record's outside text (``outside_text``: about a quarter of the record's text, and
     free of config-chosen names such as a handler id ``secret-scan``), the common case: the precheck
     scans for every hint, so it costs about 2.5 times as much over the whole text as encoding and
-    scanning the outside text does."""
-    if redactor.clean(canonical(outside_text(record))):
+    scanning the outside text does. A record holding something JSON cannot carry (a Python host's
+    tuple key, a value nested thousands deep) is first made ``plain``, so the walk and the stored text
+    show the same placeholders."""
+    outside = _encoded(outside_text(record))
+    if outside is None:
+        record = plain(record)
+        outside = canonical(outside_text(record))
+    if redactor.clean(outside):
         return record, canonical(record)
     clean = redactor.apply(record)
     return clean, canonical(clean)
@@ -242,26 +269,127 @@ _ENCODE_ASCII = json.JSONEncoder(ensure_ascii=True, **_OPTIONS).encode
 
 def canonical(record: Any) -> str:
     """The record's stored and hashed text: compact JSON, sorted keys, UTF-8 as is (lone surrogates
-    escaped), always valid JSON: a NaN or an infinity (which Python's ``json`` reads in an event, and no
-    JSON parser has to) is stored as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``."""
+    escaped), always valid JSON, and never an exception: what JSON cannot carry is replaced as
+    ``plain`` says (a NaN or an infinity, which Python's ``json`` reads in an event and no JSON parser
+    has to, becomes the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``)."""
+    text = _encoded(record)
+    return _text(plain(record)) if text is None else text
+
+
+def _text(value: Any) -> str:
+    """``value`` encoded with ``_OPTIONS``; raises what ``json`` raises (TypeError, ValueError,
+    RecursionError, or whatever an object's ``str`` raises), except for a lone surrogate, escaped."""
     try:
-        text: str = _ENCODE(record)
+        text: str = _ENCODE(value)
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = _ENCODE_ASCII(record)
-    except ValueError:  # a float JSON has no number for
-        return canonical(_finite(record))
+        text = _ENCODE_ASCII(value)
     return text
 
 
-def _finite(value: Any) -> Any:
-    """``value`` with each non-finite float (in dicts, lists and tuples) as its JSON-ish name."""
-    import math  # here: a shared library to load, and only a record with such a float needs it
+def _encoded(value: Any) -> str | None:
+    """``_text(value)``, or None when ``value`` holds something JSON cannot carry (see ``plain``)."""
+    try:
+        return _text(value)
+    except Exception:  # TypeError, ValueError, RecursionError, or an object's own str() failing
+        return None
 
-    if isinstance(value, float) and not math.isfinite(value):
+
+PLAIN_DEPTH = 100
+"""Levels of lists and objects ``plain`` keeps; what is nested deeper becomes a placeholder."""
+_REPR_CHARS = 200
+"""Characters of a replaced key's or value's ``repr`` a placeholder keeps."""
+
+
+def plain(value: Any) -> Any:
+    """A copy of ``value`` that JSON can always carry (``canonical`` of it never fails), keeping all it
+    can: dicts, lists (tuples as lists), strings, booleans, None and numbers as they are, any other
+    object as its ``str`` (as ``canonical`` writes it), every key as text (``1`` as ``"1"``, ``True``
+    as ``"true"``, as JSON writes them; `` #2``, ... added when two give the same text). What JSON
+    cannot carry becomes a string ``[unencodable: WHY: TYPE ...]``:
+
+    - a key that is no string, number, boolean or None (a tuple):
+      ``[unencodable: key of type tuple: (1, 2)]`` (its ``repr``, cut to 200 characters), its value kept;
+    - a list or object nested deeper than ``PLAIN_DEPTH`` levels:
+      ``[unencodable: nested deeper than 100 levels: dict]``;
+    - a list or object that contains itself: ``[unencodable: circular reference: list]``;
+    - an integer of more digits than Python writes (``sys.get_int_max_str_digits``):
+      ``[unencodable: integer too long: int of 16610 bits]``;
+    - an object whose ``str`` raises: ``[unencodable: str() raised ValueError: Thing]``.
+
+    A NaN or an infinity becomes ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``."""
+    return _plain(value, 0, set())
+
+
+def _unencodable(why: str, value: Any) -> str:
+    return f"[unencodable: {why}: {type(value).__name__}]"
+
+
+def _plain(value: Any, depth: int, path: set[int]) -> Any:
+    """``plain`` of ``value`` found ``depth`` levels down; ``path``: ids of the containers it is in."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, float)):
+        return _number(value)
+    if not isinstance(value, (dict, list, tuple)):
+        try:
+            return str(value)
+        except Exception as exc:
+            return _unencodable(f"str() raised {type(exc).__name__}", value)
+    if depth >= PLAIN_DEPTH:
+        return _unencodable(f"nested deeper than {PLAIN_DEPTH} levels", value)
+    if id(value) in path:
+        return _unencodable("circular reference", value)
+    path.add(id(value))
+    try:
+        if isinstance(value, dict):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                out[_free(_key(key), out)] = _plain(item, depth + 1, path)
+            return out
+        return [_plain(item, depth + 1, path) for item in value]
+    finally:
+        path.discard(id(value))
+
+
+def _number(value: int | float) -> int | float | str:
+    """An int or a float as JSON can carry it (see ``plain``)."""
+    import math  # here: a shared library to load, and only a record that needs ``plain`` does
+
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return float(value)
         return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
+    try:
+        int.__repr__(value)
+    except ValueError:  # more digits than sys.get_int_max_str_digits() allows
+        return f"[unencodable: integer too long: {type(value).__name__} of {value.bit_length()} bits]"
+    return int(value)
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON writes it (see ``plain``)."""
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)
+    if isinstance(key, (int, float)):
+        number = _number(key)
+        return number if isinstance(number, str) else json.dumps(number)
+    try:
+        shown = repr(key)
+    except Exception as exc:
+        shown = f"repr() raised {type(exc).__name__}"
+    if len(shown) > _REPR_CHARS:
+        shown = shown[:_REPR_CHARS] + "…"
+    return f"[unencodable: key of type {type(key).__name__}: {shown}]"
+
+
+def _free(key: str, taken: dict[str, Any]) -> str:
+    """``key``, or ``key #2``, ``key #3``, ... when ``taken`` has it."""
+    if key not in taken:
+        return key
+    n = 2
+    while f"{key} #{n}" in taken:
+        n += 1
+    return f"{key} #{n}"

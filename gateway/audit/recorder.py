@@ -183,8 +183,9 @@ class Recorder:
         from gateway.audit.spool import new_id
 
         try:
-            clean = self.redactor.apply(record)
-            self._write_records([(new_id(), time.time(), clean, canonical(clean), None, None)])
+            record_id = new_id()
+            clean = self.redactor.apply({**record, "id": record_id})
+            self._write_records([(record_id, time.time(), clean, canonical(clean), None, None)])
         except Exception as exc:  # recording must never undo what it records
             self._report(exc)
 
@@ -209,8 +210,11 @@ class Recorder:
     def _prepare(self, event: HookEvent, decision: Decision, now: float, started_ns: int | None) -> Item:
         from gateway.audit.spool import new_id
 
-        record = build_record(event, decision, config_hash=self.config_hash, version=self.version, now=now)
-        return self._finish(new_id(), record, now, started_ns, decision)
+        record_id = new_id()
+        record = build_record(
+            event, decision, record_id=record_id, config_hash=self.config_hash, version=self.version, now=now
+        )
+        return self._finish(record_id, record, now, started_ns, decision)
 
     def _finish(
         self, record_id: str, record: dict[str, Any], now: float, started_ns: int | None, decision: Decision | None
@@ -239,7 +243,9 @@ class Recorder:
         items: list[Item] = []
         for record_id, now, started_ns, parts in batch:
             try:
-                record = record_of(parts, config_hash=self.config_hash, version=self.version, now=now)
+                record = record_of(
+                    parts, record_id=record_id, config_hash=self.config_hash, version=self.version, now=now
+                )
                 items.append(self._finish(record_id, record, now, started_ns, None))
             except Exception as exc:
                 self._report(exc)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from datetime import UTC
 from typing import Any
 
+from gateway.approvals.record import printable
 from gateway.audit.chain import ChainReport, verify_chain
 from gateway.audit.record import FIELDS, ordered
 from gateway.store.audit_types import AuditRow
@@ -25,8 +26,11 @@ _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 def parse_since(text: str, now: float | None = None) -> float:
     """Epoch seconds for ``--since``: a duration back from now (``90s``, ``15m``, ``1h``, ``2d``, ``1w``)
     or an ISO 8601 time (``2026-12-01``, ``2026-12-01T07:00``, ``...Z``/``+02:00``; no zone = UTC).
-    Raises ValueError with a one-line message."""
+    Raises ValueError with a one-line message (a negative duration, ``-1h``, is refused as such: the
+    duration already counts back)."""
     text = text.strip()
+    if text.startswith("-") and _DURATION.match(text[1:].strip()):
+        raise ValueError(f"--since {text!r}: a negative duration is not accepted (1h means the last hour)")
     match = _DURATION.match(text)
     if match:
         return (time.time() if now is None else now) - float(match.group(1)) * _UNIT[match.group(2)]
@@ -48,7 +52,11 @@ def handlers_of(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def line(row: AuditRow) -> str:
-    """One row for ``tail``/``query``: time, event, tool, decision, handlers (id=verdict/status), reason."""
+    """One row for ``tail``/``query``: time, event, tool, decision, handlers (id=verdict/status), reason.
+    A newline in the reason is `` | ``; every other character that is not printable, in every field (ESC,
+    CR, BEL, U+2028, the bidirectional overrides such as U+202E, zero-width ones), is written as its
+    ``\\xNN`` / ``\\uNNNN`` escape (``gateway.approvals.record.printable``), so an agent's text cannot
+    redraw the terminal, add a fake row, or reorder the columns."""
     record = row.record
     handlers = " ".join(
         f"{h.get('id')}={h.get('verdict') if h.get('status') in ('ok', 'cached') else h.get('status')}"
@@ -66,7 +74,7 @@ def line(row: AuditRow) -> str:
     ]
     if reason:
         parts.append(reason)
-    return "  ".join(str(p) for p in parts)
+    return "  ".join(printable(str(p), keep="") for p in parts)
 
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -96,14 +104,15 @@ def csv_text(rows: list[AuditRow], *, header: bool = True) -> str:
     a value holding a lone CR: with LF line ends it wrote one as is, and every reader split the row there."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
+    fields = [name for name in FIELDS if name != "id"]  # the id is the chain column (verify: the same)
     if header:
-        writer.writerow([*FIELDS, "id", "chain", "seq", "hash"])
+        writer.writerow([*fields, "id", "chain", "seq", "hash"])
     for row in rows:
         record = row.record
         writer.writerow(
             [
                 csv_cell(value)
-                for value in (*(record.get(name) for name in FIELDS), row.id, row.chain, row.seq, row.hash)
+                for value in (*(record.get(name) for name in fields), row.id, row.chain, row.seq, row.hash)
             ]
         )
     return out.getvalue()
@@ -179,6 +188,7 @@ def stats_table(entries: list[dict[str, Any]]) -> str:
         ]
         for e in entries
     ]
+    body = [[printable(str(c), keep="") for c in r] for r in body]  # handler ids from records: as ``line``
     widths = [max(len(str(r[i])) for r in [head, *body]) for i in range(len(head))]
     return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *body])
 

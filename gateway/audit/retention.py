@@ -36,7 +36,9 @@ def voucher(audit: dict[str, Any], *, version: str, config_hash: str | None) -> 
 
     def build(chain: str, first_seq: int, last_seq: int, last_hash: str, cutoff: float) -> AuditEntry:
         before = iso_time(cutoff)
+        record_id = new_id()
         record: dict[str, Any] = {
+            "id": record_id,
             "time": iso_time(time.time()),
             "host": "hookgate",
             "event": EVENT,
@@ -61,7 +63,7 @@ def voucher(audit: dict[str, Any], *, version: str, config_hash: str | None) -> 
             "version": version,
             "config_hash": config_hash,
         }
-        return AuditEntry.from_record(new_id(), canonical(record), record)
+        return AuditEntry.from_record(record_id, canonical(record), record)
 
     return build
 

@@ -51,6 +51,16 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def host_name(text: str) -> str:
+    """A name a ``Host`` header may carry (``serve --allow-host``): not empty, not only brackets or dots,
+    no whitespace inside. Raises argparse.ArgumentTypeError."""
+    if not text.strip().strip("[]").rstrip("."):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a host name (an empty one matches no request)")
+    if any(c.isspace() for c in text.strip()):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a host name (no spaces in it)")
+    return text.strip()
+
+
 def _int(text: str) -> int:
     try:
         return int(text)

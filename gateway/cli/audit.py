@@ -15,8 +15,9 @@ FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|bl
 no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``), spooled records that
 could not be moved into the store (``verify``; the others show what the store holds and say so on stderr)
 or a store that cannot be read; 2 a usage error (one line on stderr, as for every hookgate command);
-4 (``verify``) no audit records at all: the state dir or store does not exist or holds none, so nothing
-was verified.
+a reader that leaves early (``| head``) ends the output quietly with 0, as for every hookgate command;
+4 (``verify``) no audit records at all: the state dir or store does not exist or holds none, or the
+``--jsonl`` file holds none (empty, or only whitespace), so nothing was verified.
 """
 
 from __future__ import annotations
@@ -112,6 +113,25 @@ def _since(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--since {text!r}: ")) from None
 
 
+def _since_values_joined(words: list[str]) -> list[str]:
+    """``words`` with ``--since -1h`` (a value argparse would take for an option, and say "expected one
+    argument") written as ``--since=-1h``, so ``--since`` itself says what is wrong with it."""
+    import re
+
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] == "--since" and i + 1 < len(words) and re.match(r"-\s*\d", words[i + 1]):
+            out.append(f"--since={words[i + 1]}")
+            i += 2
+            continue
+        if words[i] == "--":
+            return out + words[i:]
+        out.append(words[i])
+        i += 1
+    return out
+
+
 def open_audit_store(config: RuntimeConfig, *, prune: bool = True) -> tuple[Store, str | None]:
     """The store ``config`` names, with the spool drained into it and (``prune``) retention applied, and
     why the drain or retention failed (None: done). ``verify`` does not prune: it checks the records as
@@ -144,7 +164,8 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
     from gateway.cli.run import _load
     from gateway.errors import ConfigError, HookgateError
 
-    args = audit_parser().parse_args((["--help"] if top_args.audit_help else []) + top_args.words)
+    words = _since_values_joined(top_args.words)
+    args = audit_parser().parse_args((["--help"] if top_args.audit_help else []) + words)
     # a record may hold a lone surrogate (from an agent's tool input): printed as a \udXXX escape, which
     # in JSON output is the same string again, instead of failing the whole query or export
     for stream in (sys.stdout, sys.stderr):
@@ -171,6 +192,8 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         action = {"tail": _tail, "query": _query, "export": _export, "verify": _verify, "stats": _stats}[args.action]
         done = action(args, store, config)
         return EXIT_ERROR if unmoved is not None and args.action == "verify" else done
+    except BrokenPipeError:  # `| head`: the reader left; `main` ends quietly (exit 0), as for every command
+        raise
     except (HookgateError, OSError) as exc:
         _err(f"audit {args.action}: {exc}")
         return EXIT_ERROR
@@ -272,17 +295,23 @@ def _verify(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> in
 
     reports = verify_store(store)
     bad = [r for r in reports if r.problem is not None]
-    for report in reports:
-        if report.problem is None:
-            pruned = (
-                f", records 1-{report.base_seq} pruned by retention (retention record seq {report.voucher_seq})"
-                if report.base_seq
-                else ""
-            )
-            print(
-                f"chain {report.chain!r}: {report.checked} record(s) ok{pruned}; head seq {report.head_seq} "
-                f"hash {report.head_hash}"
-            )
+    try:
+        for report in reports:
+            if report.problem is None:
+                pruned = (
+                    f", records 1-{report.base_seq} pruned by retention (retention record seq {report.voucher_seq})"
+                    if report.base_seq
+                    else ""
+                )
+                print(
+                    f"chain {report.chain!r}: {report.checked} record(s) ok{pruned}; head seq {report.head_seq} "
+                    f"hash {report.head_hash}"
+                )
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader left (`| head`): the bad chains are still said and still fail
+        from gateway.client import _silence_stdout
+
+        _silence_stdout()
     if not reports:
         _err(
             "audit verify: no audit records in the store: nothing was verified (a trail never written and "
@@ -307,10 +336,14 @@ def _verify_jsonl(path: str, continued: bool) -> int:
     if report.problem is not None:
         _err(f"audit verify: {path} {report.problem}")
         return EXIT_ERROR
+    if not report.chains:
+        _err(
+            f"audit verify: {path}: no audit records: nothing was verified (a file never written and one "
+            "emptied look the same)"
+        )
+        return EXIT_NOTHING
     for chain, (first, last, digest) in sorted(report.chains.items()):
         print(f"{path}: chain {chain!r}: seq {first}-{last} ok; last hash {digest}")
-    if not report.chains:
-        print(f"{path}: no audit records")
     return EXIT_OK
 
 

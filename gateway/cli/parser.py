@@ -134,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--allow-host",
         action="append",
+        type=cli_types.host_name,
         metavar="NAME",
         help="also accept requests whose Host header names NAME (repeatable; e.g. a local "
         "reverse proxy's name; default: only loopback names when bound to loopback)",

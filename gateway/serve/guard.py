@@ -192,7 +192,8 @@ class RequestGuard:
                 content_type = value
         ui = _is_ui(path)
         if self._allowed_hosts is not None and host is not None and host not in self._good_hosts:
-            name = host_name(host.decode("latin-1"))
+            sent = host.decode("latin-1")
+            name = host_name(sent)
             if is_loopback_name(name) or name in self._allowed_hosts:
                 if len(self._good_hosts) < 256:  # a server sees few distinct Host values
                     self._good_hosts.add(host)
@@ -200,7 +201,7 @@ class RequestGuard:
                 return (
                     421,
                     "bad_host",
-                    f"Host {name[:100]!r} is not this server's name (DNS rebinding guard): "
+                    f"Host {sent.strip()[:100]!r} is not this server's name (DNS rebinding guard): "
                     "address it as 127.0.0.1, localhost or [::1], or allow the name with --allow-host",
                     [],
                 )

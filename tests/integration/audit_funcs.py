@@ -15,3 +15,10 @@ def approve(event: dict[str, Any]) -> Any:
     from gateway.decision import Verdict
 
     return Verdict(permission="allow", permission_reason="approved by alice", side_effects=["approval 7 granted"])
+
+
+def deny_why(event: dict[str, Any]) -> Any:
+    """A deny whose reason is the tool input's ``why`` (text an agent chose)."""
+    from gateway.decision import Verdict
+
+    return Verdict(permission="deny", permission_reason=str(event["tool_input"].get("why")))

@@ -514,7 +514,7 @@ def test_a_lock_held_on_a_jsonl_sink_cannot_hold_back_the_deny(tmp_path: Path) -
     sink.write_text("")
     cfg = tmp_path / "audit.yaml"
     cfg.write_text(f"audit:\n  record: all\n  sink: [store, 'jsonl:{sink}']\n")
-    event = {"session_id": "s", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
+    event: dict[str, Any] = {"session_id": "s", "cwd": "/proj", "hook_event_name": "PreToolUse", "tool_name": "Bash"}
     event["tool_input"] = {"command": "rm -rf /"}  # data: judged, not run
     with open(sink, "rb") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
@@ -524,3 +524,32 @@ def test_a_lock_held_on_a_jsonl_sink_cannot_hold_back_the_deny(tmp_path: Path) -
     assert proc.stderr.count("hookgate: audit:") == 1, proc.stderr
     shown = run_hookgate(["audit", "tail", "--json", "--config", "builtin:default", "--config", str(cfg)])
     assert '"decision": "deny"' in shown.stdout or '"decision":"deny"' in shown.stdout, shown.stdout
+
+
+HOSTILE = "ok\x1b[1A\x1b[2K\rFAKE  allow  \u202eevil\x07 \u2028next\u200b\x00\x9b line\nsecond"
+
+
+def test_tail_and_query_escape_what_is_not_printable_in_every_field(tmp_path: Path) -> None:
+    """An agent's text (a reason, a tool name, a handler id from a record) cannot redraw the auditor's
+    terminal: ESC, CR, BEL, NUL, C1 controls, U+2028, bidi overrides and zero-width characters are printed as
+    escapes, as `hookgate approvals list` prints them; a newline in the reason stays ` | `."""
+    deny = {"type": "python", "id": "why\u202e", "callable": "tests.integration.audit_funcs:deny_why"}
+    config = tmp_path / "hookgate.json"
+    config.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"hooks": [deny]}]}, "settings": {"stateDir": str(tmp_path / "state")}})
+    )
+    event = {**bash("echo", session="sess\x1b[2J"), "tool_name": "Bash\u202e\u200b"}
+    event["tool_input"]["why"] = HOSTILE
+    assert run(config, event).returncode == 2
+    for args in (("tail",), ("query",), ("query", "--decision", "deny")):
+        shown = audit(config, *args)
+        assert shown.returncode == 0, shown.stderr
+        [row] = shown.stdout.splitlines()
+        assert row.isprintable(), (args, row)
+        assert "Bash\\u202e\\u200b" in row and "why\\u202e=deny" in row, row
+        assert "ok\\x1b[1A\\x1b[2K\\rFAKE  allow  \\u202eevil\\x07 \\u2028next\\u200b\\x00\\x9b line | second" in row
+    [record] = records(config)  # --json stays JSON: the stored text comes back as it was
+    assert record["reason"] == HOSTILE and record["tool_name"] == "Bash\u202e\u200b"
+    stats = audit(config, "stats")
+    assert stats.returncode == 0 and all(r.isprintable() for r in stats.stdout.splitlines()), stats.stdout
+    assert "why\\u202e" in stats.stdout

@@ -160,6 +160,7 @@ def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_p
     from gateway.config import load_config
     from gateway.dialects import parse_event
     from gateway.dispatcher import internal_failure
+    from gateway.events import HookEvent
 
     config_path = tmp_path / "hookgate.json"
     config_path.write_text(
@@ -174,9 +175,11 @@ def test_an_internal_error_denies_when_the_event_has_a_fail_closed_handler(tmp_p
     )
     config = load_config([str(config_path)], use_cache=False)
     pre = parse_event({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "x"}})
+    stop = parse_event({"hook_event_name": "Stop"})
+    assert isinstance(pre, HookEvent) and isinstance(stop, HookEvent)
     decision = internal_failure(config, pre, "boom")
     assert decision is not None and decision.permission == "deny" and "boom" in (decision.permission_reason or "")
-    assert internal_failure(config, parse_event({"hook_event_name": "Stop"}), "boom") is None
+    assert internal_failure(config, stop, "boom") is None
 
 
 def test_invalid_config_on_stop_does_not_make_the_agent_loop(tmp_path: Path) -> None:
@@ -341,3 +344,20 @@ def test_an_unexpected_failure_loading_the_config_fails_closed(
     stop = json.dumps({"hook_event_name": "Stop", "session_id": "s"}).encode()
     args.preread = stop
     assert run_module.cmd_run(args) == 1  # where a block holds nothing back: non-blocking
+
+
+@pytest.mark.parametrize("action", ["query", "stats"])
+@pytest.mark.parametrize("form", [["--since", "-1h"], ["--since=-1h"], ["--since", "-30m"]])
+def test_a_negative_since_is_one_line_saying_so(action: str, form: list[str]) -> None:
+    """argparse once read `--since -1h` as an option and said "expected one argument"; both forms now
+    say what is wrong, before any store is read."""
+    proc = run_hookgate(["audit", action, *form])
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert f"hookgate audit {action}: argument --since: a negative duration is not accepted" in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["", "  ", "[]", ".", "a b"])
+def test_serve_refuses_an_allow_host_that_can_match_no_host(name: str) -> None:
+    proc = run_hookgate(["serve", "--port", "0", "--allow-host", name], timeout=20)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith(f"hookgate serve: argument --allow-host: {name!r}: expected a host name")

@@ -434,6 +434,14 @@ async def test_host_check_on_a_loopback_bind(
     assert (await client.get("/healthz", headers={"host": host})).status_code == status
 
 
+@pytest.mark.parametrize("host", ["::1", "::2", "evil.example:8787", " evil.example "])
+async def test_a_refused_host_is_quoted_as_sent(app_client: Callable[..., httpx2.AsyncClient], host: str) -> None:
+    """An unbracketed IPv6 address was once quoted as ``':'`` (what was left of it after the port)."""
+    refused = await app_client().get("/healthz", headers={"host": host})
+    assert refused.status_code == 421
+    assert refused.json()["error"].startswith(f"Host {host.strip()!r} is not this server's name")
+
+
 async def test_allow_host_and_a_non_loopback_bind(app_client: Callable[..., httpx2.AsyncClient]) -> None:
     proxied = app_client(allow_hosts=("hookgate.internal",))
     assert (await proxied.get("/healthz", headers={"host": "hookgate.internal:443"})).status_code == 200

@@ -104,6 +104,32 @@ def test_verify_catches_an_edited_filter_column(backend: Any) -> None:
     assert "column decision ('allow') disagrees with the record ('deny')" in (problem(store) or "")
 
 
+def test_verify_catches_an_edited_id_column_of_a_record_whose_body_has_its_id(backend: Any) -> None:
+    store = backend
+    record = {**json.loads(entry(1).body), "id": "rec-1"}
+    store.audit_append("m", [AuditEntry.from_body("rec-1", json.dumps(record, sort_keys=True))])
+    assert problem(store) is None
+    raw(store, "UPDATE audit_records SET id = 'forged'")
+    assert problem(store) == "chain 'm' seq 1 (record forged): column id ('forged') disagrees with the record ('rec-1')"
+
+
+def test_an_id_column_edited_into_terminal_controls_is_named_escaped(backend: Any) -> None:
+    store = backend
+    record = {**json.loads(entry(1).body), "id": "rec-1"}
+    store.audit_append("m", [AuditEntry.from_body("rec-1", json.dumps(record, sort_keys=True))])
+    raw(store, "UPDATE audit_records SET id = ?", "x\x1b[2J\u202e")
+    said = problem(store) or ""
+    assert said.startswith("chain 'm' seq 1 (record x\\x1b[2J\\u202e): column id") and said.isprintable(), said
+
+
+def test_a_record_from_before_the_id_was_in_its_body_still_verifies(backend: Any) -> None:
+    """Such a record's id column is not covered (README "The hash chain"): editing it passes, as before."""
+    store = backend
+    store.audit_append("m", [entry(1), entry(2)])
+    raw(store, "UPDATE audit_records SET id = 'renamed' WHERE seq = 2")
+    assert problem(store) is None
+
+
 def test_verify_catches_a_deleted_record(backend: Any) -> None:
     store = backend
     store.audit_append("m", [entry(i) for i in range(1, 6)])
@@ -250,7 +276,10 @@ def test_filters(backend: Any) -> None:
             entry(3, decision="deny", tool="Edit", session="a"),
         ],
     )
-    ids = lambda **kw: [r.id for r in store.audit_records(AuditFilter(**kw))]  # noqa: E731
+
+    def ids(**kw: Any) -> list[str]:
+        return [r.id for r in store.audit_records(AuditFilter(**kw))]
+
     assert ids() == ["id-3", "id-2", "id-1"]
     assert ids(decision="deny") == ["id-3", "id-1"]
     assert ids(tool="Edit", session="a") == ["id-3"]

@@ -83,3 +83,13 @@ def test_a_line_that_is_not_a_record_is_named(tmp_path: Path) -> None:
         fh.write('{"x": 2}\n')
     report = jsonl.verify_file(str(path))
     assert report.problem is not None and report.problem.line == 2 and "no valid _chain" in str(report.problem)
+
+
+def test_a_chain_id_edited_into_terminal_controls_is_named_escaped(tmp_path: Path) -> None:
+    sink = tmp_path / "audit.jsonl"
+    jsonl.append(str(sink), "m1", [("r1", '{"id":"r1","n":1}')])
+    line = json.loads(sink.read_text())
+    line["_chain"]["id"] = "x\x1b[2J\u202e"
+    sink.write_text(json.dumps(line) + "\n")
+    said = str(jsonl.verify_file(str(sink)).problem)
+    assert said.startswith("line 1 (chain 'm1' seq 1, record x\\x1b[2J\\u202e): its _chain id") and said.isprintable()

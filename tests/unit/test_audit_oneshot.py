@@ -70,13 +70,15 @@ def test_the_record_is_recorders_redacted_and_drains_into_a_chain_that_verifies(
     [record] = spooled(tmp_path)
     full = Recorder(AUDIT, state_dir=str(tmp_path), store_factory=lambda: None, config_hash="c0ffee", version="9.9")
     _, _, expected, _, _, _ = full._prepare(event(), decision(), 1.0, None)
-    assert {k: v for k, v in record.items() if k != "time"} == {k: v for k, v in expected.items() if k != "time"}
+    own = ("time", "id")  # each record's own: when and which
+    assert {k: v for k, v in record.items() if k not in own} == {k: v for k, v in expected.items() if k not in own}
     spool = (Path(spool_dir(str(tmp_path))) / SPOOL_NAME).read_bytes()
+    assert spool.decode().partition("\t")[0] == record["id"]  # the spooled id is the one in the body
     assert KEY.encode() not in spool and b"[REDACTED:" in spool and record["handlers"][0]["id"] == "secret-scan"
     store = SQLiteStore(str(tmp_path))
     Recorder(AUDIT, state_dir=str(tmp_path), store_factory=lambda: store, config_hash="c0ffee", version="9.9").drain()
     [row] = store.audit_records(AuditFilter())
-    assert json.loads(row.body) == record and row.decision == "deny"
+    assert json.loads(row.body) == record and row.decision == "deny" and row.id == record["id"]
     assert [r.problem for r in verify_store(store)] == [None]
 
 
