@@ -310,6 +310,22 @@ def check_event_value(event: dict[str, Any]) -> None:
         raise EventUndecodable(f"event is nested too deeply to decode (over {MAX_DEPTH} levels)")
 
 
+def json_safe(value: Any) -> Any:
+    """``value`` itself when a JSON event can hold it (see ``check_event_value``), else a copy that can
+    (``gateway.plain.plain``: what JSON cannot carry becomes an ``[unencodable: ...]`` string, NaN
+    ``"NaN"``): for what the Python host API puts in an event on its own, a tool's result (any object) and
+    the arguments a python handler rewrote, so a PostToolUse hook always gets an event it can read."""
+    try:
+        text = _STRICT.encode(value)
+    except (ValueError, TypeError, RecursionError):
+        text = None
+    if text is None or (text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(value)):
+        from gateway.plain import plain
+
+        return plain(value)
+    return value
+
+
 def _first_non_json(value: Any) -> tuple[str, str]:
     """``(path, why)`` of the first value JSON cannot carry in ``value`` (iterative, depth-capped)."""
     import math

@@ -43,6 +43,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import ActionDenied, ToolCallDenied
+from gateway.events import json_safe
 
 if TYPE_CHECKING:
     from gateway.decision import Decision
@@ -190,11 +191,13 @@ class ToolCall:
         if self.is_error:
             error = self._result if isinstance(self._result, str) else repr(self._result)
             decision = await self.host.dispatch(
-                self._payload("PostToolUseFailure", tool_input=dict(self.args), error=error)
+                self._payload("PostToolUseFailure", tool_input=json_safe(dict(self.args)), error=error)
             )
         else:
-            decision = await self.host.dispatch(
-                self._payload("PostToolUse", tool_input=dict(self.args), tool_response=self._result)
+            decision = await self.host.dispatch(  # (a tool's result may be any object: hooks get JSON)
+                self._payload(
+                    "PostToolUse", tool_input=json_safe(dict(self.args)), tool_response=json_safe(self._result)
+                )
             )
             if decision.updated_output is not None:
                 self._result = decision.updated_output

@@ -241,6 +241,8 @@ def redacted(record: dict[str, Any], redactor: Redactor) -> tuple[dict[str, Any]
     show the same placeholders."""
     outside = _encoded(outside_text(record))
     if outside is None:
+        from gateway.plain import plain  # (a value JSON cannot carry: rare)
+
         record = plain(record)
         outside = canonical(outside_text(record))
     if redactor.clean(outside):
@@ -273,7 +275,11 @@ def canonical(record: Any) -> str:
     ``plain`` says (a NaN or an infinity, which Python's ``json`` reads in an event and no JSON parser
     has to, becomes the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``)."""
     text = _encoded(record)
-    return _text(plain(record)) if text is None else text
+    if text is not None:
+        return text
+    from gateway.plain import plain  # (a value JSON cannot carry: rare)
+
+    return _text(plain(record))
 
 
 def _text(value: Any) -> str:
@@ -293,103 +299,3 @@ def _encoded(value: Any) -> str | None:
         return _text(value)
     except Exception:  # TypeError, ValueError, RecursionError, or an object's own str() failing
         return None
-
-
-PLAIN_DEPTH = 100
-"""Levels of lists and objects ``plain`` keeps; what is nested deeper becomes a placeholder."""
-_REPR_CHARS = 200
-"""Characters of a replaced key's or value's ``repr`` a placeholder keeps."""
-
-
-def plain(value: Any) -> Any:
-    """A copy of ``value`` that JSON can always carry (``canonical`` of it never fails), keeping all it
-    can: dicts, lists (tuples as lists), strings, booleans, None and numbers as they are, any other
-    object as its ``str`` (as ``canonical`` writes it), every key as text (``1`` as ``"1"``, ``True``
-    as ``"true"``, as JSON writes them; `` #2``, ... added when two give the same text). What JSON
-    cannot carry becomes a string ``[unencodable: WHY: TYPE ...]``:
-
-    - a key that is no string, number, boolean or None (a tuple):
-      ``[unencodable: key of type tuple: (1, 2)]`` (its ``repr``, cut to 200 characters), its value kept;
-    - a list or object nested deeper than ``PLAIN_DEPTH`` levels:
-      ``[unencodable: nested deeper than 100 levels: dict]``;
-    - a list or object that contains itself: ``[unencodable: circular reference: list]``;
-    - an integer of more digits than Python writes (``sys.get_int_max_str_digits``):
-      ``[unencodable: integer too long: int of 16610 bits]``;
-    - an object whose ``str`` raises: ``[unencodable: str() raised ValueError: Thing]``.
-
-    A NaN or an infinity becomes ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``."""
-    return _plain(value, 0, set())
-
-
-def _unencodable(why: str, value: Any) -> str:
-    return f"[unencodable: {why}: {type(value).__name__}]"
-
-
-def _plain(value: Any, depth: int, path: set[int]) -> Any:
-    """``plain`` of ``value`` found ``depth`` levels down; ``path``: ids of the containers it is in."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, float)):
-        return _number(value)
-    if not isinstance(value, (dict, list, tuple)):
-        try:
-            return str(value)
-        except Exception as exc:
-            return _unencodable(f"str() raised {type(exc).__name__}", value)
-    if depth >= PLAIN_DEPTH:
-        return _unencodable(f"nested deeper than {PLAIN_DEPTH} levels", value)
-    if id(value) in path:
-        return _unencodable("circular reference", value)
-    path.add(id(value))
-    try:
-        if isinstance(value, dict):
-            out: dict[str, Any] = {}
-            for key, item in value.items():
-                out[_free(_key(key), out)] = _plain(item, depth + 1, path)
-            return out
-        return [_plain(item, depth + 1, path) for item in value]
-    finally:
-        path.discard(id(value))
-
-
-def _number(value: int | float) -> int | float | str:
-    """An int or a float as JSON can carry it (see ``plain``)."""
-    import math  # here: a shared library to load, and only a record that needs ``plain`` does
-
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return float(value)
-        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
-    try:
-        int.__repr__(value)
-    except ValueError:  # more digits than sys.get_int_max_str_digits() allows
-        return f"[unencodable: integer too long: {type(value).__name__} of {value.bit_length()} bits]"
-    return int(value)
-
-
-def _key(key: Any) -> str:
-    """A dict key as JSON writes it (see ``plain``)."""
-    if isinstance(key, str):
-        return key
-    if key is None or isinstance(key, bool):
-        return json.dumps(key)
-    if isinstance(key, (int, float)):
-        number = _number(key)
-        return number if isinstance(number, str) else json.dumps(number)
-    try:
-        shown = repr(key)
-    except Exception as exc:
-        shown = f"repr() raised {type(exc).__name__}"
-    if len(shown) > _REPR_CHARS:
-        shown = shown[:_REPR_CHARS] + "…"
-    return f"[unencodable: key of type {type(key).__name__}: {shown}]"
-
-
-def _free(key: str, taken: dict[str, Any]) -> str:
-    """``key``, or ``key #2``, ``key #3``, ... when ``taken`` has it."""
-    if key not in taken:
-        return key
-    n = 2
-    while f"{key} #{n}" in taken:
-        n += 1
-    return f"{key} #{n}"

@@ -22,3 +22,28 @@ def deny_why(event: dict[str, Any]) -> Any:
     from gateway.decision import Verdict
 
     return Verdict(permission="deny", permission_reason=str(event["tool_input"].get("why")))
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    top: dict[str, Any] = {}
+    level = top
+    for _ in range(depth):
+        level["a"] = {}
+        level = level["a"]
+    return top
+
+
+UNENCODABLE: dict[str, Any] = {
+    "tuple_key": lambda: {(1, 2): "kept", "b": 2},
+    "deep": lambda: _nested(5000),
+    "mixed_keys": lambda: {1: "one", "y": 2},
+    "leaky": lambda: {(1,): "token ghp_" + "k" * 36, "password": "hunter2"},
+}
+
+
+def rewrites_unencodable(event: dict[str, Any]) -> Any:
+    """An allow whose updatedInput is something JSON cannot carry (``UNENCODABLE[tool_name]``): Python
+    handlers may put any object there."""
+    from gateway.decision import Verdict
+
+    return Verdict(permission="allow", updated_input=UNENCODABLE[event["tool_name"]]())

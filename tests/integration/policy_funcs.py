@@ -192,3 +192,11 @@ def writes_fd1(event: dict[str, Any]) -> dict[str, Any]:
 
 def raises_secret(event: dict[str, Any]) -> None:
     raise RuntimeError("upstream refused key sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345 for this call")
+
+
+SEEN_RESPONSES: list[Any] = []
+
+
+def seen_response(event: dict[str, Any]) -> None:
+    """Keeps what a PostToolUse hook was handed as ``tool_response``."""
+    SEEN_RESPONSES.append(event.get("tool_response"))

@@ -591,3 +591,25 @@ async def test_side_effects_reach_the_audit_record(tmp_path: Path) -> None:
     assert (
         big["truncateOutput"][0].startswith("truncated tool output: ") and "characters cut" in big["truncateOutput"][0]
     )
+
+
+async def test_a_tool_result_json_cannot_carry_reaches_post_tool_use_hooks_as_json(tmp_path: Path) -> None:
+    """A tool's result may be any object (the arguments cannot: they are the model's): PostToolUse hooks get
+    what JSON can carry of it, the agent keeps the object itself."""
+    from tests.integration.policy_funcs import SEEN_RESPONSES
+
+    class Report:
+        def __str__(self) -> str:
+            return "report: 3 files"
+
+    hook = {"type": "python", "callable": "tests.integration.policy_funcs:seen_response"}
+    async with Gateway.from_file(write(tmp_path, {"hooks": {"PostToolUse": [{"hooks": [hook]}]}})) as gw:
+        report = Report()
+        async with gw.tool_call("scan", {"path": "."}, session_id="s") as call:
+            call.result = {"report": report, "ratio": float("nan"), (1, 2): "pair"}
+        assert call.result["report"] is report
+    assert SEEN_RESPONSES[-1] == {
+        "report": "report: 3 files",
+        "ratio": "NaN",
+        "[unencodable: key of type tuple: (1, 2)]": "pair",
+    }

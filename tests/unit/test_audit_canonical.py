@@ -1,5 +1,5 @@
 """``canonical`` (the stored and hashed text of a record) never raises: what JSON cannot carry becomes a
-placeholder naming why and the value's type (``gateway.audit.record.plain``)."""
+placeholder naming why and the value's type (``gateway.plain.plain``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from gateway.audit.record import PLAIN_DEPTH, canonical, plain
+from gateway.audit.record import canonical
+from gateway.plain import PLAIN_DEPTH, plain
 
 
 class Unprintable:
