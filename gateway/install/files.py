@@ -58,16 +58,35 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class _NotJson(ValueError):
+    """A constant Python's ``json`` accepts and JSON does not (``NaN``, ``Infinity``, ``-Infinity``)."""
+
+    def __init__(self, word: str) -> None:
+        super().__init__(word)
+        self.word = word
+
+
+def _refuse_constant(word: str) -> Any:
+    raise _NotJson(word)
+
+
 def load_json(path: str, text: str | None) -> dict[str, Any]:
     """The JSON object in ``text`` (the file at ``path``; empty or missing: ``{}``). Raises InstallError
-    for text that is not a JSON object, and for an object that has a key twice: a JSON reader keeps the
-    last of them, so a rewrite would drop the first without a word."""
+    for text that is not a JSON object, for ``NaN``/``Infinity`` (Python's ``json`` reads them; the
+    hosts' ``JSON.parse`` rejects the whole file, so the hooks written there would never load), and for
+    an object that has a key twice: a JSON reader keeps the last of them, so a rewrite would drop the
+    first without a word."""
     import json
 
     if text is None or not text.strip():
         return {}
     try:
-        doc = json.loads(text, object_pairs_hook=_unique_keys)
+        doc = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+    except _NotJson as exc:
+        raise InstallError(
+            f"{path}: not plain JSON ({exc.word} is not a JSON value: the host's JSON parser rejects the "
+            "whole file), so hookgate will not edit it; write a number or null there, then run this again"
+        ) from None
     except _DuplicateKey as exc:
         raise InstallError(
             f"{path}: the key {exc.key!r} appears twice in one object; JSON readers keep only the last one "

@@ -94,3 +94,18 @@ def test_install_refuses_a_settings_file_with_a_key_twice(tmp_path: Path) -> Non
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
     assert "the key 'hooks' appears twice" in proc.stderr and str(settings) in proc.stderr
     assert settings.read_text() == text and not list(settings.parent.glob("settings.json.hookgate-backup-*"))
+
+
+def test_install_and_uninstall_refuse_a_settings_file_holding_nan_or_infinity(tmp_path: Path) -> None:
+    """Python's `json` reads NaN/Infinity; Claude Code's JSON.parse rejects the whole file, hooks and all."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    for word in ("NaN", "Infinity", "-Infinity"):
+        text = f'{{"model": "sonnet", "x": [1, {word}]}}\n'
+        settings.write_text(text)
+        for args in (["install", "claude", "--hookgate", HG], ["uninstall", "claude"]):
+            proc = run_hookgate([*args, "--project", str(tmp_path)])
+            assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stdout + proc.stderr
+            assert f"{settings}: not plain JSON ({word} is not a JSON value" in proc.stderr
+            assert "Traceback" not in proc.stderr
+        assert settings.read_text() == text and not list(settings.parent.glob("settings.json.hookgate-backup-*"))
