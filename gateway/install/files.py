@@ -32,9 +32,11 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
 
-def read(path: str) -> str | None:
+def read(path: str, *, newline: str | None = None) -> str | None:
+    """The text of ``path`` (None: it does not exist); ``newline=""`` keeps its line endings as written
+    (``\r\n`` stays ``\r\n``). Raises InstallError when it cannot be read."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", newline=newline) as fh:
             return fh.read()
     except FileNotFoundError:
         return None
@@ -103,6 +105,11 @@ def load_json(path: str, text: str | None) -> dict[str, Any]:
     return doc
 
 
+def is_crlf(text: str) -> bool:
+    """True when every line break of ``text`` is ``\r\n`` (and there is at least one)."""
+    return "\r\n" in text and text.count("\n") == text.count("\r\n")
+
+
 def _indent(text: str | None) -> int | str:
     if text:
         for line in text.splitlines()[1:]:
@@ -159,7 +166,7 @@ def write_change(change: FileChange) -> str | None:
         mode = os.stat(change.path).st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=".hookgate-", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:  # line endings exactly as planned
             fh.write(change.after)
         os.chmod(tmp, mode if mode is not None else 0o644)
         os.replace(tmp, change.path)

@@ -12,7 +12,7 @@ import gateway.install.claude as claude
 import gateway.install.codex as codex
 import gateway.install.gemini as gemini
 import gateway.install.kiro as kiro
-from gateway.install.files import FileChange, Plan, apply, dump, load_json, read, tidy
+from gateway.install.files import FileChange, Plan, apply, dump, is_crlf, load_json, read, tidy
 from gateway.install.options import (
     InstallError,
     Options,
@@ -67,7 +67,9 @@ def plan(opts: Options) -> Plan:
     host = HOSTS[opts.host]
     result = Plan(opts.host, opts.action)
     path = target_file(opts)
-    before = read(path)
+    raw = read(path, newline="")
+    crlf = raw is not None and is_crlf(raw)
+    before = raw.replace("\r\n", "\n") if raw is not None and crlf else raw  # edited as LF, written back as CRLF
     doc = load_json(path, before)
     command = hook_command(opts.host, executable=opts.executable, config=opts.config, server=opts.server)
     wanted = (
@@ -91,7 +93,9 @@ def plan(opts: Options) -> Plan:
                 f"{path} is rewritten as JSON with a uniform indentation: its content, other hooks "
                 "and their order are kept, only whitespace and line breaks change (see the backup)"
             )
-    result.changes.insert(0, FileChange(path, before, after))
+    if crlf:
+        after = after.replace("\n", "\r\n")  # a Windows editor's file keeps its line endings
+    result.changes.insert(0, FileChange(path, raw, after))
     return result
 
 
