@@ -116,9 +116,25 @@ class Compiler(Compilation):
             from gateway.config.gemini import add_gemini
 
             add_gemini(self, path, base_dir, hooks, doc.get("hooksConfig"))
-        else:
+        elif not self._all_hooks_disabled(path, doc):
             self._add_claude(path, base_dir, hooks)
         self._add_sections(path, base_dir, doc)
+
+    def _all_hooks_disabled(self, path: str, doc: dict[str, Any]) -> bool:
+        """True for a Claude Code settings file with ``"disableAllHooks": true``: Claude Code runs none of
+        its hooks, so hookgate runs none either (with a warning, as for Gemini's ``hooksConfig.enabled:
+        false``). A value that is not true or false is a warning and changes nothing."""
+        value = doc.get("disableAllHooks", False)
+        if value is True:
+            self.warnings.append(
+                f"{path}: disableAllHooks is true: Claude Code runs none of these hooks, and neither does hookgate"
+            )
+            return True
+        if value is not False:
+            self.warnings.append(
+                f"{path}: disableAllHooks: expected true or false, got {type(value).__name__}; ignored"
+            )
+        return False
 
     def _add_sections(self, path: str, base_dir: str, doc: dict[str, Any]) -> None:
         from gateway.config.sections import compile_sections

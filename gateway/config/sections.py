@@ -52,7 +52,7 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
                 compiler.issues.extend(issues_under(f"{path}: settings", exc))
             else:
                 compiler.issues.append(f"{path}: settings: expected an object")
-    known = set(GATEWAY_SECTIONS)
+    known = set(GATEWAY_SECTIONS) | {"disableAllHooks"}  # Claude Code's switch (compiler: _all_hooks_disabled)
     for section in config_sections():
         known.update(section.keys)
         if any(key in doc for key in section.keys):

@@ -30,6 +30,7 @@ class Plan:
     action: str  # install | uninstall
     changes: list[FileChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # the hooks would not run as things stand
 
 
 def read(path: str, *, newline: str | None = None) -> str | None:
@@ -187,8 +188,19 @@ def diff(change: FileChange) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def apply(result: Plan, *, dry_run: bool, out: Callable[[str], None] = print) -> int:
-    """Print (dry run) or write the plan; returns the exit code."""
+def _stderr(line: str) -> None:
+    import sys
+
+    sys.stderr.write(line + "\n")
+
+
+def apply(
+    result: Plan, *, dry_run: bool, out: Callable[[str], None] = print, warn: Callable[[str], None] = _stderr
+) -> int:
+    """Print (dry run) or write the plan; returns the exit code. Each of ``result.warnings`` goes to
+    ``warn`` (stderr) as ``warning: ...``, whether or not a file changes."""
+    for line in result.warnings:
+        warn(f"warning: {line}")
     changed = [c for c in result.changes if c.changed]
     where = ", ".join(c.path for c in result.changes) or "no file"
     if not changed:

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
 HOSTS: dict[str, ModuleType] = {"claude": claude, "gemini": gemini, "codex": codex, "kiro": kiro}
 """Each host's module: ``default_events()``, ``all_events()``, ``target_file(opts)``,
-``handler_entry(opts, event, command)``, ``edit(opts, result, path, before, doc, wanted)``."""
+``handler_entry(opts, event, command)``, ``edit(opts, result, path, before, doc, wanted)``, and optionally
+``hooks_disabled(path, doc)``: one warning line per setting in the file that stops the host from running
+the hooks install writes."""
 
 
 def host_events(host: str) -> list[str]:
@@ -77,6 +79,9 @@ def plan(opts: Options) -> Plan:
     )
     if before is None and not wanted:
         return result
+    disabled = getattr(host, "hooks_disabled", None)  # a host switch that turns every hook in the file off
+    if wanted and disabled is not None:
+        result.warnings.extend(disabled(path, doc))
     host.edit(opts, result, path, before, doc, wanted)
     tidy(doc)
     after = dump(doc, before)
