@@ -68,6 +68,20 @@ def _short_label(type_name: str, options: dict[str, Any]) -> str:
     return type_name
 
 
+def _type_problem(entry: dict[str, Any]) -> str:
+    """What is wrong with a handler entry's ``type`` that is not a string: missing (``required``) or
+    given as another kind of value (named, with the value), then every type a config may name."""
+    from handlers.base import handler_types
+
+    choices = f"one of {', '.join(handler_types())}"
+    if "type" not in entry:
+        return f"required, {choices}"
+    value = entry["type"]
+    shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
+    kind = "nothing (null)" if value is None else f"{type(value).__name__} {shown}"
+    return f"expected a string, {choices}; got {kind}"
+
+
 class Compiler(Compilation):
     """Reads config files in order into one normalized config (see module docstring)."""
 
@@ -204,7 +218,7 @@ class Compiler(Compilation):
             return None
         type_name = entry.get("type")
         if not isinstance(type_name, str):
-            self.issues.append(f"{where}.type: required, one of command, http, mcp_tool, prompt, agent")
+            self.issues.append(f"{where}.type: {_type_problem(entry)}")
             return None
         try:
             cls = handler_class(type_name)

@@ -351,3 +351,26 @@ def test_a_space_in_a_url_path_is_still_fine(tmp_path: Path) -> None:
     config = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
     check = run_hookgate(["validate", str(config)])
     assert check.returncode == 0, check.stdout
+
+
+# ---- a handler's type: missing, or given as something else; every valid type listed
+
+ALL_TYPES = "one of command, http, mcp_tool, prompt, agent, python, builtin, approval"
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ({}, f"type: required, {ALL_TYPES}"),
+        ({"type": 5}, f"type: expected a string, {ALL_TYPES}; got int 5"),
+        ({"type": ["command"]}, f"type: expected a string, {ALL_TYPES}; got list ['command']"),
+        ({"type": None}, f"type: expected a string, {ALL_TYPES}; got nothing (null)"),
+    ],
+)
+def test_a_missing_or_wrong_typed_handler_type_says_which(tmp_path: Path, entry: dict[str, object], said: str) -> None:
+    config = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    check = run_hookgate(["validate", str(config)])
+    assert check.returncode == 1, check.stdout
+    assert f"hooks.PreToolUse[0].hooks[0].{said}\n" in check.stdout
+    if "type" in entry:
+        assert "required" not in check.stdout
