@@ -130,6 +130,12 @@ class Handler(ABC):
         """Config errors for this entry on ``event`` (e.g. a PostToolUse-only check placed elsewhere)."""
         return []
 
+    @classmethod
+    def event_advice(cls, spec: HandlerSpec, event: str) -> list[str]:
+        """Load-time warnings for this entry on ``event`` (a placeholder naming a field that event does
+        not have): one ``field: what`` line each."""
+        return []
+
     def chained(self) -> bool:
         """True for in-process hooks that compose as middleware (class hooks, built-ins): the chained
         handlers of one event run one after another in priority order, each seeing the rewrites of the

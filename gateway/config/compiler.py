@@ -293,6 +293,7 @@ class Compiler(Compilation):
             options=options,
         )
         self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
+        self.warnings.extend(f"{where}.{note}" for note in cls.event_advice(handler, event))
         problems = list(cls.check(handler, base_dir))
         if type_name == "command" and self.command_check is not None:  # validate: hookgate's own words
             usage, notes = self.command_check(options)
