@@ -35,7 +35,7 @@ class Plan:
 
 def read(path: str, *, newline: str | None = None) -> str | None:
     """The text of ``path`` (None: it does not exist); ``newline=""`` keeps its line endings as written
-    (``\r\n`` stays ``\r\n``). Raises InstallError when it cannot be read."""
+    (CRLF stays CRLF). Raises InstallError when it cannot be read."""
     try:
         with open(path, encoding="utf-8", newline=newline) as fh:
             return fh.read()
@@ -107,7 +107,7 @@ def load_json(path: str, text: str | None) -> dict[str, Any]:
 
 
 def is_crlf(text: str) -> bool:
-    """True when every line break of ``text`` is ``\r\n`` (and there is at least one)."""
+    """True when every line break of ``text`` is CRLF (and there is at least one)."""
     return "\r\n" in text and text.count("\n") == text.count("\r\n")
 
 
