@@ -79,19 +79,13 @@ def desk_for(ctx: RunContext) -> Desk:
 
 
 def render_message(template: str | None, event: HookEvent) -> str:
-    """``message`` with ``${path}`` placeholders filled from the event (see ``handlers.mcp_tool.substitute``).
-    A path the event lacks leaves the template as written, with the problem in brackets: a message never
-    fails the gate."""
-    from gateway.errors import HandlerError
-    from handlers.mcp_tool import substitute
-
-    try:
-        text = substitute(template or DEFAULT_MESSAGE, event, "message")
-    except HandlerError as exc:
-        text = f"{template} [{exc}]"
+    """``message`` with ``${path}`` placeholders filled from the event as text (``handlers.mcp_tool.fill_text``:
+    objects as JSON). A path the event lacks is replaced by the problem in brackets and every other
+    placeholder is still filled: a message never fails the gate, nor loses what it was meant to show."""
     from gateway.approvals.record import printable
+    from handlers.mcp_tool import fill_text
 
-    return printable(text if isinstance(text, str) else str(text))
+    return printable(fill_text(template or DEFAULT_MESSAGE, event))
 
 
 class ApprovalHandler(Handler):
@@ -290,6 +284,12 @@ class ApprovalHandler(Handler):
         from handlers.mcp_tool import placeholder_problems
 
         return placeholder_problems(spec.options.get("message") or "", "message")
+
+    @classmethod
+    def event_advice(cls, spec: HandlerSpec, event: str) -> list[str]:
+        from handlers.mcp_tool import placeholder_roots
+
+        return placeholder_roots(spec.options.get("message") or "", event, "message")
 
 
 async def _bounded(fn: Callable[..., T], *args: Any, seconds: float) -> T | None:

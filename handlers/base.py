@@ -130,6 +130,12 @@ class Handler(ABC):
         """Config errors for this entry on ``event`` (e.g. a PostToolUse-only check placed elsewhere)."""
         return []
 
+    @classmethod
+    def event_advice(cls, spec: HandlerSpec, event: str) -> list[str]:
+        """Load-time warnings for this entry on ``event`` (a placeholder naming a field that event does
+        not have): one ``field: what`` line each."""
+        return []
+
     def chained(self) -> bool:
         """True for in-process hooks that compose as middleware (class hooks, built-ins): the chained
         handlers of one event run one after another in priority order, each seeing the rewrites of the
@@ -188,6 +194,18 @@ def _load(path: str, where: str) -> type[Handler]:
     return obj
 
 
+def handler_types() -> list[str]:
+    """Every handler ``type`` a config may name: the built-in ones (in ``BUILTIN`` order), then those
+    registered in this process (``register_handler``) and under the entry point group, each once."""
+    from importlib.metadata import entry_points
+
+    names = list(BUILTIN)
+    for name in [*_registered, *sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))]:
+        if name not in names:
+            names.append(name)
+    return names
+
+
 def handler_class(type_name: str) -> type[Handler]:
     """The class for a config ``type``. Raises ConfigError naming the known types."""
     if type_name in _registered:
@@ -203,9 +221,8 @@ def handler_class(type_name: str) -> type[Handler]:
             cls = _load(ep.value, type_name)
             _registered[type_name] = cls
             return cls
-    known = sorted(set(BUILTIN) | set(_registered))
     raise ConfigError(
-        f"unknown handler type {type_name!r} (expected one of: {', '.join(known)}, "
+        f"unknown handler type {type_name!r} (expected one of: {', '.join(handler_types())}, "
         f"or a type registered under the {ENTRY_POINT_GROUP!r} entry point)"
     )
 

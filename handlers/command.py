@@ -540,7 +540,7 @@ def _check_script(args: list[str], project_dir: str) -> list[str]:
 def _options_model() -> Any:
     from typing import Literal
 
-    from pydantic import BaseModel, ConfigDict, Field
+    from pydantic import BaseModel, ConfigDict, Field, field_validator
 
     class CommandOptions(BaseModel):
         model_config = ConfigDict(extra="allow", populate_by_name=True)
@@ -548,5 +548,15 @@ def _options_model() -> Any:
         args: list[str] | None = None
         shell: Literal["bash", "sh", "powershell"] | None = None
         max_output_size: int | None = Field(None, alias="maxOutputSize", gt=0)
+
+        @field_validator("command")
+        @classmethod
+        def _not_blank(cls, value: str) -> str:
+            if not value.strip():  # a shell runs nothing and exits 0: every event would pass, failClosed or not
+                raise ValueError(
+                    f"only whitespace ({value!r}): the hook would run nothing and let every event through; "
+                    "write the command to run"
+                )
+            return value
 
     return CommandOptions

@@ -98,6 +98,10 @@ def variables(text: str) -> list[str]:
     return [m.group(1) or m.group(2) for m in _VAR.finditer(text)]
 
 
+_NOT_IN_HOSTS = frozenset('<>"{}|\\^`')
+"""Characters a URL's host cannot hold (RFC 3986 reg-name), beside whitespace and control characters."""
+
+
 @functools.lru_cache(maxsize=1024)  # a pure function of its arguments, checked on every delivery
 def url_problem(url: str, *, allow_private: bool = False) -> str | None:
     """What is wrong with an (interpolated) webhook URL, or None: the one check ``hookgate validate``
@@ -113,6 +117,9 @@ def url_problem(url: str, *, allow_private: bool = False) -> str | None:
         return "has no host"
     if parts.username is not None or parts.password is not None:
         return "must not carry credentials (user:password@); send them in headers"
+    bad = next((c for c in parts.hostname if c.isspace() or not c.isprintable() or c in _NOT_IN_HOSTS), None)
+    if bad is not None:  # no resolver finds such a name, so a delivery could only ever fail
+        return f"has {bad!r} in its host {parts.hostname!r}, which no host name holds"
     from handlers.netguard import host_problem
 
     return host_problem(parts.hostname, allow_private=allow_private)

@@ -79,6 +79,10 @@ class McpToolHandler(Handler):
     def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
         return placeholder_problems(spec.options.get("input") or {}, "input")
 
+    @classmethod
+    def event_advice(cls, spec: HandlerSpec, event: str) -> list[str]:
+        return placeholder_roots(spec.options.get("input") or {}, event, "input")
+
 
 # ---------------------------------------------------------------------------- the answer
 
@@ -208,6 +212,39 @@ def substitute(value: Any, event: HookEvent, where: str = "input") -> Any:
     Raises HandlerError (``input.key: ${path} is not in this ... event: ...``) for a missing path.
     """
     return compile_template(value, where)(event)
+
+
+def fill_text(text: str, event: HookEvent) -> str:
+    """``text`` with every ``${path}`` replaced by the event's value as text (objects and numbers as JSON,
+    null as nothing) and ``$${`` by ``${``. A path the event lacks does not spoil the rest: it alone is
+    replaced by ``[${path} is not in this EVENT event: what it has]``. Never raises."""
+
+    def one(match: re.Match[str]) -> str:
+        path = match.group(1)
+        if path is None:
+            return "${"
+        try:
+            return _as_text(_lookup(event, path.strip()))
+        except HandlerError as exc:
+            return f"[{exc}]"
+
+    return _TOKEN.sub(one, text)
+
+
+def placeholder_roots(value: Any, event: str, where: str = "input") -> list[str]:
+    """Load-time warnings for the ``${path}`` placeholders in ``value`` whose first name is not a field of
+    ``event`` (``${tool_inptu.command}``, ``${cwdd}``): ``where.key: ${path}: 'root' is not a field ...``."""
+    from gateway.event_fields import unknown_root
+
+    notes = []
+    for at, text in _strings(value, where):
+        for match in _TOKEN.finditer(text):
+            path = match.group(1)
+            if path is not None and _PATH.fullmatch(path.strip()):  # a malformed path is check()'s error
+                note = unknown_root(path.strip(), event)
+                if note is not None:
+                    notes.append(f"{at}: {note}")
+    return notes
 
 
 def _strings(value: Any, where: str) -> list[tuple[str, str]]:

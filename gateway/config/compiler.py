@@ -68,6 +68,20 @@ def _short_label(type_name: str, options: dict[str, Any]) -> str:
     return type_name
 
 
+def _type_problem(entry: dict[str, Any]) -> str:
+    """What is wrong with a handler entry's ``type`` that is not a string: missing (``required``) or
+    given as another kind of value (named, with the value), then every type a config may name."""
+    from handlers.base import handler_types
+
+    choices = f"one of {', '.join(handler_types())}"
+    if "type" not in entry:
+        return f"required, {choices}"
+    value = entry["type"]
+    shown = repr(value) if len(repr(value)) <= 60 else f"{repr(value)[:57]}..."
+    kind = "nothing (null)" if value is None else f"{type(value).__name__} {shown}"
+    return f"expected a string, {choices}; got {kind}"
+
+
 class Compiler(Compilation):
     """Reads config files in order into one normalized config (see module docstring)."""
 
@@ -116,9 +130,25 @@ class Compiler(Compilation):
             from gateway.config.gemini import add_gemini
 
             add_gemini(self, path, base_dir, hooks, doc.get("hooksConfig"))
-        else:
+        elif not self._all_hooks_disabled(path, doc):
             self._add_claude(path, base_dir, hooks)
         self._add_sections(path, base_dir, doc)
+
+    def _all_hooks_disabled(self, path: str, doc: dict[str, Any]) -> bool:
+        """True for a Claude Code settings file with ``"disableAllHooks": true``: Claude Code runs none of
+        its hooks, so hookgate runs none either (with a warning, as for Gemini's ``hooksConfig.enabled:
+        false``). A value that is not true or false is a warning and changes nothing."""
+        value = doc.get("disableAllHooks", False)
+        if value is True:
+            self.warnings.append(
+                f"{path}: disableAllHooks is true: Claude Code runs none of these hooks, and neither does hookgate"
+            )
+            return True
+        if value is not False:
+            self.warnings.append(
+                f"{path}: disableAllHooks: expected true or false, got {type(value).__name__}; ignored"
+            )
+        return False
 
     def _add_sections(self, path: str, base_dir: str, doc: dict[str, Any]) -> None:
         from gateway.config.sections import compile_sections
@@ -190,7 +220,7 @@ class Compiler(Compilation):
             return None
         type_name = entry.get("type")
         if not isinstance(type_name, str):
-            self.issues.append(f"{where}.type: required, one of command, http, mcp_tool, prompt, agent")
+            self.issues.append(f"{where}.type: {_type_problem(entry)}")
             return None
         try:
             cls = handler_class(type_name)
@@ -265,6 +295,7 @@ class Compiler(Compilation):
             options=options,
         )
         self.warnings.extend(f"{where}.{note}" for note in cls.advice(handler))
+        self.warnings.extend(f"{where}.{note}" for note in cls.event_advice(handler, event))
         problems = list(cls.check(handler, base_dir))
         if type_name == "command" and self.command_check is not None:  # validate: hookgate's own words
             usage, notes = self.command_check(options)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from gateway.config.schema import CommandCheck
 
-CACHE_FORMAT = "hookgate-config-9"
+CACHE_FORMAT = "hookgate-config-11"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 

@@ -45,14 +45,14 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
 
     if "settings" in doc:
         try:
-            merged = {**_aliased(compiler.settings), **(doc["settings"] or {})}
+            merged = {**_aliased(compiler.settings), **anchored_settings(doc["settings"] or {}, base_dir)}
             compiler.settings = Settings.model_validate(merged).model_dump()
         except (ValidationError, TypeError) as exc:
             if isinstance(exc, ValidationError):
                 compiler.issues.extend(issues_under(f"{path}: settings", exc))
             else:
                 compiler.issues.append(f"{path}: settings: expected an object")
-    known = set(GATEWAY_SECTIONS)
+    known = set(GATEWAY_SECTIONS) | {"disableAllHooks"}  # Claude Code's switch (compiler: _all_hooks_disabled)
     for section in config_sections():
         known.update(section.keys)
         if any(key in doc for key in section.keys):
@@ -78,6 +78,22 @@ def compile_sections(compiler: Compilation, path: str, base_dir: str, doc: dict[
     for key in doc:
         if key not in known:
             compiler.warnings.append(f"{path}: {key}: unknown top-level key, ignored{suggest(str(key), sorted(known))}")
+
+
+def anchored_settings(raw: Any, base_dir: str) -> Any:
+    """``raw`` (one file's ``settings``) with a relative ``stateDir`` resolved against ``base_dir`` (the
+    folder of the config file that sets it), as a relative ``jsonl:`` audit path is: the state must not
+    depend on the directory a process starts in. ``~`` paths (expanded where used), absolute paths, an
+    empty string and anything that is not a string are left as they are (the schema reports a wrong
+    type); ``raw`` that is not a mapping is returned unchanged."""
+    if not isinstance(raw, dict):
+        return raw
+    out = dict(raw)
+    for key in ("stateDir", "state_dir"):  # the alias or the field name (populate_by_name)
+        value = raw.get(key)
+        if isinstance(value, str) and value and not value.startswith("~") and not os.path.isabs(value):
+            out[key] = os.path.normpath(os.path.join(base_dir, value))
+    return out
 
 
 def known_top_level_keys() -> list[str]:

@@ -45,6 +45,17 @@ def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
     return entry
 
 
+def hooks_disabled(path: str, doc: dict[str, Any]) -> list[str]:
+    """``"disableAllHooks": true`` in the file: Claude Code then runs none of its hooks (user, project,
+    local and plugin hooks alike; hookgate's with them), one warning line."""
+    if doc.get("disableAllHooks") is not True:
+        return []
+    return [
+        f'{path}: "disableAllHooks": true: Claude Code runs none of the hooks while it is set, hookgate\'s '
+        "included (remove the key or set it to false for the policy to apply)"
+    ]
+
+
 def edit(
     opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
 ) -> None:

@@ -30,11 +30,14 @@ class Plan:
     action: str  # install | uninstall
     changes: list[FileChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # the hooks would not run as things stand
 
 
-def read(path: str) -> str | None:
+def read(path: str, *, newline: str | None = None) -> str | None:
+    """The text of ``path`` (None: it does not exist); ``newline=""`` keeps its line endings as written
+    (CRLF stays CRLF). Raises InstallError when it cannot be read."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open(path, encoding="utf-8", newline=newline) as fh:
             return fh.read()
     except FileNotFoundError:
         return None
@@ -58,16 +61,35 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class _NotJson(ValueError):
+    """A constant Python's ``json`` accepts and JSON does not (``NaN``, ``Infinity``, ``-Infinity``)."""
+
+    def __init__(self, word: str) -> None:
+        super().__init__(word)
+        self.word = word
+
+
+def _refuse_constant(word: str) -> Any:
+    raise _NotJson(word)
+
+
 def load_json(path: str, text: str | None) -> dict[str, Any]:
     """The JSON object in ``text`` (the file at ``path``; empty or missing: ``{}``). Raises InstallError
-    for text that is not a JSON object, and for an object that has a key twice: a JSON reader keeps the
-    last of them, so a rewrite would drop the first without a word."""
+    for text that is not a JSON object, for ``NaN``/``Infinity`` (Python's ``json`` reads them; the
+    hosts' ``JSON.parse`` rejects the whole file, so the hooks written there would never load), and for
+    an object that has a key twice: a JSON reader keeps the last of them, so a rewrite would drop the
+    first without a word."""
     import json
 
     if text is None or not text.strip():
         return {}
     try:
-        doc = json.loads(text, object_pairs_hook=_unique_keys)
+        doc = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+    except _NotJson as exc:
+        raise InstallError(
+            f"{path}: not plain JSON ({exc.word} is not a JSON value: the host's JSON parser rejects the "
+            "whole file), so hookgate will not edit it; write a number or null there, then run this again"
+        ) from None
     except _DuplicateKey as exc:
         raise InstallError(
             f"{path}: the key {exc.key!r} appears twice in one object; JSON readers keep only the last one "
@@ -82,6 +104,11 @@ def load_json(path: str, text: str | None) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise InstallError(f"{path}: expected a JSON object, got {type(doc).__name__}")
     return doc
+
+
+def is_crlf(text: str) -> bool:
+    """True when every line break of ``text`` is CRLF (and there is at least one)."""
+    return "\r\n" in text and text.count("\n") == text.count("\r\n")
 
 
 def _indent(text: str | None) -> int | str:
@@ -140,7 +167,7 @@ def write_change(change: FileChange) -> str | None:
         mode = os.stat(change.path).st_mode & 0o7777
     fd, tmp = tempfile.mkstemp(prefix=".hookgate-", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:  # line endings exactly as planned
             fh.write(change.after)
         os.chmod(tmp, mode if mode is not None else 0o644)
         os.replace(tmp, change.path)
@@ -161,8 +188,19 @@ def diff(change: FileChange) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def apply(result: Plan, *, dry_run: bool, out: Callable[[str], None] = print) -> int:
-    """Print (dry run) or write the plan; returns the exit code."""
+def _stderr(line: str) -> None:
+    import sys
+
+    sys.stderr.write(line + "\n")
+
+
+def apply(
+    result: Plan, *, dry_run: bool, out: Callable[[str], None] = print, warn: Callable[[str], None] = _stderr
+) -> int:
+    """Print (dry run) or write the plan; returns the exit code. Each of ``result.warnings`` goes to
+    ``warn`` (stderr) as ``warning: ...``, whether or not a file changes."""
+    for line in result.warnings:
+        warn(f"warning: {line}")
     changed = [c for c in result.changes if c.changed]
     where = ", ".join(c.path for c in result.changes) or "no file"
     if not changed:

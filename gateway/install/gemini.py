@@ -37,6 +37,26 @@ def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
     }
 
 
+def hooks_disabled(path: str, doc: dict[str, Any]) -> list[str]:
+    """Gemini's switches that stop the hooks install writes: ``hooksConfig.enabled: false`` (no hook
+    runs) and ``hookgate`` in ``hooksConfig.disabled`` (the hooks named so are skipped)."""
+    config = doc.get("hooksConfig")
+    if not isinstance(config, dict):
+        return []
+    if config.get("enabled", True) is False:
+        return [
+            f"{path}: hooksConfig.enabled is false: Gemini runs none of the hooks while it is, hookgate's "
+            "included (set it to true for the policy to apply)"
+        ]
+    names = config.get("disabled")
+    if isinstance(names, list) and "hookgate" in names:
+        return [
+            f"{path}: hooksConfig.disabled lists 'hookgate': Gemini skips every hook install writes "
+            "(they are named hookgate); remove it from that list for the policy to apply"
+        ]
+    return []
+
+
 def edit(
     opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
 ) -> None:

@@ -12,7 +12,7 @@ import gateway.install.claude as claude
 import gateway.install.codex as codex
 import gateway.install.gemini as gemini
 import gateway.install.kiro as kiro
-from gateway.install.files import FileChange, Plan, apply, dump, load_json, read, tidy
+from gateway.install.files import FileChange, Plan, apply, dump, is_crlf, load_json, read, tidy
 from gateway.install.options import (
     InstallError,
     Options,
@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
 HOSTS: dict[str, ModuleType] = {"claude": claude, "gemini": gemini, "codex": codex, "kiro": kiro}
 """Each host's module: ``default_events()``, ``all_events()``, ``target_file(opts)``,
-``handler_entry(opts, event, command)``, ``edit(opts, result, path, before, doc, wanted)``."""
+``handler_entry(opts, event, command)``, ``edit(opts, result, path, before, doc, wanted)``, and optionally
+``hooks_disabled(path, doc)``: one warning line per setting in the file that stops the host from running
+the hooks install writes."""
 
 
 def host_events(host: str) -> list[str]:
@@ -67,7 +69,9 @@ def plan(opts: Options) -> Plan:
     host = HOSTS[opts.host]
     result = Plan(opts.host, opts.action)
     path = target_file(opts)
-    before = read(path)
+    raw = read(path, newline="")
+    crlf = raw is not None and is_crlf(raw)
+    before = raw.replace("\r\n", "\n") if raw is not None and crlf else raw  # edited as LF, written back as CRLF
     doc = load_json(path, before)
     command = hook_command(opts.host, executable=opts.executable, config=opts.config, server=opts.server)
     wanted = (
@@ -75,6 +79,9 @@ def plan(opts: Options) -> Plan:
     )
     if before is None and not wanted:
         return result
+    disabled = getattr(host, "hooks_disabled", None)  # a host switch that turns every hook in the file off
+    if wanted and disabled is not None:
+        result.warnings.extend(disabled(path, doc))
     host.edit(opts, result, path, before, doc, wanted)
     tidy(doc)
     after = dump(doc, before)
@@ -91,7 +98,9 @@ def plan(opts: Options) -> Plan:
                 f"{path} is rewritten as JSON with a uniform indentation: its content, other hooks "
                 "and their order are kept, only whitespace and line breaks change (see the backup)"
             )
-    result.changes.insert(0, FileChange(path, before, after))
+    if crlf:
+        after = after.replace("\n", "\r\n")  # a Windows editor's file keeps its line endings
+    result.changes.insert(0, FileChange(path, raw, after))
     return result
 
 

@@ -312,3 +312,65 @@ def test_an_error_of_the_whole_handler_is_reported_at_the_handler(tmp_path: Path
     cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
     proc = run_hookgate(["validate", str(cfg)])
     assert proc.returncode == 1 and "hooks.PreToolUse[0].hooks[0]: a python handler names either" in proc.stdout
+
+
+# ---- whitespace-only commands and hosts no resolver finds: refused by validate, as at run time
+
+
+@pytest.mark.parametrize("command", ["   ", "\t", " \n "])
+def test_a_whitespace_only_command_is_refused_at_load_time(tmp_path: Path, command: str) -> None:
+    entry = {"type": "command", "command": command, "failClosed": True}
+    config = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    check = run_hookgate(["validate", str(config)])
+    assert check.returncode == 1, check.stdout
+    assert f"hooks.PreToolUse[0].hooks[0].command: only whitespace ({command!r})" in check.stdout
+    proc = run_hookgate(["run", "--config", str(config)], RM_RF)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "only whitespace" in proc.stderr
+
+
+def test_a_whitespace_only_command_in_gemini_and_kiro_configs_is_refused(tmp_path: Path) -> None:
+    gemini = {"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": "  "}]}]}}
+    kiro = {"hooks": {"preToolUse": [{"command": " "}]}}
+    for name, doc in (("gemini.json", gemini), ("kiro.json", kiro)):
+        check = run_hookgate(["validate", str(_write(tmp_path / name, json.dumps(doc)))])
+        assert check.returncode == 1 and "command: only whitespace" in check.stdout, check.stdout
+
+
+@pytest.mark.parametrize("url", ["http://exa mple.com/x", "http://exa\u00a0mple.com/x", "https://a<b.example/x"])
+def test_validate_refuses_a_url_whose_host_no_name_can_hold(tmp_path: Path, url: str) -> None:
+    entry = {"type": "http", "url": url, "failClosed": True}
+    config = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    check = run_hookgate(["validate", str(config)])
+    assert check.returncode == 1 and "in its host" in check.stdout, check.stdout
+    proc = run_hookgate(["run", "--config", str(config)], RM_RF)
+    assert proc.returncode == 2 and "in its host" in proc.stdout  # the same rule at delivery: failClosed denies
+
+
+def test_a_space_in_a_url_path_is_still_fine(tmp_path: Path) -> None:
+    entry = {"type": "http", "url": "http://127.0.0.1:9/a b"}
+    config = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    check = run_hookgate(["validate", str(config)])
+    assert check.returncode == 0, check.stdout
+
+
+# ---- a handler's type: missing, or given as something else; every valid type listed
+
+ALL_TYPES = "one of command, http, mcp_tool, prompt, agent, python, builtin, approval"
+
+
+@pytest.mark.parametrize(
+    ("entry", "said"),
+    [
+        ({}, f"type: required, {ALL_TYPES}"),
+        ({"type": 5}, f"type: expected a string, {ALL_TYPES}; got int 5"),
+        ({"type": ["command"]}, f"type: expected a string, {ALL_TYPES}; got list ['command']"),
+        ({"type": None}, f"type: expected a string, {ALL_TYPES}; got nothing (null)"),
+    ],
+)
+def test_a_missing_or_wrong_typed_handler_type_says_which(tmp_path: Path, entry: dict[str, object], said: str) -> None:
+    config = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))
+    check = run_hookgate(["validate", str(config)])
+    assert check.returncode == 1, check.stdout
+    assert f"hooks.PreToolUse[0].hooks[0].{said}\n" in check.stdout
+    if "type" in entry:
+        assert "required" not in check.stdout

@@ -94,3 +94,51 @@ def test_install_refuses_a_settings_file_with_a_key_twice(tmp_path: Path) -> Non
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stderr
     assert "the key 'hooks' appears twice" in proc.stderr and str(settings) in proc.stderr
     assert settings.read_text() == text and not list(settings.parent.glob("settings.json.hookgate-backup-*"))
+
+
+def test_install_and_uninstall_refuse_a_settings_file_holding_nan_or_infinity(tmp_path: Path) -> None:
+    """Python's `json` reads NaN/Infinity; Claude Code's JSON.parse rejects the whole file, hooks and all."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    for word in ("NaN", "Infinity", "-Infinity"):
+        text = f'{{"model": "sonnet", "x": [1, {word}]}}\n'
+        settings.write_text(text)
+        for args in (["install", "claude", "--hookgate", HG], ["uninstall", "claude"]):
+            proc = run_hookgate([*args, "--project", str(tmp_path)])
+            assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stdout + proc.stderr
+            assert f"{settings}: not plain JSON ({word} is not a JSON value" in proc.stderr
+            assert "Traceback" not in proc.stderr
+        assert settings.read_text() == text and not list(settings.parent.glob("settings.json.hookgate-backup-*"))
+
+
+def test_install_keeps_crlf_line_endings_and_uninstall_gives_the_file_back(tmp_path: Path) -> None:
+    """A settings file a Windows editor wrote (CRLF): install keeps every line ending, uninstall restores it."""
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = USER_SETTINGS.replace("\n", "\r\n").encode()
+    settings.write_bytes(original)
+    proc = run_hookgate(["install", "claude", "--project", str(tmp_path), "--hookgate", HG])
+    assert proc.returncode == 0 and "rewrite" not in proc.stdout, proc.stdout + proc.stderr
+    after = settings.read_bytes()
+    assert after.count(b"\n") == after.count(b"\r\n") > original.count(b"\r\n")  # no bare LF was added
+    assert b'    "permissions": {"allow": ["Bash(ls)", "Read"], "deny": []},\r\n' in after
+    assert after.endswith(b'    "model": "sonnet"\r\n}\r\n')
+    assert "hookgate run" in json.dumps(json.loads(after)["hooks"]["PreToolUse"])
+    again = run_hookgate(["install", "claude", "--project", str(tmp_path), "--hookgate", HG])
+    assert "nothing to do" in again.stdout and settings.read_bytes() == after
+    removed = run_hookgate(["uninstall", "claude", "--project", str(tmp_path)])
+    assert removed.returncode == 0, removed.stderr
+    assert settings.read_bytes() == original
+
+
+def test_install_into_a_crlf_file_with_no_hooks_yet_and_no_final_newline(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = b'{\r\n  "model": "x"\r\n}'
+    settings.write_bytes(original)
+    assert run_hookgate(["install", "claude", "--project", str(tmp_path), "--hookgate", HG]).returncode == 0
+    after = settings.read_bytes()
+    assert after.startswith(b'{\r\n  "model": "x",\r\n') and after.endswith(b"\r\n}")
+    assert after.count(b"\n") == after.count(b"\r\n")
+    assert run_hookgate(["uninstall", "claude", "--project", str(tmp_path)]).returncode == 0
+    assert settings.read_bytes() == original

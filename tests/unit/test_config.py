@@ -272,3 +272,16 @@ def test_the_cli_names_an_unknown_builtin_config_in_one_line(command: list[str],
     assert "builtin:nope: no such built-in config" in out
     assert "internal error" not in out and "Traceback" not in out
     assert str(tmp_path / "builtin") not in out  # not read as a relative path
+
+
+def test_the_handler_types_listed_come_from_the_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from handlers import base
+    from handlers.command import CommandHandler
+
+    monkeypatch.setitem(base._registered, "myshell", CommandHandler)
+    [issue] = _issues(tmp_path, {"PreToolUse": [{"hooks": [{"type": 7}]}]})
+    assert "hooks[0].type: expected a string, one of " in issue and issue.endswith("; got int 7")
+    listed = issue.split("one of ", 1)[1].removesuffix("; got int 7").split(", ")
+    assert listed[: len(base.BUILTIN)] == list(base.BUILTIN) and "myshell" in listed  # other tests register more
+    [unknown] = _issues(tmp_path, {"PreToolUse": [{"hooks": [{"type": "shel"}]}]})
+    assert "approval, " in unknown and "myshell" in unknown and "or a type registered" in unknown
