@@ -65,7 +65,7 @@ def duplicate_message(path: str, key: Any, line: int, first: int) -> str:
 
 
 def _strict_json(text: str, path: str) -> Any:
-    """``json.loads`` with duplicate keys refused. The decoder's ``parse_object`` is wrapped so that the
+    """``json.loads`` with duplicate keys and ``NaN``/``Infinity`` refused. The decoder's ``parse_object`` is wrapped so that the
     ``scan_once`` it is handed records where each member's value starts (it is called once per member, in
     order): the pairs check can then name the duplicate's line. Raises ConfigError or JSONDecodeError."""
     import json.decoder
@@ -91,7 +91,13 @@ def _strict_json(text: str, path: str) -> Any:
             seen[key] = line
         return dict(pairs), end
 
-    decoder: Any = json.JSONDecoder()
+    def no_constant(name: str) -> Any:
+        raise ConfigError(
+            f"{path}: {name} is not a JSON value (Python's json reads it; Claude Code's JSON.parse refuses the "
+            "whole file): write a number or a string"
+        )
+
+    decoder: Any = json.JSONDecoder(parse_constant=no_constant)
     decoder.parse_object = parse_object
     decoder.scan_once = make_scanner(decoder)
     return decoder.decode(text)

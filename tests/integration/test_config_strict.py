@@ -97,6 +97,20 @@ def test_duplicate_keys_in_json_name_the_line(tmp_path: Path) -> None:
     assert proc.returncode == 1 and f"{inner}:3: duplicate key 'command' (first at line 2)" in proc.stdout
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_or_infinity_in_a_json_config_is_an_error(tmp_path: Path, constant: str) -> None:
+    """Python's json reads them; Claude Code's JSON.parse refuses the whole settings file, so the same
+    file pasted in must not load here either (at run time: a broken policy, exit 2 on PreToolUse)."""
+    cfg = _write(
+        tmp_path / "settings.json",
+        f'{{"hooks": {{"PreToolUse": [{{"hooks": [{{"type": "command", "command": "true", "timeout": {constant}}}]}}]}}}}',
+    )
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1 and f"{cfg}: {constant} is not a JSON value" in proc.stdout
+    ran = run_hookgate(["run", "--config", str(cfg)], {"hook_event_name": "PreToolUse", "tool_name": "Bash"})
+    assert ran.returncode == 2 and "is not a JSON value" in ran.stderr
+
+
 def test_a_claude_code_settings_file_with_two_hooks_keys_is_an_error(tmp_path: Path) -> None:
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
