@@ -65,9 +65,10 @@ def duplicate_message(path: str, key: Any, line: int, first: int) -> str:
 
 
 def _strict_json(text: str, path: str) -> Any:
-    """``json.loads`` with duplicate keys and ``NaN``/``Infinity`` refused. The decoder's ``parse_object`` is wrapped so that the
-    ``scan_once`` it is handed records where each member's value starts (it is called once per member, in
-    order): the pairs check can then name the duplicate's line. Raises ConfigError or JSONDecodeError."""
+    """``json.loads`` with duplicate keys and ``NaN``/``Infinity`` refused. The decoder's ``parse_object`` is
+    wrapped so that the ``scan_once`` it is handed records where each member's value starts (it is called once
+    per member, in order): the pairs check can then name the duplicate's line. Raises ConfigError or
+    JSONDecodeError."""
     import json.decoder
     import json.scanner
 
