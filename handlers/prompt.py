@@ -120,9 +120,12 @@ async def ask_verdict(
             tool_choice=VERDICT_TOOL,
             max_tokens=max_tokens,
         )
-        answer: Any = next(
-            (c.arguments for c in turn.calls if c.name == VERDICT_TOOL and c.arguments is not None), turn.text
-        )
+        submitted = [c.arguments for c in turn.calls if c.name == VERDICT_TOOL and c.arguments is not None]
+        answer: Any = submitted[0] if len(submitted) == 1 else turn.text
+        if len(submitted) > 1:  # several verdicts: the most restrictive stands (an LLM may tighten, never loosen)
+            from handlers.llm.verdict import most_restrictive
+
+            return most_restrictive([parse_verdict(a) for a in submitted])
     else:
         schema = None
         if mode == "json_schema":

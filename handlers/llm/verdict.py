@@ -2,9 +2,12 @@
 for each event (Claude Code's prompt-hook table, hooks reference §3.5).
 
 Parsing accepts the object itself (from a tool call or structured output) or text: a bare JSON
-object, one inside a Markdown code fence, or one inside prose (the first object with an ``ok``
-field wins). ``ok`` must be a boolean (``"true"``/``"false"`` strings are accepted); a missing
-``reason`` on ``ok: false`` becomes a generic one. Anything else raises ``HandlerError``.
+object, one inside a Markdown code fence, or one inside prose (objects nested in another count only
+when no outer one has an ``ok`` field). ``ok`` must be a boolean (``"true"``/``"false"`` strings are
+accepted); a missing ``reason`` on ``ok: false`` becomes a generic one. Anything else raises
+``HandlerError``. When the answer holds several verdicts (two objects, an ``ok`` written twice, two
+``submit_verdict`` calls) and they disagree, the most restrictive stands (``most_restrictive``: an LLM
+may tighten a decision, never loosen it).
 """
 
 from __future__ import annotations
@@ -58,30 +61,54 @@ class LlmVerdict:
     impossible: bool = False
 
 
-def _candidates(text: str) -> list[dict[str, Any]]:
-    """JSON objects in ``text``, most likely first: the whole text, fenced blocks, then any ``{``."""
+def _restrictive_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object from its members; an ``ok`` written twice keeps its most restrictive value (a
+    ``false`` among them wins: an LLM may tighten a decision, never loosen it)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key == "ok" and "ok" in out and _is_false(out["ok"]):
+            continue
+        out[key] = value
+    return out
+
+
+def _is_false(value: Any) -> bool:
+    return value is False or (isinstance(value, str) and value.strip().lower() == "false")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_restrictive_pairs)
+
+
+def _candidates(text: str, nested: bool = False) -> list[dict[str, Any]]:
+    """JSON objects in ``text``, most likely first: the whole text, fenced blocks, then the objects that
+    start at a ``{`` outside the objects found before (``nested``: at every ``{``, inner objects too)."""
     found: list[dict[str, Any]] = []
     stripped = text.strip()
     pieces = [stripped, *(m.group(1).strip() for m in _FENCE.finditer(stripped))]
     for piece in pieces:
         if piece.startswith("{"):
             try:
-                value = json.loads(piece)
+                value = _DECODER.decode(piece)
             except ValueError:
                 continue
             if isinstance(value, dict):
                 found.append(value)
-    decoder = json.JSONDecoder()
     start = stripped.find("{")
     while start != -1 and len(found) < 20:
         try:
-            value, _ = decoder.raw_decode(stripped, start)
+            value, end = _DECODER.raw_decode(stripped, start)
         except ValueError:
-            value = None
+            value, end = None, start + 1
         if isinstance(value, dict):
             found.append(value)
-        start = stripped.find("{", start + 1)
+        start = stripped.find("{", start + 1 if nested else end)
     return found
+
+
+def most_restrictive(verdicts: list[LlmVerdict]) -> LlmVerdict:
+    """The verdict that stands when a model gave several (``ok`` objects in its text, several
+    ``submit_verdict`` calls): the first that is not ok, else the first. ``verdicts`` is not empty."""
+    return next((v for v in verdicts if not v.ok), verdicts[0])
 
 
 def _as_bool(value: Any, name: str) -> bool:
@@ -99,14 +126,23 @@ def parse_verdict(value: Any) -> LlmVerdict:
     """
     if isinstance(value, str):
         text = value[:MAX_SCAN]
-        objects = _candidates(text)
-        chosen = next((o for o in objects if "ok" in o), None)
-        if chosen is None:
+        objects = [o for o in _candidates(text) if "ok" in o] or [o for o in _candidates(text, True) if "ok" in o]
+        if not objects:
             shown = first_line(text)[:200] or "(empty answer)"
             raise HandlerError(
                 f"unparseable verdict: no JSON object with an 'ok' field in the model's answer: {shown!r}"
             )
-        value = chosen
+        parsed: list[LlmVerdict] = []
+        problem: HandlerError | None = None
+        for obj in objects:
+            try:
+                parsed.append(parse_verdict(obj))
+            except HandlerError as exc:  # {"ok": "maybe"} beside a well-formed verdict: that one counts
+                problem = problem or exc
+        if not parsed:
+            assert problem is not None
+            raise problem
+        return most_restrictive(parsed)
     if not isinstance(value, dict) or "ok" not in value:
         raise HandlerError("unparseable verdict: expected an object with 'ok' and 'reason'")
     ok = _as_bool(value["ok"], "ok")

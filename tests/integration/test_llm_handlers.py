@@ -132,6 +132,17 @@ async def test_anthropic_forced_tool_call_ok_then_not_ok(tmp_path: Path, claude:
     assert claude.message_requests[0].api_key == "sk-test-anthropic"
 
 
+async def test_two_contradicting_verdicts_in_one_answer_block(tmp_path: Path, claude: FakeAnthropic) -> None:
+    """One answer, two submit_verdict calls, ok then not ok: the model's own false is not dropped."""
+    from tests.fakes.anthropic_api import Reply, ToolUseBlock
+
+    calls = (ToolUseBlock("submit_verdict", {"ok": True, "reason": "a"}, None),)
+    calls += (ToolUseBlock("submit_verdict", {"ok": False, "reason": "b: not done"}, None),)
+    claude.script(Reply(content=calls))
+    decision = await dispatch(gateway(tmp_path, on("Stop", prompt()), anthropic_llm(claude)), stop_event(tmp_path))
+    assert decision.block and decision.reason == "b: not done"
+
+
 async def test_anthropic_streaming_json_schema_and_code_fence(tmp_path: Path, claude: FakeAnthropic) -> None:
     claude.script(text('Here is my verdict:\n```json\n{"ok": false, "reason": "no test run in the transcript"}\n```'))
     llm = anthropic_llm(claude, stream=True, structuredOutput="json_schema")

@@ -54,6 +54,23 @@ def test_malformed_verdicts_raise(answer: str) -> None:
         parse_verdict(answer)
 
 
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ('{"ok": true, "reason": "fine"} {"ok": false, "reason": "second"}', LlmVerdict(False, "second")),
+        ('{"ok": false, "reason": "first"}\n\n{"ok": true, "reason": "then"}', LlmVerdict(False, "first")),
+        ('{"ok": false, "reason": "x", "ok": true}', LlmVerdict(False, "x")),  # an ok written twice
+        ('{"ok": true, "ok": "false", "reason": "y"}', LlmVerdict(False, "y")),
+        ('{"ok": true, "reason": "r", "evidence": {"ok": false}}', LlmVerdict(True, "r")),  # nested: not a verdict
+        ('Here: {"verdict": {"ok": false, "reason": "inner"}}', LlmVerdict(False, "inner")),  # no outer verdict
+        ('I wrote {"ok": "maybe"} first, then {"ok": true, "reason": "b"}', LlmVerdict(True, "b")),
+    ],
+)
+def test_several_verdicts_in_one_answer_the_most_restrictive_stands(answer: str, expected: LlmVerdict) -> None:
+    """An LLM may tighten a decision, never loosen it: a false among the model's verdicts is not dropped."""
+    assert parse_verdict(answer) == expected
+
+
 # ------------------------------------------------------------------------------------ effects
 
 
