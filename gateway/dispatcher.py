@@ -209,6 +209,14 @@ class Dispatcher:
             if guard is not None:
                 await guard.done()  # its reserved checks are over, also when they were cancelled
         decision = merge(event.name, results + skipped, tool_input=event.tool_input, blocks=event.spec.blocks)
+        if decision.updated_input is not None:
+            from gateway.recheck import recheck, wanted  # (a rewrite: what runs is judged too)
+
+            if wanted(event, decision):
+                checked = await recheck(self, event, decision, selected, results, ctx)
+                if checked:
+                    everything = results + skipped + checked
+                    decision = merge(event.name, everything, tool_input=event.tool_input, blocks=event.spec.blocks)
         if record:
             self.record(event, decision, ctx, started_ns)
         return decision

@@ -73,8 +73,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     print("results:")
     for result in decision.results:
         print(
-            f"  {result.id}: {result.status} in {result.duration_ms:.0f} ms"
-            + (f": {result.message}" if result.message else "")
+            f"  {result.id}{' (again, on the rewritten input)' if result.meta.get('recheck') else ''}: "
+            f"{result.status} in {result.duration_ms:.0f} ms" + (f": {result.message}" if result.message else "")
         )
         if result.verdict is not None and not result.verdict.is_empty():
             print(f"    verdict: {json.dumps(result.verdict.to_dict(), ensure_ascii=False)}")
