@@ -31,6 +31,7 @@ from abc import ABC, abstractmethod
 from gateway.decision import Decision, HandlerResult, Verdict, merge
 from gateway.errors import is_cancellation
 from gateway.events import STOP_EVENTS
+from gateway.policy_files import add as add_policy_files
 from gateway.record_step import submit_record
 from gateway.records import Record
 from gateway.selection import NOTHING, PLANS, Plan, Prefilter, group_matches, if_matches
@@ -76,6 +77,7 @@ class Dispatcher:
 
     def __init__(self, config: RuntimeConfig) -> None:
         self.config = config
+        add_policy_files(config.sources)  # the guards protect them, whatever they are called
         self._handlers: dict[int, Handler] = {}
         self._dedup_keys: dict[int, Hashable] = {}
         self._prefilters: dict[str, Prefilter] = {}

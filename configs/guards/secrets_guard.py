@@ -370,6 +370,8 @@ def config_kind(path: str, removal: bool = False) -> str | None:
     path = normal(path)
     if not path:
         return None
+    if path.startswith("/") and _policy_file(path):
+        return "a policy file hookgate is running"
     path = _home_form(path)
     if "." not in path and not path.startswith("$"):  # every protected name holds a dot, or is a variable,
         return installed_kind(path, removal) if path[:1] in ("/", "~") else None  # or is the installed hookgate
@@ -379,6 +381,16 @@ def config_kind(path: str, removal: bool = False) -> str | None:
     if removal and _CONFIG_DIRS.search(path):
         return "a directory holding agent hook configuration"
     return installed_kind(path, removal) if path[:1] in ("/", "~") else None
+
+
+def _policy_file(path: str) -> bool:
+    """True when ``path`` (absolute, ``normal``) is a file the hookgate in this process loaded its policy from
+    (``gateway.policy_files``: only there, not when this guard runs as a plain command hook)."""
+    loaded = sys.modules.get("gateway.policy_files")
+    if loaded is None or not loaded.LOADED:
+        return False
+    on_outside_read()  # the set can grow (a reload): a verdict that looked here is not remembered
+    return path in loaded.LOADED
 
 
 def write_reason(path: str, what: str | None = None, removal: bool = False, verb: str | None = None) -> str | None:

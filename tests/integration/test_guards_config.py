@@ -231,3 +231,37 @@ def test_a_reload_in_serve_takes_the_new_configs_tuning_and_nothing_of_the_old(t
         assert "reloaded" in server.wait_log("config reload", after=mark)
         assert decision(server.url) == "deny"
         assert server.stop() == 0
+
+
+def test_the_policy_files_hookgate_loaded_are_protected_whatever_their_name(tmp_path: Path) -> None:
+    """`--config builtin:default --config policy.yaml`: the agent must not rewrite policy.yaml (a file
+    tool, a shell write, a removal), as it must not rewrite a file named hookgate.yaml."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    policy = project / "policy.yaml"
+    policy.write_text(
+        "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'true'}\n"
+    )
+    args = ["run", "--config", "builtin:default", "--config", str(policy)]
+    env = isolated_env(tmp_path)
+
+    def decide(tool: str, tool_input: dict[str, Any]) -> tuple[int, str]:
+        event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(project)}
+        proc = run_hookgate(args, event, env=env)
+        return proc.returncode, proc.stdout
+
+    for tool, tool_input in (
+        ("Write", {"file_path": str(policy), "content": "hooks: {}"}),
+        ("Edit", {"file_path": "policy.yaml", "old_string": "true", "new_string": "false"}),
+        ("Bash", {"command": "echo 'hooks: {}' > policy.yaml"}),
+        ("Bash", {"command": "rm policy.yaml"}),
+        ("Bash", {"command": f"sed -i s/true/false/ {policy}"}),
+    ):
+        code, out = decide(tool, tool_input)
+        assert code == 2 and "a policy file hookgate is running" in out, (tool, tool_input, out)
+    for tool, tool_input in (
+        ("Write", {"file_path": str(project / "notes.yaml"), "content": "x"}),
+        ("Bash", {"command": "cat policy.yaml"}),
+        ("Bash", {"command": "echo x > other.yaml"}),
+    ):
+        assert decide(tool, tool_input) == (0, ""), (tool, tool_input)

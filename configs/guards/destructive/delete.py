@@ -15,7 +15,7 @@ from .context import POLICY, Ctx
 from .expand import unwrap
 from .getopt import getopt
 from .lexer import Word
-from .protected import git_kind, git_reason, in_project, installed_kind, rule_for, write_reason
+from .protected import git_kind, git_reason, in_project, installed_kind, policy_file, rule_for, write_reason
 
 _FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 DELETERS = frozenset({"rm", "unlink", "shred", "rmdir"})
@@ -250,7 +250,7 @@ def check_removals(paths: list[str], shown: str, ctx: Ctx) -> str | None:
             if git is not None:
                 return ctx.hit("write.git-config", shown, git_reason(candidate, f"`{shown}`", git, removal=True))
         full = in_project(path, ctx.cwd)
-        if full and installed_kind(full, removal=True):
+        if full and (installed_kind(full, removal=True) or policy_file(full)):
             reason = write_reason(full, f"`{shown}`", removal=True) or ""
             return ctx.hit("write.hook-config", shown, reason)
     return None

@@ -28,6 +28,11 @@ def rule_for(path: str, removal: bool = False) -> str:
     return "write.hook-config" if _guard.config_kind(path, removal) else "write.secrets"
 
 
+def policy_file(path: str) -> bool:
+    """True when absolute ``path`` is a file the hookgate in this process loaded its policy from."""
+    return _guard._policy_file(_guard.normal(path))
+
+
 def in_project(path: str, cwd: str | None) -> str | None:
     """A relative ``path`` joined to the directory the command runs in (for the installed-hookgate check:
     ``sed -i ... configs/default.yaml`` run in ``site-packages``), or None."""

@@ -11,7 +11,7 @@ from .context import POLICY, Ctx
 from .delete import check_removals
 from .expand import base, names
 from .getopt import getopt
-from .protected import config_kind, git_kind, git_reason, glob_reason, in_project, installed_kind
+from .protected import config_kind, git_kind, git_reason, glob_reason, in_project, installed_kind, policy_file
 from .protected import write_reason as protected_write_reason
 
 # command: (short options with a value, long options with a value)
@@ -259,6 +259,6 @@ def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
         if git is not None:
             return ctx.hit("write.git-config", shown, git_reason(candidate, what, git))
     full = in_project(path, ctx.cwd)
-    if full and installed_kind(full) and not ctx.state.changes_directory_before(ctx.state.part):
+    if full and (installed_kind(full) or policy_file(full)) and not ctx.state.changes_directory_before(ctx.state.part):
         return ctx.hit("write.hook-config", shown, protected_write_reason(full, what) or "")
     return None
