@@ -383,6 +383,21 @@ def config_kind(path: str, removal: bool = False) -> str | None:
     return installed_kind(path, removal) if path[:1] in ("/", "~") else None
 
 
+def link_target(path: str, cwd: str = "") -> str | None:
+    """Where a write to ``path`` (relative: from ``cwd``) lands when it goes through a symbolic link (``ln -s
+    ~/.ssh/authorized_keys notes.txt``, then a Write of it), else None. Reads the file system."""
+    full = os.path.expanduser(path) if path.startswith("~") else path
+    if not path or "$" in path or "`" in path or not (full.startswith("/") or cwd):
+        return None
+    full = full if full.startswith("/") else cwd.rstrip("/") + "/" + full
+    on_outside_read()
+    try:
+        real = os.path.realpath(full)
+    except (OSError, ValueError):
+        return None
+    return real if real != posixpath.normpath(full) else None
+
+
 def _policy_file(path: str) -> bool:
     """True when ``path`` (absolute, ``normal``) is a file the hookgate in this process loaded its policy from
     (``gateway.policy_files``: only there, not when this guard runs as a plain command hook)."""
@@ -541,6 +556,9 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
             full = cwd.rstrip("/") + "/" + path if cwd and path and not path.startswith(("/", "~", "$")) else path
             if not reason and full != path:  # settings.json in .claude/
                 reason = write_reason(full)
+            linked = None if reason else link_target(path, cwd or "")
+            if linked is not None:  # a link the agent made to a protected file: the write lands there
+                reason = write_reason(linked, f"Writing to {path} (a link to {linked})")
             git = None if reason else git_kind(path) or git_kind(full)
             if git is not None:
                 reason = git_reason(path, f"`{tool_name}`", git)

@@ -265,3 +265,41 @@ def test_the_policy_files_hookgate_loaded_are_protected_whatever_their_name(tmp_
         ("Bash", {"command": "echo x > other.yaml"}),
     ):
         assert decide(tool, tool_input) == (0, ""), (tool, tool_input)
+
+
+def test_a_link_to_a_protected_file_is_no_way_around_the_guard_rails(tmp_path: Path) -> None:
+    """``ln -s ~/.ssh/authorized_keys notes.txt`` then a Write of notes.txt writes authorized_keys: the write
+    is judged where it lands; a hard link (which cannot be followed back) and a link to hook configuration
+    count as writing the file they link to."""
+    import os
+
+    home, project = tmp_path / "home", tmp_path / "proj"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".claude").mkdir()
+    project.mkdir()
+    (home / ".ssh" / "authorized_keys").write_text("")
+    os.symlink(home / ".ssh" / "authorized_keys", project / "notes.txt")
+    os.symlink(home / ".claude", project / "cfg")
+    env = {**isolated_env(tmp_path), "HOME": str(home)}
+
+    def decide(tool: str, tool_input: dict[str, Any]) -> tuple[int, str]:
+        event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(project)}
+        proc = run_hookgate(["run", "--config", "builtin:default"], event, env=env)
+        return proc.returncode, proc.stdout
+
+    for tool, tool_input in (
+        ("Write", {"file_path": str(project / "notes.txt"), "content": "ssh-rsa AAAA attacker"}),
+        ("Write", {"file_path": str(project / "cfg" / "settings.json"), "content": "{}"}),
+        ("Bash", {"command": "echo 'ssh-rsa AAAA attacker' >> notes.txt"}),
+        ("Bash", {"command": "ln ~/.ssh/authorized_keys keys.txt"}),
+        ("Bash", {"command": "ln -sf ~/.claude/settings.json s.json"}),
+        ("Bash", {"command": "cp -s ~/.claude/settings.json s.json"}),
+    ):
+        code, out = decide(tool, tool_input)
+        assert code == 2 and "deny" in out, (tool, tool_input, out)
+    for tool, tool_input in (
+        ("Write", {"file_path": str(project / "plain.txt"), "content": "x"}),
+        ("Bash", {"command": "ln -s src/main.py main.py"}),
+        ("Bash", {"command": "echo hi >> plain.txt"}),
+    ):
+        assert decide(tool, tool_input) == (0, ""), (tool, tool_input)

@@ -21,6 +21,7 @@ write_reason = _guard.write_reason
 git_kind = _guard.git_kind
 git_reason = _guard.git_reason
 installed_kind = _guard.installed_kind
+link_target = _guard.link_target
 
 
 def rule_for(path: str, removal: bool = False) -> str:

@@ -11,7 +11,16 @@ from .context import POLICY, Ctx
 from .delete import check_removals
 from .expand import base, names
 from .getopt import getopt
-from .protected import config_kind, git_kind, git_reason, glob_reason, in_project, installed_kind, policy_file
+from .protected import (
+    config_kind,
+    git_kind,
+    git_reason,
+    glob_reason,
+    in_project,
+    installed_kind,
+    link_target,
+    policy_file,
+)
 from .protected import write_reason as protected_write_reason
 
 # command: (short options with a value, long options with a value)
@@ -215,6 +224,9 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
                     shown,
                     f"`{shown}` writes straight onto a device and can overwrite a disk, so {POLICY} blocks it.",
                 )
+    linked = _linked_sources(name, args, shown, ctx)
+    if linked:
+        return linked
     paths = written_paths(name, args)
     # cp -r dir .claude: a whole configuration directory. A folder that merely holds the installed hookgate
     # (`cp -t /tmp x` with hookgate installed under /tmp) is written into, not replaced: checked path by path.
@@ -233,6 +245,29 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
         if not any(o in ("-t", "--target-directory") for o, _ in opts):
             operands = operands[:-1]
         return check_removals(operands, shown, ctx)
+    return None
+
+
+def _linked_sources(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``ln [-s] HOOK-CONFIG x``, ``cp -s``/``-l``/``--link`` of one, and a hard link (``ln``, ``cp -l``) to a
+    secrets file: a link through which a later write (a Write tool call, ``>> x``) changes the protected file,
+    so making it counts as writing that file. (A write through a symbolic link is also judged where it lands,
+    ``protected.link_target``; a hard link cannot be followed back.)"""
+    if name not in ("ln", "cp"):
+        return None
+    operands, opts, _ = getopt(args, *COPIERS[name])
+    if name == "cp" and not names(opts) & {"-s", "-l", "--symbolic-link", "--link"}:
+        return None
+    if not any(o in ("-t", "--target-directory") for o, _ in opts):
+        operands = operands[:-1] if len(operands) > 1 else operands
+    symbolic = bool(names(opts) & {"-s", "--symbolic", "--symbolic-link"})
+    for source in operands:
+        hook_config = config_kind(source) is not None
+        if symbolic and not hook_config:
+            continue  # ln -s ../.env .env is everyday; a write through it is judged where it lands (link_target)
+        reason = protected_write_reason(source, f"`{shown}`", verb="links to")
+        if reason is not None:  # a hard link cannot be followed back: the link itself is the write
+            return ctx.hit("write.hook-config" if hook_config else "write.secrets", shown, reason)
     return None
 
 
@@ -258,6 +293,11 @@ def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
         git = git_kind(candidate)
         if git is not None:
             return ctx.hit("write.git-config", shown, git_reason(candidate, what, git))
+    if not ctx.state.changes_directory_before(ctx.state.part):
+        linked = link_target(path, ctx.cwd or "")
+        reason = protected_write_reason(linked, f"{what} (through a link to {linked})") if linked else None
+        if reason is not None:  # ln -s ~/.ssh/authorized_keys notes.txt; echo k >> notes.txt
+            return ctx.hit("write.hook-config" if config_kind(linked or "") else "write.secrets", shown, reason)
     full = in_project(path, ctx.cwd)
     if full and (installed_kind(full) or policy_file(full)) and not ctx.state.changes_directory_before(ctx.state.part):
         return ctx.hit("write.hook-config", shown, protected_write_reason(full, what) or "")
