@@ -157,6 +157,11 @@ def shell_write_reason(command: str, read_commands: Iterable[str] = ()) -> str |
     return None
 
 
+def argv_reason(argv: list[str], read_commands: Iterable[str] = ()) -> str | None:
+    """Why the simple command ``argv`` (its words as the program gets them) may write, or None."""
+    return _argv_reason(argv, READ_COMMANDS | frozenset(read_commands)) if argv else None
+
+
 def _walk(node: Any, allowed: frozenset[str]) -> None:
     kind = getattr(node, "kind", "")
     if kind == "command":

@@ -11,6 +11,9 @@ reads). Tool names are canonical (Claude Code's; ``gateway.tool_names`` maps eve
   than ``/dev/null`` and no variable that makes programs run a command (``GIT_PAGER``, ``LESSOPEN``...)
   is set. A command not on the list, or one bashlex cannot parse, counts as a write (read-only mode
   fails closed; ``handlers.builtin.shell_writes``);
+- ``PowerShell`` (Claude Code's tool): the script is read with the shell guard's PowerShell reader; it
+  reads only when every statement is a known read-only cmdlet or command with no redirection to a file
+  (``handlers.builtin.ps_writes``);
 - Claude Code's other built-in tools (Read, Grep, Glob, WebFetch, TodoWrite, Task, ...) read;
 - any other tool (MCP tools ``mcp__server__tool``, a Python agent's own tools): it writes when its
   name matches one of ``rules.write_tools`` (fnmatch globs, case-insensitive) or contains a write verb
@@ -107,6 +110,9 @@ WRITE_VERBS = (
 )
 """Words that make a non-built-in tool's name a write (``mcp__db__insert_rows``, ``createIssue``)."""
 
+POWERSHELL_TOOL = "PowerShell"
+"""Claude Code's PowerShell tool: its ``command`` is a PowerShell script (``handlers.builtin.ps_writes``)."""
+
 SQL_FIELDS = ("sql", "query", "statement", "stmt")
 
 RUN_VERBS = frozenset({"run", "exec", "execute"})
@@ -137,6 +143,11 @@ def write_reason(tool_name: str | None, tool_input: dict[str, Any] | None, rules
     if name == SHELL_TOOL:
         command = args.get("command")
         return shell_write_reason(command if isinstance(command, str) else "", rules)
+    if name == POWERSHELL_TOOL:
+        from handlers.builtin.ps_writes import powershell_write_reason
+
+        command = args.get("command")
+        return powershell_write_reason(command if isinstance(command, str) else "", rules.read_commands)
     if name in READ_TOOLS:
         return None
     sql: list[tuple[str, str | None]] = []  # (field, why it writes) for each argument that is SQL

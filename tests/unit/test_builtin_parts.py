@@ -272,3 +272,68 @@ def test_truncate_cuts_only_the_text_of_mcp_content_blocks() -> None:
     CallToolResult.model_validate(cut)  # still the MCP shape
     # an output that is big only because of an image has nothing to cut
     assert truncate({"content": [image]}, 3) == ({"content": [image]}, 0, 0)
+
+
+# ---------------------------------------------------------------------------- readOnly: the PowerShell tool (F6)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "Get-ChildItem -Recurse",
+        "ls; dir src",
+        "Get-Content README.md | Select-String TODO",
+        "gci | Where-Object { $_.Length -gt 1kb } | Sort-Object Length | Format-Table",
+        "gci | ? Name -like *.py | Measure-Object",
+        "Test-Path x; Get-Location",
+        "Get-Item x | Format-List",
+        "Get-Content x 2>&1",
+        "Get-Content x > $null",
+        "Write-Output $(Get-Date)",
+        "git status",
+        "git log --oneline -3",
+        "rg TODO src",
+        "",
+    ],
+)
+def test_powershell_scripts_that_only_read(script: str) -> None:
+    assert write_reason("PowerShell", {"command": script}, RULES) is None
+
+
+@pytest.mark.parametrize(
+    ("script", "why"),
+    [
+        ("Remove-Item -Recurse -Force src", "'Remove-Item' is not a read-only cmdlet"),
+        ("Remove-Item ~ -Recurse -Force", "'Remove-Item' is not"),
+        ("ls > out.txt", "redirects output to a file"),
+        ("Get-Content x 2> err.txt", "redirects output"),
+        ("Get-Content x | Out-File y", "'Out-File' is not"),
+        ("Get-Content x | Set-Content y", "'Set-Content' is not"),
+        ("gci | Tee-Object -FilePath y", "'Tee-Object' is not"),
+        ("git push --force", "git push may write"),
+        ("git $x", "known only at run time"),
+        ("sort -o out in", "sort -o writes"),
+        ("$env:GIT_PAGER = 'touch x'; git log", "may call a method or assign"),
+        ("$f.Delete()", "may call a method or assign"),
+        ("$x -eq (Get-Item x).Delete()", "may call a method"),
+        ("(Get-Item x).Delete()", "a method call may write"),
+        ("[IO.File]::WriteAllText('x', 'y')", "a method call may write"),
+        ("gci | % { $_.Delete() }", "'%' is not"),
+        ("gci | ForEach-Object Delete", "'ForEach-Object' is not"),
+        ("iex 'ls'", "'iex' is not"),
+        ("& ls", "'&' is not"),
+        ('Write-Output "$(Remove-Item x)"', "'Remove-Item' is not"),
+        ("Get-Item (Remove-Item x)", "'Remove-Item' is not"),
+        ("gci | Where-Object { Remove-Item $_ }", "'Remove-Item' is not"),
+        ("Get-Help ls -Online", "'Get-Help' is not"),
+        ("npm install", "'npm' is not"),
+    ],
+)
+def test_powershell_scripts_that_may_write(script: str, why: str) -> None:
+    reason = write_reason("PowerShell", {"command": script}, RULES)
+    assert reason is not None and why in reason, reason
+
+
+def test_powershell_read_commands_extend_the_list() -> None:
+    assert write_reason("PowerShell", {"command": "make lint"}, WriteRules(read_commands=["make"])) is None
+    assert write_reason("PowerShell", {"command": "make lint"}, RULES) is not None
