@@ -1,4 +1,5 @@
-"""hookgate default policy: stop destructive shell commands (PreToolUse on Bash and the other hosts' shells).
+"""hookgate default policy: stop destructive shell commands (PreToolUse on Bash, Claude Code's PowerShell tool
+and the other hosts' shells).
 
 The rules live in the ``destructive`` package next to this file (see its docstring and README's "The
 built-in default policy"): recursive deletes outside build folders and temp directories, git commands that
@@ -28,14 +29,20 @@ if TYPE_CHECKING:  # no typing import at run time (a command hook starts in mill
     from typing import Any
 
 try:
-    from .destructive import Finding, analyse, check_command
+    from .destructive import Finding, analyse, analyse_powershell, check_command
 
     _IN_PACKAGE = True
 except ImportError:  # run as a script (``python -I -S shell_guard.py``): load the sibling package
     _HERE = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, _HERE)
     try:
-        from destructive import Finding, analyse, check_command, protected  # type: ignore[no-redef]
+        from destructive import (  # type: ignore[no-redef]
+            Finding,
+            analyse,
+            analyse_powershell,
+            check_command,
+            protected,
+        )
     finally:
         sys.path.remove(_HERE)
     _IN_PACKAGE = False
@@ -98,7 +105,8 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
     a failure of its own denies (``_failed``).
 
     ``event``: a PreToolUse event whose ``tool_input.command`` (or ``cmd``; a string, or an argv list) is
-    the command; ``cwd`` (and ``tool_input.workdir``/``directory``/``dir_path``) say where it runs."""
+    the command (for ``tool_name`` ``PowerShell``, a PowerShell script, read as ``pwsh -c`` text is);
+    ``cwd`` (and ``tool_input.workdir``/``directory``/``dir_path``) say where it runs."""
     try:
         if not isinstance(event, dict):
             return None
@@ -123,7 +131,10 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
         )
         if workdir:
             cwd = os.path.normpath(os.path.join(cwd or "", workdir)) if cwd or os.path.isabs(workdir) else None
-        found = analyse(command, cwd or None)
+        if event.get("tool_name") == "PowerShell":  # Claude Code's PowerShell tool: the command is a script
+            found = analyse_powershell(command, cwd or None)
+        else:
+            found = analyse(command, cwd or None)
         return answer(event, found) if found else None
     except Exception as exc:  # analyse never raises: a bug around it must not let the command through
         return _failed(event, exc)

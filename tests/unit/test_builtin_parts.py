@@ -40,6 +40,23 @@ RULES = WriteRules()
         "more +/pattern file",
         "date -u",
         "hostname -f",
+        # sed's options and script read command by command (F4): only reads
+        "sed -n '/foo/,/bar/p' x",
+        "sed -e s/a/b/ -e '$d' x",
+        "sed '1~2d;3q' x",
+        "sed '/x/!s/a/b/;$!N' y",
+        "sed ':a;N;ba' x",
+        "sed '1a hello world' x",
+        "sed --expression=1p --quiet x",
+        "sed -Ez 's/hello/world/g' x",
+        "sed 'y/abc/xyz/' f",
+        "sed 's/a/b/2g;1r other' f",
+        "ls ${q:-foo}",
+        "echo ${x:-$(date)}",
+        "FOO=1 ls",
+        "LC_ALL=C sort x",
+        "cat <<EOF\nhi $HOME\nEOF",
+        "rg -n TODO src",
     ],
 )
 def test_shell_commands_that_only_read(command: str) -> None:
@@ -83,6 +100,54 @@ def test_shell_commands_that_only_read(command: str) -> None:
         ("sort --compress-program=sh big.txt", "runs a program"),
         ("tree -o listing.txt", "tree -o writes"),
         ("date -s 2020-01-01", "sets the clock"),
+        # F4: sed -i in a bundle of short options, abbreviated --in-place, w/W after an address, e, -f
+        ("sed -ni s/a/b/ x", "sed -i"),
+        ("sed -Ei s/a/b/ x", "sed -i"),
+        ("sed -i.bak s/a/b/ x", "sed -i"),
+        ("sed --in s/a/b/ x", "sed -i"),
+        ("sed --in-pl=.bak s/a/b/ x", "sed -i"),
+        ("sed -e '1w out1.txt' x", "sed w command writes"),
+        ("sed '1W out2' x", "sed W command writes"),
+        ("sed '$w out' x", "sed w command writes"),
+        ("sed '/a/,/b/ w out' x", "sed w command writes"),
+        ("sed -n 's/a/b/gw out' x", "s///w writes"),
+        ("sed 'w out.txt' x", "sed w command writes"),
+        ("sed 's/.*/&/e' z", "runs a shell command"),
+        ("sed e x", "runs a shell command"),
+        ("sed '1e touch x' y", "runs a shell command"),
+        ("sed 's/x/y/;e' x", "runs a shell command"),
+        ("sed -f script.sed x", "sed -f runs a script file"),
+        ("sed --file=script.sed x", "sed -f runs a script file"),
+        ("sed -nf script.sed x", "sed -f runs a script file"),
+        ("sed --s p x", "not an option hookgate can read"),
+        ("sed 'k' x", "not one hookgate knows"),
+        # F4: command substitutions in ${...}, in an assignment's value, in an unquoted here-document
+        ("ls ${q:=$(touch pwned3)}", "'touch' may write"),
+        ("ls ${q:-`touch x`}", "'touch' may write"),
+        ("X=$(touch y) ls", "'touch' may write"),
+        ("X=$(touch y)", "'touch' may write"),
+        ("cat <<EOF\n$(touch x)\nEOF", "here-document runs a command substitution"),
+        # F4: variables that make a read-only command run a program
+        ('GIT_EXTERNAL_DIFF="touch ../pwned5" git diff', "sets GIT_EXTERNAL_DIFF"),
+        ("LESSOPEN='|touch pwned6 %s' less x", "sets LESSOPEN"),
+        ("LESSCLOSE='touch x' less y", "sets LESSCLOSE"),
+        ("GIT_PAGER='touch x' git log", "sets GIT_PAGER"),
+        ("PAGER='touch x' git log", "sets PAGER"),
+        ("GIT_SSH_COMMAND='touch x' git log", "sets GIT_SSH_COMMAND"),
+        ("EDITOR=vim git log", "sets EDITOR"),
+        ("VISUAL=vim ls", "sets VISUAL"),
+        ("GIT_EDITOR=vim git status", "sets GIT_EDITOR"),
+        ("BASH_ENV=x ls", "sets BASH_ENV"),
+        ("ENV=x ls", "sets ENV"),
+        ("PROMPT_COMMAND='touch x'; ls", "sets PROMPT_COMMAND"),
+        ("env GIT_PAGER='touch x' git log", "env GIT_PAGER"),
+        ("env -S'touch x' ls", "env -S runs"),
+        # F4: rg and ag running a program for each file
+        ("rg --pre 'touch x' foo", "rg --pre runs a program"),
+        ("rg --pre=cmd foo", "rg --pre runs a program"),
+        ("rg --pre-glob '*.gz' --pre zcat foo", "runs a program"),
+        ("ag --pager 'touch x' foo", "ag --pager runs a program"),
+        ("file -C -m magic", "file -C writes"),
     ],
 )
 def test_shell_commands_that_may_write(command: str, why: str) -> None:
@@ -111,6 +176,17 @@ def test_read_commands_extend_the_list() -> None:
         ("how to delete rows", False),
         ("python tutorials", False),
         ("delete old files", True),
+        # F4: a "plain SELECT" calling a function with side effects writes
+        ("SELECT pg_terminate_backend(1)", True),
+        ("SELECT pg_cancel_backend(1)", True),
+        ("SELECT lo_export(16384, '/tmp/x')", True),
+        ("select setval('s', 1)", True),
+        ("select nextval ('s')", True),
+        ("select pg_catalog.setval('s', 1)", True),
+        ("select * from dblink('db', 'delete from t') as t(a int)", True),
+        ("select pg_sleep(1)", False),  # only waits
+        ("select count(*) from lo_table", False),  # a table, not a call
+        ("select a, now() from t", False),
     ],
 )
 def test_sql_other_than_select_writes(sql: str, writes: bool) -> None:
@@ -141,6 +217,8 @@ def test_sql_other_than_select_writes(sql: str, writes: bool) -> None:
         ("delete_rows", {"sql": "SELECT 1"}, True),  # a writing verb other than run/exec still counts
         ("lookup", {"statement": "SELECT 1"}, False),
         ("mcp__search__find", {"query": "DELETE FROM t"}, True),
+        ("mcp__db__query", {"query": "SELECT pg_terminate_backend(1)"}, True),
+        ("mcp__db__query", {"query": "SELECT setval('s', 1) FROM t"}, True),
     ],
 )
 def test_tool_calls(tool: str, args: dict[str, object], writes: bool) -> None:
@@ -194,3 +272,68 @@ def test_truncate_cuts_only_the_text_of_mcp_content_blocks() -> None:
     CallToolResult.model_validate(cut)  # still the MCP shape
     # an output that is big only because of an image has nothing to cut
     assert truncate({"content": [image]}, 3) == ({"content": [image]}, 0, 0)
+
+
+# ---------------------------------------------------------------------------- readOnly: the PowerShell tool (F6)
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "Get-ChildItem -Recurse",
+        "ls; dir src",
+        "Get-Content README.md | Select-String TODO",
+        "gci | Where-Object { $_.Length -gt 1kb } | Sort-Object Length | Format-Table",
+        "gci | ? Name -like *.py | Measure-Object",
+        "Test-Path x; Get-Location",
+        "Get-Item x | Format-List",
+        "Get-Content x 2>&1",
+        "Get-Content x > $null",
+        "Write-Output $(Get-Date)",
+        "git status",
+        "git log --oneline -3",
+        "rg TODO src",
+        "",
+    ],
+)
+def test_powershell_scripts_that_only_read(script: str) -> None:
+    assert write_reason("PowerShell", {"command": script}, RULES) is None
+
+
+@pytest.mark.parametrize(
+    ("script", "why"),
+    [
+        ("Remove-Item -Recurse -Force src", "'Remove-Item' is not a read-only cmdlet"),
+        ("Remove-Item ~ -Recurse -Force", "'Remove-Item' is not"),
+        ("ls > out.txt", "redirects output to a file"),
+        ("Get-Content x 2> err.txt", "redirects output"),
+        ("Get-Content x | Out-File y", "'Out-File' is not"),
+        ("Get-Content x | Set-Content y", "'Set-Content' is not"),
+        ("gci | Tee-Object -FilePath y", "'Tee-Object' is not"),
+        ("git push --force", "git push may write"),
+        ("git $x", "known only at run time"),
+        ("sort -o out in", "sort -o writes"),
+        ("$env:GIT_PAGER = 'touch x'; git log", "may call a method or assign"),
+        ("$f.Delete()", "may call a method or assign"),
+        ("$x -eq (Get-Item x).Delete()", "may call a method"),
+        ("(Get-Item x).Delete()", "a method call may write"),
+        ("[IO.File]::WriteAllText('x', 'y')", "a method call may write"),
+        ("gci | % { $_.Delete() }", "'%' is not"),
+        ("gci | ForEach-Object Delete", "'ForEach-Object' is not"),
+        ("iex 'ls'", "'iex' is not"),
+        ("& ls", "'&' is not"),
+        ('Write-Output "$(Remove-Item x)"', "'Remove-Item' is not"),
+        ("Get-Item (Remove-Item x)", "'Remove-Item' is not"),
+        ("gci | Where-Object { Remove-Item $_ }", "'Remove-Item' is not"),
+        ("Get-Help ls -Online", "'Get-Help' is not"),
+        ("npm install", "'npm' is not"),
+    ],
+)
+def test_powershell_scripts_that_may_write(script: str, why: str) -> None:
+    reason = write_reason("PowerShell", {"command": script}, RULES)
+    assert reason is not None and why in reason, reason
+
+
+def test_powershell_read_commands_extend_the_list() -> None:
+    assert write_reason("PowerShell", {"command": "make lint"}, WriteRules(read_commands=["make"])) is None
+    assert write_reason("PowerShell", {"command": "make lint"}, RULES) is not None

@@ -10,7 +10,9 @@ text that cannot be tokenized, ``settings`` holds the rule list and the user's t
 library only.
 
 ``analyse(command, cwd=None, settings=None) -> Finding | None`` gives the rule, its decision (deny/ask), the
-reason and the part of the command that triggered it; ``check_command`` is the deny reason alone.
+reason and the part of the command that triggered it; ``check_command`` is the deny reason alone;
+``analyse_powershell(script, cwd=None, settings=None)`` the same for a PowerShell script (Claude Code's
+``PowerShell`` tool), read statement by statement as ``pwsh -c`` text is.
 ``configs/guards/shell_guard.py`` is the hook entry point (``check_event``, and ``python -I -S`` by path).
 """
 
@@ -38,7 +40,7 @@ def regex_scan(text: str, lead: str, ctx: Ctx) -> str | None:
     return scan(text, lead, ctx)
 
 
-__all__ = ["RULES", "Finding", "Settings", "analyse", "check_command", "configure"]
+__all__ = ["RULES", "Finding", "Settings", "analyse", "analyse_powershell", "check_command", "configure"]
 
 
 MEMO_SIZE = 1024
@@ -46,6 +48,8 @@ MEMO_SIZE = 1024
 MEMO_CHARS = 4096
 """Longer commands are not remembered."""
 _MEMO: dict[tuple[str, str | None], tuple[Settings, Finding | None]] = {}
+_PS_MEMO: dict[tuple[str, str | None], tuple[Settings, Finding | None]] = {}
+"""``analyse_powershell``'s verdicts (a script is not the same text read as Bash)."""
 
 
 def analyse(command: str, cwd: str | None = None, settings: Settings | None = None) -> Finding | None:
@@ -60,32 +64,52 @@ def analyse(command: str, cwd: str | None = None, settings: Settings | None = No
     ``npm test`` and ``git status`` again and again, and the same text always gets the same verdict. A
     verdict that read ``$HOME``, ``$TMPDIR``, a symlink or the installed hookgate is found afresh each
     time."""
-    tuning = settings or active()
+    return _memoised(_MEMO, command, cwd, settings or active(), False)
+
+
+def analyse_powershell(script: str, cwd: str | None = None, settings: Settings | None = None) -> Finding | None:
+    """``analyse`` for a PowerShell script (the ``PowerShell`` tool's ``command``): checked statement by
+    statement, exactly as the script of ``pwsh -c SCRIPT`` is (``powershell.check_script``). Never raises."""
+    return _memoised(_PS_MEMO, script, cwd, settings or active(), True)
+
+
+def _memoised(
+    memo: dict[tuple[str, str | None], tuple[Settings, Finding | None]],
+    command: str,
+    cwd: str | None,
+    tuning: Settings,
+    powershell: bool,
+) -> Finding | None:
     key = (command, cwd)
-    known = _MEMO.get(key)
+    known = memo.get(key)
     if known is not None and known[0] is tuning:
         return known[1]
     before = next(outside.READS)
-    found = _analyse(command, cwd, tuning)
+    found = _analyse(command, cwd, tuning, powershell)
     if next(outside.READS) == before + 1 and len(command) <= MEMO_CHARS:  # nothing read but the text
-        _remember(key, tuning, found)
+        _remember(key, tuning, found, memo)
     return found
 
 
-def _remember(key: tuple[str, str | None], tuning: Settings, found: Finding | None) -> None:
+def _remember(
+    key: tuple[str, str | None],
+    tuning: Settings,
+    found: Finding | None,
+    memo: dict[tuple[str, str | None], tuple[Settings, Finding | None]] = _MEMO,
+) -> None:
     """Keep a verdict, the oldest going first past ``MEMO_SIZE``. Safe under threads (another thread may
     change the memo while this one evicts: then this one stops evicting, and the memo clears itself
     if it has grown past twice its size)."""
     try:
-        while len(_MEMO) >= MEMO_SIZE:
-            _MEMO.pop(next(iter(_MEMO)), None)
+        while len(memo) >= MEMO_SIZE:
+            memo.pop(next(iter(memo)), None)
     except (RuntimeError, StopIteration):  # changed during the iteration by another thread
-        if len(_MEMO) >= 2 * MEMO_SIZE:
-            _MEMO.clear()
-    _MEMO[key] = (tuning, found)
+        if len(memo) >= 2 * MEMO_SIZE:
+            memo.clear()
+    memo[key] = (tuning, found)
 
 
-def _analyse(command: str, cwd: str | None, settings: Settings) -> Finding | None:
+def _analyse(command: str, cwd: str | None, settings: Settings, powershell: bool = False) -> Finding | None:
     state = State(command, settings, rules.check_tokens, rules.check_argv, raw_scan)
     state.project = cwd
     ctx = Ctx(cwd, 0, state)
@@ -95,6 +119,10 @@ def _analyse(command: str, cwd: str | None, settings: Settings) -> Finding | Non
             reason = regex_scan(
                 command, "hookgate cannot analyse this command (it is too long), and it appears to contain", ctx
             )
+        elif powershell:
+            from .powershell import check_script
+
+            reason = check_script(command, " ".join(command.split())[:80], ctx)
         else:
             try:
                 toks = Lexer(command, 0).run()

@@ -207,6 +207,12 @@ def _decoded(text: str) -> str | None:
         return None
 
 
+def check_script(script: str, shown: str, ctx: Ctx) -> str | None:
+    """A PowerShell script (``pwsh -c``'s, or the ``PowerShell`` tool's ``command``), statement by statement;
+    ``shown``: what the reason names as the command that runs it."""
+    return _check_script(script, shown, ctx)
+
+
 def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
     if "::" in script:  # [System.IO.Directory]::Delete('/home/user', $true)
         for m in re.finditer(_NET_DELETE, script, re.IGNORECASE):
