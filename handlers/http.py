@@ -389,13 +389,13 @@ class HttpHandler(Handler):
                 raise
             except _RetryableStatus as exc:
                 meta["status"] = exc.status
-                raise HandlerError(f"{exc} from {where} after {meta['attempts']} attempt(s)", meta) from None
+                raise HandlerError(f"{exc} from {where} ({_attempts(meta['attempts'])})", meta) from None
             except AddressBlocked as exc:
                 raise HandlerError(str(exc), meta) from None
             except DeliveryError as exc:
                 if exc.status is not None:
                     meta["status"] = exc.status
-                raise HandlerError(f"{where}: {exc} after {meta['attempts']} attempt(s)", meta) from None
+                raise HandlerError(f"{where}: {exc} ({_attempts(meta['attempts'])})", meta) from None
 
 
 class _Target(NamedTuple):
@@ -467,3 +467,8 @@ def _options_model() -> Any:
         allow_private_networks: bool = Field(False, alias="allowPrivateNetworks")
 
     return HttpOptions
+
+
+def _attempts(n: int) -> str:
+    """``"1 attempt"``, ``"2 attempts"``: how many deliveries an error message's answer took."""
+    return f"{n} attempt" if n == 1 else f"{n} attempts"

@@ -79,7 +79,7 @@ def address_problem(ip: IPAddress) -> str | None:
             return f"{problem} (inside {ip})" if problem else None
     for network, label in _BLOCKED:
         if ip.version == network.version and ip in network:
-            return f"{ip} is a {label} address"
+            return f"{ip} is {'an' if label[:1] in 'aeiou' else 'a'} {label} address"
     if not ip.is_global or ip.is_multicast or ip.is_reserved:
         return f"{ip} is not a public address"
     return None

@@ -335,8 +335,8 @@ class Compiler(Compilation):
         if judgment and (common.async_ or common.async_rewake):
             key = "async" if common.async_ else "asyncRewake"
             self.warnings.append(
-                f"{where}.{key}: only command handlers run in the background; this {type_name} "
-                "handler runs in the foreground (as in Claude Code)"
+                f"{where}.{key}: LLM checks do not run in the background (command and http handlers do); this "
+                f"{type_name} handler runs in the foreground (as in Claude Code)"
             )
         if common.timeout is not None and common.timeout >= MS_LIKE_TIMEOUT:
             self.warnings.append(

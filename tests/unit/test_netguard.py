@@ -111,3 +111,10 @@ async def test_literal_private_address_is_refused_without_resolving() -> None:
 async def test_unknown_name_is_a_resolve_error() -> None:
     with pytest.raises(ResolveError, match=r"nowhere\.invalid"):
         await vet("nowhere.invalid", 80, allow_private=False, resolver=HOSTS)
+
+
+def test_refusals_read_as_english() -> None:
+    from handlers.http import _attempts
+
+    assert address_problem(ipaddress.ip_address("0.0.0.0")) == "0.0.0.0 is an unspecified address"
+    assert (_attempts(1), _attempts(2)) == ("1 attempt", "2 attempts")
