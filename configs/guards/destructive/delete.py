@@ -125,6 +125,9 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
                 if word.globs() and any(_globholds(path, p) for p in (home, project) if p):
                     return None  # rm -rf /tmp/pr* from /tmp/proj
                 return "a temp directory"
+    artifact = _artifact(path, word, ctx)
+    if artifact is not None:
+        return artifact
     if word.globs() and any(c in word.text.rsplit("/", 1)[-1] for c in "*?[") and not _build_part(path, ctx, True):
         return None
     if _build_part(path, ctx, False):
@@ -133,6 +136,26 @@ def allowed_area(word: Word, ctx: Ctx) -> str | None:
     if path.rsplit("/", 1)[-1] in BUILD_FILES and (project_ is None or _inside(path, project_)) and not word.globs():
         return "a generated file"  # rm -rf node_modules package-lock.json
     return None
+
+
+def _artifact(path: str, word: Word, ctx: Ctx) -> str | None:
+    """``*.egg-info`` (or one named so) and a git lock file (``.git/index.lock``, ``.git/refs/heads/x.lock``)
+    inside the project: what setuptools leaves beside ``build/``, what a crashed git leaves behind."""
+    project = ctx.state.project
+    if project is None or project in ("/", ctx.state.home()) or not _inside(path, project):
+        return None
+    rel = path[len(project.rstrip("/")) + 1 :]
+    last = rel.rsplit("/", 1)[-1]
+    if last.endswith(".egg-info") and not any(c in last[:-9].strip("*") for c in "*?[]") and not _glob_dirs(rel):
+        return "a build or cache folder"  # foo.egg-info, src/*.egg-info (each match is one)
+    if (rel.startswith(".git/") and last.endswith(".lock") and ".." not in rel) and not word.globs():
+        return "a git lock file"
+    return None
+
+
+def _glob_dirs(rel: str) -> bool:
+    """Whether a folder above the last part of ``rel`` is a glob (``*/x.egg-info`` could name ``src``)."""
+    return any(c in rel.rsplit("/", 1)[0] for c in "*?[") if "/" in rel else False
 
 
 # generated files a recursive delete may name next to the build folders (lock files and coverage data)

@@ -1021,6 +1021,10 @@ EVERYDAY = [
     "rm -rf node_modules yarn.lock pnpm-lock.yaml",
     "echo $(cd x && pwd) && rm -rf dist",
     "rm -rf dist build && cd x",
+    "rm -rf build/ dist/ *.egg-info",  # what setuptools leaves beside build/
+    "rm -rf src/*.egg-info",
+    "rm -rf .git/index.lock",  # the usual fix for a stale git lock
+    "rm -rf .git/refs/heads/main.lock",
 ]
 EVERYDAY_NEAR_MISSES = [
     "cd .. && rm -rf build",
@@ -1031,6 +1035,12 @@ EVERYDAY_NEAR_MISSES = [
     "rm -rf ../package-lock.json",
     "rm -rf build; cd x; rm -rf build",
     "rm -rf package-lock*",
+    "rm -rf */*.egg-info",  # the folder above is a glob: could be anything
+    "rm -rf *egg-info",
+    "rm -rf ../x.egg-info",
+    "rm -rf .git",
+    "rm -rf .git/*.lock",
+    "rm -rf .git/../src.lock",
 ]
 
 
