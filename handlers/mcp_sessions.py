@@ -207,10 +207,12 @@ def _leaf(exc: BaseException) -> BaseException:
 class _Slot:
     """One connection to one server, owned by its own task (see module docstring)."""
 
-    def __init__(self, name: str, server: dict[str, Any]) -> None:
+    def __init__(self, name: str, server: dict[str, Any], redact: Callable[[], tuple[str, ...]] | None = None) -> None:
         loop = asyncio.get_running_loop()
         self.name = name
         self.server = server
+        self.redact = redact or tuple
+        """The config's ``audit.redact`` patterns (for log lines about the server's output)."""
         self.ready: asyncio.Future[Client] = loop.create_future()
         self.ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
         self.closing = asyncio.Event()
@@ -292,7 +294,10 @@ class _Slot:
         from mcp.types import Implementation
 
         from gateway.wire import VERSION
+        from handlers.mcp_logs import install
 
+        redact = self.redact()
+        install(redact)  # the SDK's own log records: one redacted line each (never a multi-line dump)
         server = self.server
         kind = server["type"]
         if kind == "stdio":
@@ -300,7 +305,9 @@ class _Slot:
 
             command, args, env, cwd = stdio_launch(server)
             self.errlog = ErrLog()
-            transport: Any = stdio_transport(command, args, env or None, cwd, self.errlog.file, self._mark_lost)
+            transport: Any = stdio_transport(
+                command, args, env or None, cwd, self.errlog.file, self._mark_lost, name=self.name, redact=redact
+            )
         else:
             allowed = frozenset(server.get("allowed_env_vars") or ())
             headers = {k: expand(v, {}, allowed, plain=True) for k, v in (server.get("headers") or {}).items()}
@@ -357,9 +364,13 @@ class McpSessions:
     fail) and is replaced on demand. ``hookgate run`` keeps one session per server.
     """
 
-    def __init__(self, servers: dict[str, Any], *, mode: str = "api") -> None:
+    def __init__(
+        self, servers: dict[str, Any], *, mode: str = "api", redact: Callable[[], tuple[str, ...]] | None = None
+    ) -> None:
         self.servers = servers
         self.mode = mode
+        self.redact = redact
+        """Returns the config's ``audit.redact`` patterns (read when a session starts)."""
         self._slots: dict[str, list[_Slot]] = {}
         self._owners: set[asyncio.Task[None]] = set()
         self._broken: dict[str, tuple[float, str]] = {}
@@ -393,7 +404,7 @@ class McpSessions:
             raise HandlerError(f"no MCP server named {name!r} is configured (configured: {known})")
         how = "restarted" if name in self._started else "new"
         self._started.add(name)
-        slot = _Slot(name, server)
+        slot = _Slot(name, server, self.redact)
         self.starts += 1
         self._slots.setdefault(name, []).append(slot)
         self._owners.add(slot.task)
@@ -567,5 +578,10 @@ def sessions_for(ctx: RunContext) -> McpSessions:
     async def close(manager: McpSessions) -> None:
         await manager.aclose()
 
-    manager: McpSessions = ctx.get_resource(RESOURCE, lambda: McpSessions(ctx.config.mcp_servers, mode=ctx.mode), close)
+    def make() -> McpSessions:
+        return McpSessions(
+            ctx.config.mcp_servers, mode=ctx.mode, redact=lambda: tuple(ctx.config.audit.get("redact") or ())
+        )
+
+    manager: McpSessions = ctx.get_resource(RESOURCE, make, close)
     return manager
