@@ -240,9 +240,12 @@ class MessageWriter:
     to the pipe once per event-loop iteration (or at once past ``FLUSH_AT`` bytes), waiting only while the
     pipe is full."""
 
-    def __init__(self, transport: asyncio.WriteTransport, protocol: _Out) -> None:
+    def __init__(
+        self, transport: asyncio.WriteTransport, protocol: _Out, on_broken: Callable[[], None] | None = None
+    ) -> None:
         self._transport = transport
         self._protocol = protocol
+        self._on_broken = on_broken
         self._loop = asyncio.get_running_loop()
         self._chunks: list[bytes] = []
         self._size = 0
@@ -255,6 +258,8 @@ class MessageWriter:
         if self._closed:
             raise anyio.ClosedResourceError
         if self._protocol.lost or self._transport.is_closing():
+            if self._on_broken is not None:
+                self._on_broken()
             raise anyio.BrokenResourceError
         data = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
         self._chunks.append(data)
@@ -370,10 +375,12 @@ async def stdio_transport(
     *,
     name: str = "",
     redact: tuple[str, ...] = (),
+    on_broken: Callable[[], None] | None = None,
 ) -> AsyncIterator[tuple[MessageReader, MessageWriter]]:
     """Start ``command args`` and yield ``(read stream, write stream)`` of its MCP messages (module docstring).
     ``name`` (the server's) and ``redact`` (``audit.redact`` patterns) are for the log line about a stdout
-    line that is not JSON-RPC.
+    line that is not JSON-RPC. ``on_broken`` is called when a send is refused because the server's stdin is
+    gone (the SDK answers that call with its connection-closed error).
 
     Raises OSError (or ValueError for arguments the OS refuses) when the server cannot be started.
     """
@@ -417,7 +424,7 @@ async def stdio_transport(
         else:
             proc.stdout.close()
         raise
-    writer = MessageWriter(stdin, protocol)
+    writer = MessageWriter(stdin, protocol, on_broken)
     try:
         yield MessageReader(lines, on_end, name=name, redact=redact), writer
     finally:

@@ -1,7 +1,8 @@
 """How ``mcp_tool`` calls fail against real stdio servers (tests/fakes/mcp_raw_server.py), and what is said
 about it: a stdout line that is not JSON-RPC and the SDK's own log records are one redacted line on
 ``hookgate run``'s stderr (which Claude Code hands the model on exit 2), never a multi-line dump holding
-the server's secret."""
+the server's secret; a server's JSON-RPC error -32000 is its error, not a closed connection, and its
+session is kept."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from gateway.config import load_config
+from gateway.errors import HandlerError
+from handlers.mcp_sessions import McpSessions
 from tests.conftest import run_hookgate
 from tests.fakes.mcp_helpers import ROOT, event
 
@@ -52,3 +58,42 @@ def test_the_sdks_own_log_records_are_one_redacted_line_each(tmp_path: Path) -> 
     lines = proc.stderr.splitlines()
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("hookgate: client: ") and "Failed to validate notification" in lines[0]
+
+
+def manager(tmp_path: Path, **env: str) -> McpSessions:
+    doc = {"mcpServers": {"raw": {"command": sys.executable, "args": [RAW], "env": env}}}
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps(doc))
+    return McpSessions(load_config([str(path)]).mcp_servers, mode="serve")
+
+
+async def pid_of(sessions: McpSessions) -> int:
+    result, _ = await sessions.call_tool("raw", "act", {"do": "pid"})
+    return int(getattr(result.content[0], "text", ""))
+
+
+@pytest.mark.parametrize("code", [-32000, -32001])
+async def test_a_servers_json_rpc_error_is_reported_as_its_own_and_the_session_is_kept(
+    tmp_path: Path, code: int
+) -> None:
+    # -32000 is also the SDK's code for a closed connection: the transport, which did not end, tells them apart
+    sessions = manager(tmp_path)
+    try:
+        pid = await pid_of(sessions)
+        with pytest.raises(HandlerError) as caught:
+            await sessions.call_tool("raw", "act", {"do": "rpc_error", "code": code, "message": "db down"})
+        assert str(caught.value) == f"MCP error {code} from raw/act: db down"
+        assert caught.value.meta["mcp_error"] == code
+        assert await pid_of(sessions) == pid  # the same warm session, the same server process
+        assert sessions.starts == 1
+    finally:
+        await sessions.aclose()
+
+
+def test_a_minus_32000_error_through_hookgate_run_names_the_servers_message(tmp_path: Path) -> None:
+    path = config(tmp_path, "rpc_error", code=-32000, message="db down")
+    proc = run_hookgate(["run", "--config", str(path)], event("Bash", command="ls"))
+    assert proc.returncode == 2  # failClosed
+    reason = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "MCP error -32000 from raw/act: db down" in reason
+    assert "closed the connection" not in reason + proc.stderr
