@@ -10,6 +10,12 @@
   session is kept (the server is alive and answered), an HTTP or SSE one is reconnected unless the code
   says the request itself was wrong (a restarted HTTP server no longer knows the session).
 - Anything else (a transport failure, an answer that is not a tool result) discards the session.
+- A call that got no answer by its deadline (``abandoned``) also gives its session up: the SDK has sent
+  the spec's ``notifications/cancelled`` for it (it does so for every request whose caller is cancelled),
+  but a server that is stuck in the tool (a single-threaded stdio server blocks its only reader loop)
+  would never answer another call, so every later call would time out too. The session is closed (a
+  stdio server gets its stdin closed, then SIGTERM and SIGKILL for its process group, as at shutdown) and
+  the next call starts a new one. Other calls in flight on it fail with a message that says why.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from gateway.errors import HandlerError
 class _Slot(Protocol):
     """What is read of a session (``handlers.mcp_sessions._Slot``)."""
 
+    name: str
     server: dict[str, Any]
     lost: bool
     write_failed: bool
@@ -33,6 +40,23 @@ class _Slot(Protocol):
     def discard(self) -> None: ...
 
     def note(self) -> str: ...
+
+
+DEADLINE_SLACK = 0.5
+"""Seconds before a call's deadline within which a cancellation counts as the deadline's (the handler's
+``asyncio.timeout`` is armed a moment before the handler computes the deadline it passes on)."""
+
+
+def abandoned(slot: _Slot, tool: str) -> None:
+    """A call to ``tool`` on ``slot`` got no answer in time: give the session up (module docstring)."""
+    if slot.usable:
+        import logging
+
+        slot.why = f"a call to {tool!r} got no answer within its timeout, so the session was replaced"
+        slot.discard()
+        logging.getLogger("hookgate.mcp").info(
+            "MCP server %r: a call to %r got no answer within its timeout; the session is replaced", slot.name, tool
+        )
 
 
 def leaf(exc: BaseException) -> BaseException:

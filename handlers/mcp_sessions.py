@@ -33,8 +33,10 @@ per call in hookgate and 25% more in the server).
 Restarts: a stdio server whose stdout ends (it exited or crashed) is marked dead at once; the calls in flight
 on it fail with ``HandlerError`` (the handler's ``failClosed`` decides: deny, or a non-blocking error; a
 call is never retried, as a tool call need not be idempotent) and the next call starts a new process.
-Starting is retried with tenacity (``START_ATTEMPTS`` attempts, exponential backoff with jitter, never
-sleeping past the caller's deadline); after a start that failed every attempt, calls fail fast for
+So does a session with a call that ran past its deadline (``handlers.mcp_failures.abandoned``: a server
+stuck in a tool would time out every later call too). Starting is retried with tenacity
+(``START_ATTEMPTS`` attempts, exponential backoff with jitter, never sleeping past the caller's
+deadline); after a start that failed every attempt, calls fail fast for
 ``BROKEN_COOLDOWN`` seconds, so a broken server does not add its start-up time to every tool call.
 
 Errors: everything is mapped to ``HandlerError`` here (``MCPError``, transport and start-up failures, with
@@ -49,7 +51,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import HandlerError
-from handlers.mcp_failures import call_failed
+from handlers.mcp_failures import DEADLINE_SLACK, abandoned, call_failed
 from handlers.mcp_failures import leaf as first_leaf
 from handlers.mcp_launch import PLACEHOLDERS, env_refs, expand, placeholder_values, stdio_launch
 from handlers.mcp_stdio import ReadStreamBase
@@ -485,8 +487,19 @@ class McpSessions:
         meta: dict[str, Any] = {"server": name, "session": how}
         slot.in_flight += 1
         slot.calls += 1
+        timer = asyncio.timeout_at(deadline)
         try:
-            result = await client.call_tool(tool, arguments)
+            async with timer:
+                result = await client.call_tool(tool, arguments)
+        except TimeoutError as exc:
+            if not timer.expired():
+                raise call_failed(exc, name, tool, slot, meta) from None  # the transport's own timeout
+            abandoned(slot, tool)
+            raise
+        except asyncio.CancelledError:  # the handler's deadline (asyncio.timeout), or shutting down
+            if deadline is not None and asyncio.get_running_loop().time() >= deadline - DEADLINE_SLACK:
+                abandoned(slot, tool)
+            raise
         except Exception as exc:
             raise call_failed(exc, name, tool, slot, meta) from None
         finally:

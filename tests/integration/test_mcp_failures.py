@@ -2,22 +2,25 @@
 about it: a stdout line that is not JSON-RPC and the SDK's own log records are one redacted line on
 ``hookgate run``'s stderr (which Claude Code hands the model on exit 2), never a multi-line dump holding
 the server's secret; a server's JSON-RPC error -32000 is its error, not a closed connection, and its
-session is kept."""
+session is kept; a call that hangs is cancelled (``notifications/cancelled``) and its session replaced."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gateway.api import Gateway
 from gateway.config import load_config
 from gateway.errors import HandlerError
 from handlers.mcp_sessions import McpSessions
 from tests.conftest import run_hookgate
-from tests.fakes.mcp_helpers import ROOT, event
+from tests.fakes.mcp_helpers import ROOT, alive, event
 
 RAW = str(ROOT / "tests" / "fakes" / "mcp_raw_server.py")
 SECRET = "sk-live-abc123"
@@ -97,3 +100,58 @@ def test_a_minus_32000_error_through_hookgate_run_names_the_servers_message(tmp_
     reason = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
     assert "MCP error -32000 from raw/act: db down" in reason
     assert "closed the connection" not in reason + proc.stderr
+
+
+def starts(log: Path) -> list[int]:
+    return [int(line.split()[1]) for line in log.read_text().splitlines() if line.startswith("start ")]
+
+
+async def until(check: Any, within: float = 15.0) -> bool:
+    deadline = time.monotonic() + within  # a bound on a wait, not a timing assertion
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
+async def test_a_call_that_hangs_is_cancelled_and_its_session_replaced_under_serve(tmp_path: Path) -> None:
+    # a single-threaded server stuck in its tool answers nothing more: without the replacement every later
+    # call would time out too, until serve restarts
+    log = tmp_path / "raw.log"
+    hook = {"type": "mcp_tool", "server": "raw", "tool": "act", "timeout": 1, "failClosed": True}
+    hook["input"] = {"do": "${tool_input.command}", "seconds": 2}
+    doc = {
+        "mcpServers": {"raw": {"command": sys.executable, "args": [RAW], "env": {"FAKE_RAW_LOG": str(log)}}},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]},
+    }
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps(doc))
+    async with Gateway.from_file(str(path), mode="serve") as gateway:
+        first = await gateway.dispatch(event("Bash", command="ok"))
+        assert first.results[0].status == "ok" and not first.denied
+        hung = await gateway.dispatch(event("Bash", command="hang"))
+        assert hung.denied and hung.results[0].status == "timeout"
+        after = await gateway.dispatch(event("Bash", command="ok"))
+        assert after.results[0].status == "ok" and not after.denied, after.results[0].message
+        again = await gateway.dispatch(event("Bash", command="ok"))
+        assert again.results[0].status == "ok"
+        old, new = starts(log)  # exactly one replacement
+        assert await until(lambda: not alive(old))  # the stuck server was stopped
+        assert alive(new)
+    # the spec's cancellation went out: the stuck server read it once it woke up, before it was stopped
+    assert "notifications/cancelled" in log.read_text().splitlines()
+
+
+async def test_a_timed_out_call_through_call_tool_gives_the_session_up(tmp_path: Path) -> None:
+    sessions = manager(tmp_path)
+    try:
+        pid = await pid_of(sessions)
+        loop = asyncio.get_running_loop()
+        with pytest.raises(TimeoutError):  # (without the deadline, the answer comes after 5 s)
+            await sessions.call_tool("raw", "act", {"do": "hang", "seconds": 5}, deadline=loop.time() + 0.5)
+        assert await pid_of(sessions) != pid
+        assert sessions.starts == 2
+        assert await until(lambda: not alive(pid))
+    finally:
+        await sessions.aclose()
