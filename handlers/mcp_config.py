@@ -106,7 +106,7 @@ def _mcp_server(compiler: Compilation, where: str, base_dir: str, raw: Any) -> d
         compiler.warnings.append(
             f"{where}.{key}: unknown field for {article} {norm} MCP server, ignored{suggest(key, known)}"
         )
-    from handlers.mcp_sessions import PLACEHOLDERS, env_refs  # (asyncio and the rest: only with servers)
+    from handlers.mcp_launch import PLACEHOLDERS, env_refs
 
     allowed = set(server.allowed_env_vars)
     if norm == "stdio":
@@ -222,7 +222,7 @@ class McpSection(ConfigSection):
                     if server["type"] != "stdio" or name in checked:
                         continue
                     checked.add(name)
-                    from handlers.mcp_sessions import stdio_launch
+                    from handlers.mcp_launch import stdio_launch
 
                     command = stdio_launch(server)[0]
                     if "$" in command:

@@ -33,8 +33,10 @@ per call in hookgate and 25% more in the server).
 Restarts: a stdio server whose stdout ends (it exited or crashed) is marked dead at once; the calls in flight
 on it fail with ``HandlerError`` (the handler's ``failClosed`` decides: deny, or a non-blocking error; a
 call is never retried, as a tool call need not be idempotent) and the next call starts a new process.
-Starting is retried with tenacity (``START_ATTEMPTS`` attempts, exponential backoff with jitter, never
-sleeping past the caller's deadline); after a start that failed every attempt, calls fail fast for
+So does a session with a call that ran past its deadline (``handlers.mcp_failures.abandoned``: a server
+stuck in a tool would time out every later call too). Starting is retried with tenacity
+(``START_ATTEMPTS`` attempts, exponential backoff with jitter, never sleeping past the caller's
+deadline); after a start that failed every attempt, calls fail fast for
 ``BROKEN_COOLDOWN`` seconds, so a broken server does not add its start-up time to every tool call.
 
 Errors: everything is mapped to ``HandlerError`` here (``MCPError``, transport and start-up failures, with
@@ -45,13 +47,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import re
-import sys
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from gateway.errors import HandlerError
+from handlers.mcp_failures import DEADLINE_SLACK, abandoned, call_failed
+from handlers.mcp_failures import leaf as first_leaf
+from handlers.mcp_launch import PLACEHOLDERS, env_refs, expand, placeholder_values, stdio_launch
 from handlers.mcp_stdio import ReadStreamBase
 
 if TYPE_CHECKING:
@@ -69,74 +71,17 @@ BROKEN_COOLDOWN = 5.0
 """Seconds during which calls fail fast after a server failed every start attempt."""
 ERRLOG_EVERY = 64
 """Calls of a session between two checks of its stderr file's size (one ``fstat`` each)."""
-PLACEHOLDERS = (
-    "CLAUDE_PROJECT_DIR",
-    "CLAUDE_PLUGIN_ROOT",
-    "CLAUDE_PLUGIN_DATA",
-    "HOOKGATE_CONFIG_DIR",
-    "HOOKGATE_PYTHON",
-)
-"""``${...}`` names always available in a stdio server's command, args, env and cwd (as for command hooks)."""
 
-_BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_ANY = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-
-
-# ---------------------------------------------------------------------------- interpolation
-
-
-def env_refs(text: str, *, plain: bool = False) -> list[str]:
-    """Names referenced as ``${NAME}`` in ``text`` (also ``$NAME`` when ``plain``, the header syntax)."""
-    pattern = _ANY if plain else _BRACED
-    return [m.group(1) or m.group(2) for m in pattern.finditer(text)]
-
-
-def expand(text: str, values: dict[str, str], allowed: set[str] | frozenset[str], *, plain: bool = False) -> str:
-    """Replace ``${NAME}`` (and ``$NAME`` when ``plain``): hookgate placeholders from ``values``, names in
-    ``allowed`` from the environment, any other name with the empty string (the http handler's rule)."""
-
-    def repl(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(2)
-        if name in values:
-            return values[name]
-        return os.environ.get(name, "") if name in allowed else ""
-
-    return (_ANY if plain else _BRACED).sub(repl, text)
-
-
-def placeholder_values(base_dir: str) -> dict[str, str]:
-    """Values of ``PLACEHOLDERS`` for a server defined in a config file in ``base_dir``."""
-    from handlers.command import infer_project_dir
-
-    values = {
-        "CLAUDE_PROJECT_DIR": infer_project_dir(base_dir),
-        "HOOKGATE_CONFIG_DIR": base_dir,
-        "HOOKGATE_PYTHON": sys.executable,
-    }
-    for name in ("CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
-        if os.environ.get(name):
-            values[name] = os.environ[name]
-    return values
-
-
-def stdio_launch(server: dict[str, Any]) -> tuple[str, list[str], dict[str, str], str | None]:
-    """``(command, args, env, cwd)`` of a normalized stdio server entry, placeholders and env expanded.
-
-    A relative ``cwd`` is relative to the config file's folder; a ``command`` with a ``/`` that is not
-    absolute is relative to the project folder (as for command hooks).
-    """
-    base_dir = server.get("base_dir") or "."
-    values = placeholder_values(base_dir)
-    allowed = frozenset(server.get("allowed_env_vars") or ())
-    command = os.path.expanduser(expand(server["command"], values, allowed))
-    if "/" in command and not os.path.isabs(command):
-        command = os.path.normpath(os.path.join(values["CLAUDE_PROJECT_DIR"], command))
-    args = [expand(a, values, allowed) for a in server.get("args") or []]
-    env = {k: expand(v, values, allowed) for k, v in (server.get("env") or {}).items()}
-    cwd = server.get("cwd")
-    if cwd:
-        cwd = os.path.normpath(os.path.join(base_dir, os.path.expanduser(expand(cwd, values, allowed))))
-    return command, args, env, cwd or None
+__all__ = [
+    "PLACEHOLDERS",
+    "RESOURCE",
+    "McpSessions",
+    "env_refs",
+    "expand",
+    "placeholder_values",
+    "sessions_for",
+    "stdio_launch",
+]
 
 
 # ---------------------------------------------------------------------------- one session
@@ -170,10 +115,38 @@ class _WatchedRead(ReadStreamBase):
         await self._inner.aclose()
 
 
+class _WatchedWrite:
+    """A transport's write stream that reports a write refused because the stream is gone."""
+
+    def __init__(self, inner: Any, on_broken: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_broken = on_broken
+
+    async def send(self, item: Any) -> None:
+        import anyio
+
+        try:
+            await self._inner.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_broken()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedWrite:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
 @contextlib.asynccontextmanager
-async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[tuple[Any, Any]]:
+async def _watched(
+    transport: Any, on_end: Callable[[], None], on_broken: Callable[[], None]
+) -> AsyncIterator[tuple[Any, Any]]:
     async with transport as (read_stream, write_stream):
-        yield _WatchedRead(read_stream, on_end), write_stream
+        yield _WatchedRead(read_stream, on_end), _WatchedWrite(write_stream, on_broken)
 
 
 def _import_sdk() -> None:
@@ -198,19 +171,15 @@ def _import_sdk() -> None:
 _FROZEN = False
 
 
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
 class _Slot:
     """One connection to one server, owned by its own task (see module docstring)."""
 
-    def __init__(self, name: str, server: dict[str, Any]) -> None:
+    def __init__(self, name: str, server: dict[str, Any], redact: Callable[[], tuple[str, ...]] | None = None) -> None:
         loop = asyncio.get_running_loop()
         self.name = name
         self.server = server
+        self.redact = redact or tuple
+        """The config's ``audit.redact`` patterns (for log lines about the server's output)."""
         self.ready: asyncio.Future[Client] = loop.create_future()
         self.ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "not retrieved"
         self.closing = asyncio.Event()
@@ -219,6 +188,10 @@ class _Slot:
         """Calls of this session waiting for their answer (the pool sends a call to the least busy)."""
         self.calls = 0
         """Calls made on this session so far."""
+        self.write_failed = False
+        """A message could not be written: the transport's pipe or stream is gone (``handlers.mcp_failures``)."""
+        self.why = ""
+        """Why the session was given up while it still ran (said to the calls in flight on it)."""
         self.errlog: ErrLog | None = None
         self._last_stderr = ""
         self._timed_out = False
@@ -285,6 +258,9 @@ class _Slot:
         self.lost = True
         self.closing.set()
 
+    def _mark_write_failed(self) -> None:
+        self.write_failed = True
+
     async def _connect(self, stack: contextlib.AsyncExitStack) -> Client:
         # import mcp costs ~0.8 s: done in a thread, so deadlines and other events are not held up
         await asyncio.to_thread(_import_sdk)
@@ -292,7 +268,10 @@ class _Slot:
         from mcp.types import Implementation
 
         from gateway.wire import VERSION
+        from handlers.mcp_logs import install
 
+        redact = self.redact()
+        install(redact)  # the SDK's own log records: one redacted line each (never a multi-line dump)
         server = self.server
         kind = server["type"]
         if kind == "stdio":
@@ -300,7 +279,17 @@ class _Slot:
 
             command, args, env, cwd = stdio_launch(server)
             self.errlog = ErrLog()
-            transport: Any = stdio_transport(command, args, env or None, cwd, self.errlog.file, self._mark_lost)
+            transport: Any = stdio_transport(
+                command,
+                args,
+                env or None,
+                cwd,
+                self.errlog.file,
+                self._mark_lost,
+                name=self.name,
+                redact=redact,
+                on_broken=self._mark_write_failed,
+            )
         else:
             allowed = frozenset(server.get("allowed_env_vars") or ())
             headers = {k: expand(v, {}, allowed, plain=True) for k, v in (server.get("headers") or {}).items()}
@@ -316,7 +305,7 @@ class _Slot:
                     httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
                 )
                 transport = streamable_http_client(server["url"], http_client=http)
-            transport = _watched(transport, self._mark_lost)
+            transport = _watched(transport, self._mark_lost, self._mark_write_failed)
         client = Client(
             transport,
             client_info=Implementation(name="hookgate", version=VERSION),
@@ -328,7 +317,7 @@ class _Slot:
     def _start_error(self, exc: BaseException) -> str:
         from mcp import MCPError
 
-        leaf = _leaf(exc)
+        leaf = first_leaf(exc)
         if isinstance(leaf, MCPError):
             detail = f"the MCP handshake failed: {leaf.message}"
         elif isinstance(leaf, FileNotFoundError):
@@ -357,9 +346,13 @@ class McpSessions:
     fail) and is replaced on demand. ``hookgate run`` keeps one session per server.
     """
 
-    def __init__(self, servers: dict[str, Any], *, mode: str = "api") -> None:
+    def __init__(
+        self, servers: dict[str, Any], *, mode: str = "api", redact: Callable[[], tuple[str, ...]] | None = None
+    ) -> None:
         self.servers = servers
         self.mode = mode
+        self.redact = redact
+        """Returns the config's ``audit.redact`` patterns (read when a session starts)."""
         self._slots: dict[str, list[_Slot]] = {}
         self._owners: set[asyncio.Task[None]] = set()
         self._broken: dict[str, tuple[float, str]] = {}
@@ -393,7 +386,7 @@ class McpSessions:
             raise HandlerError(f"no MCP server named {name!r} is configured (configured: {known})")
         how = "restarted" if name in self._started else "new"
         self._started.add(name)
-        slot = _Slot(name, server)
+        slot = _Slot(name, server, self.redact)
         self.starts += 1
         self._slots.setdefault(name, []).append(slot)
         self._owners.add(slot.task)
@@ -494,39 +487,26 @@ class McpSessions:
         meta: dict[str, Any] = {"server": name, "session": how}
         slot.in_flight += 1
         slot.calls += 1
+        timer = asyncio.timeout_at(deadline)
         try:
-            result = await client.call_tool(tool, arguments)
+            async with timer:
+                result = await client.call_tool(tool, arguments)
+        except TimeoutError as exc:
+            if not timer.expired():
+                raise call_failed(exc, name, tool, slot, meta) from None  # the transport's own timeout
+            abandoned(slot, tool)
+            raise
+        except asyncio.CancelledError:  # the handler's deadline (asyncio.timeout), or shutting down
+            if deadline is not None and asyncio.get_running_loop().time() >= deadline - DEADLINE_SLACK:
+                abandoned(slot, tool)
+            raise
         except Exception as exc:
-            raise self._call_failed(exc, name, tool, slot, meta) from None
+            raise call_failed(exc, name, tool, slot, meta) from None
         finally:
             slot.in_flight -= 1
         if slot.errlog is not None and not slot.calls % ERRLOG_EVERY:
             slot.errlog.trim()
         return result, meta
-
-    @staticmethod
-    def _call_failed(exc: Exception, name: str, tool: str, slot: _Slot, meta: dict[str, Any]) -> HandlerError:
-        """The HandlerError for a failed call (the session is discarded when it may be broken)."""
-        from mcp import MCPError
-        from mcp.types import CONNECTION_CLOSED, INVALID_PARAMS, METHOD_NOT_FOUND
-
-        if isinstance(exc, MCPError):
-            if exc.code == CONNECTION_CLOSED or slot.lost:
-                slot.discard()
-                return HandlerError(
-                    f"MCP server {name!r} closed the connection during the call to {tool!r} "
-                    f"(it exited or crashed; it is restarted on the next call){slot.note()}",
-                    {**meta, "mcp_error": exc.code},
-                )
-            if slot.server["type"] != "stdio" and exc.code not in (METHOD_NOT_FOUND, INVALID_PARAMS):
-                slot.discard()  # e.g. a restarted HTTP server no longer knows our session: reconnect next time
-            return HandlerError(
-                f"MCP error {exc.code} from {name}/{tool}: {exc.message}", {**meta, "mcp_error": exc.code}
-            )
-        # transport failures (anyio, httpx2, OSError), an invalid result (pydantic)
-        slot.discard()
-        detail = _leaf(exc)
-        return HandlerError(f"MCP call {name}/{tool} failed: {type(detail).__name__}: {detail}{slot.note()}", meta)
 
     async def list_tools(self, name: str, *, deadline: float | None = None) -> list[Tool]:
         """Every tool of server ``name`` (all pages). Raises HandlerError."""
@@ -567,5 +547,10 @@ def sessions_for(ctx: RunContext) -> McpSessions:
     async def close(manager: McpSessions) -> None:
         await manager.aclose()
 
-    manager: McpSessions = ctx.get_resource(RESOURCE, lambda: McpSessions(ctx.config.mcp_servers, mode=ctx.mode), close)
+    def make() -> McpSessions:
+        return McpSessions(
+            ctx.config.mcp_servers, mode=ctx.mode, redact=lambda: tuple(ctx.config.audit.get("redact") or ())
+        )
+
+    manager: McpSessions = ctx.get_resource(RESOURCE, make, close)
     return manager

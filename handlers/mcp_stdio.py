@@ -16,8 +16,11 @@ The contract is ``stdio_client``'s:
   configured ``env``, its stderr going to ``errlog``; a failed start raises ``OSError`` (``FileNotFoundError``
   for a missing command);
 - each stdout line is one message, parsed with the SDK's ``jsonrpc_message_adapter``; a line that does not
-  parse is handed to the session as an exception value (the SDK logs it and drops it; a call waiting for
-  that answer runs into its deadline), a partial last line at EOF is dropped;
+  parse is dropped here (``stdio_client`` hands it to the session as an exception value, which drops it
+  too): the first one of a session is logged as one line, redacted with the audit record's patterns
+  (``handlers.mcp_logs``; a startup banner can hold a key, and ``hookgate run``'s stderr reaches the model
+  on exit 2), never as the parser's multi-line dump of it; a call waiting for an answer that never came
+  runs into its deadline. A partial last line at EOF is dropped;
 - the read stream ends (``anyio.EndOfStream``) when stdout ends (the server exited or closed it), and
   ``on_end`` is called then (hookgate marks the session dead: its calls in flight fail, the next call starts
   a new server); a send after the server closed its stdin raises ``anyio.BrokenResourceError`` (the
@@ -172,7 +175,14 @@ class ReadStreamBase:
 class MessageReader(ReadStreamBase):
     """The read stream (``ReadStream[SessionMessage | Exception]``): one parsed stdout line per ``receive``."""
 
-    def __init__(self, reader: asyncio.StreamReader, on_end: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        on_end: Callable[[], None],
+        *,
+        name: str = "",
+        redact: tuple[str, ...] = (),
+    ) -> None:
         from mcp.shared.message import SessionMessage
         from mcp.types import jsonrpc_message_adapter
 
@@ -182,6 +192,10 @@ class MessageReader(ReadStreamBase):
         self._message = SessionMessage
         self._ended = False
         self._closed = False
+        self._name = name
+        self._redact = redact
+        self.ignored = 0
+        """Lines read that were not JSON-RPC messages (dropped)."""
 
     async def receive(self) -> Any:
         import anyio
@@ -200,10 +214,22 @@ class MessageReader(ReadStreamBase):
                 break
             try:
                 return self._message(self._parse(line, by_name=False))
-            except ValueError as exc:  # as the SDK's stdio_client: handed on as a value, the session logs it
-                logger.warning("an MCP server wrote a line that is not a JSON-RPC message: %s", str(exc)[:300])
-                return exc
+            except ValueError:  # pydantic's ValidationError: dropped here, never handed to the SDK
+                self._ignore(line)
         raise anyio.EndOfStream
+
+    def _ignore(self, line: bytes) -> None:
+        """Drop a stdout line that is not a JSON-RPC message (a banner, a stray print): the first one of the
+        session is logged as one redacted line, later ones at debug level only."""
+        from handlers.mcp_logs import one_line
+
+        self.ignored += 1
+        level = logging.WARNING if self.ignored == 1 else logging.DEBUG
+        if logger.isEnabledFor(level):
+            who = f"MCP server {self._name!r}" if self._name else "an MCP server"
+            text = one_line(line.decode("utf-8", "replace"), self._redact, limit=200)
+            more = " (later ones are not logged)" if self.ignored == 1 else ""
+            logger.log(level, "%s wrote a line that is not a JSON-RPC message, ignored%s: %s", who, more, text)
 
     async def aclose(self) -> None:
         self._closed = True
@@ -214,9 +240,12 @@ class MessageWriter:
     to the pipe once per event-loop iteration (or at once past ``FLUSH_AT`` bytes), waiting only while the
     pipe is full."""
 
-    def __init__(self, transport: asyncio.WriteTransport, protocol: _Out) -> None:
+    def __init__(
+        self, transport: asyncio.WriteTransport, protocol: _Out, on_broken: Callable[[], None] | None = None
+    ) -> None:
         self._transport = transport
         self._protocol = protocol
+        self._on_broken = on_broken
         self._loop = asyncio.get_running_loop()
         self._chunks: list[bytes] = []
         self._size = 0
@@ -229,6 +258,8 @@ class MessageWriter:
         if self._closed:
             raise anyio.ClosedResourceError
         if self._protocol.lost or self._transport.is_closing():
+            if self._on_broken is not None:
+                self._on_broken()
             raise anyio.BrokenResourceError
         data = item.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
         self._chunks.append(data)
@@ -341,8 +372,15 @@ async def stdio_transport(
     cwd: str | None,
     errlog: IO[str],
     on_end: Callable[[], None],
+    *,
+    name: str = "",
+    redact: tuple[str, ...] = (),
+    on_broken: Callable[[], None] | None = None,
 ) -> AsyncIterator[tuple[MessageReader, MessageWriter]]:
     """Start ``command args`` and yield ``(read stream, write stream)`` of its MCP messages (module docstring).
+    ``name`` (the server's) and ``redact`` (``audit.redact`` patterns) are for the log line about a stdout
+    line that is not JSON-RPC. ``on_broken`` is called when a send is refused because the server's stdin is
+    gone (the SDK answers that call with its connection-closed error).
 
     Raises OSError (or ValueError for arguments the OS refuses) when the server cannot be started.
     """
@@ -386,9 +424,9 @@ async def stdio_transport(
         else:
             proc.stdout.close()
         raise
-    writer = MessageWriter(stdin, protocol)
+    writer = MessageWriter(stdin, protocol, on_broken)
     try:
-        yield MessageReader(lines, on_end), writer
+        yield MessageReader(lines, on_end, name=name, redact=redact), writer
     finally:
         stopping = True
         for timer in timers:

@@ -132,6 +132,7 @@ class RuntimeConfig(Record):
         "config_hash",
         "warnings",
         "broken",
+        "depends",
     )
 
     def __init__(
@@ -147,6 +148,7 @@ class RuntimeConfig(Record):
         config_hash: str | None = None,
         warnings: list[str] | None = None,
         broken: list[str] | None = None,
+        depends: list[str] | None = None,
     ) -> None:
         self.hooks = hooks
         self.sources = sources
@@ -161,6 +163,8 @@ class RuntimeConfig(Record):
         """SHA-256 (16 hex) of the normalized config (``gateway.config.compiler.config_hash``)."""
         self.warnings: list[str] = [] if warnings is None else warnings
         self.broken: list[str] = [] if broken is None else broken
+        self.depends: list[str] = [] if depends is None else depends
+        """The other files the config was compiled from (``mcpConfig`` files): ``hookgate serve`` watches them."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuntimeConfig:
@@ -177,6 +181,8 @@ class RuntimeConfig(Record):
             config_hash=data.get("config_hash"),
             warnings=data.get("warnings", []),
             broken=data.get("broken", []),
+            # the compiler's paths; the load cache keeps (path, stamp) pairs
+            depends=[d[0] if isinstance(d, list | tuple) else d for d in data.get("depends", [])],
         )
 
     def handler_count(self) -> int:

@@ -72,8 +72,8 @@ the decision, exactly as with ``hookgate run``. An event over ``max_body`` bytes
 for it (``gateway.oversize``), since Claude Code's ``http`` hook reads any non-2xx as "go ahead".
 
 Warm state: one ``Gateway`` (mode ``serve``): loaded config, handler instances, the shared HTTP pool,
-MCP sessions and SDK clients live across events. Reload on SIGHUP and when a config file changes
-(polled every ``reload_interval`` seconds): the new config is compiled off the event loop and swapped
+MCP sessions and SDK clients live across events. Reload on SIGHUP and when a config file or an ``mcpConfig`` file
+it reads changes (polled every ``reload_interval`` seconds): the new config is compiled off the event loop and swapped
 in atomically; a bad config is rejected with one log line and the old one keeps serving. Events already
 running finish on the config they started with. When only ``hooks`` changed, warm resources are kept;
 otherwise the old gateway is closed once its last event finishes. Shutdown (SIGTERM/SIGINT) stops

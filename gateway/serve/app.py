@@ -110,9 +110,10 @@ class HookServer(Routes):
     async def _watch(self) -> None:
         while True:
             await asyncio.sleep(self.reload_interval)
-            if self.generations.changed_on_disk():
+            changed = self.generations.changed_files()  # the config files and its mcpConfig files
+            if changed:
                 await self.generations.settled()  # an editor may still be writing it
-                await self.reload("config file changed")
+                await self.reload(f"config file changed: {', '.join(changed)}")
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Any) -> AsyncIterator[None]:

@@ -4,7 +4,9 @@ A reload compiles the config files off the event loop and swaps the new generati
 config is rejected (one log line) and the old one keeps serving. So is a config that holds nothing (an
 empty, ``null`` or comment-only file, only ``hooks:``, no recognised key: ``gateway.config.compiler``
 makes those errors), so a file caught half-written never drops the policy; zero handlers take an
-explicit ``hooks: {}``. The file watcher also waits until the files stopped changing (``settled``).
+explicit ``hooks: {}``. The file watcher also waits until the files stopped changing (``settled``). It
+watches the ``--config`` files and every other file the current config was compiled from
+(``RuntimeConfig.depends``: the ``mcpConfig`` files), so an edited ``.mcp.json`` is served too.
 Events already running finish on the generation they started on. When only ``hooks`` changed, warm
 resources (the ``RunContext``) carry over; otherwise the old generation is closed once its last event
 finishes.
@@ -23,6 +25,7 @@ from gateway.config import load_config
 from gateway.errors import ConfigError
 
 if TYPE_CHECKING:
+    from gateway.config.specs import RuntimeConfig
     from gateway.decision import Decision
     from gateway.events import HookEvent
     from gateway.serve.metrics import Metrics
@@ -41,7 +44,11 @@ class Generation:
     retired: bool = False
 
 
-def file_stamp(paths: list[str]) -> tuple[tuple[str, int, int, int], ...]:
+Stamp = tuple[tuple[str, int, int, int], ...]
+"""Per file: (path, mtime_ns, size, inode)."""
+
+
+def file_stamp(paths: list[str]) -> Stamp:
     """What identifies the config files' content on disk: (path, mtime_ns, size, inode), -1 when missing."""
     out = []
     for path in paths:
@@ -66,23 +73,42 @@ class Generations:
     def __init__(self, paths: list[str], metrics: Metrics) -> None:
         self.paths = list(paths)
         self.metrics = metrics
-        self.stamp = file_stamp(self.paths)
-        self.current = Generation(Gateway(load_config(self.paths), mode="serve"))
+        before = file_stamp(self.paths)  # taken before the files are read: a change meanwhile is seen later
+        config = load_config(self.paths)
+        self.current = Generation(Gateway(config, mode="serve"))
+        self.stamp = self._restamp(before, config)
         self.count = 0
         self._retired: set[asyncio.Task[None]] = set()
         self._lock: asyncio.Lock | None = None
 
+    def watched(self, config: RuntimeConfig | None = None) -> list[str]:
+        """The files a change to which reloads: the config files, then the other files ``config`` (default:
+        the current one) was compiled from (its ``mcpConfig`` files)."""
+        config = config or self.current.gateway.config
+        return list(dict.fromkeys([*self.paths, *config.depends]))
+
+    def _restamp(self, before: Stamp, config: RuntimeConfig) -> Stamp:
+        """The stamp of ``config``'s watched files: as in ``before`` (taken before it was compiled) where
+        that has them, else as now (a file this config reads for the first time)."""
+        known = {entry[0]: entry for entry in before}
+        return tuple(known.get(path) or file_stamp([path])[0] for path in self.watched(config))
+
     def changed_on_disk(self) -> bool:
-        return file_stamp(self.paths) != self.stamp
+        return file_stamp(self.watched()) != self.stamp
+
+    def changed_files(self) -> list[str]:
+        """The watched files that changed since the current config was loaded (or a reload was rejected)."""
+        old = {entry[0]: entry for entry in self.stamp}
+        return [entry[0] for entry in file_stamp(self.watched()) if old.get(entry[0]) != entry]
 
     async def settled(self, quiet: float = SETTLE_SECONDS) -> None:
         """Return once the config files have not changed for ``quiet`` seconds (an editor that writes a
         file in several steps is done), so the watcher never reads a half-written file."""
         loop = asyncio.get_running_loop()
-        last, since = file_stamp(self.paths), loop.time()
+        last, since = file_stamp(self.watched()), loop.time()
         while loop.time() - since < quiet:
             await asyncio.sleep(min(0.1, quiet / 5))
-            now = file_stamp(self.paths)
+            now = file_stamp(self.watched())
             if now != last:
                 last, since = now, loop.time()
 
@@ -102,7 +128,7 @@ class Generations:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            stamp = file_stamp(self.paths)
+            stamp = file_stamp(self.watched())
             try:
                 config = await asyncio.to_thread(load_config, self.paths, use_cache=False)
             except ConfigError as exc:
@@ -135,7 +161,7 @@ class Generations:
                 new.context = old.gateway.context
                 new.context.config = config
             self.current = Generation(new)
-            self.stamp = stamp
+            self.stamp = self._restamp(stamp, config)
             self.count += 1
             self.metrics.reloads.labels("ok").inc()
             if not keep_resources:

@@ -239,6 +239,16 @@ def test_mcp_config_reads_a_dot_mcp_json(tmp_path: Path) -> None:
     assert config.mcp_servers["other"]["type"] == "stdio"  # mcpServers wins over the same name in mcpConfig
 
 
+def test_the_loaded_config_records_its_mcp_config_files_also_from_the_cache(tmp_path: Path) -> None:
+    # hookgate serve watches them (gateway/serve/reload.py): an edited .mcp.json is reloaded
+    _write(tmp_path, {"mcpServers": {"policy": {"command": PY}}}, ".mcp.json")
+    path = _write(tmp_path, {"mcpConfig": ".mcp.json", "hooks": _hook()})
+    compiled, cached = load_config([path]), load_config([path])  # the second is read from the load cache
+    assert compiled.depends == cached.depends == [str(tmp_path / ".mcp.json")]
+    plain = {"mcpServers": {"policy": {"command": PY}}, "hooks": _hook()}
+    assert load_config([_write(tmp_path, plain, "plain.json")], use_cache=False).depends == []
+
+
 def test_mcp_config_errors(tmp_path: Path) -> None:
     path = _write(tmp_path, {"mcpConfig": "missing.json"})
     assert _issues(path)[0].startswith(f"{path}: mcpConfig: {tmp_path / 'missing.json'}: cannot read config")
