@@ -67,6 +67,10 @@ STDERR_TAIL = 4096
 """Bytes of a stdio server's stderr read back to explain why it died."""
 ERRLOG_CAP = 1 << 20
 """A stdio server's stderr file is emptied when it grows past this many bytes (when ``ErrLog.trim`` runs)."""
+MAX_IGNORED = 1000
+"""Lines in a row that are not JSON-RPC messages after which a stdio server is given up (its session ends,
+its calls fail, the next call starts it again): a server that floods stdout (a log written there, ``yes``)
+would otherwise be read for ever, holding its calls past their deadline."""
 FLUSH_AT = 1 << 18
 """Buffered bytes at which ``send`` writes at once instead of at the end of the loop iteration."""
 
@@ -196,6 +200,7 @@ class MessageReader(ReadStreamBase):
         self._redact = redact
         self.ignored = 0
         """Lines read that were not JSON-RPC messages (dropped)."""
+        self._garbage = 0  # such lines since the last message
 
     async def receive(self) -> Any:
         import anyio
@@ -213,10 +218,27 @@ class MessageReader(ReadStreamBase):
                 self._on_end()
                 break
             try:
-                return self._message(self._parse(line, by_name=False))
+                message = self._message(self._parse(line, by_name=False))
             except ValueError:  # pydantic's ValidationError: dropped here, never handed to the SDK
                 self._ignore(line)
+                self._garbage += 1
+                if self._garbage >= MAX_IGNORED:  # `yes`, a log to stdout: no answer is coming
+                    self._give_up()
+                    break
+                if self._garbage % 64 == 0:
+                    await asyncio.sleep(0)  # a buffered flood must not hold the loop (deadlines, other calls)
+                continue
+            self._garbage = 0
+            return message
         raise anyio.EndOfStream
+
+    def _give_up(self) -> None:
+        who = f"MCP server {self._name!r}" if self._name else "an MCP server"
+        logger.warning(
+            "%s wrote %d lines in a row that are not JSON-RPC messages; the session is closed", who, self._garbage
+        )
+        self._ended = True
+        self._on_end()
 
     def _ignore(self, line: bytes) -> None:
         """Drop a stdout line that is not a JSON-RPC message (a banner, a stray print): the first one of the

@@ -155,3 +155,26 @@ async def test_a_timed_out_call_through_call_tool_gives_the_session_up(tmp_path:
         assert await until(lambda: not alive(pid))
     finally:
         await sessions.aclose()
+
+
+def test_a_server_that_floods_stdout_is_given_up_within_the_deadline(tmp_path: Path) -> None:
+    """`yes` as a server (a log written to stdout does the same): read for ever, it held a call 3-7 times
+    past its timeout and wrote tens of MB to stderr; given up after MAX_IGNORED lines, the deny comes
+    within the deadline and stderr stays a few lines."""
+    import shutil
+
+    from handlers.mcp_stdio import MAX_IGNORED
+
+    yes = shutil.which("yes")
+    assert yes is not None
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(
+        f"mcpServers:\n  y: {{command: {yes}, startTimeout: 3}}\nhooks:\n  PreToolUse:\n    - matcher: Bash\n"
+        "      hooks:\n        - {type: mcp_tool, id: m, server: y, tool: x, timeout: 4, failClosed: true}\n"
+    )
+    bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/tmp"}
+    started = time.monotonic()
+    proc = run_hookgate(["run", "--config", str(config)], bash, timeout=60)
+    assert time.monotonic() - started < 4 + 4  # the timeout, plus stopping the server
+    assert proc.returncode == 2 and '"permissionDecision":"deny"' in proc.stdout
+    assert len(proc.stderr) < 4000 and f"wrote {MAX_IGNORED} lines in a row" in proc.stderr, proc.stderr[:500]
