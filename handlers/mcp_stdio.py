@@ -51,8 +51,10 @@ from typing import IO, Any, Self
 
 logger = logging.getLogger(__name__)
 
-MAX_LINE = 1 << 26
-"""Longest line read from a server (bytes, 64 MiB): far above any tool answer."""
+MAX_LINE = 1 << 24
+"""Longest line read from a server (bytes, 16 MiB, the cap on a command hook's stdout): far above any tool
+answer; a longer one ends the session (its call fails, a deny with ``failClosed``) instead of being held in
+memory whole, once per call in flight."""
 PROCESS_TERMINATION_TIMEOUT = 2.0
 """Seconds a server gets to exit on its own after its stdin is closed (the SDK's value)."""
 FORCE_KILL_TIMEOUT = 2.0

@@ -178,3 +178,15 @@ def test_a_server_that_floods_stdout_is_given_up_within_the_deadline(tmp_path: P
     assert time.monotonic() - started < 4 + 4  # the timeout, plus stopping the server
     assert proc.returncode == 2 and '"permissionDecision":"deny"' in proc.stdout
     assert len(proc.stderr) < 4000 and f"wrote {MAX_IGNORED} lines in a row" in proc.stderr, proc.stderr[:500]
+
+
+def test_an_answer_over_the_line_cap_fails_the_call_and_one_under_it_is_read(tmp_path: Path) -> None:
+    """A stdio answer is capped like a command hook's stdout (16 MiB): over it, the call fails (a deny with
+    failClosed) instead of being held in memory whole."""
+    from handlers.mcp_stdio import MAX_LINE
+
+    over = run_hookgate(["run", "--config", str(config(tmp_path, "huge", size=MAX_LINE))], event("Bash", command="ls"))
+    assert over.returncode == 2 and '"permissionDecision":"deny"' in over.stdout, over.stderr[-500:]
+    assert f"longer than {MAX_LINE} bytes" in over.stderr
+    under = run_hookgate(["run", "--config", str(config(tmp_path, "huge", size=1 << 20))], event("Bash", command="ls"))
+    assert under.returncode == 0, under.stderr[-500:]
