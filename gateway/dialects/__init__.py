@@ -94,10 +94,15 @@ def _short(value: object) -> str:
 def render(decision: Decision, dialect: str) -> tuple[int, str, str]:
     """What the host gets for ``decision`` (``hookgate run``'s output, ``hookgate serve``'s envelope, the
     Python API): ``(exit_code, stdout, stderr)`` in ``dialect``'s form, its stderr starting with one
-    ``hookgate: handler ID STATUS: message`` line per failed handler. The one place a decision is
+    ``hookgate: handler ID STATUS: message`` line per failed handler whose failure the answer's own text
+    does not already give (a ``failClosed`` deny's reason names it). The one place a decision is
     rendered; each dialect module's own ``render`` says how its host reads an answer."""
-    notes = "".join(f"hookgate: handler {r.id} {r.status}: {r.message}\n" for r in decision.results if r.failed)
     code, out, err = get_dialect(dialect).render(decision)
+    notes = "".join(  # (not again when the answer's own text says it: a failClosed deny's reason)
+        f"hookgate: handler {r.id} {r.status}: {r.message}\n"
+        for r in decision.results
+        if r.failed and not (r.message and f"({r.status}: {r.message})" in err)
+    )
     return code, out, notes + err
 
 

@@ -346,6 +346,7 @@ def test_a_failing_hooks_secrets_never_reach_the_deny_reason_or_stderr(tmp_path:
     for text in (reason, proc.stderr):
         assert "S3cretPassw0rd" not in text and "AKIAIOSFODNN7EXAMPLE" not in text, text
         assert "[REDACTED:url_credentials]" in text and "[REDACTED:api_key]" in text and "db connect failed" in text
+    assert proc.stderr.count("db connect failed") == 1  # the deny's reason says it: no second line (the model reads it)
 
 
 async def test_a_failures_text_is_redacted_with_the_configs_audit_redact_patterns(tmp_path: Path) -> None:
