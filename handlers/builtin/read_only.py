@@ -44,8 +44,20 @@ def rules_from(options: dict[str, Any]) -> WriteRules:
     return rules
 
 
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+"""Tools whose input takes a parser to judge (bashlex alone costs a `hookgate run` about 100 ms to import):
+under ``run`` the mode is read first, and a call made while it is off is never parsed."""
+
+
 def run(options: dict[str, Any], event: HookEvent, ctx: RunContext, handler_id: str) -> Verdict:
-    """Deny a write while the mode is on. A call that writes nothing never reads the store."""
+    """Deny a write while the mode is on. A call that writes nothing never reads the store, except a shell
+    command (``SHELL_TOOLS``): reading the flag (a few ms) is cheaper than loading the parser."""
+    if event.tool_name in SHELL_TOOLS:
+        on, source = is_on(ctx)
+        if not on:
+            return Verdict()
+        why = write_reason(event.tool_name, event.tool_input, rules_from(options))
+        return Verdict() if why is None else _answer(why, on, source)
     why = write_reason(event.tool_name, event.tool_input, rules_from(options))
     if why is None:
         return Verdict()

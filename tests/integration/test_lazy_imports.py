@@ -185,3 +185,17 @@ def test_the_default_policy_hook_path_imports_only_what_it_needs(tmp_path: Path)
     assert json.loads(line.removeprefix("LOADED=")) == []
     used = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("USED="))
     assert json.loads(used.removeprefix("USED=")) == list(ON_THE_HOOK_PATH)
+
+
+def test_read_only_mode_off_parses_no_shell_command(tmp_path: Path) -> None:
+    """readOnly on a Bash call: while the mode is off the flag is read and the parser (bashlex, ~100 ms to
+    import) is never loaded; on, the command is parsed and a write denied."""
+    from tests.conftest import run_hookgate
+
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "builtin", "name": "readOnly"}]}]}}))
+    code, loaded = modules_loaded(config, event("Bash", command="echo x > notes.txt"), ("bashlex",))
+    assert (code, loaded) == (0, [])
+    assert run_hookgate(["mode", "read-only", "on", "--config", str(config)]).returncode == 0
+    code, loaded = modules_loaded(config, event("Bash", command="echo x > notes.txt"), ("bashlex",))
+    assert (code, loaded) == (2, ["bashlex"])
