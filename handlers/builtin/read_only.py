@@ -53,11 +53,17 @@ def run(options: dict[str, Any], event: HookEvent, ctx: RunContext, handler_id: 
     """Deny a write while the mode is on. A call that writes nothing never reads the store, except a shell
     command (``SHELL_TOOLS``): reading the flag (a few ms) is cheaper than loading the parser."""
     if event.tool_name in SHELL_TOOLS:
-        on, source = is_on(ctx)
-        if not on:
-            return Verdict()
-        why = write_reason(event.tool_name, event.tool_input, rules_from(options))
-        return Verdict() if why is None else _answer(why, on, source)
+        from gateway.errors import StoreError
+
+        try:
+            on, source = is_on(ctx)
+        except StoreError:  # the store cannot say: judge the command first, as for any tool (a read passes)
+            pass
+        else:
+            if not on:
+                return Verdict()
+            why = write_reason(event.tool_name, event.tool_input, rules_from(options))
+            return Verdict() if why is None else _answer(why, on, source)
     why = write_reason(event.tool_name, event.tool_input, rules_from(options))
     if why is None:
         return Verdict()

@@ -57,7 +57,7 @@ def test_hookgate_run_slow_start_times_out_without_leaking_the_server(tmp_path: 
     )
     proc = run_hookgate(["run", "--config", str(config)], event("Bash", command="ls"), timeout=60)
     assert proc.returncode == 2  # failClosed: the policy could not run, so the call is denied
-    assert "handler mcp_tool:slow/deny timeout" in proc.stderr
+    assert "handler 'mcp_tool:slow/deny' failed (timeout: no answer within 2 s)" in proc.stderr
     # No server outlives the run, whether the deadline came while it was starting (the usual case: its pid file
     # says which process) or, on a loaded machine, before hookgate got as far as spawning it (importing the SDK
     # takes most of the 2 s): every process carrying this test's environment is looked for, not a pid alone.
