@@ -546,20 +546,6 @@ def _store(result: HandlerResult, answer: Verdict | tuple[Verdict, dict[str, Any
         result.side_effects = list(result.verdict.side_effects)
 
 
-_REDACTORS: dict[tuple[str, ...], Any] = {}
-
-
-def _redactor(patterns: tuple[str, ...]) -> Any:
-    """The audit record's ``Redactor`` with ``patterns`` beside its defaults (kept per pattern set; imported on
-    a failure only)."""
-    redactor = _REDACTORS.get(patterns)
-    if redactor is None:
-        from gateway.audit.redact import Redactor
-
-        redactor = _REDACTORS[patterns] = Redactor(patterns)
-    return redactor
-
-
 def _fail(result: HandlerResult, exc: BaseException, redact: tuple[str, ...] = ()) -> None:
     """``result`` failed with ``exc``: status error, the first line of its message with secrets redacted
     (``redact``: the config's ``audit.redact`` patterns, beside the defaults): a hook's stderr or an
@@ -567,7 +553,9 @@ def _fail(result: HandlerResult, exc: BaseException, redact: tuple[str, ...] = (
     text = str(exc) if isinstance(exc, Exception) else f"{type(exc).__name__}: {exc}".removesuffix(": ")
     line = text.splitlines()[0] if text else type(exc).__name__
     if line:
-        line = _redactor(redact).text(line)
+        from gateway.audit.redactors import redactor_for  # (a failure only)
+
+        line = redactor_for(redact).text(line)
     result.status, result.message = "error", line
     result.meta.update(getattr(exc, "meta", {}) or {})
     from gateway.errors import StoreError

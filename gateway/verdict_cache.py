@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from collections.abc import Hashable
     from typing import Any
 
-    from gateway.audit.redact import Redactor
     from gateway.context import RunContext
     from gateway.decision import Verdict
     from gateway.events import HookEvent
@@ -49,17 +48,12 @@ def verdict_fields(verdict: Verdict) -> dict[str, Any]:
     return {name: getattr(verdict, name) for name in verdict.__slots__ if name != "side_effects"}
 
 
-_redactors: dict[tuple[str, ...], Redactor] = {}
-
-
 def storable(fields: dict[str, Any], redact: tuple[str, ...] = ()) -> bool:
     """True when the audit redactor (with ``audit.redact``'s patterns ``redact``) leaves these verdict
     fields as they are: nothing secret in them, so they may be written and come back exact."""
-    redactor = _redactors.get(redact)
-    if redactor is None:
-        from gateway.audit.redact import Redactor
+    from gateway.audit.redactors import redactor_for
 
-        redactor = _redactors[redact] = Redactor(redact, max_value=UNCUT)
+    redactor = redactor_for(redact, UNCUT)
     try:
         return bool(redactor.apply(fields) == fields)
     except Exception:  # a value the redactor cannot read is no reason to store the verdict

@@ -26,18 +26,13 @@ SDK_LOGGERS = ("mcp", "client", "server")
 """The loggers the ``mcp`` SDK logs to (its client session logs to ``client``, not ``mcp.client.session``)."""
 
 _patterns: tuple[str, ...] = ()
-_redactors: dict[tuple[str, ...], Any] = {}
 
 
 def redactor(patterns: tuple[str, ...] | None = None) -> Any:
     """The audit record's ``Redactor`` with ``patterns`` (default: the ones last given to ``install``)."""
-    key = _patterns if patterns is None else patterns
-    found = _redactors.get(key)
-    if found is None:
-        from gateway.audit.redact import Redactor
+    from gateway.audit.redactors import redactor_for
 
-        found = _redactors[key] = Redactor(key)
-    return found
+    return redactor_for(_patterns if patterns is None else patterns)
 
 
 def one_line(text: str, patterns: tuple[str, ...] | None = None, limit: int = MAX_LOG_LINE) -> str:
