@@ -233,6 +233,15 @@ def test_a_reload_in_serve_takes_the_new_configs_tuning_and_nothing_of_the_old(t
         assert server.stop() == 0
 
 
+def _decide(
+    configs: list[str], cwd: Path, env: dict[str, str], tool: str, tool_input: dict[str, Any]
+) -> tuple[int, str]:
+    """``hookgate run`` with ``configs`` on a PreToolUse call of ``tool`` run in ``cwd``: exit code, stdout."""
+    event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(cwd)}
+    proc = run_hookgate(["run", *(a for c in configs for a in ("--config", c))], event, env=env)
+    return proc.returncode, proc.stdout
+
+
 def test_the_policy_files_hookgate_loaded_are_protected_whatever_their_name(tmp_path: Path) -> None:
     """`--config builtin:default --config policy.yaml`: the agent must not rewrite policy.yaml (a file
     tool, a shell write, a removal), as it must not rewrite a file named hookgate.yaml."""
@@ -242,13 +251,11 @@ def test_the_policy_files_hookgate_loaded_are_protected_whatever_their_name(tmp_
     policy.write_text(
         "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: 'true'}\n"
     )
-    args = ["run", "--config", "builtin:default", "--config", str(policy)]
+    configs = ["builtin:default", str(policy)]
     env = isolated_env(tmp_path)
 
     def decide(tool: str, tool_input: dict[str, Any]) -> tuple[int, str]:
-        event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(project)}
-        proc = run_hookgate(args, event, env=env)
-        return proc.returncode, proc.stdout
+        return _decide(configs, project, env, tool, tool_input)
 
     for tool, tool_input in (
         ("Write", {"file_path": str(policy), "content": "hooks: {}"}),
@@ -283,9 +290,7 @@ def test_a_link_to_a_protected_file_is_no_way_around_the_guard_rails(tmp_path: P
     env = {**isolated_env(tmp_path), "HOME": str(home)}
 
     def decide(tool: str, tool_input: dict[str, Any]) -> tuple[int, str]:
-        event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": str(project)}
-        proc = run_hookgate(["run", "--config", "builtin:default"], event, env=env)
-        return proc.returncode, proc.stdout
+        return _decide(["builtin:default"], project, env, tool, tool_input)
 
     for tool, tool_input in (
         ("Write", {"file_path": str(project / "notes.txt"), "content": "ssh-rsa AAAA attacker"}),
