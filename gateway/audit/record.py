@@ -264,7 +264,13 @@ def ordered(record: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-_OPTIONS: dict[str, Any] = {"sort_keys": True, "separators": (",", ":"), "default": str, "allow_nan": False}
+_OPTIONS: dict[str, Any] = {
+    "sort_keys": True,
+    "separators": (",", ":"),
+    "default": str,
+    "allow_nan": False,
+    "check_circular": False,  # a cycle ends in RecursionError, which `canonical` handles as `plain` says
+}
 _ENCODE = json.JSONEncoder(ensure_ascii=False, **_OPTIONS).encode
 _ENCODE_ASCII = json.JSONEncoder(ensure_ascii=True, **_OPTIONS).encode
 

@@ -544,3 +544,30 @@ def test_a_generic_prefix_inside_a_word_is_no_key() -> None:
 def test_private_key_blocks_with_odd_spacing(block: str) -> None:
     out = Redactor().text(f"key: {block}")
     assert "MIIE" not in out and "b3Bl" not in out and "[REDACTED:private_key]" in out
+
+
+def test_the_hint_pattern_finds_exactly_what_the_hints_do() -> None:
+    """``has_hint`` moves from one ``in`` test per hint to one compiled trie (``hint_pattern``) after
+    ``HINT_PATTERN_AFTER`` calls: both must say the same of every text, a hint at the very end, a
+    near miss and a hint inside a longer one included."""
+    import random
+    import re
+
+    from gateway.audit import redact
+
+    pattern = re.compile(redact.hint_pattern(redact.ALL_HINTS))
+    rng = random.Random(7)
+    alphabet = "abcdeghiklmnoprstuwxyz-_:=/'\"\\ .*0123456789"
+    texts = ["", "npm test", "ls -la", "git push -u origin", "passport", "authors", "a" * 300 + "ghp_"]
+    texts += [hint[:-1] for hint in redact.ALL_HINTS] + [f"x{hint}y" for hint in redact.ALL_HINTS]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 60))) for _ in range(3000)]
+    for text in texts:
+        expected = any(hint in text for hint in redact.ALL_HINTS)
+        assert (pattern.search(text) is not None) is expected, text
+    # the switch itself: the same answers before and after it, in one process
+    redact._hint_calls, redact._hint_search = 0, None
+    answers = [redact.has_hint(text) for text in texts[: redact.HINT_PATTERN_AFTER + 50]]
+    assert redact._hint_search is not None
+    assert answers == [any(h in t for h in redact.ALL_HINTS) for t in texts[: redact.HINT_PATTERN_AFTER + 50]]
+    with pytest.raises(ValueError, match="empty hint"):
+        redact.hint_pattern(["a", ""])
