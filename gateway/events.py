@@ -310,6 +310,18 @@ def check_event_value(event: dict[str, Any]) -> None:
         raise EventUndecodable(f"event is nested too deeply to decode (over {MAX_DEPTH} levels)")
 
 
+def json_problem(value: Any, root: str = "(value)") -> str | None:
+    """None when ``value`` is a JSON value (as ``check_event_value`` says), else a one-line reason naming
+    its first bad field: ``'hookSpecificOutput.updatedInput.timeout' holds nan, which JSON has no number
+    for (RFC 8259)`` (``root`` names the value itself). One C-speed encoding; the walk runs only on failure."""
+    try:
+        _STRICT.encode(value)
+    except (ValueError, TypeError, RecursionError):
+        where, why = _first_non_json(value, root)
+        return f"{where!r} {why}"
+    return None
+
+
 def json_safe(value: Any) -> Any:
     """``value`` itself when a JSON event can hold it (see ``check_event_value``), else a copy that can
     (``gateway.plain.plain``: what JSON cannot carry becomes an ``[unencodable: ...]`` string, NaN
@@ -326,27 +338,28 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def _first_non_json(value: Any) -> tuple[str, str]:
-    """``(path, why)`` of the first value JSON cannot carry in ``value`` (iterative, depth-capped)."""
+def _first_non_json(value: Any, root: str = "(event)") -> tuple[str, str]:
+    """``(path, why)`` of the first value JSON cannot carry in ``value`` (iterative, depth-capped; ``root``
+    is the path of ``value`` itself)."""
     import math
 
     stack: list[tuple[str, Any, int]] = [("", value, 0)]
     while stack:
         path, item, depth = stack.pop()
         if depth > MAX_DEPTH:
-            return path or "(event)", f"nests deeper than {MAX_DEPTH} levels"
+            return path or root, f"nests deeper than {MAX_DEPTH} levels"
         if isinstance(item, float) and not math.isfinite(item):
             return path, f"holds {item!r}, which JSON has no number for (RFC 8259)"
         if isinstance(item, dict):
             for key, child in reversed(item.items()):
                 if not isinstance(key, (str, int, float, bool)) and key is not None:
-                    return path or "(event)", f"has a {type(key).__name__} key {key!r} (JSON keys are strings)"
+                    return path or root, f"has a {type(key).__name__} key {key!r} (JSON keys are strings)"
                 stack.append((f"{path}.{key}" if path else str(key), child, depth + 1))
         elif isinstance(item, (list, tuple)):
             stack.extend((f"{path}[{i}]", child, depth + 1) for i, child in reversed(list(enumerate(item))))
         elif not isinstance(item, (str, int, float, bool)) and item is not None:
             return path, f"holds a {type(item).__name__}, which is not a JSON value"
-    return "(event)", "cannot be encoded as JSON"
+    return root, "cannot be encoded as JSON"
 
 
 def decode_event_bytes(data: bytes | bytearray) -> dict[str, Any]:

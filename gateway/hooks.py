@@ -224,7 +224,8 @@ def verdict_for(hook: ClassHook, result: Any, event_name: str) -> Verdict:
     """A hook's ``HookResult`` as a hookgate ``Verdict`` (see module docstring). Raises TypeError (a
     malformed result: a handler failure, a deny when the hook is ``fail_closed``) when ``execute``
     returned something else, ``None`` included (a hook that forgot its ``return`` is not an allow), or
-    when ``allow`` is not a bool (``allow="no"`` is not truth-tested into an allow)."""
+    when ``allow`` is not a bool (``allow="no"`` is not truth-tested into an allow), or when
+    ``modified_args`` is not a dict of JSON values (the message names the field)."""
     from gateway.decision import Verdict
 
     if not isinstance(result, HookResult):
@@ -246,6 +247,11 @@ def verdict_for(hook: ClassHook, result: Any, event_name: str) -> Verdict:
                 raise TypeError(
                     f"hook {hook.hook_name!r}: modified_args must be a dict, got {type(result.modified_args).__name__}"
                 )
+            from gateway.events import json_problem
+
+            problem = json_problem(result.modified_args, "modified_args")
+            if problem is not None:  # a JSON host could not read the rewritten call (a NaN, an object)
+                raise TypeError(f"hook {hook.hook_name!r}: modified_args field {problem}")
             verdict.updated_input = dict(result.modified_args)
     elif event_name in ("PostToolUse", "PostToolUseFailure"):
         if result.modified_result is not None:

@@ -92,14 +92,20 @@ def _split_meta(answer: Any) -> tuple[Any, dict[str, Any]]:
 
 
 def answer_to_verdict(answer: Any, event: HookEvent) -> Verdict:
-    """A python handler's return value as a Verdict (dict: output schema; str: the ``{`` rule)."""
+    """A python handler's return value as a Verdict (dict: output schema; str: the ``{`` rule). Raises
+    HandlerError for a dict that is not JSON (a NaN, an object: a command could not have printed it),
+    naming the field, and for an answer that fails the schema."""
     if answer is None:
         return Verdict()
     if isinstance(answer, Verdict):
         return answer
     if isinstance(answer, dict):
         from gateway.answers import verdict_from_json  # here: an allow (None) never needs it
+        from gateway.events import json_problem
 
+        problem = json_problem(answer, "(answer)")  # what a JSON host could not read (NaN, an object)
+        if problem is not None:
+            raise HandlerError(f"answer field {problem}")
         return verdict_from_json(answer, event)
     if isinstance(answer, str):
         from gateway.answers import parse_text

@@ -416,6 +416,7 @@ def has_hint(lower: str) -> bool:
         _hint_search = re.compile(hint_pattern(ALL_HINTS)).search
     return any(map(lower.__contains__, ALL_HINTS))  # map: no Python frame per hint
 
+
 SECRET_KEYS = frozenset(
     {
         "authorization",

@@ -200,3 +200,13 @@ SEEN_RESPONSES: list[Any] = []
 def seen_response(event: dict[str, Any]) -> None:
     """Keeps what a PostToolUse hook was handed as ``tool_response``."""
     SEEN_RESPONSES.append(event.get("tool_response"))
+
+
+def nan_rewrite(event: dict[str, Any]) -> dict[str, Any]:
+    """A rewrite no JSON host could read: NaN in updatedInput."""
+    out = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "allow",
+        "updatedInput": {"command": "ls", "timeout": float("nan")},
+    }
+    return {"hookSpecificOutput": out}

@@ -90,3 +90,32 @@ def test_sync_path_imports_no_asyncio(tmp_path: Path) -> None:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert "NOASYNCIO 2" in proc.stderr, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_an_answer_json_cannot_carry_is_a_handler_failure_never_invalid_output(tmp_path: Path) -> None:
+    """A dict answer with NaN in updatedInput: a command could never have printed it, and ``json`` would
+    write ``NaN`` (not JSON) to the host. It is a handler error naming the field (a deny with
+    failClosed); the host gets valid output either way."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(ROOT),
+        "XDG_STATE_HOME": str(tmp_path / "s"),
+        "HOOKGATE_CACHE_DIR": str(tmp_path / "c"),
+    }
+    event = json.dumps({**PRE, "session_id": "s"})
+    for fail_closed, code in ((False, 0), (True, 2)):
+        path = _config(tmp_path, _py("nan_rewrite", failClosed=fail_closed))
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "gateway" / "cli" / "hookgate"), "run", "--config", str(path)],
+            input=event,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert done.returncode == code, done.stderr
+        assert "NaN" not in done.stdout
+        if done.stdout.strip():
+            answer = json.loads(done.stdout)
+            assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert "'hookSpecificOutput.updatedInput.timeout' holds nan" in done.stderr

@@ -288,6 +288,11 @@ class LenientAnswers(Answers):
         (HookResult(allow=None), "HookResult.allow must be True or False, got NoneType None"),  # type: ignore[arg-type]
         (None, "returned NoneType; expected a HookResult (return HookResult() to let the call through)"),
         ({"allow": True}, "returned dict; expected a HookResult"),
+        (
+            HookResult(modified_args={"n": float("nan")}),
+            "modified_args field 'n' holds nan, which JSON has no number for",
+        ),
+        (HookResult(modified_args={"f": open}), "modified_args field 'f' holds a builtin_function"),
     ],
 )
 async def test_a_malformed_class_hook_result_is_a_handler_failure(tmp_path: Path, answer: Any, problem: str) -> None:
