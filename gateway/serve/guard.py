@@ -112,10 +112,14 @@ def is_loopback_name(host: str) -> bool:
 
 
 def host_name(value: str) -> str:
-    """The name in a ``Host`` header value (port and IPv6 brackets removed, lowercase, no trailing dot)."""
+    """The name in a ``Host`` header value (port and IPv6 brackets removed, lowercase, no trailing dot).
+    An IPv6 address is one only in brackets (RFC 7230 section 5.4: ``[::1]:8787``): an unbracketed value
+    with several colons (``::1:8787``, ``::1``) names nothing, and gives ``""``, which no check allows."""
     value = value.strip().lower()
     if value.startswith("["):
         return value[1:].partition("]")[0]
+    if value.count(":") > 1:
+        return ""
     name, sep, port = value.rpartition(":")
     return (name if sep and (port.isdigit() or not port) else value).rstrip(".")
 
