@@ -31,7 +31,6 @@ import re
 import shlex
 import shutil
 import signal
-import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gateway.answers import first_line, parse_text, trim, truncate
@@ -39,6 +38,8 @@ from gateway.decision import Verdict
 from gateway.errors import HandlerError
 from gateway.events import dump_bytes
 from handlers.base import Handler
+from handlers.placeholders import PLACEHOLDERS, infer_project_dir
+from handlers.placeholders import values as placeholder_values
 
 if TYPE_CHECKING:
     from gateway.config.specs import HandlerSpec
@@ -116,26 +117,6 @@ INTERPRETERS = frozenset(
         "Rscript",
     }
 )
-PLACEHOLDERS = (
-    "CLAUDE_PROJECT_DIR",
-    "CLAUDE_PLUGIN_ROOT",
-    "CLAUDE_PLUGIN_DATA",
-    "HOOKGATE_CONFIG_DIR",
-    "HOOKGATE_PYTHON",
-)
-
-
-def placeholder_values(spec: HandlerSpec, project_dir: str) -> dict[str, str]:
-    """Values for the ``${...}`` placeholders a command may use (see module docstring)."""
-    values = {
-        "CLAUDE_PROJECT_DIR": project_dir,
-        "HOOKGATE_CONFIG_DIR": spec.base_dir,
-        "HOOKGATE_PYTHON": sys.executable,
-    }
-    for name in ("CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
-        if os.environ.get(name):
-            values[name] = os.environ[name]
-    return values
 
 
 def substitute(text: str, values: dict[str, str]) -> str:
@@ -149,21 +130,6 @@ def _depth() -> int:
         return int(os.environ.get("HOOKGATE_DEPTH", "0"))
     except ValueError:
         return 0
-
-
-PROJECT_CONFIG_DIRS = (".claude", ".kiro", ".gemini", ".codex")
-
-
-def infer_project_dir(base_dir: str, fallback: str | None = None) -> str:
-    """``CLAUDE_PROJECT_DIR`` if set; else the project a config folder belongs to (the parent of
-    ``.claude``, ``.kiro``, ``.gemini``, ``.codex``); else ``fallback`` (at run time: the event's cwd),
-    else ``base_dir``. ``hookgate validate`` and ``hookgate run`` resolve paths the same way."""
-    env = os.environ.get("CLAUDE_PROJECT_DIR")
-    if env:
-        return env
-    if os.path.basename(base_dir) in PROJECT_CONFIG_DIRS:
-        return os.path.dirname(base_dir)
-    return fallback or base_dir
 
 
 class CommandHandler(Handler):
@@ -212,7 +178,7 @@ class CommandHandler(Handler):
         from gateway.dialects import host_payload
 
         project_dir = event.project_dir or infer_project_dir(self.spec.base_dir, event.cwd or os.getcwd())
-        values = placeholder_values(self.spec, project_dir)
+        values = placeholder_values(self.spec.base_dir, project_dir)
         env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
         env.update(values)
         if event.session_id:
@@ -469,7 +435,7 @@ def check_command(spec: HandlerSpec, base_dir: str) -> list[str]:
     """Find commands that would never run: a missing executable or script file, an unset variable."""
     options = spec.options
     project_dir = infer_project_dir(base_dir)
-    values = placeholder_values(spec, project_dir)
+    values = placeholder_values(spec.base_dir, project_dir)
     command = substitute(options["command"], values)
     if options.get("args") is not None:
         words = [command, *(substitute(a, values) for a in options["args"])]

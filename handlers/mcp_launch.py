@@ -6,17 +6,10 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from typing import Any
 
-PLACEHOLDERS = (
-    "CLAUDE_PROJECT_DIR",
-    "CLAUDE_PLUGIN_ROOT",
-    "CLAUDE_PLUGIN_DATA",
-    "HOOKGATE_CONFIG_DIR",
-    "HOOKGATE_PYTHON",
-)
-"""``${...}`` names always available in a stdio server's command, args, env and cwd (as for command hooks)."""
+from handlers import placeholders
+from handlers.placeholders import PLACEHOLDERS as PLACEHOLDERS  # re-exported: mcp_config, mcp_sessions
 
 _BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _ANY = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -46,17 +39,7 @@ def expand(text: str, values: dict[str, str], allowed: set[str] | frozenset[str]
 
 def placeholder_values(base_dir: str) -> dict[str, str]:
     """Values of ``PLACEHOLDERS`` for a server defined in a config file in ``base_dir``."""
-    from handlers.command import infer_project_dir
-
-    values = {
-        "CLAUDE_PROJECT_DIR": infer_project_dir(base_dir),
-        "HOOKGATE_CONFIG_DIR": base_dir,
-        "HOOKGATE_PYTHON": sys.executable,
-    }
-    for name in ("CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
-        if os.environ.get(name):
-            values[name] = os.environ[name]
-    return values
+    return placeholders.values(base_dir, placeholders.infer_project_dir(base_dir))
 
 
 def stdio_launch(server: dict[str, Any]) -> tuple[str, list[str], dict[str, str], str | None]:
