@@ -193,6 +193,15 @@ _PATH_KEYS = frozenset(
         "files",
     }
 )
+_SOURCE_KEYS = frozenset(
+    {"source", "sources", "src", "from", "old_path", "oldPath", "source_path", "sourcePath", "origin"}
+)
+"""Keys naming what a move or rename takes away (``move_file {"source": ".claude/settings.json", ...}``):
+checked, as removals, only for a tool whose name says it moves, renames or deletes (``_REMOVING_WORDS``); a
+copy's source is only read."""
+_REMOVING_WORDS = frozenset({"move", "moves", "mv", "rename", "renames", "delete", "deletes", "remove", "removes", "rm"})
+"""Words of a tool's name that take paths away: every path it names is judged as a removal (a directory
+holding hook configuration counts, as for ``rm -r .claude``)."""
 _READ_ONLY_TOOLS = frozenset(
     {
         "Read",
@@ -486,40 +495,44 @@ def glob_reason(pattern: str, what: str | None = None) -> str | None:
     return None
 
 
-def _paths(value: Any, key: str | None, depth: int, out: list[str]) -> None:
-    """Collect strings stored under path-like keys in ``value`` (dicts and lists, a few levels deep)."""
+def _paths(value: Any, key: str | None, depth: int, keys: frozenset[str], out: list[str]) -> None:
+    """Collect strings stored under ``keys`` in ``value`` (dicts and lists, a few levels deep)."""
     if depth > 4 or len(out) > 1000:
         return
     if isinstance(value, str):
-        if key in _PATH_KEYS:
+        if key in keys:
             out.append(value)
     elif isinstance(value, dict):
         for k, v in value.items():
-            _paths(v, k if isinstance(k, str) else None, depth + 1, out)
+            _paths(v, k if isinstance(k, str) else None, depth + 1, keys, out)
     elif isinstance(value, list):
         for item in value:
-            _paths(item, key, depth + 1, out)
+            _paths(item, key, depth + 1, keys, out)
 
 
-def _writes_by_name(tool: str) -> bool:
-    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", tool)
-    return any(_WRITE_WORD.fullmatch(w.lower()) for w in words)
+def _name_words(tool: str) -> list[str]:
+    """The lower-case words of a tool's name (``writeFile``, ``write_file``, ``move-file``)."""
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", tool)]
 
 
-def tool_paths(tool_name: str | None, tool_input: dict[str, Any]) -> list[str]:
-    """The paths a tool call writes to, as far as ``tool_input`` tells (see the module docstring)."""
+def tool_targets(tool_name: str | None, tool_input: dict[str, Any]) -> list[tuple[str, bool]]:
+    """``(path, removal)`` for every path a tool call writes to or takes away, as far as ``tool_input``
+    tells (see the module docstring). ``removal``: the tool's name says it moves, renames or deletes
+    (``_REMOVING_WORDS``): then a move's source (``_SOURCE_KEYS``) counts too, and each path is judged
+    as ``rm`` or an ``mv`` source would be (a directory holding hook configuration counts)."""
     if tool_name in _READ_ONLY_TOOLS or tool_name in _SHELL_TOOLS:
         return []
+    words = _name_words(tool_name.split("__", 2)[-1]) if isinstance(tool_name, str) else []
     if isinstance(tool_name, str) and tool_name.startswith("mcp__"):
-        tool = tool_name.split("__", 2)[-1]
-        if not _writes_by_name(tool):
+        if not any(_WRITE_WORD.fullmatch(w) for w in words):
             return []
+    removal = not _REMOVING_WORDS.isdisjoint(words)
     paths: list[str] = []
-    _paths(tool_input, None, 0, paths)
+    _paths(tool_input, None, 0, _PATH_KEYS | _SOURCE_KEYS if removal else _PATH_KEYS, paths)
     patch = tool_input.get("command") if tool_name in ("apply_patch", "Edit", "Write") else None
     if isinstance(patch, str) and "*** Begin Patch" in patch:
         paths += _PATCH_FILES.findall(patch)
-    return paths
+    return [(path, removal) for path in paths]
 
 
 def answer(event: dict[str, Any], reason: str) -> dict[str, Any]:
@@ -551,17 +564,18 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
             return None
         tool_name = event.get("tool_name")
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else ""
-        for path in tool_paths(tool_name if isinstance(tool_name, str) else None, tool_input):
-            reason = write_reason(path)
+        for path, removal in tool_targets(tool_name if isinstance(tool_name, str) else None, tool_input):
+            what = f"`{tool_name}`" if removal else None
+            reason = write_reason(path, what, removal)
             full = cwd.rstrip("/") + "/" + path if cwd and path and not path.startswith(("/", "~", "$")) else path
             if not reason and full != path:  # settings.json in .claude/
-                reason = write_reason(full)
-            linked = None if reason else link_target(path, cwd or "")
+                reason = write_reason(full, what, removal)
+            linked = None if reason or removal else link_target(path, cwd or "")  # (a removal takes the link)
             if linked is not None:  # a link the agent made to a protected file: the write lands there
                 reason = write_reason(linked, f"Writing to {path} (a link to {linked})")
             git = None if reason else git_kind(path) or git_kind(full)
             if git is not None:
-                reason = git_reason(path, f"`{tool_name}`", git)
+                reason = git_reason(path, f"`{tool_name}`", git, removal)
             if reason:
                 return answer(event, reason)
         return None

@@ -948,11 +948,44 @@ def test_mcp_destination_keys_are_checked(tool: str, tool_input: dict[str, str])
     assert secrets_guard.check_event({"tool_name": tool, "tool_input": tool_input}) is not None
 
 
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("mcp__filesystem__move_file", {"source": "/tmp/proj/.claude/settings.json", "destination": "/tmp/x"}),
+        ("mcp__filesystem__move_file", {"source": "/tmp/proj/hookgate.yaml", "destination": "/tmp/x"}),
+        ("mcp__filesystem__rename_file", {"old_path": ".claude/settings.json", "new_path": "notes.json"}),
+        ("mcp__filesystem__move_file", {"source": f"{HOME}/.ssh/id_rsa", "destination": "/tmp/k"}),
+        ("mcp__fs__rename", {"from": ".env", "to": "x"}),
+        ("mcp__fs__moveFiles", {"sources": ["a.txt", ".claude"], "destination": "/tmp/old"}),
+        ("mcp__fs__delete_directory", {"path": ".claude"}),
+        ("mcp__fs__remove", {"path": "/tmp/proj/.codex"}),
+    ],
+)
+def test_a_move_rename_or_delete_tool_may_not_take_protected_files_away(tool: str, tool_input: dict[str, Any]) -> None:
+    """What a move takes away counts, as for ``mv .claude/settings.json /tmp/x`` in a shell: the source of
+    a move or rename tool, and a folder holding hook configuration given to a delete tool."""
+    event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": "/tmp/proj"}
+    reason = reason_of(secrets_guard.check_event(event))
+    assert reason is not None and f"`{tool}` deletes or moves" in reason, reason
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("mcp__fs__copy_file", {"source": "/tmp/proj/.claude/settings.json", "destination": "/tmp/x"}),
+        ("mcp__fs__copy_file", {"source": f"{HOME}/.ssh/id_rsa.pub", "destination": "/tmp/proj/key.pub"}),
+        ("mcp__fs__move_file", {"source": "/tmp/proj/a.txt", "destination": "/tmp/proj/b.txt"}),
+        ("mcp__fs__delete_file", {"path": "/tmp/proj/.claude/notes.md"}),
+        ("mcp__fs__write_file", {"source": ".env", "path": "/tmp/proj/out.txt"}),
+    ],
+)
+def test_a_copy_reads_its_source_and_ordinary_moves_pass(tool: str, tool_input: dict[str, Any]) -> None:
+    event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": "/tmp/proj"}
+    assert secrets_guard.check_event(event) is None
+
+
 def test_normalising_keeps_ordinary_paths_writable() -> None:
     assert secrets_guard.check_event({"tool_name": "Write", "tool_input": {"file_path": "./src/../src/app.py"}}) is None
-    assert (
-        secrets_guard.check_event({"tool_name": "mcp__fs__rename", "tool_input": {"from": ".env", "to": "x"}}) is None
-    )
     assert secrets_guard.normal(".claude//x/../settings.json") == ".claude/settings.json"
     assert secrets_guard.normal(".claude/./") == ".claude/"
 
@@ -1028,10 +1061,10 @@ def test_a_failure_of_the_shell_guard_itself_denies(monkeypatch: pytest.MonkeyPa
 def test_a_failure_of_the_secrets_guard_itself_denies(monkeypatch: pytest.MonkeyPatch) -> None:
     from configs.guards import secrets_guard
 
-    def broken(name: str | None, tool_input: dict[str, object]) -> list[str]:
+    def broken(name: str | None, tool_input: dict[str, object]) -> list[tuple[str, bool]]:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(secrets_guard, "tool_paths", broken)
+    monkeypatch.setattr(secrets_guard, "tool_targets", broken)
     event = {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": "/p/a.txt"}}
     out = secrets_guard.check_event(event)
     assert out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
