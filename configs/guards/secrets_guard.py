@@ -199,7 +199,9 @@ _SOURCE_KEYS = frozenset(
 """Keys naming what a move or rename takes away (``move_file {"source": ".claude/settings.json", ...}``):
 checked, as removals, only for a tool whose name says it moves, renames or deletes (``_REMOVING_WORDS``); a
 copy's source is only read."""
-_REMOVING_WORDS = frozenset({"move", "moves", "mv", "rename", "renames", "delete", "deletes", "remove", "removes", "rm"})
+_REMOVING_WORDS = frozenset(
+    {"move", "moves", "mv", "rename", "renames", "delete", "deletes", "remove", "removes", "rm"}
+)
 """Words of a tool's name that take paths away: every path it names is judged as a removal (a directory
 holding hook configuration counts, as for ``rm -r .claude``)."""
 _READ_ONLY_TOOLS = frozenset(
@@ -523,9 +525,9 @@ def tool_targets(tool_name: str | None, tool_input: dict[str, Any]) -> list[tupl
     if tool_name in _READ_ONLY_TOOLS or tool_name in _SHELL_TOOLS:
         return []
     words = _name_words(tool_name.split("__", 2)[-1]) if isinstance(tool_name, str) else []
-    if isinstance(tool_name, str) and tool_name.startswith("mcp__"):
-        if not any(_WRITE_WORD.fullmatch(w) for w in words):
-            return []
+    mcp = isinstance(tool_name, str) and tool_name.startswith("mcp__")
+    if mcp and not any(_WRITE_WORD.fullmatch(w) for w in words):
+        return []
     removal = not _REMOVING_WORDS.isdisjoint(words)
     paths: list[str] = []
     _paths(tool_input, None, 0, _PATH_KEYS | _SOURCE_KEYS if removal else _PATH_KEYS, paths)
