@@ -69,6 +69,13 @@ API_VIA = "api"
 without ``by``); the console's own answers are ``console:ui``."""
 
 
+NO_TOKEN = (
+    "; this server has no token: start it with HOOKGATE_TOKEN set, or answer with "
+    "`hookgate approvals approve|reject ID` (the same store)"
+)
+"""Said when a route needs the token and the server was started without one."""
+
+
 def _reply(status: int, content_type: str, body: bytes, background: Any = None) -> Response:
     from starlette.responses import Response
 
@@ -211,7 +218,7 @@ class ApprovalRoutes:
             else:
                 raise CallbackRejected(
                     "an answer needs a Standard Webhooks signature or the serve token "
-                    "(Authorization: Bearer $HOOKGATE_TOKEN)"
+                    f"(Authorization: Bearer $HOOKGATE_TOKEN){NO_TOKEN if self.token is None else ''}"
                 )
         except CallbackRejected as exc:
             log.warning("approval answer for %s refused: %s", approval_id, exc)
@@ -242,7 +249,8 @@ class ApprovalRoutes:
 
     async def listing(self, request: Request) -> Response:
         if not self._token_ok(request):
-            return _error(401, "listing approvals needs the serve token (Authorization: Bearer $HOOKGATE_TOKEN)")
+            hint = NO_TOKEN if self.token is None else ""
+            return _error(401, f"listing approvals needs the serve token (Authorization: Bearer $HOOKGATE_TOKEN){hint}")
         status = request.query_params.get("status") or None
         if status is not None and status not in STATUSES:
             return _error(400, f"status {status[:40]!r}: expected one of {', '.join(STATUSES)}")
@@ -287,13 +295,17 @@ class ApprovalRoutes:
             }
             for r in reversed(records)
         ]
-        return JSONResponse({"approvals": rows}, headers=api_headers())
+        return JSONResponse({"approvals": rows, "can_answer": self.token is not None}, headers=api_headers())
 
     async def ui_answer(self, request: Request) -> Response:
         """``POST /ui/api/approvals/{id}`` ``{"decision": "approve" | "reject", "reason": "..."}``: answered
-        as ``console:ui``; 200 / 409 / 404 as ``POST /approvals/{id}``."""
+        as ``console:ui``; 200 / 409 / 404 as ``POST /approvals/{id}``. 403 on a server without a token:
+        there the console needs no sign-in, so nothing would tell a person's answer from one that any
+        process on the machine (the agent's own shell) sends."""
         from gateway.approvals.channels.webhook import parse_answer
 
+        if self.token is None:
+            return _error(403, f"answering from the console needs the console's sign-in{NO_TOKEN}")
         approval_id = request.path_params["approval_id"]
         try:
             data = await request.json()

@@ -46,3 +46,30 @@ def test_console_approve_button_releases_the_call(tmp_path: Path) -> None:
         expect(page.locator("#approvals-empty")).to_be_visible()
         assert {r["status"] for r in listed(config)} == {"approved", "rejected"}
         assert errors == []
+        expect(page.locator("#approvals-read-only")).to_be_hidden()
+
+
+def test_without_a_token_the_panel_lists_but_cannot_answer(tmp_path: Path) -> None:
+    """A server with no token has a console without sign-in, which cannot tell a person from the agent's
+    shell: the panel lists the request, says why it cannot answer, and its buttons are disabled."""
+    config = write_config(tmp_path, {"timeout": 90})
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": ""}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        waiting = Waiting(["run", "--config", str(config)], bash_event("git push origin main"))
+        [request] = wait_for_pending(config)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{server.url}/ui")
+        page.click("#tab-approvals")
+        row = page.locator(f"#approvals-body tr[data-id='{request['id']}']")
+        expect(row).to_contain_text("git push origin main")
+        expect(page.locator("#approvals-read-only")).to_be_visible()
+        expect(page.locator("#approvals-read-only")).to_contain_text("HOOKGATE_TOKEN")
+        expect(row.locator("button.approve")).to_be_disabled()
+        expect(row.locator("button.reject")).to_be_disabled()
+        assert waiting.running() and listed(config)[0]["status"] == "pending"
+        waiting.proc.kill()
+        waiting.finish(timeout=30)
+        assert errors == []

@@ -202,3 +202,29 @@ def test_listing_approvals_refuses_an_unknown_status(tmp_path: Path) -> None:
         assert httpx2.get(f"{serve.url}/approvals?status=approved", headers=auth).json() == {"approvals": []}
         waiting.proc.kill()
         waiting.finish(timeout=30)
+
+
+def test_without_a_token_no_route_of_serve_takes_an_answer(tmp_path: Path) -> None:
+    """On a server started without HOOKGATE_TOKEN the console needs no sign-in, so its answer route would
+    take an approval from any process on the machine (the agent's own shell with curl) and record it as
+    ``console:ui``: it is refused (403) like ``POST /approvals/{id}`` (401), the console's panel is told it
+    cannot answer, and the messages say how to answer instead."""
+    config = write_config(tmp_path, {"timeout": 60})
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": ""}) as serve:
+        waiting = Waiting(["run", "--server", serve.url, "--on-server-down", "closed"], bash_event())
+        [request] = wait_for_pending(config)
+        panel = httpx2.get(f"{serve.url}/ui/api/approvals")
+        assert panel.status_code == 200 and panel.json()["can_answer"] is False
+        assert [r["id"] for r in panel.json()["approvals"]] == [request["id"]]
+        for path, status in ((f"/ui/api/approvals/{request['id']}", 403), (f"/approvals/{request['id']}", 401)):
+            refused = httpx2.post(serve.url + path, json={"decision": "approve"})
+            assert refused.status_code == status, refused.text
+            assert "this server has no token" in refused.json()["error"]
+            assert "hookgate approvals approve" in refused.json()["error"]
+        listing = httpx2.get(f"{serve.url}/approvals")
+        assert listing.status_code == 401 and "this server has no token" in listing.json()["error"]
+        assert waiting.running() and listed(config)[0]["status"] == "pending"
+        approved = Waiting(["approvals", "approve", request["id"], "--config", str(config)], {})
+        assert approved.finish(timeout=30)[0] == 0
+        code, out, err = waiting.finish(timeout=30)
+        assert code == 0 and decision_of(out)["permissionDecision"] == "allow", err

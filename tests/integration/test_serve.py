@@ -434,7 +434,9 @@ async def test_host_check_on_a_loopback_bind(
     assert (await client.get("/healthz", headers={"host": host})).status_code == status
 
 
-@pytest.mark.parametrize("host", ["::1", "::2", "::1:8787", "::ffff:127.0.0.1:80", "evil.example:8787", " evil.example "])
+@pytest.mark.parametrize(
+    "host", ["::1", "::2", "::1:8787", "::ffff:127.0.0.1:80", "evil.example:8787", " evil.example "]
+)
 async def test_a_refused_host_is_quoted_as_sent(app_client: Callable[..., httpx2.AsyncClient], host: str) -> None:
     """An unbracketed IPv6 address was once quoted as ``':'`` (what was left of it after the port)."""
     refused = await app_client().get("/healthz", headers={"host": host})

@@ -2,7 +2,7 @@
 // optional reason. Data: GET /ui/api/approvals; answers: POST /ui/api/approvals/{id} (gateway/serve/approvals.py).
 "use strict";
 (() => {
-  let api, body, empty;
+  let api, body, empty, readOnly;
 
   function when(seconds) {
     return new Date(seconds * 1000).toISOString().replace("T", " ").slice(0, 19) + " UTC";
@@ -40,6 +40,8 @@
     if (typing) return;  // do not redraw under a reason being typed
     body.replaceChildren(...data.approvals.map(rowOf));
     empty.hidden = data.approvals.length > 0;
+    readOnly.hidden = data.can_answer !== false;
+    if (data.can_answer === false) for (const button of body.querySelectorAll("button")) button.disabled = true;
   }
 
   function mount(section, consoleApi) {
@@ -49,7 +51,10 @@
     const table = api.el("table", {id: "approvals"}, api.el("thead", {}, api.el("tr", {},
       ...["request", "tool", "message", "input", "channel", "expires", "reason", ""].map((h) => api.el("th", {text: h})))),
       body);
-    section.append(empty, table);
+    readOnly = api.el("p", {class: "empty", id: "approvals-read-only", hidden: true,
+      text: "This server has no token, so the console cannot answer (any process on this machine could): " +
+            "start hookgate serve with HOOKGATE_TOKEN set, or answer with hookgate approvals approve|reject ID."});
+    section.append(readOnly, empty, table);
   }
 
   HookgateConsole.registerPanel({id: "approvals", title: "Approvals", order: 30, mount, refresh});
