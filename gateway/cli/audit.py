@@ -12,7 +12,9 @@ that ``settings`` names); first moves records still waiting in the spool into th
 
 FILTERS: ``--session ID``, ``--tool NAME``, ``--decision allow|deny|ask|defer|block|stop|none``,
 ``--handler ID``, ``--event NAME``, ``--since T`` (``30m``, ``1h``, ``2d``, or an ISO 8601 time; UTC when
-no zone). Output is oldest first. Exit codes: 0 done; 1 a bad record (``verify``), spooled records that
+no zone). Output is oldest first, by the time each record was made (a ``hookgate run`` record that
+waited in the spool takes its place among ``serve``'s); ``export`` keeps the store's order, each chain in
+``seq`` order, so its file verifies. Exit codes: 0 done; 1 a bad record (``verify``), spooled records that
 could not be moved into the store (``verify``; the others show what the store holds and say so on stderr)
 or a store that cannot be read; 2 a usage error (one line on stderr, as for every hookgate command);
 a reader that leaves early (``| head``) ends the output quietly with 0, as for every hookgate command;
@@ -222,10 +224,11 @@ def _missing_store(config: RuntimeConfig) -> str | None:
     return f"{folder} holds no state store" if os.path.isdir(folder) else f"the state dir {folder} does not exist"
 
 
-def _filter(args: argparse.Namespace, limit: int | None = None) -> AuditFilter:
+def _filter(args: argparse.Namespace, limit: int | None = None, order: str = "time") -> AuditFilter:
     from gateway.store.audit_types import AuditFilter
 
     return AuditFilter(
+        order=order,
         since=getattr(args, "since", None),
         session=getattr(args, "session", None),
         tool=getattr(args, "tool", None),
@@ -280,7 +283,7 @@ def _query(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int
 def _export(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
     from gateway.audit.report import csv_text, export_line
 
-    rows = list(reversed(store.audit_records(_filter(args, args.limit))))
+    rows = list(reversed(store.audit_records(_filter(args, args.limit, "insertion"))))  # each chain in seq order
     text = csv_text(rows) if args.format == "csv" else "".join(export_line(r) + "\n" for r in rows)
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="") as fh:

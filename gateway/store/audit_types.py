@@ -223,7 +223,10 @@ class ChainHead:
 class AuditFilter:
     """since/until: epoch seconds (inclusive/exclusive). session, tool, decision, handler, event: exact
     values (handler: a handler id the record lists). after: only rows with ``n`` greater than this.
-    limit: at most this many, newest first (None: all)."""
+    limit: at most this many, newest first (None: all). order: what "newest" means: ``"time"``, the
+    record's ``ts`` (then ``n``): a ``hookgate run`` record that waited in the spool is placed when it
+    happened, not when it reached the store; ``"insertion"``, ``n`` (each chain in ``seq`` order: what an
+    export that must verify needs)."""
 
     since: float | None = None
     until: float | None = None
@@ -234,6 +237,16 @@ class AuditFilter:
     event: str | None = None
     after: int | None = None
     limit: int | None = None
+    order: str = "time"
+
+
+def order_sql(flt: AuditFilter) -> str:
+    """The ``ORDER BY`` clause of ``flt.order`` (newest first). Raises ValueError for another order."""
+    if flt.order == "time":
+        return " ORDER BY ts DESC, n DESC"
+    if flt.order == "insertion":
+        return " ORDER BY n DESC"
+    raise ValueError(f"audit order {flt.order!r}: expected 'time' or 'insertion'")
 
 
 def old_prefix_sql(mark: str) -> str:

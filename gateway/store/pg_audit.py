@@ -32,6 +32,7 @@ from gateway.store.audit_types import (
     Voucher,
     link_hash,
     old_prefix_sql,
+    order_sql,
     where_clause,
 )
 from gateway.store.pg_conn import Op, Q
@@ -140,7 +141,7 @@ def _append(chain: str, entries: list[AuditEntry]) -> Op[int]:
 def _records(flt: AuditFilter) -> Op[list[AuditRow]]:
     where, params = where_clause(flt, "%s")
     limit = f" LIMIT {int(flt.limit)}" if flt.limit is not None else ""
-    rows = yield Q(f"SELECT {_COLUMNS} FROM audit_records{where} ORDER BY n DESC{limit}", params)
+    rows = yield Q(f"SELECT {_COLUMNS} FROM audit_records{where}{order_sql(flt)}{limit}", params)
     return [_row(r) for r in rows]
 
 

@@ -31,6 +31,7 @@ from gateway.store.audit_types import (
     is_int,
     link_hash,
     old_prefix_sql,
+    order_sql,
     where_clause,
 )
 
@@ -145,7 +146,7 @@ class SQLiteAuditMixin:
         """Records that fit ``flt``, newest first (by insertion ``n``), at most ``flt.limit``."""
         where, params = where_clause(flt)
         limit = f" LIMIT {int(flt.limit)}" if flt.limit is not None else ""
-        rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records{where} ORDER BY n DESC{limit}", params)
+        rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records{where}{order_sql(flt)}{limit}", params)
         return [_row(r) for r in rows]
 
     @_mapped

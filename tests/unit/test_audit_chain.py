@@ -66,6 +66,20 @@ def test_append_assigns_seq_and_links(backend: Any) -> None:
     assert problem(store) is None
 
 
+def test_newest_means_by_time_unless_the_store_order_is_asked_for(backend: Any) -> None:
+    """A ``hookgate run`` record waits in the spool and reaches the store after a later ``serve`` record:
+    ``tail``/``query``/the console list by the record's time; an export (which must verify) by insertion."""
+    store = backend
+    store.audit_append("serve", [entry(20)])  # 01:46:20, stored first
+    store.audit_append("serve", [entry(10)])  # 01:46:10, spooled by `hookgate run`, moved in later
+    store.audit_append("other", [entry(15)])
+    assert [r.id for r in store.audit_records(AuditFilter())] == ["id-20", "id-15", "id-10"]
+    assert [r.id for r in store.audit_records(AuditFilter(limit=1))] == ["id-20"]
+    assert [r.id for r in store.audit_records(AuditFilter(order="insertion"))] == ["id-15", "id-10", "id-20"]
+    with pytest.raises(ValueError, match="audit order 'random'"):
+        store.audit_records(AuditFilter(order="random"))
+
+
 def test_two_chains_verify_independently(backend: Any) -> None:
     store = backend
     store.audit_append("a", [entry(1)])
