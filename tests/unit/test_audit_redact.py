@@ -571,3 +571,16 @@ def test_the_hint_pattern_finds_exactly_what_the_hints_do() -> None:
     assert answers == [any(h in t for h in redact.ALL_HINTS) for t in texts[: redact.HINT_PATTERN_AFTER + 50]]
     with pytest.raises(ValueError, match="empty hint"):
         redact.hint_pattern(["a", ""])
+
+
+def test_a_url_hookgate_already_masked_keeps_its_documented_form() -> None:
+    """A store error names its URL as ``postgresql://hookgate:***@host`` (``gateway.store.url.redact``);
+    the failure text the agent and the audit get is redacted again, and once turned that into
+    ``hookgate:[REDACTED:url_credentials]@``: the masked form stays, a real password is still redacted."""
+    from gateway.store.url import redact
+
+    redactor = Redactor()
+    message = f"store {redact('postgresql://hookgate:pgpw@127.0.0.1:5432/hookgate')} is unreachable: timeout"
+    assert redactor.text(message) == "store postgresql://hookgate:***@127.0.0.1:5432/hookgate is unreachable: timeout"
+    assert "pgpw" not in redactor.text("postgresql://hookgate:pgpw@db/x")
+    assert "***x" not in redactor.text("postgresql://u:***x@db/x")
