@@ -161,6 +161,11 @@ class Compiler(Compilation):
             where = f"{path}: hooks.{event}"
             if event not in EVENTS:
                 hint = suggest(str(event), list(EVENTS) + list(KIRO_EVENTS))
+                if event in KIRO_EVENTS:
+                    hint = (
+                        " (a Kiro event name: one hooks block uses one host's event names; "
+                        f"Claude Code calls it {KIRO_EVENTS[event]!r})"
+                    )
                 if event in GEMINI_ALL_EVENTS:
                     hint = (
                         " (a Gemini CLI event: one hooks block uses one host's event names; "
@@ -357,6 +362,13 @@ class Compiler(Compilation):
                 self.issues.append(f"{where}: expected a list of hooks, got {type(entries).__name__}")
                 continue
             for i, raw in enumerate(entries):
+                if isinstance(raw, dict) and "hooks" in raw and "command" not in raw:  # Claude's group shape
+                    self.issues.append(
+                        f"{where}[{i}]: a Claude Code matcher group ({{matcher, hooks}}) under a Kiro event name: "
+                        f"this block's events are all Kiro's (agentSpawn, preToolUse, ...), whose entries are "
+                        f"{{command, matcher}}; in Claude Code's format the event is {event!r}"
+                    )
+                    continue
                 hook = self.validated(KiroHook, raw, f"{where}[{i}]", unknown="field for a Kiro hook")
                 if hook is None:
                     continue

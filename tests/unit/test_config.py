@@ -110,6 +110,23 @@ def test_unknown_event_with_suggestion(tmp_path: Path) -> None:
     assert any("unknown event 'PreToolUSe'" in i and "'PreToolUse'" in i for i in issues)
 
 
+def test_a_kiro_event_name_among_claude_ones_is_named_for_what_it_is(tmp_path: Path) -> None:
+    """``preToolUse`` in a Claude Code block once got "did you mean 'preToolUse'?", the name it rejected."""
+    issues = _issues(tmp_path, {"PreToolUse": [{"hooks": [_cmd()]}], "preToolUse": [{"hooks": [_cmd()]}]})
+    [issue] = [i for i in issues if "preToolUse" in i]
+    assert "a Kiro event name" in issue and "Claude Code calls it 'PreToolUse'" in issue
+    assert "did you mean 'preToolUse'" not in issue
+
+
+def test_claude_matcher_groups_under_kiro_event_names_say_so(tmp_path: Path) -> None:
+    """All-lower-case event names make the block Kiro's; Claude Code's ``{matcher, hooks}`` entries there
+    once got only ``command: Field required``."""
+    issues = _issues(tmp_path, {"preToolUse": [{"matcher": "Bash", "hooks": [_cmd()]}], "stop": [{"hooks": [_cmd()]}]})
+    assert len(issues) == 2, issues
+    assert all("a Claude Code matcher group ({matcher, hooks}) under a Kiro event name" in i for i in issues)
+    assert "the event is 'PreToolUse'" in issues[0] and "the event is 'Stop'" in issues[1]
+
+
 def test_millisecond_timeout_is_a_warning_and_used_as_written(tmp_path: Path) -> None:
     config = load_config([_write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(timeout=5000)]}]}})], use_cache=False)
     assert any("hooks.Stop[0].hooks[0].timeout" in w and "did you mean 5" in w for w in config.warnings)
