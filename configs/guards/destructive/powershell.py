@@ -222,6 +222,12 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
             reason = _verdict(m.group(0), [Word("rm"), *([Word("-rf")] if recursive else []), path], shown, ctx)
             if reason:
                 return reason
+        from .pswrites import net_written
+
+        for argv in net_written(script):  # [IO.File]::WriteAllText('.env', ...)
+            reason = _verdict(" ".join(w.text for w in argv), argv, shown, ctx)
+            if reason:
+                return reason
     statements, groups = read_statements(script)
     producer: tuple[list[Word], str] | None = None
     for words, piped, source in statements:
@@ -256,6 +262,12 @@ def _check_statement(
         words = words[1:]
     if not words:
         return None
+    from .pswrites import written
+
+    for line in written(words):  # Set-Content .env, Copy-Item x .claude/settings.json, > hookgate.yaml...
+        reason = _verdict(source, line, shown, ctx)
+        if reason:
+            return reason
     called = re.fullmatch(r"(iex|invoke-expression)(\(.*\))", words[0].text, re.IGNORECASE | re.DOTALL)
     if called:  # iex("..."): the call's parentheses are its argument
         words = [word(called.group(1), True), word(called.group(2), False), *words[1:]]

@@ -69,3 +69,55 @@ def test_the_default_policy_guards_the_powershell_tool(tmp_path: Path, script: s
     proc = run_hookgate(["run"], {**ps_event(script), "session_id": "s1"}, env=own_state(tmp_path))
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert f"[rule {rule.split(':', 1)[1]}]" in proc.stdout + proc.stderr
+
+
+WRITES = [
+    ("Set-Content -Path .claude/settings.json -Value '{}'", "deny:write.hook-config"),
+    ("Set-Content .env 'A=1'", "deny:write.secrets"),
+    ("sc -Path:.env -Value x", "deny:write.secrets"),
+    ("Add-Content ~/.ssh/authorized_keys 'ssh-ed25519 AAAA'", "deny:write.secrets"),
+    ("Out-File -FilePath hookgate.yaml", "deny:write.hook-config"),
+    ("'x' | Out-File .env -Encoding utf8", "deny:write.secrets"),
+    ("Get-Date | Tee-Object -FilePath .env", "deny:write.secrets"),
+    ("Clear-Content .claude/settings.local.json", "deny:write.hook-config"),
+    ("echo hi > .env", "deny:write.secrets"),
+    ("Write-Output '{}' *>> .claude/settings.json", "deny:write.hook-config"),
+    ("New-Item -ItemType File -Force .claude/settings.json", "deny:write.hook-config"),
+    ("New-Item -Path .claude -Name settings.json -ItemType File", "deny:write.hook-config"),
+    ("Copy-Item x.json .claude/settings.json", "deny:write.hook-config"),
+    ("Copy-Item -Path x.json -Destination C:\\proj\\.claude\\settings.json", "deny:write.hook-config"),
+    ("Move-Item hookgate.yaml old.yaml", "deny:write.hook-config"),
+    ("Rename-Item .claude/settings.json s.bak", "deny:write.hook-config"),
+    ("Set-Content .git/hooks/pre-commit 'exit 0'", "deny:write.git-config"),
+    ("[IO.File]::WriteAllText('.env', 'A=1')", "deny:write.secrets"),
+    ("[System.IO.File]::Copy('x', 'C:\\proj\\.claude\\settings.json')", "deny:write.hook-config"),
+    ("if ($true) { Set-Content .env x }", "deny:write.secrets"),
+]
+
+
+@pytest.mark.parametrize(("script", "rule"), WRITES)
+def test_powershell_writes_to_secrets_and_hook_config_are_denied_as_the_shell_ones(script: str, rule: str) -> None:
+    """``Set-Content .env``, ``Copy-Item x .claude/settings.json``, ``> hookgate.yaml``: the PowerShell tool
+    once wrote them all (only deletes were read); each is judged as the ``tee``/``cp``/``mv`` line it is."""
+    assert ps_rule(script) == rule
+    out = shell_guard.check_event(ps_event(script))
+    assert out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "Set-Content notes.txt '.env'",  # the value is not a path
+        "Set-Content -Path:.gitignore -Value 'node_modules'",
+        "echo hi >> notes.txt",
+        "Get-ChildItem 2>&1 > out.txt",
+        "New-Item -ItemType Directory build/out",
+        "Copy-Item -Path .env -Destination backup.env",  # reading a secret is never blocked
+        "Rename-Item notes.txt notes2.txt",
+        "Set-Content -WhatIf .env 'x'",
+        "Write-Output 'a > .env'",
+        "Get-Content .env",
+    ],
+)
+def test_ordinary_powershell_writes_pass(script: str) -> None:
+    assert ps_rule(script) is None
