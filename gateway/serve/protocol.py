@@ -67,6 +67,7 @@ class ReadDeadlineProtocol(H11Protocol):
         self, transport: asyncio.Transport
     ) -> None:
         super().connection_made(transport)
+        self.transport = OneWriteResponses(transport, self)  # type: ignore[assignment]  # (a Transport's interface)
         self._deadline = self.loop.time() + self.read_timeout
         self._arm()
 
@@ -140,6 +141,51 @@ class ReadDeadlineProtocol(H11Protocol):
         # What connection_lost says a moment later, said now: the app's reads end (http.disconnect) and
         # anything it still sends is dropped, not written after this answer.
         self.cycle.disconnected = True
+
+
+class OneWriteResponses:
+    """The connection's transport, as uvicorn's h11 cycle writes to it, with a response's head held back
+    until its body comes: the status line and headers, the body and the end of the message leave in one
+    ``write`` (one ``send`` and one TCP segment, where uvicorn makes two), when the app sends the body in
+    the same event-loop iteration as the head (``hookgate serve``'s routes do). A head whose body has not come
+    by the next iteration is written then (``call_soon``); every other call, ``close`` included, writes
+    what is held first, then goes to the transport."""
+
+    __slots__ = ("_held", "_protocol", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, protocol: H11Protocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+        self._held: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            self._transport.write(held + data)
+            return
+        cycle = self._protocol.cycle
+        if cycle is not None and cycle.response_started and not cycle.response_complete and data[:5] == b"HTTP/":
+            self._held = data  # a response's head: its body follows
+            self._protocol.loop.call_soon(self.flush)
+            return
+        if data:
+            self._transport.write(data)
+
+    def flush(self) -> None:
+        """Write a held response head (its body did not come in the same iteration)."""
+        held = self._held
+        if held is not None:
+            self._held = None
+            self._transport.write(held)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> object:  # is_closing, pause_reading, get_extra_info, ...
+        self.flush()
+        return getattr(self._transport, name)
 
 
 def read_deadline_protocol(
