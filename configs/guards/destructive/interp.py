@@ -4,7 +4,8 @@ String literals only: the guard stays a guard rail, not an interpreter. A call t
 (``os.system('...')``, ``subprocess.run('...', shell=True)``, perl ``system '...'`` and backticks, node
 ``execSync('...')``, ruby ``system '...'``, backticks and ``%x(...)``) is checked as a shell command; one that
 runs an argv list (``subprocess.run(['rm', '-rf', '/'])``, ``spawn('rm', ['-rf', '/'])``) as that command
-line; a native delete (``shutil.rmtree``, ``FileUtils.rm_rf``, ``fs.rmSync(p, {recursive: true})``) as
+line; a native delete (``shutil.rmtree``, also imported under another name or reached with ``getattr``, its
+path a keyword or a ``Path('...')``; ``FileUtils.rm_rf``, ``fs.rmSync(p, {recursive: true})``) as
 ``rm -rf`` of its path, ``os.remove``/``unlink`` as ``rm``, and a write (``open(p, 'w')``) as a write, so the
 same areas and protected files apply. Interpolation (``f'{x}'``, ``"#{x}"``, ``"$x"``) is a run-time value.
 Deno one-liners get node's calls and Deno's own (``Deno.remove``, ``new Deno.Command``, ``Deno.run``,
@@ -110,6 +111,8 @@ def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
     if "\\'" in code or '\\"' in code:  # exec("os.system(\\"rm -rf ~\\")"): read the nested program too
         code = code + "\n" + code.replace("\\'", "'").replace('\\"', '"')
     source = code  # literals as written, for the alias scan below
+    if family == "python" and "rmtree" in code:  # import shutil as s; s.rmtree(...), from shutil import rmtree
+        code = _python_rmtree(code)
     if "ome" in code or "HOME" in code:  # shutil.rmtree(pathlib.Path.home()): the calls see a known home
         code = re.sub(_HOME_ARG, "'~'", code)
     for m in _pattern(family).finditer(code):
@@ -119,6 +122,28 @@ def check_code(family: str, code: str, shown: str, ctx: Ctx) -> str | None:
             call = code[m.start() : m.start() + 60].split("\n", 1)[0]
             return f"`{shown[:80]}` runs `{call.strip()}`, which hookgate checks as a shell command: {reason}"
     return check_code_literals(source, shown, ctx) or _aliased(source, shown, ctx)
+
+
+def _python_rmtree(code: str) -> str:
+    """``code`` with the other spellings of ``shutil.rmtree(PATH)`` written as that one: the module or the
+    function under an alias (``import shutil as s``, ``from shutil import rmtree as r``, ``from shutil import
+    *``), ``getattr(shutil, 'rmtree')(...)``, the path as a keyword (``path='src'``) or wrapped in
+    ``Path('src')``/``pathlib.Path('src')``. Text only: a name bound any other way stays unknown."""
+    for alias in re.findall(r"\bimport\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*shutil\s+as\s+(\w+)", code):
+        code = re.sub(rf"(?<![\w.]){re.escape(alias)}\s*\.\s*rmtree\b", "shutil.rmtree", code)
+    imports = " ".join(re.findall(r"\bfrom\s+shutil\s+import\s+([^\n;]+)", code))
+    names = set(re.findall(r"\brmtree\s+as\s+(\w+)", imports))
+    if re.search(r"(?:^|[\s,(])(?:rmtree|\*)(?:\s*(?:$|[,)]))", imports):
+        names.add("rmtree")
+    for name in names:
+        code = re.sub(rf"(?<![\w.]){re.escape(name)}\s*\(", "shutil.rmtree(", code)
+    code = re.sub(r"\bgetattr\s*\(\s*shutil\s*,\s*(['\"])rmtree\1\s*\)\s*\(", "shutil.rmtree(", code)
+    code = re.sub(r"\bshutil\.rmtree\s*\(\s*path\s*=\s*", "shutil.rmtree(", code)
+    return re.sub(
+        r"\bshutil\.rmtree\s*\(\s*(?:pathlib\s*\.\s*)?(?:Pure)?(?:Posix)?Path\s*\(\s*('[^'\n]*'|\"[^\"\n]*\")\s*\)",
+        r"shutil.rmtree(\1",
+        code,
+    )
 
 
 # expressions that compute the home directory, read as the literal '~' (compiled on first use)
