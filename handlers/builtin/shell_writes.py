@@ -317,10 +317,8 @@ def _argv_reason(argv: list[str], allowed: frozenset[str]) -> str | None:
         return f"{name} {next(a for a in args if a.startswith('--p')).split('=', 1)[0]} runs a program"
     if name == "file" and any(a == "--compile" or (a[:1] == "-" and a[1:2] != "-" and "C" in a) for a in args):
         return "file -C writes a compiled magic file"
-    if name == "sort" and any(a.startswith(("-o", "--output")) for a in args):
-        return "sort -o writes a file"
-    if name == "sort" and any(a.startswith("--compress-program") for a in args):
-        return "sort --compress-program runs a program"
+    if name == "sort":
+        return _sort_reason(args)
     if name in ("less", "more"):
         return _pager_reason(name, args)
     if name == "tree" and any(a == "-o" or a.startswith("-o") for a in args):
@@ -333,6 +331,39 @@ def _argv_reason(argv: list[str], allowed: frozenset[str]) -> str | None:
         return "uniq with an output file writes it"
     if name == "git":
         return _git_reason(args)
+    return None
+
+
+_SORT_LONG = (
+    *("output", "compress-program", "check", "batch-size", "debug", "files0-from", "field-separator", "key"),
+    *("merge", "stable", "buffer-size", "temporary-directory", "parallel", "unique", "zero-terminated", "help"),
+    *("version", "ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort"),
+    *("ignore-nonprinting", "month-sort", "human-numeric-sort", "numeric-sort", "random-sort", "random-source"),
+    *("reverse", "sort", "version-sort"),
+)
+"""GNU sort's long options: getopt takes any unique prefix of one (``--o`` is ``--output``)."""
+
+
+def _sort_reason(args: list[str]) -> str | None:
+    """``sort -o FILE`` in any spelling GNU sort takes (``-o F``, ``-oF``, ``-ro F``, ``--output=F``, ``--o F``,
+    ``--outp=F``), and ``--compress-program`` (also abbreviated), which runs a program."""
+    for arg in args:
+        if arg == "--":
+            return None
+        if arg.startswith("--"):
+            given = arg[2:].split("=", 1)[0]
+            found = [n for n in _SORT_LONG if n.startswith(given)] if given else []
+            full = given if given in _SORT_LONG else found[0] if len(found) == 1 else None
+            if full == "output":
+                return "sort --output writes a file"
+            if full == "compress-program":
+                return "sort --compress-program runs a program"
+        elif arg.startswith("-") and len(arg) > 1:
+            for letter in arg[1:]:
+                if letter == "o":
+                    return "sort -o writes a file"
+                if letter in "ktST":  # takes a value: the rest of the word is it
+                    break
     return None
 
 

@@ -55,6 +55,9 @@ RULES = WriteRules()
         "echo ${x:-$(date)}",
         "FOO=1 ls",
         "LC_ALL=C sort x",
+        "sort -to -k1,1 x",  # -t takes a value: its 'o' is the separator
+        "sort --check x",
+        "sort -T /tmp/sorttmp -S 1G big.txt",
         "cat <<EOF\nhi $HOME\nEOF",
         "rg -n TODO src",
     ],
@@ -98,6 +101,12 @@ def test_shell_commands_that_only_read(command: str) -> None:
         ("less --log-file=copy.txt file", "writes a log file"),
         ("more '+!touch x' file", "runs a more command"),
         ("sort --compress-program=sh big.txt", "runs a program"),
+        ("sort --com=sh big.txt", "runs a program"),  # getopt takes any unique prefix
+        ("sort --o z a", "sort --output writes a file"),
+        ("sort --ou=zz a", "sort --output writes a file"),
+        ("sort --outp z a", "sort --output writes a file"),
+        ("sort -ro z a", "sort -o writes a file"),
+        ("sort -nuoz a", "sort -o writes a file"),
         ("tree -o listing.txt", "tree -o writes"),
         ("date -s 2020-01-01", "sets the clock"),
         # F4: sed -i in a bundle of short options, abbreviated --in-place, w/W after an address, e, -f
