@@ -150,6 +150,10 @@ class HookServer(Routes):
         return frozenset({"localhost", bound, *(h.strip("[]").lower().rstrip(".") for h in self.allow_hosts)})
 
 
+MIN_TOKEN_CHARS = 20
+"""A ``HOOKGATE_TOKEN`` shorter than this gets a warning when ``serve`` starts."""
+
+
 def create_app(server: HookServer) -> Any:
     """The ASGI app for ``server``: Starlette behind ``RequestGuard`` (Host, Origin, token and POST
     Content-Type checks)."""
@@ -268,6 +272,14 @@ def serve(
     store_warning = check_at_start(server.config)  # StoreError (schema too old): serve does not start
     if store_warning:
         log.warning("%s", store_warning)
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        log.warning(
+            "HOOKGATE_TOKEN is only %d characters: a short token can be guessed (wrong guesses are paced to "
+            "2 a second, not stopped); use %d or more random characters, e.g. "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'",
+            len(token),
+            MIN_TOKEN_CHARS,
+        )
     if token is None and not is_loopback_host(host):
         log.warning(
             "listening on %s without HOOKGATE_TOKEN: anyone who can reach this port can submit events "

@@ -128,6 +128,15 @@ class ApprovalRoutes:
             return False
         return bearer_matches(request.headers.get("authorization", "").encode("latin-1"), self.token.encode())
 
+    async def _paced(self, request: Request) -> Response | None:
+        """After a failed token check: a request that presented a bearer token waits its turn as every wrong
+        guess does (``gateway.serve.guard.WrongTokens``); a 429 when too many wait already."""
+        from gateway.serve.guard import WRONG_TOKENS
+
+        if request.headers.get("authorization", "").strip() and not await WRONG_TOKENS.pause():
+            return _error(429, "too many wrong tokens at once; try again later")
+        return None
+
     # ------------------------------------------------------------------ chat platforms
 
     async def slack(self, request: Request) -> Response:
@@ -216,6 +225,9 @@ class ApprovalRoutes:
                 answer = parse_answer(data, approval_id, "webhook")
                 identities = answer.identities
             else:
+                paced = await self._paced(request)
+                if paced is not None:
+                    return paced
                 raise CallbackRejected(
                     "an answer needs a Standard Webhooks signature or the serve token "
                     f"(Authorization: Bearer $HOOKGATE_TOKEN){NO_TOKEN if self.token is None else ''}"
@@ -249,6 +261,9 @@ class ApprovalRoutes:
 
     async def listing(self, request: Request) -> Response:
         if not self._token_ok(request):
+            paced = await self._paced(request)
+            if paced is not None:
+                return paced
             hint = NO_TOKEN if self.token is None else ""
             return _error(401, f"listing approvals needs the serve token (Authorization: Bearer $HOOKGATE_TOKEN){hint}")
         status = request.query_params.get("status") or None

@@ -17,6 +17,7 @@ cross-site request is still refused. ``GET /ui/login`` and its files carry no da
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import hmac
@@ -159,6 +160,8 @@ class RequestGuard:
             own_check = bool(self._self_authenticated) and path.startswith(self._self_authenticated)
             problem = self._problem(scope["headers"], path, scope.get("method", "GET"), check_token=not own_check)
             if problem is not None:
+                if problem is _UNAUTHORIZED and _presents_token(scope["headers"]) and not await WRONG_TOKENS.pause():
+                    problem = _TOO_MANY
                 status, reason, message, extra = problem
                 if self._on_reject is not None:
                     self._on_reject(reason)
@@ -240,6 +243,53 @@ class RequestGuard:
             return (303, "unauthorized", "sign in first: /ui/login", [(b"location", b"/ui/login")])
         return _UNAUTHORIZED
 
+
+def _presents_token(headers: list[tuple[bytes, bytes]]) -> bool:
+    """Whether a request carries a bearer credential (a guess, when it is wrong)."""
+    return any(key == b"authorization" and value.strip() for key, value in headers)
+
+
+class WrongTokens:
+    """Paces guesses of the serve token: every request that presents a wrong one (a bearer token, the
+    console's sign-in) waits ``PAUSE`` seconds before its 401, one at a time for the whole server, so
+    guesses cannot go faster than 1 / ``PAUSE`` a second however many connections make them (a local
+    process, the agent's own shell included, could otherwise try a dictionary of tokens in minutes).
+    Requests with the right token never wait. Past ``MAX_WAITING`` waiting guesses, the next is refused
+    at once with 429, so a flood holds no more connections than that."""
+
+    PAUSE = 0.5
+    MAX_WAITING = 32
+
+    def __init__(self) -> None:
+        self._lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
+        self._waiting = 0
+
+    async def pause(self) -> bool:
+        """Wait this guess's turn; False when too many wait already (answer 429 instead)."""
+        if self._waiting >= self.MAX_WAITING:
+            return False
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock[0] is not loop:  # a lock serves one loop (a test runs several)
+            self._lock = (loop, asyncio.Lock())
+        lock = self._lock[1]
+        self._waiting += 1
+        try:
+            async with lock:
+                await asyncio.sleep(self.PAUSE)
+        finally:
+            self._waiting -= 1
+        return True
+
+
+WRONG_TOKENS = WrongTokens()
+"""The server's one pacer (a process serves one token)."""
+
+_TOO_MANY: tuple[int, str, str, list[tuple[bytes, bytes]]] = (
+    429,
+    "unauthorized",
+    "too many wrong tokens at once; try again later",
+    [(b"retry-after", b"5")],
+)
 
 _UNAUTHORIZED: tuple[int, str, str, list[tuple[bytes, bytes]]] = (
     401,

@@ -216,6 +216,10 @@ class Console:
         if self.token is None:
             return Response(status_code=204, headers=api_headers())
         if not hmac.compare_digest(given.encode(), self.token.encode()):
+            from gateway.serve.guard import WRONG_TOKENS
+
+            if not await WRONG_TOKENS.pause():  # one guess at a time, paced (see WrongTokens)
+                return _error(429, "too many wrong tokens at once; try again later")
             return _error(401, "wrong token")
         response = Response(status_code=204, headers=api_headers())
         response.set_cookie(

@@ -197,6 +197,49 @@ def test_bearer_token_is_required_on_every_request() -> None:
             assert post(f"{server.url}/hooks", RM_RF, {"authorization": scheme}).status_code == 200, scheme
         for wrong in ("Basic s3cret", "bearer", "Bearers3cret", "bearer s3cret2", "s3cret"):
             assert post(f"{server.url}/hooks", RM_RF, {"authorization": wrong}).status_code == 401, wrong
+        assert any("HOOKGATE_TOKEN is only 6 characters" in line for line in server.lines), server.lines
+
+
+async def test_wrong_token_guesses_are_paced_one_at_a_time(
+    app_client: Callable[..., httpx2.AsyncClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each wrong bearer token waits its turn (``WrongTokens.PAUSE``) before its 401, so guesses sent at
+    once on many connections still come back one pause apart; the right token never waits behind them;
+    past ``MAX_WAITING`` waiting guesses the next one gets 429 at once; no credential at all is no guess."""
+    import asyncio
+    import time
+
+    from gateway.serve.guard import WRONG_TOKENS, WrongTokens
+
+    monkeypatch.setattr(WrongTokens, "PAUSE", 0.1)  # (0.5 s in service: the test needs only the order)
+    client = app_client(token="s3cret")
+    finished: list[str] = []
+
+    async def guess(n: int) -> int:
+        answer = await client.get("/healthz", headers={"authorization": f"Bearer guess-{n}"})
+        finished.append(f"guess-{n}")
+        return answer.status_code
+
+    async def right() -> int:
+        await asyncio.sleep(0.05)  # behind the guesses
+        answer = await client.get("/healthz", headers={"authorization": "Bearer s3cret"})
+        finished.append("right")
+        return answer.status_code
+
+    started = time.monotonic()
+    codes = await asyncio.gather(*(guess(n) for n in range(4)), right())
+    assert codes == [401, 401, 401, 401, 200]
+    assert time.monotonic() - started >= 4 * WRONG_TOKENS.PAUSE  # one after another, not side by side
+    assert finished.index("right") < 2  # answered while the guesses still waited
+    assert (await client.get("/healthz")).status_code == 401  # no token presented: refused, not paced
+    flood = await asyncio.gather(
+        *(
+            client.get("/healthz", headers={"authorization": f"Bearer x{n}"})
+            for n in range(WRONG_TOKENS.MAX_WAITING + 3)
+        )
+    )
+    statuses = [answer.status_code for answer in flood]
+    assert statuses.count(429) == 3 and statuses.count(401) == WRONG_TOKENS.MAX_WAITING
 
 
 def test_handler_failures_show_in_metrics_and_stderr(tmp_path: Path) -> None:
