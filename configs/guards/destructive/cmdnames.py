@@ -13,7 +13,7 @@ FETCHERS = frozenset({"curl", "wget", "fetch", "http", "https", "xh"})
 that the same command then runs (``programs.record_downloads``)."""
 HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curlie"})
 """HTTP clients that could call hookgate's approval routes (``selfguard.check_http``)."""
-TOOLS = frozenset({"chmod", "chown", "chgrp", "rsync", "tar", "gtar", "bsdtar"})
+TOOLS = frozenset({"chmod", "chown", "chgrp", "rsync", "tar", "gtar", "bsdtar", "unzip"})
 """``tools.check_tool``'s commands."""
 WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "truncate", "curl", "wget"})
 """Commands whose arguments name files they write (``writes.written_paths``), with ``perl*`` (``writes``)."""

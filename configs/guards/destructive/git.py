@@ -10,7 +10,8 @@ with arguments known only at run time), ``update-ref -d``, ``stash drop``, ``sta
 (``-C dir``, ``-c k=v``), abbreviated long options (``--fo``) and inline aliases (``-c alias.p='push -f'``; ``!``
 aliases and ``-c`` values git runs as commands are checked as shell commands, and so are such values set with
 ``git config`` and the environment variables git runs: ``check_env``) are followed, and so is the shell command
-``rebase -x CMD`` runs.
+``rebase -x CMD`` runs. ``git rm`` (not ``--cached``) and ``git mv`` are judged as the ``rm`` and ``mv`` they are
+for hook configuration and secrets files (``git rm .claude/settings.json``, ``git mv hookgate.yaml x``).
 """
 
 from __future__ import annotations
@@ -228,7 +229,7 @@ def _switch(args: list[str], shown: str, ctx: Ctx) -> str | None:
 
 
 def _rm(args: list[str], shown: str, ctx: Ctx) -> str | None:
-    _, opts, _ = getopt(args, "", frozenset({"--pathspec-from-file"}))
+    operands, opts, _ = getopt(args, "", frozenset({"--pathspec-from-file"}))
     found = names(opts)
     if ("-f" in found or long_opt(found, "--force", 4)) and not long_opt(found, "--cached", 4):
         return ctx.hit(
@@ -236,7 +237,23 @@ def _rm(args: list[str], shown: str, ctx: Ctx) -> str | None:
             shown,
             _lost(shown, "`git rm -f` deletes files even with local changes", "Use `git rm --cached` to untrack only"),
         )
-    return None
+    if long_opt(found, "--cached", 4) or "-n" in found or long_opt(found, "--dry-run", 3) or not operands:
+        return None  # --cached only untracks: the files stay
+    from .delete import check_removals  # git rm .claude/settings.json, git rm -r .claude: deletes them
+
+    return check_removals(operands, shown, ctx)
+
+
+def _mv(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``git mv``: judged as the ``mv`` it is (``git mv hookgate.yaml x`` moves hook configuration away, ``git mv
+    -f x .claude/settings.json`` overwrites it); ``-n``/``--dry-run`` moves nothing."""
+    operands, opts, _ = getopt(args)
+    found = names(opts)
+    if "-n" in found or long_opt(found, "--dry-run", 3) or len(operands) < 2:
+        return None
+    from .writes import check_writes
+
+    return check_writes("mv", ["--", *operands], shown, ctx)
 
 
 def _worktree(args: list[str], shown: str, ctx: Ctx) -> str | None:
@@ -494,6 +511,7 @@ _SUBCOMMANDS = {
     "restore": _restore,
     "switch": _switch,
     "rm": _rm,
+    "mv": _mv,
     "worktree": _worktree,
     "submodule": _submodule,
     "stash": _stash,

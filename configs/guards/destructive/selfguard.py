@@ -35,18 +35,31 @@ def check_hookgate(args: list[str], shown: str, ctx: Ctx) -> str | None:
     switch its own guard rails off). Reading commands (validate, explain, approvals list/show, audit...) pass."""
     words = [a for a in args if not a.startswith("-")]
     sub = next((w for w in words if w in _HOOKGATE_COMMANDS), None)
-    if sub is None:
+    if sub is None:  # echo uninstall | xargs hookgate, hookgate "$@": the subcommand is known only at run time
+        if any(_unknown(w) for w in words):
+            return _deny(
+                shown, "runs a hookgate command known only at run time (it can change hook configuration)", ctx
+            )
         return None
     rest = words[words.index(sub) + 1 :]
     if sub in ("install", "uninstall"):
         what = f"{sub}s hookgate's hooks in an agent's hook configuration"
     elif sub == "mode" and "off" in rest:
         what = "switches a hookgate policy mode off"
+    elif sub == "mode" and any(_unknown(w) for w in rest):  # echo off | xargs hookgate mode read-only
+        what = "sets a hookgate policy mode to a value known only at run time (it can switch it off)"
     elif sub == "approvals" and rest[:1] and rest[0] in ("approve", "reject"):
         what = f"{rest[0]}s an approval request"
+    elif sub == "approvals" and rest[:1] and _unknown(rest[0]):  # echo approve 7 | xargs hookgate approvals
+        what = "runs an approvals command known only at run time (it can answer an approval request)"
     else:
         return None
     return _deny(shown, what, ctx)
+
+
+def _unknown(word: str) -> bool:
+    """Whether an argument is known only at run time: what ``xargs``/``parallel`` read from stdin, a variable."""
+    return "$" in word or "`" in word
 
 
 def is_hookgate_script(path: str) -> bool:
@@ -279,4 +292,8 @@ def check_code_literals(code: str, shown: str, ctx: Ctx) -> str | None:
             return _deny(shown, f"reaches {text[:80]}, hookgate's own state or installed files", ctx)
     if re.search(r"\bgateway\b", code) and re.search(r"""['"](?:approve|reject|uninstall|install)['"]""", code):
         return _deny(shown, "calls hookgate's CLI to change its hooks or answer an approval request", ctx)
+    if re.search(r"\bgateway\b", code) and re.search(r"""['"]mode['"]""", code) and re.search(r"""['"]off['"]""", code):
+        return _deny(
+            shown, "calls hookgate's CLI to switch a policy mode off", ctx
+        )  # main(['mode', 'read-only', 'off'])
     return None

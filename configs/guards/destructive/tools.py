@@ -8,8 +8,10 @@ starts from (``chmod -R 777 *`` in the project is the project). Recursive mode a
 for good (no tool records the old modes; sudo, ssh and setuid programs stop working), so they are denied, and so
 is ``rsync --delete`` onto one (it deletes whatever the source lacks). ``tar --remove-files`` deletes the files
 it archives: they live on in the archive, so it asks, unless every member lies in an allowed area (it passes)
-or the archive is ``/dev/null`` (a recursive delete: ``rm.recursive``). A path known only at run time is not
-judged here.
+or the archive is ``/dev/null`` (a recursive delete: ``rm.recursive``). ``tar -x`` and ``unzip`` into a folder of
+hook configuration or a ``.git`` (``-C .claude``, ``-d .claude``), or with a member named as one or as a secrets
+file (``tar xf x.tar .claude/settings.json``), count as writing it; a plain ``tar xf x.tar`` passes (what an
+archive holds is not known). A path known only at run time is not judged here.
 """
 
 from __future__ import annotations
@@ -63,7 +65,163 @@ def check_tool(name: str, args: list[Word], shown: str, ctx: Ctx) -> str | None:
         return _perms(name, args, shown, ctx)
     if name == "rsync":
         return _rsync(args, shown, ctx)
-    return _tar(args, shown, ctx)
+    if name == "unzip":
+        return _unzip([w.text for w in args], shown, ctx)
+    return _tar(args, shown, ctx) or _tar_extract([w.text for w in args], shown, ctx)
+
+
+# tar's short options that take a value (GNU, bsdtar), and long ones that take the next word unless given `=`
+_TAR_SHORT_VALUE = "bCfFgHIKLNTVX"
+_TAR_LONG_VALUE = frozenset(
+    {
+        "--file",
+        "--directory",
+        "--files-from",
+        "--exclude-from",
+        "--exclude",
+        "--transform",
+        "--xform",
+        "--strip-components",
+        "--owner",
+        "--group",
+        "--mode",
+        "--format",
+        "--use-compress-program",
+        "--to-command",
+        "--checkpoint-action",
+        "--newer",
+        "--after-date",
+        "--newer-mtime",
+        "--label",
+        "--blocking-factor",
+        "--record-size",
+        "--tape-length",
+        "--starting-file",
+        "--suffix",
+        "--index-file",
+        "--info-script",
+        "--new-volume-script",
+        "--volno-file",
+        "--rsh-command",
+        "--mtime",
+        "--quoting-style",
+    }
+)
+
+
+def _tar_extract(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``tar -x`` (``--extract``, ``--get``, old-style ``xf``) into a hook-configuration folder (``-C .claude``,
+    ``--directory``) or of a member named as hook configuration, a secrets file or a ``.git`` (``tar xf x.tar
+    .claude/settings.json``). What an archive holds is not known, so a plain ``tar xf x.tar`` passes."""
+    letters: set[str] = set()
+    longs: set[str] = set()
+    dirs: list[str] = []
+    members: list[str] = []
+    i = 0
+    while i < len(args):
+        t = args[i]
+        if t == "--":
+            members += args[i + 1 :]
+            break
+        if t.startswith("--"):
+            key, eq, value = t.partition("=")
+            if key in _TAR_LONG_VALUE and not eq and i + 1 < len(args):
+                i, value = i + 1, args[i + 1]
+            longs.add(key)
+            if key == "--directory":
+                dirs.append(value)
+        elif (t.startswith("-") and len(t) > 1) or (i == 0 and t.isalpha()):  # -xf x, or old style xf x
+            dashed = t.startswith("-")
+            body = t[1:] if dashed else t
+            later: list[str] = []  # old style: the values follow in the order of their letters
+            for k, ch in enumerate(body):
+                letters.add(ch)
+                if ch in _TAR_SHORT_VALUE:
+                    if dashed:
+                        value = body[k + 1 :]
+                        if not value and i + 1 < len(args):
+                            i, value = i + 1, args[i + 1]
+                        dirs += [value] if ch == "C" else []
+                        break
+                    later.append(ch)
+            for ch in later:
+                if i + 1 < len(args):
+                    i += 1
+                    dirs += [args[i]] if ch == "C" else []
+        else:
+            members.append(t)
+        i += 1
+    extracts = "x" in letters or long_opt(longs, "--extract", 5) or long_opt(longs, "--get", 4)
+    if not extracts or "O" in letters or "t" in letters or long_opt(longs, "--to-stdout", 5):
+        return None  # lists, or extracts to stdout: writes no file
+    return _landing_check("extracts an archive", dirs, members, shown, ctx)
+
+
+def _unzip(args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """``unzip -d .claude x.zip`` (into a hook-configuration folder) and ``unzip x.zip .claude/settings.json``
+    (a member named as one), like ``tar -x``; listing, testing and printing (``-l``, ``-t``, ``-p``, ``-v``,
+    ``-z``, ``-Z``) write nothing."""
+    dirs: list[str] = []
+    operands: list[str] = []
+    letters: set[str] = set()
+    excluding = False
+    i = 0
+    while i < len(args):
+        t = args[i]
+        if t.startswith("-") and len(t) > 1:
+            excluding = False
+            for k, ch in enumerate(t[1:]):
+                letters.add(ch)
+                if ch in "dPIO":  # a value: attached or the next word
+                    value = t[k + 2 :]
+                    if not value and i + 1 < len(args):
+                        i, value = i + 1, args[i + 1]
+                    dirs += [value] if ch == "d" else []
+                    break
+                if ch == "x":
+                    excluding = True  # -x FILES...: names not to extract
+        elif not excluding:
+            operands.append(t)
+        i += 1
+    if letters & set("ltpvzZ") or not operands:
+        return None
+    members = operands[1:]
+    if "j" in letters:  # -j: every member lands in the folder by its last name
+        members += [m.rsplit("/", 1)[-1] for m in members]
+    return _landing_check("extracts an archive", dirs, members, shown, ctx)
+
+
+def _landing_check(what: str, dirs: list[str], members: list[str], shown: str, ctx: Ctx) -> str | None:
+    """An archive extracted into ``dirs`` (none: the current directory) with ``members`` named: denied when a
+    folder is hook configuration or a ``.git`` (everything lands in it: ``-C .claude``), or a member lands on
+    hook configuration, a secrets file or a ``.git`` (a member may be a whole folder: ``.claude``)."""
+    from .protected import config_kind, git_kind, git_reason
+    from .protected import write_reason as protected_write_reason
+    from .writes import git_dir_reason, is_git_dir, replaced_kind
+
+    for folder in dirs:
+        for candidate in ctx.state.candidates(folder):
+            kind = replaced_kind(candidate)
+            if kind is not None:
+                reason = protected_write_reason(candidate, f"`{shown}`", removal=True, verb=f"{what} into")
+                return ctx.hit("write.hook-config", shown, reason or "")
+            git = git_kind(candidate.rstrip("/") + "/x")
+            if is_git_dir(candidate) or git is not None:
+                return ctx.hit("write.git-config", shown, git_dir_reason(f"`{shown}`", candidate, f"{what} into"))
+    for member in members:
+        for folder in dirs or [""]:
+            landing = folder.rstrip("/") + "/" + member if folder else member
+            for candidate in ctx.state.candidates(landing):
+                reason = protected_write_reason(candidate, f"`{shown}`", removal=True, verb=f"{what} onto")
+                if reason is not None:
+                    rule = "write.hook-config" if config_kind(candidate, removal=True) else "write.secrets"
+                    return ctx.hit(rule, shown, reason)
+                git = git_kind(candidate)
+                if git is not None:
+                    return ctx.hit("write.git-config", shown, git_reason(candidate, f"`{shown}`", git))
+                if is_git_dir(candidate):
+                    return ctx.hit("write.git-config", shown, git_dir_reason(f"`{shown}`", candidate, f"{what} onto"))
+    return None
 
 
 def _perms(name: str, args: list[Word], shown: str, ctx: Ctx) -> str | None:

@@ -1,6 +1,8 @@
 """Shell writes to protected files: redirections, ``tee``, ``cp``/``mv``/``ln``/``install``/``rsync``
 destinations, ``sed -i``, ``perl -i``, ``dd of=``, ``truncate``, ``curl -o``, ``wget -O`` (``secrets_guard``
-decides what is protected), a glob that could name a protected file (``> .e?v``), and ``dd`` onto a device."""
+decides what is protected), a glob that could name a protected file (``> .e?v``), a whole directory copied, moved
+or linked into place as hook configuration or a ``.git`` (``cp -a /tmp/evil/.claude ./``), the home or project
+folder moved away (``mv ~ /tmp/x``), and ``dd`` onto a device."""
 
 from __future__ import annotations
 
@@ -236,6 +238,10 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
     if name in COPIERS and replaced:
         reason = protected_write_reason(paths[0], f"`{shown}`", removal=True, verb="replaces")
         return ctx.hit("write.hook-config", shown, reason) if reason else None
+    if name in COPIERS:  # cp -a /tmp/evil/.claude ./, cp -r evil/.claude/. .claude/: a whole directory lands
+        reason = _placed_directories(name, args, shown, ctx)
+        if reason:
+            return reason
     for path in paths:
         reason = write_reason(path, shown, ctx)
         if reason:
@@ -244,8 +250,158 @@ def check_writes(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None
         operands, opts, _ = getopt(args, *COPIERS["mv"])
         if not any(o in ("-t", "--target-directory") for o, _ in opts):
             operands = operands[:-1]
+        for source in operands:  # mv ~ /tmp/x, mv . ../x: the folder holding the hook configuration goes
+            where = holder(source, ctx)
+            if where:
+                return ctx.hit("write.hook-config", shown, holder_reason(shown, where))
         return check_removals(operands, shown, ctx)
     return None
+
+
+# the folders a host reads its hook configuration from, by name, and git's (whose config and hooks run commands)
+_CONFIG_DIR_NAMES = (".claude", ".kiro", ".codex", ".gemini")
+_DIRECTORY_KIND = "a directory holding agent hook configuration"
+
+
+def replaced_kind(path: str) -> str | None:
+    """What of the agent's hook configuration a directory ``path`` is when something replaces or fills it whole
+    (``cp -r x .claude``, ``tar -C .claude -xf x.tar``), or None. A folder that merely holds the installed hookgate
+    (``/tmp`` with hookgate installed under ``/tmp``) is written into, not replaced: it does not count."""
+    kind = config_kind(path, removal=True)
+    if kind and kind == installed_kind(path, removal=True) and not installed_kind(path):
+        return None
+    return kind
+
+
+def is_git_dir(path: str) -> bool:
+    """Whether ``path`` names a repository's ``.git`` folder itself (``.git``, ``repo/.git/``)."""
+    return base(os.path.normpath(path.replace("\\", "/"))).lower() == ".git"
+
+
+def _absolute(path: str, ctx: Ctx) -> str | None:
+    """``path`` as an absolute, normalised path (``~``, ``$HOME``, ``$PWD`` expanded; relative: from the
+    directory the command runs in), or None when it is known only at run time or the directory is unknown."""
+    for prefix in ("~", "${HOME}", "$HOME", "${PWD}", "$PWD"):
+        if path == prefix or path.startswith(prefix + "/"):
+            value = ctx.cwd if "PWD" in prefix else ctx.state.home()
+            if value is None:
+                return None
+            path = value + path[len(prefix) :]
+            break
+    if not path or "$" in path or "`" in path or path.startswith("~"):
+        return None
+    if not path.startswith("/"):
+        if ctx.cwd is None:
+            return None
+        path = ctx.cwd.rstrip("/") + "/" + path
+    return os.path.normpath(path).replace("//", "/")
+
+
+def holder(path: str, ctx: Ctx) -> str | None:
+    """What ``path`` is when it is the home directory, the project (the event's ``cwd``), the directory the
+    command runs in, or a folder holding one of them (each holds hook configuration: ``~/.claude/settings.json``,
+    the project's ``.claude/`` and ``hookgate.yaml``), for a reason; or None. After a ``cd``, a relative path is
+    also tried in each literal ``cd`` target. Reads nothing but the home directory's name."""
+    places: list[tuple[str, str]] = []
+    for candidate in ctx.state.candidates(path):
+        if candidate[:1] not in ("/", "~", "$"):
+            folded = os.path.normpath(candidate)
+            if folded != "." and folded != ".." and not folded.startswith("../"):
+                continue  # below the directory the command runs in: no need to read where home is
+        full = _absolute(candidate, ctx)
+        if full is None:
+            continue
+        if not places:
+            places.append((ctx.state.home(), "your home directory"))
+            for place in dict.fromkeys(p for p in (ctx.state.project, ctx.cwd) if p):
+                places.append((os.path.normpath(place), "the project"))
+        for place, what in places:
+            if full == place:
+                return f"{full}, {what}"
+            if place.startswith(full.rstrip("/") + "/"):
+                return f"{full}, which holds {what}"
+    return None
+
+
+def holder_reason(shown: str, where: str) -> str:
+    return (
+        f"`{shown}` moves {where}, and with it the agent's hook configuration it holds (the project's .claude/ "
+        f"and hookgate.yaml, ~/.claude/settings.json, hookgate's state); {POLICY} blocks changes to the agent's "
+        "own hook configuration (the agent must not change its own guard rails): ask the user to make this change."
+    )
+
+
+def _placed_directories(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None:
+    """A copy, move or link that puts a whole directory in place as hook configuration or a ``.git``: into a
+    directory destination (``.``, ``./``, ``DIR/``, the project or home directory, and any rsync destination), a
+    source lands as ``DEST/basename(SOURCE)`` (``cp -a /tmp/evil/.claude ./`` -> ``./.claude``), and one that
+    copies a directory's contents (cp's ``SRC/.``, rsync's ``SRC/``) fills ``DEST`` itself
+    (``cp -r evil/.claude/. .claude/``). A landing named like a host's config folder counts where the host reads
+    it (the project, a folder holding it, the home directory) or inside another config folder (``cp -r agents
+    .kiro/``); copying one elsewhere (``cp -r .claude backup/``) is a backup and passes."""
+    short_arg, long_arg = COPIERS[name]
+    operands, opts, _ = getopt(args, short_arg, long_arg)
+    found = names(opts)
+    if name == "install" and "-d" in found:
+        return None
+    target = next((v for o, v in opts if o in ("-t", "--target-directory")), None)
+    if target is None:
+        if len(operands) < 2 or found & {"-T", "--no-target-directory"}:
+            return None
+        target, operands = operands[-1], operands[:-1]
+        if name == "rsync" and (":" in target.split("/", 1)[0] or target.startswith("rsync://")):
+            return None  # host:path, a remote destination
+        into = (
+            name == "rsync"  # rsync puts a source folder without a trailing / inside its destination, always
+            or len(operands) > 1
+            or target.endswith("/")
+            or target in (".", "..", "~")
+            or holder(target, ctx) is not None  # cp -r x /srv/proj (the project: a directory that exists)
+        )
+        if not into:
+            return None
+    what = f"`{shown}`"
+    verb = {"mv": "moves", "ln": "links"}.get(name, "copies")
+    for source in operands:
+        text = source.replace("\\", "/")
+        contents = text == "." or text.endswith("/.") or (name == "rsync" and text.endswith("/"))
+        last = base(text.rstrip("/"))
+        if contents:  # the source folder's contents land in the destination itself
+            landing, whole = target.rstrip("/") or target, True
+        else:
+            if last in ("", ".", ".."):
+                continue
+            landing, whole = target.rstrip("/") + "/" + last, False
+        kind = replaced_kind(landing)
+        if kind is not None and (
+            whole or kind != _DIRECTORY_KIND or replaced_kind(target) or holder(target, ctx) is not None
+        ):
+            head = f"{verb} a directory's contents into" if whole else f"{verb} a whole directory to"
+            reason = protected_write_reason(landing, what, removal=True, verb=head)
+            if reason:
+                return ctx.hit("write.hook-config" if config_kind(landing, True) else "write.secrets", shown, reason)
+        if is_git_dir(landing) and (whole or holder(target, ctx) is not None):
+            return ctx.hit("write.git-config", shown, git_dir_reason(what, landing, f"{verb} a whole directory to"))
+        if not whole and ("*" in last or "?" in last or "[" in last) and holder(target, ctx) is not None:
+            import fnmatch  # cp -r /tmp/evil/.c* .: the glob can name a config folder
+
+            named = next((d for d in (*_CONFIG_DIR_NAMES, ".git") if fnmatch.fnmatchcase(d, last.lower())), None)
+            if named and last.startswith("."):
+                reason = protected_write_reason(
+                    target.rstrip("/") + "/" + named, f"{what} (its {last} can match {named})", True, f"{verb} to"
+                )
+                if named == ".git":
+                    return ctx.hit("write.git-config", shown, git_dir_reason(what, landing, f"{verb} to"))
+                return ctx.hit("write.hook-config", shown, reason or "")
+    return None
+
+
+def git_dir_reason(what: str, path: str, verb: str) -> str:
+    return (
+        f"{what} {verb} {path}, a repository's .git folder: git runs the commands its config names (core.pager, "
+        f"core.fsmonitor, ! aliases...) and its hooks by itself on later commits, checkouts and pushes, so {POLICY} "
+        "blocks it. Ask the user to set the repository up."
+    )
 
 
 def _linked_sources(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None:

@@ -61,6 +61,8 @@ def test_a_plain_command_loads_no_rule_module() -> None:
         ("chmod -R 777 /", "perm.recursive", "tools"),
         ("cp x ~/.ssh/authorized_keys", "write.secrets", "writes"),
         ("echo x > ~/.claude/settings.json", "write.hook-config", "writes"),
+        ("unzip -o x.zip -d .claude", "write.hook-config", "tools"),
+        ("git rm -r .claude", "write.hook-config", "delete"),
     ],
 )
 def test_a_command_loads_the_module_of_its_rule(command: str, rule: str, module: str) -> None:

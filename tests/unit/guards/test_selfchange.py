@@ -115,6 +115,41 @@ def test_hookgate_cli_reached_another_way_is_self_change(command: str) -> None:
 @pytest.mark.parametrize(
     "command",
     [
+        "echo off | xargs hookgate mode read-only",
+        "echo claude | xargs hookgate uninstall",
+        "echo install claude | xargs hookgate",
+        "echo 'approve 7' | xargs hookgate approvals",
+        'hookgate mode read-only "$STATE"',
+        "printf off | xargs -I{} hookgate mode read-only {}",
+        'python3 -c "from gateway.cli import main; main([\\"mode\\",\\"read-only\\",\\"off\\"])"',
+        "python3 -c \"from gateway.cli import main; main(['mode', 'read-only', 'off'])\"",
+    ],
+)
+def test_a_self_change_with_its_words_read_at_run_time_or_from_a_one_liner_is_denied(command: str) -> None:
+    """``echo off | xargs hookgate mode read-only`` is the ``mode read-only off`` it runs, as ``echo claude | xargs
+    hookgate uninstall`` is the uninstall, and a one-liner calling ``main(['mode', 'read-only', 'off'])`` is the
+    approvals one-liner's kin."""
+    assert rule_of(command) == SELF
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "hookgate mode read-only status",
+        "hookgate mode read-only on",
+        'hookgate --config "$CFG" validate',
+        'hookgate run --config "$CLAUDE_PROJECT_DIR"/hookgate.yaml',
+        "echo 7 | xargs hookgate approvals show",
+        "python3 -c \"from gateway.cli import main; main(['mode', 'read-only', 'status'])\"",
+    ],
+)
+def test_reading_hookgate_commands_with_run_time_words_still_pass(command: str) -> None:
+    assert rule_of(command) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
         "sqlite3 ~/.local/state/hookgate/state.sqlite3 \"update approvals set status='approved'\"",
         "sqlite3 ~/.local/state/hookgate/state.sqlite3 'delete from audit_records'",
         "sqlite3 /home/dev/.local/state/hookgate/state.sqlite3 < fix.sql",
