@@ -4,8 +4,13 @@ Imported only when ``audit.otel`` is set or ``OTEL_EXPORTER_OTLP_ENDPOINT`` is i
 (``gateway.audit.recorder.otel_wanted``); the SDK costs ~30 ms to import. Spans go over OTLP/HTTP
 (protobuf) with the SDK's ``OTLPSpanExporter``: to ``audit.otel.endpoint`` + ``/v1/traces`` when set,
 else wherever the standard ``OTEL_EXPORTER_OTLP_*`` variables say. ``hookgate run`` exports when the
-process ends (``close``: one request, at most ``RUN_TIMEOUT`` seconds unless
-``OTEL_EXPORTER_OTLP_TIMEOUT`` says otherwise); ``hookgate serve`` batches (``BatchSpanProcessor``).
+process ends (``close``: one request), ``hookgate serve`` batches (``BatchSpanProcessor``); either way
+``close`` waits for the collector at most ``CLOSE_SECONDS`` (``RUN_CLOSE_SECONDS`` for ``hookgate run``,
+whose host waits for the process to end), whatever ``OTEL_EXPORTER_OTLP_TIMEOUT`` says, then lets the
+export go (its thread is a daemon) with one line on stderr: a collector that does not answer never holds
+back a hook's answer, nor a server's shutdown. The SDK's own log lines (``Failed to export ...``) are
+kept off stderr, where a blocked hook's first line is the reason the agent reads; one line of hookgate's
+says when spans were not exported.
 
 Spans are built after the fact from the redacted audit record, with explicit times, so nothing of
 OpenTelemetry runs on the dispatch path:
@@ -30,8 +35,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gateway.decision import Decision
 
-RUN_TIMEOUT = 3.0
-"""Seconds ``hookgate run`` waits for the collector at exit (when no OTEL timeout variable is set)."""
+RUN_CLOSE_SECONDS = 1.0
+"""Seconds ``hookgate run`` waits for the collector at exit (also the export's own timeout when no OTEL
+timeout variable sets one)."""
+CLOSE_SECONDS = 2.0
+"""Seconds ``hookgate serve`` waits for the collector when it stops."""
 SCOPE = "hookgate.audit"
 
 
@@ -61,18 +69,33 @@ class Telemetry:
             raise ConfigError(
                 f"audit.otel: the OpenTelemetry SDK is not installed ({exc}); pip install 'hookgate[otel]'"
             ) from None
+        import logging
+
+        otel_log = logging.getLogger("opentelemetry")  # the SDK's lines would land on the hook's stderr
+        otel_log.addHandler(logging.NullHandler())
+        otel_log.propagate = False
         timeout = None
         if not batch and not (
             os.environ.get("OTEL_EXPORTER_OTLP_TIMEOUT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
         ):
-            timeout = RUN_TIMEOUT
-        exporter = OTLPSpanExporter(
-            endpoint=traces_endpoint(otel.get("endpoint")), headers=otel.get("headers") or None, timeout=timeout
+            timeout = RUN_CLOSE_SECONDS
+        endpoint = traces_endpoint(otel.get("endpoint"))
+        self.where = (
+            endpoint
+            or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "the OTLP endpoint")
+        )
+        self.batch = batch
+        self.exporter = _Outcome(
+            OTLPSpanExporter(endpoint=endpoint, headers=otel.get("headers") or None, timeout=timeout)
         )
         resource = Resource.create({"service.name": otel.get("service_name") or "hookgate", "service.version": version})
-        self.provider = TracerProvider(resource=resource)
+        # shutdown_on_exit=False: the SDK's own atexit shutdown would wait for the exporter without a bound
+        self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
         # One processor either way: in run mode the batch is flushed (one request) at close.
-        self.provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=1000 if batch else 60_000))
+        self.provider.add_span_processor(
+            BatchSpanProcessor(self.exporter, schedule_delay_millis=1000 if batch else 60_000)  # type: ignore[arg-type]  # a SpanExporter by duck typing (the SDK is imported here, lazily)
+        )
         self.tracer = self.provider.get_tracer(SCOPE, version)
 
     def emit(self, record: dict[str, Any], decision: Decision | None = None, started_ns: int | None = None) -> None:
@@ -130,9 +153,61 @@ class Telemetry:
         parent.end(end_time=end_ns)
 
     def close(self) -> None:
-        """Export what is pending and stop the exporter."""
-        self.provider.force_flush()
-        self.provider.shutdown()
+        """Export what is pending, waiting for the collector at most ``RUN_CLOSE_SECONDS`` (run) or
+        ``CLOSE_SECONDS`` (serve); one line on stderr when the spans did not go out. Never raises."""
+        import sys
+        import threading
+
+        wait = CLOSE_SECONDS if self.batch else RUN_CLOSE_SECONDS
+        outcome: list[bool] = []
+
+        def flush() -> None:
+            try:
+                outcome.append(bool(self.provider.force_flush()))
+            except Exception as exc:  # an exporter bug: the spans are lost, the caller goes on
+                self.exporter.failure = f"{type(exc).__name__}: {exc}"
+                outcome.append(False)
+
+        # The SDK's force_flush exports in the calling thread for as long as the exporter's own timeout
+        # (its timeout argument is not used): it runs in a daemon thread, waited for `wait` seconds.
+        flusher = threading.Thread(target=flush, name="hookgate-otel-flush", daemon=True)
+        flusher.start()
+        flusher.join(wait)
+        flushed = bool(outcome and outcome[0])
+        if flushed and self.exporter.failure is None:
+            self.provider.shutdown()  # nothing left to wait for: quick
+            return
+        why = self.exporter.failure if outcome else None
+        why = why or f"the collector did not answer within {wait:g} s"
+        sys.stderr.write(f"hookgate: audit: spans not exported to {self.where} ({why}); the records are kept\n")
+        sys.stderr.flush()
+
+
+class _Outcome:
+    """The exporter, remembering whether an export failed (``failure``: why, or None): the SDK says so
+    only in log lines, which hookgate keeps off stderr (see module docstring)."""
+
+    def __init__(self, exporter: Any) -> None:
+        self._exporter = exporter
+        self.failure: str | None = None
+
+    def export(self, spans: Any) -> Any:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        try:
+            result = self._exporter.export(spans)
+        except Exception as exc:
+            self.failure = f"{type(exc).__name__}: {exc}"
+            return SpanExportResult.FAILURE
+        if result is not SpanExportResult.SUCCESS:
+            self.failure = "the collector refused or could not be reached"
+        return result
+
+    def shutdown(self) -> None:
+        self._exporter.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return bool(self._exporter.force_flush(timeout_millis))
 
 
 def _clean(attrs: dict[str, Any]) -> dict[str, Any]:

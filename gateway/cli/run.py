@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from gateway.cli import RunArgs
     from gateway.config.specs import RuntimeConfig
+    from gateway.context import RunContext
     from gateway.decision import Decision
     from gateway.dispatcher import Trace
     from gateway.events import HookEvent
@@ -30,18 +31,28 @@ def _load(config_paths: list[str] | None) -> RuntimeConfig:
     return load_config(find_config_paths(config_paths))
 
 
-def decide(config: RuntimeConfig, event: HookEvent, trace: Trace | None = None, *, record: bool = True) -> Decision:
+def decide(
+    config: RuntimeConfig,
+    event: HookEvent,
+    trace: Trace | None = None,
+    *,
+    record: bool = True,
+    ctx: RunContext | None = None,
+) -> Decision:
     """``Dispatcher.dispatch`` for one event in this process (``asyncio`` is imported only when a
-    handler needs it); with ``record`` (``explain`` passes False) the decision is recorded, and the
-    recorder is closed before returning (spans flushed)."""
+    handler needs it); with ``record`` (``explain`` passes False) the decision is recorded. The recorder
+    is closed before returning (spans flushed), unless the caller passes its own ``ctx`` (a
+    ``RunContext(config, mode="run")``) and closes it itself: ``cmd_run`` writes the answer first."""
     from gateway.context import RunContext
     from gateway.dispatcher import Dispatcher
 
-    ctx = RunContext(config, mode="run")
+    own = ctx is None
+    run_ctx = RunContext(config, mode="run") if ctx is None else ctx
     try:
-        return Dispatcher(config).decide(event, ctx, trace, record=record)
+        return Dispatcher(config).decide(event, run_ctx, trace, record=record)
     finally:
-        ctx.close_recorder()
+        if own:
+            run_ctx.close_recorder()
 
 
 def _record_failure(config: RuntimeConfig, event: HookEvent, decision: Decision) -> None:
@@ -103,6 +114,7 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     import _signal  # the C module: ``signal`` builds its enums at import, ~0.5 ms on every hook call
 
     _signal.signal(_signal.SIGTERM, _terminated)  # a host timing us out: unwind, so hooks' groups are killed
+    from gateway.context import RunContext
     from gateway.dialects import render
     from gateway.dispatcher import internal_failure
 
@@ -111,9 +123,11 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     # a C library's printf, a child process that inherits it) point at stderr while the event is decided.
     stdout, sys.stdout = sys.stdout, sys.stderr
     saved = _stdout_to_stderr()
+    ctx = RunContext(config, mode="run")
     try:
-        decision = decide(config, event)
+        decision = decide(config, event, ctx=ctx)
     except Exception as exc:  # last line of defence: never a traceback to the agent
+        ctx.close_recorder()
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"
         _err(message)
         failed = internal_failure(config, event, message)
@@ -124,7 +138,11 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     finally:
         _restore_stdout(saved)
         sys.stdout = stdout
-    return emit(*render(decision, event.dialect))
+    code = emit(*render(decision, event.dialect))
+    # Spans go out after the answer (the host still waits for the process to end, but at most
+    # RUN_CLOSE_SECONDS: gateway.audit.otel), so a line about them never comes before a block's reason.
+    ctx.close_recorder()
+    return code
 
 
 def _stdout_to_stderr() -> int | None:

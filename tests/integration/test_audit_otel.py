@@ -133,3 +133,62 @@ def test_no_otel_import_unless_configured(tmp_path: Path) -> None:
     )
     line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("LOADED="))
     assert json.loads(line.removeprefix("LOADED=")) == []
+
+
+class SilentCollector:
+    """A TCP listener on loopback that accepts connections and never answers (a hung collector)."""
+
+    def __enter__(self) -> SilentCollector:
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.endpoint = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+
+@pytest.mark.parametrize("timeout_env", [None, "8"])
+def test_a_collector_that_never_answers_does_not_hold_back_the_answer(tmp_path: Path, timeout_env: str | None) -> None:
+    """The exit flush waits at most ``RUN_CLOSE_SECONDS`` (not ``OTEL_EXPORTER_OTLP_TIMEOUT``): the host,
+    which waits for the hook process to end, gets the deny long before its own timeout; stderr's first
+    line is still the deny's reason, with one hookgate line about the spans and none of the SDK's."""
+    import time
+
+    config = write_config(tmp_path)
+    with SilentCollector() as collector:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint}
+        if timeout_env:
+            env["OTEL_EXPORTER_OTLP_TIMEOUT"] = timeout_env
+        started = time.monotonic()
+        proc = run_hookgate(["run", "--config", str(config)], bash("rm -rf /srv"), cwd=ROOT, env=env)
+        took = time.monotonic() - started
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert "no rm -rf here" in lines and lines[-1].startswith("hookgate: audit: spans not exported to"), lines
+    assert lines.index("no rm -rf here") < len(lines) - 1  # the answer first, the spans' line after it
+    assert "Failed to export" not in proc.stderr and "Transient error" not in proc.stderr
+    assert took < 6.0, took  # (8 s of exporter timeout would be far past this; the wait is 1 s)
+
+
+def test_serve_stops_promptly_when_the_collector_never_answers(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    with SilentCollector() as collector:
+        config = write_config(tmp_path, audit={"otel": {"endpoint": collector.endpoint}})
+        with ServeProcess(config, cwd=ROOT) as server:
+            request = urllib.request.Request(
+                f"{server.url}/hooks", data=json.dumps(bash("ls")).encode(), headers={"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                assert response.status == 200
+            assert server.proc is not None
+            started = time.monotonic()
+            server.proc.send_signal(signal.SIGTERM)
+            server.proc.wait(timeout=30)
+            took = time.monotonic() - started
+    assert took < 8.0, took  # docker's stop grace period is 10 s; the flush waits 2 s
