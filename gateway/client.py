@@ -466,6 +466,16 @@ def event_limit(explicit: int | None = None) -> int:
     return int(value) if _digits(value) and int(value) > 0 else MAX_EVENT_BYTES
 
 
+def event_limit_setting(explicit: int | None = None) -> str:
+    """What sets ``event_limit(explicit)``, as the size-limit message names it."""
+    if explicit is not None:
+        return "--max-body"
+    value = os.environ.get("HOOKGATE_MAX_EVENT_BYTES", "")
+    if _digits(value) and int(value) > 0:
+        return "HOOKGATE_MAX_EVENT_BYTES"
+    return "the default; HOOKGATE_MAX_EVENT_BYTES sets another"
+
+
 def event_limit_problem() -> str | None:
     """One line when ``HOOKGATE_MAX_EVENT_BYTES`` is set to something other than a positive integer
     (bytes), else None. An empty value counts as unset."""
@@ -536,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         return emit(
             2,
             "",
-            f"hookgate: event is over the limit of {limit} bytes (HOOKGATE_MAX_EVENT_BYTES): "
+            f"hookgate: event is over the limit of {limit} bytes ({event_limit_setting()}): "
             "it cannot be checked, so it is not let through\n",
         )
     try:

@@ -36,13 +36,21 @@ _NAME = re.compile(rb'"hook_event_name"\s*:\s*"((?:[^"\\]|\\.){1,100})"')
 class Oversized:
     """What is kept of an event over ``limit`` bytes: its ``size`` (bytes read), ``head`` and ``tail``."""
 
-    def __init__(self, data: bytes | bytearray, limit: int, problem: str | None = None) -> None:
+    def __init__(
+        self,
+        data: bytes | bytearray,
+        limit: int,
+        problem: str | None = None,
+        setting: str = "HOOKGATE_MAX_EVENT_BYTES",
+    ) -> None:
         self.head = bytes(data[:HEAD_BYTES])
         self.tail = bytes(data[-TAIL_BYTES:])
         self.size = len(data)
         self.limit = limit
         self.problem = problem
         """Set for an event within the limit that cannot be decoded (``EventUndecodable``'s message)."""
+        self.setting = setting
+        """What set the limit, for the message (``--max-body``, ``HOOKGATE_MAX_EVENT_BYTES``)."""
 
     def feed(self, chunk: bytes) -> None:
         """Count (and drop) more of the event; only its last ``TAIL_BYTES`` are kept."""
@@ -60,7 +68,7 @@ class Oversized:
         if self.problem is not None:
             return f"{self.problem}: it cannot be checked, so it is not let through"
         return (
-            f"event is {self.size} bytes, over the limit of {self.limit} bytes (HOOKGATE_MAX_EVENT_BYTES): "
+            f"event is {self.size} bytes, over the limit of {self.limit} bytes ({self.setting}): "
             "it cannot be checked, so it is not let through"
         )
 

@@ -10,7 +10,7 @@ import os
 import sys
 
 from gateway.cli import _err, _run_via_server
-from gateway.client import emit, event_limit, read_event
+from gateway.client import emit, event_limit, event_limit_setting, read_event
 from gateway.wire import EXIT_BLOCK, EXIT_ERROR
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import on the hook path
@@ -174,7 +174,7 @@ def _oversized(data: bytes, limit: int, dialect: str, problem: str | None = None
     ``gateway.oversize``)."""
     from gateway.oversize import Oversized, oversize_decision
 
-    over = Oversized(data, limit, problem)
+    over = Oversized(data, limit, problem, event_limit_setting())
     del data
     if problem is None:
         over.drain(sys.stdin.buffer.read)

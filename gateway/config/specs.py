@@ -187,3 +187,18 @@ class RuntimeConfig(Record):
 
     def handler_count(self) -> int:
         return sum(len(g.handlers) for groups in self.hooks.values() for g in groups)
+
+    def python_modules(self) -> list[str]:
+        """The modules of this config's ``python`` handlers (``callable``/``hook``, before the ``:``) that are
+        not hookgate's own (``configs.``, ``gateway.``, ``handlers.``), sorted: code a reload does not re-import."""
+        found = set()
+        for groups in self.hooks.values():
+            for group in groups:
+                for spec in group.handlers:
+                    if spec.type != "python":
+                        continue
+                    target = spec.options.get("callable") or spec.options.get("hook")
+                    module = str(target).partition(":")[0] if target else ""
+                    if module and not module.startswith(("configs.", "gateway.", "handlers.")):
+                        found.add(module)
+        return sorted(found)

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any
 
-from gateway.client import event_limit
+from gateway.client import event_limit, event_limit_setting
 from gateway.serve.guard import RequestGuard, is_loopback_name
 from gateway.serve.metrics import Metrics
 from gateway.serve.reload import Generations
@@ -65,6 +65,7 @@ class HookServer(Routes):
         self.allow_hosts = tuple(allow_hosts)
         self._warned_project_dir = False
         self.max_body = event_limit(max_body)
+        self.max_body_setting = event_limit_setting(max_body)
         self.reload_interval = reload_interval
         self.loop: asyncio.AbstractEventLoop | None = None  # the serving loop (set at startup)
         self.metrics = Metrics()

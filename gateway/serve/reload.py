@@ -171,6 +171,12 @@ class Generations:
             log.info(
                 "config reloaded (%s): %d handler(s) from %s", why, config.handler_count(), ", ".join(config.sources)
             )
+            modules = config.python_modules()
+            if modules:
+                log.info(
+                    "python handler modules are not re-imported on reload (%s): restart to run edited code",
+                    ", ".join(modules[:5]) + (", ..." if len(modules) > 5 else ""),
+                )
             for warning in config.warnings:
                 log.warning("config: %s", warning)
             return True

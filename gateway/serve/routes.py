@@ -138,6 +138,7 @@ class Routes:
     metrics: Metrics
     token: str | None
     max_body: int
+    max_body_setting: str
     started: float
     _warned_project_dir: bool
     dispatch: Callable[[HookEvent], Awaitable[Decision]]
@@ -195,7 +196,7 @@ class Routes:
                     break
             elif len(body) + len(chunk) > self.max_body:
                 room = max(0, HEAD_BYTES - len(body))  # the head (where the event's name is) spans chunks
-                over = Oversized(body + chunk[:room], self.max_body)
+                over = Oversized(body + chunk[:room], self.max_body, setting=self.max_body_setting)
                 over.feed(chunk[room:])
                 body = bytearray()
             else:
@@ -213,7 +214,7 @@ class Routes:
             data = decode_event_bytes(body)
         except EventUndecodable as exc:  # valid JSON shaped past decoding (by tool input): denied, not a 400
             self.metrics.rejected.labels("malformed").inc()
-            return self._oversized(Oversized(body, self.max_body, str(exc)), dialect)
+            return self._oversized(Oversized(body, self.max_body, str(exc), self.max_body_setting), dialect)
         except EventError as exc:
             return self._malformed(exc)
         try:

@@ -182,7 +182,9 @@ def test_serve_stops_promptly_when_the_collector_never_answers(tmp_path: Path) -
         config = write_config(tmp_path, audit={"otel": {"endpoint": collector.endpoint}})
         with ServeProcess(config, cwd=ROOT) as server:
             request = urllib.request.Request(
-                f"{server.url}/hooks", data=json.dumps(bash("ls")).encode(), headers={"Content-Type": "application/json"}
+                f"{server.url}/hooks",
+                data=json.dumps(bash("ls")).encode(),
+                headers={"Content-Type": "application/json"},
             )
             with urllib.request.urlopen(request, timeout=30) as response:
                 assert response.status == 200

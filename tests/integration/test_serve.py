@@ -19,7 +19,7 @@ import pytest
 
 from gateway import Verdict, register_handler
 from handlers.base import Handler
-from tests.conftest import CASES, load_case
+from tests.conftest import CASES, ROOT, load_case
 from tests.fakes.webhooks import Receiver, wait_for
 from tests.integration.serve_helpers import ServeProcess, isolated_env
 
@@ -177,6 +177,11 @@ def test_an_event_over_the_limit_is_denied_not_refused(tmp_path: Path) -> None:
         answer = post(f"{server.url}/hooks", big)
         assert answer.status_code == 200  # a 413 would be "go ahead" to Claude Code's http hook
         assert answer.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+        # the reason names what set the limit (HOOKGATE_MAX_EVENT_BYTES was named when it was not set)
+        assert (
+            "over the limit of 2000 bytes (--max-body)"
+            in answer.json()["hookSpecificOutput"]["permissionDecisionReason"]
+        )
         chunked = post(f"{server.url}/hooks", iter([json.dumps(big).encode()]))  # no content-length
         assert (
             chunked.status_code == 200 and "limit" in chunked.json()["hookSpecificOutput"]["permissionDecisionReason"]
@@ -283,6 +288,24 @@ def test_sighup_reload_rejects_a_bad_config_and_keeps_serving(tmp_path: Path) ->
         assert post(f"{server.url}/hooks", SAFE).json()["hookSpecificOutput"]["permissionDecisionReason"] == "second"
         assert httpx2.get(f"{server.url}/healthz").json()["reloads"] == 1
         assert server.stop() == 0
+
+
+def test_a_reload_says_python_modules_are_not_re_imported(tmp_path: Path) -> None:
+    """SIGHUP reads the config again, not the Python code a ``python`` handler imported: the log says so,
+    naming the module (hookgate's own guards are not named)."""
+    (tmp_path / "pol_mod.py").write_text('def check(event):\n    return {"decision": "block", "reason": "v1"}\n')
+    config = tmp_path / "hookgate.yaml"
+    config.write_text(
+        "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
+        "        - {type: python, callable: 'pol_mod:check'}\n"
+        "        - {type: python, callable: 'configs.guards.shell_guard:check_event'}\n"
+    )
+    with ServeProcess(config, args=["--reload-interval", "0"], env={"PYTHONPATH": f"{tmp_path}:{ROOT}"}) as server:
+        mark = len(server.lines)
+        server.signal(signal.SIGHUP)
+        assert "reloaded (SIGHUP)" in server.wait_log("config reload", after=mark)
+        line = server.wait_log("not re-imported", after=mark)
+        assert "(pol_mod)" in line and "restart to run edited code" in line and "configs." not in line
 
 
 def test_file_change_reloads_without_a_signal(tmp_path: Path) -> None:
