@@ -166,32 +166,11 @@ PROTECTED_EXAMPLES = (
 )
 
 _PATH_KEYS = frozenset(
-    {
-        "file_path",
-        "filepath",
-        "filePath",
-        "notebook_path",
-        "path",
-        "file",
-        "filename",
-        "fileName",
-        "file_name",
-        "destination",
-        "dest",
-        "dst",
-        "to",
-        "target",
-        "target_path",
-        "targetPath",
-        "new_path",
-        "newPath",
-        "destination_path",
-        "destinationPath",
-        "absolute_path",
-        "file_paths",
-        "paths",
-        "files",
-    }
+    (
+        *("file_path", "filepath", "filePath", "notebook_path", "path", "file", "filename", "fileName", "file_name"),
+        *("destination", "dest", "dst", "to", "target", "target_path", "targetPath", "new_path", "newPath"),
+        *("destination_path", "destinationPath", "absolute_path", "file_paths", "paths", "files"),
+    )
 )
 _SOURCE_KEYS = frozenset(
     {"source", "sources", "src", "from", "old_path", "oldPath", "source_path", "sourcePath", "origin"}
@@ -205,40 +184,17 @@ _REMOVING_WORDS = frozenset(
 """Words of a tool's name that take paths away: every path it names is judged as a removal (a directory
 holding hook configuration counts, as for ``rm -r .claude``)."""
 _READ_ONLY_TOOLS = frozenset(
-    {
-        "Read",
-        "Glob",
-        "Grep",
-        "LS",
-        "WebFetch",
-        "WebSearch",
-        "TodoWrite",
-        "Task",
-        "Agent",
-        "fs_read",
-        "read_file",
-        "read_many_files",
-        "glob",
-        "grep",
-        "grep_search",
-        "search_file_content",
-        "list_directory",
-        "web_fetch",
-        "web_search",
-        "google_web_search",
-    }
+    (
+        *("Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite", "Task", "Agent", "fs_read", "read_file"),
+        *("read_many_files", "glob", "grep", "grep_search", "search_file_content", "list_directory", "web_fetch"),
+        *("web_search", "google_web_search"),
+    )
 )
 _SHELL_TOOLS = frozenset(
-    {
-        "Bash",
-        "execute_bash",
-        "execute_cmd",
-        "run_shell_command",
-        "exec_command",
-        "shell",
-        "shell_command",
-        "local_shell",
-    }
+    (
+        *("Bash", "execute_bash", "execute_cmd", "run_shell_command", "exec_command", "shell", "shell_command"),
+        *("local_shell",),
+    )
 )
 _WRITE_WORD = _Lazy(
     r"(?:write|writes|writing|written|edit|edits|editing|create|creates|append|appends|move|moves"

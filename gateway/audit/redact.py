@@ -62,6 +62,8 @@ from __future__ import annotations
 
 import re
 
+from gateway.audit.hints import HintSearch
+
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
 if TYPE_CHECKING:
     from typing import Any
@@ -150,9 +152,8 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
     ),
     (
         "url_credentials",
-        ("://",),
+        ("://",),  # (a password hookgate's own messages masked as *** is kept: gateway.store.url.redact)
         re.IGNORECASE,
-        # (a password already masked as *** by hookgate's own messages, gateway.store.url.redact, is kept)
         r"(?P<name>\b[a-z][a-z0-9+.\-]{0,31}://[^/\s:@\"']++:)(?!\*\*\*@)[^/\s@\"']++(?=@)",
     ),
     (
@@ -373,50 +374,7 @@ ALL_HINTS = tuple({h for _, hints, _, _ in DEFAULT_PATTERNS for h in hints} | {"
 """Lower-case substrings without which no default pattern and no secret key name can match: a record
 whose text has none of them (and no string longer than ``max_value``) is written as it is."""
 
-HINT_PATTERN_AFTER = 64
-"""``has_hint`` calls a process makes with one ``in`` test per hint before it builds ``hint_pattern``."""
-_hint_calls = 0
-_hint_search: Any = None
-
-
-def hint_pattern(hints: tuple[str, ...] | list[str]) -> str:
-    """A regular expression that finds any of ``hints`` (literal strings): the hints that contain no
-    other hint, as a trie (``(?:a(?:uth|ws)|b...)``), so ``re`` tests one character per branch at each
-    position instead of every hint in turn. Raises ValueError on an empty hint."""
-    if not all(hints):
-        raise ValueError("hint_pattern: empty hint")
-    unique = sorted(set(hints))
-    words = [h for h in unique if not any(o != h and o in h for o in unique)]  # "auth" covers "auth="
-    trie: dict[str, Any] = {}
-    for word in words:
-        node = trie
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}  # no word of ``words`` is a prefix of another: this node has no other entry
-
-    def branch(node: dict[str, Any]) -> str:
-        alternatives = [re.escape(char) + branch(child) for char, child in sorted(node.items()) if char]
-        if not alternatives:
-            return ""
-        return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
-
-    return branch(trie)
-
-
-def has_hint(lower: str) -> bool:
-    """True when ``lower`` (lower-cased text) contains one of ``ALL_HINTS``. A process's first
-    ``HINT_PATTERN_AFTER`` calls test each hint with ``in`` (a one-shot ``hookgate run`` checks one
-    record, and building the pattern costs about 4 ms); later calls search ``hint_pattern``, compiled
-    once (2 to 2.5 times as fast on a record's text: serve's audit writer checks every record)."""
-    global _hint_calls, _hint_search
-    search = _hint_search
-    if search is not None:
-        return search(lower) is not None
-    _hint_calls += 1
-    if _hint_calls > HINT_PATTERN_AFTER:
-        _hint_search = re.compile(hint_pattern(ALL_HINTS)).search
-    return any(map(lower.__contains__, ALL_HINTS))  # map: no Python frame per hint
-
+has_hint = HintSearch(ALL_HINTS)  # has_hint(lower): whether lower-cased text holds one of ALL_HINTS
 
 SECRET_KEYS = frozenset(
     {

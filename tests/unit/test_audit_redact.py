@@ -548,14 +548,14 @@ def test_private_key_blocks_with_odd_spacing(block: str) -> None:
 
 def test_the_hint_pattern_finds_exactly_what_the_hints_do() -> None:
     """``has_hint`` moves from one ``in`` test per hint to one compiled trie (``hint_pattern``) after
-    ``HINT_PATTERN_AFTER`` calls: both must say the same of every text, a hint at the very end, a
+    ``PATTERN_AFTER`` calls: both must say the same of every text, a hint at the very end, a
     near miss and a hint inside a longer one included."""
     import random
     import re
 
-    from gateway.audit import redact
+    from gateway.audit import hints, redact
 
-    pattern = re.compile(redact.hint_pattern(redact.ALL_HINTS))
+    pattern = re.compile(hints.hint_pattern(redact.ALL_HINTS))
     rng = random.Random(7)
     alphabet = "abcdeghiklmnoprstuwxyz-_:=/'\"\\ .*0123456789"
     texts = ["", "npm test", "ls -la", "git push -u origin", "passport", "authors", "a" * 300 + "ghp_"]
@@ -564,13 +564,14 @@ def test_the_hint_pattern_finds_exactly_what_the_hints_do() -> None:
     for text in texts:
         expected = any(hint in text for hint in redact.ALL_HINTS)
         assert (pattern.search(text) is not None) is expected, text
-    # the switch itself: the same answers before and after it, in one process
-    redact._hint_calls, redact._hint_search = 0, None
-    answers = [redact.has_hint(text) for text in texts[: redact.HINT_PATTERN_AFTER + 50]]
-    assert redact._hint_search is not None
-    assert answers == [any(h in t for h in redact.ALL_HINTS) for t in texts[: redact.HINT_PATTERN_AFTER + 50]]
+    # the switch itself: the same answers before and after it, in one search
+    search = hints.HintSearch(redact.ALL_HINTS)
+    some = texts[: hints.PATTERN_AFTER + 50]
+    answers = [search(text) for text in some]
+    assert search.pattern is not None
+    assert answers == [any(h in t for h in redact.ALL_HINTS) for t in some]
     with pytest.raises(ValueError, match="empty hint"):
-        redact.hint_pattern(["a", ""])
+        hints.hint_pattern(["a", ""])
 
 
 def test_a_url_hookgate_already_masked_keeps_its_documented_form() -> None:

@@ -20,7 +20,7 @@ import re
 from .context import POLICY, Ctx
 from .expand import Cmd
 from .lexer import Word
-from .psreader import HOME_VARS, SEP, read_statements, with_home, word
+from .psreader import HOME_VARS, SEP, net_path, path, read_statements, word
 
 # CLI parameters: (name, shortest abbreviation, what it takes: a value, or the script in some form)
 _PARAMETERS = (
@@ -218,8 +218,8 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
         for m in re.finditer(_NET_DELETE, script, re.IGNORECASE):
             second = (m.group(3) or "").strip().lower()
             recursive = m.group(1).lower() == "directory" and second not in ("", "$false", "0")  # 1, [bool]1...
-            path = _net_path(m.group(2))
-            reason = _verdict(m.group(0), [Word("rm"), *([Word("-rf")] if recursive else []), path], shown, ctx)
+            target = net_path(m.group(2))
+            reason = _verdict(m.group(0), [Word("rm"), *([Word("-rf")] if recursive else []), target], shown, ctx)
             if reason:
                 return reason
         from .pswrites import net_written
@@ -242,15 +242,6 @@ def _check_script(script: str, shown: str, ctx: Ctx) -> str | None:
         if reason:
             return reason
     return None
-
-
-def _net_path(raw: str) -> Word:
-    """The path argument of a .NET delete: a quoted string or a variable (``$HOME``: ``~``)."""
-    if raw[0] == "$":
-        at_home = raw.lower() in HOME_VARS
-        return word("~" if at_home else raw, at_home)
-    body = raw[1:-1] if raw[0] == "'" else with_home(raw[1:-1])
-    return word(_path(body), raw[0] == "'" or "$" not in body)
 
 
 def _check_statement(
@@ -504,7 +495,7 @@ def _resolve(key: str, names: tuple[str, ...], aliases: dict[str, str]) -> str |
 
 def _paths(w: Word) -> list[Word]:
     """The paths of one argument (``a,b`` is two, and so is ``'a,b'``, to be safe), as ``rm`` reads them."""
-    return [word(_path(p.strip()), w.literal) for p in w.text.replace(SEP, ",").split(",") if p.strip()]
+    return [word(path(p.strip()), w.literal) for p in w.text.replace(SEP, ",").split(",") if p.strip()]
 
 
 def _elements(words: list[Word]) -> list[Word]:
@@ -512,11 +503,3 @@ def _elements(words: list[Word]) -> list[Word]:
     if not any(SEP in w.text for w in words):
         return words
     return [word(p, w.literal) for w in words for p in (w.text.split(SEP) if SEP in w.text else [w.text]) if p]
-
-
-def _path(text: str) -> str:
-    """A Windows path read as absolute (``C:\\Users`` is ``/Users``), backslashes as slashes."""
-    text = text.replace("\\", "/")
-    if re.match(r"[A-Za-z]:(?:/|$)", text):
-        text = "/" + text[2:].lstrip("/")
-    return text

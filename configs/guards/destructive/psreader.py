@@ -179,3 +179,20 @@ def with_home(body: str) -> str:
         if low.startswith(var) and (len(body) == len(var) or body[len(var)] in "/\\"):
             return "~" + body[len(var) :]
     return body
+
+
+def path(text: str) -> str:
+    """A Windows path read as absolute (``C:\\Users`` is ``/Users``), backslashes as slashes."""
+    text = text.replace("\\", "/")
+    if re.match(r"[A-Za-z]:(?:/|$)", text):
+        text = "/" + text[2:].lstrip("/")
+    return text
+
+
+def net_path(raw: str) -> Word:
+    """The path argument of a .NET file method: a quoted string or a variable (``$HOME``: ``~``)."""
+    if raw[0] == "$":
+        at_home = raw.lower() in HOME_VARS
+        return word("~" if at_home else raw, at_home)
+    body = raw[1:-1] if raw[0] == "'" else with_home(raw[1:-1])
+    return word(path(body), raw[0] == "'" or "$" not in body)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from .lexer import Word
-from .psreader import SEP, word
+from .psreader import SEP, net_path, path, word
 
 # cmdlet -> (its names, positional parameters in order, parameters that are switches)
 _WRITE_SWITCHES = frozenset({"force", "nonewline", "passthru", "asbytestream"})
@@ -105,13 +105,11 @@ def _parameters(cmdlet: str, args: list[Word]) -> tuple[dict[str, list[Word]], b
 
 def _split(words: list[Word]) -> list[Word]:
     """Each path of ``words`` (``a,b`` arrays as their elements), Windows paths as ``/`` paths."""
-    from .powershell import _path
-
     out = []
     for w in words:
         for part in w.text.replace(SEP, ",").split(","):
             if part.strip():
-                out.append(word(_path(part.strip()), w.literal))
+                out.append(word(path(part.strip()), w.literal))
     return out
 
 
@@ -168,13 +166,11 @@ def written(words: list[Word]) -> list[list[Word]]:
 def net_written(script: str) -> list[list[Word]]:
     """``[IO.File]::WriteAllText(PATH, ...)`` and its kin in ``script`` as ``tee PATH`` (``Copy``, ``Move``
     and ``Replace``: their second path; ``Move`` also takes the first away: ``mv``)."""
-    from .powershell import _net_path
-
     found = []
     for m in re.finditer(_NET_WRITE, script, re.IGNORECASE):
         method = m.group(1).lower()
-        first = _net_path(m.group(2))
-        second = _net_path(m.group(3)) if m.group(3) else None
+        first = net_path(m.group(2))
+        second = net_path(m.group(3)) if m.group(3) else None
         if method in ("copy", "move", "replace"):
             if second is not None:
                 found.append([Word("mv" if method == "move" else "cp"), first, second])
