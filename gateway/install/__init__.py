@@ -21,8 +21,11 @@ kiro        ``DIR/.kiro/agents/AGENT.json``        ``~/.kiro/agents/AGENT.json``
 For Codex it also writes the hook trust entries (``[hooks.state."<key>"] trusted_hash``) into
 ``$CODEX_HOME/config.toml``, since Codex silently skips an untrusted hook (``gateway.install.codex_trust``).
 
-Rules: other hooks in the file are left alone (hookgate's own entries are recognized by their command:
-``hookgate ... run``); an existing entry is updated in place, a missing one appended as a new group;
+Rules: other hooks in the file are left alone (install's own entries are recognized by their command:
+exactly what install writes, ``is_install_command``; an event that already runs hookgate through a
+hook install did not write keeps that hook and gets none of install's, with a warning); an existing
+entry is updated in place, a missing one appended as a new group; a symlinked file is written through
+(its target edited, the link kept); an empty ``hooks`` object or event list comes back on uninstall;
 running install twice changes nothing (idempotent); every file that changes is first copied to
 ``<file>.hookgate-backup-<YYYYmmdd-HHMMSS>``; ``--dry-run`` prints the unified diff and writes
 nothing. ``uninstall`` removes only hookgate's entries (and, for Codex, their trust entries; the trust
@@ -42,6 +45,7 @@ from gateway.install.options import (
     hook_command,
     hookgate_argv,
     is_hookgate_command,
+    is_install_command,
 )
 from gateway.install.plan import host_events, plan, run_install, select_events, target_file
 
@@ -61,6 +65,7 @@ __all__ = [
     "hookgate_argv",
     "host_events",
     "is_hookgate_command",
+    "is_install_command",
     "plan",
     "run_install",
     "select_events",

@@ -40,10 +40,12 @@ def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
 
 def edit(
     opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
-) -> None:
-    """Make hookgate's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``,
+) -> Edit:
+    """Make install's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``,
     and plan the matching trust entries."""
-    _trust(opts, result, path, edit_grouped(hooks_of(path, doc), wanted))
+    edit = edit_grouped(hooks_of(path, doc), wanted, opts.host, result.keep_empty)
+    _trust(opts, result, path, edit)
+    return edit
 
 
 def _trust(opts: Options, result: Plan, hooks_file: str, edit: Edit) -> None:

@@ -31,6 +31,9 @@ class Plan:
     changes: list[FileChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # the hooks would not run as things stand
+    keep_empty: frozenset[str] = frozenset()  # events that were [] before install filled them (kept as [])
+    remember: tuple[str, dict[str, Any]] | None = None  # (file, its empty containers) to keep in memory
+    forget: str | None = None  # the file whose memory an uninstall drops
 
 
 def read(path: str, *, newline: str | None = None) -> str | None:
@@ -83,6 +86,12 @@ def load_json(path: str, text: str | None) -> dict[str, Any]:
 
     if text is None or not text.strip():
         return {}
+    if text.startswith("\ufeff"):
+        raise InstallError(
+            f"{path}: the file starts with a byte order mark (a UTF-8 BOM), which JSON.parse rejects, and "
+            "hookgate does not know that the host skips it, so it will not edit the file: save it as UTF-8 "
+            "without a BOM (in most editors: 'UTF-8', not 'UTF-8 with BOM'), then run this again"
+        )
     try:
         doc = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
     except _NotJson as exc:
@@ -135,9 +144,76 @@ def hooks_of(path: str, doc: dict[str, Any]) -> dict[str, Any]:
     return hooks
 
 
-def tidy(doc: dict[str, Any]) -> None:
-    if doc.get("hooks") == {}:
+def tidy(doc: dict[str, Any], *, keep: bool) -> None:
+    """Drop a ``hooks`` object the edit left empty, unless ``keep`` (it was ``{}`` before install)."""
+    if doc.get("hooks") == {} and not keep:
         del doc["hooks"]
+
+
+def empty_containers(doc: dict[str, Any]) -> dict[str, Any]:
+    """What of ``doc``'s ``hooks`` is empty as it stands (``{"hooks": True}`` for ``"hooks": {}``,
+    ``{"events": [...]}`` for events holding ``[]``): what uninstall should give back after install fills it."""
+    hooks = doc.get("hooks")
+    if not isinstance(hooks, dict):
+        return {}
+    found: dict[str, Any] = {}
+    if not hooks:
+        found["hooks"] = True
+    events = [event for event, entries in hooks.items() if entries == []]
+    if events:
+        found["events"] = events
+    return found
+
+
+def _memory_file() -> str:
+    from gateway.wire import default_state_dir
+
+    return os.path.join(default_state_dir(), "install-empty.json")
+
+
+def _load_memory() -> dict[str, Any]:
+    import json
+
+    try:
+        with open(_memory_file(), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def remembered(path: str) -> dict[str, Any]:
+    """The empty containers ``path`` had before install filled them (see ``empty_containers``); ``{}``
+    when none are remembered (``$XDG_STATE_HOME/hookgate/install-empty.json``, by the file's real path)."""
+    entry = _load_memory().get(os.path.realpath(path))
+    if not isinstance(entry, dict):
+        return {}
+    events = entry.get("events")
+    found: dict[str, Any] = {"hooks": True} if entry.get("hooks") is True else {}
+    if isinstance(events, list) and all(isinstance(e, str) for e in events):
+        found["events"] = events
+    return found
+
+
+def _save_memory(path: str, entry: dict[str, Any] | None) -> None:
+    """Add ``entry`` (``empty_containers``) to what is remembered of ``path``; None: forget ``path``."""
+    import json
+
+    data = _load_memory()
+    key = os.path.realpath(path)
+    if entry:
+        old = remembered(path)
+        events = list(dict.fromkeys([*old.get("events", []), *entry.get("events", [])]))
+        data[key] = {**({"hooks": True} if old.get("hooks") or entry.get("hooks") else {}), "events": events}
+    elif key in data:
+        del data[key]
+    else:
+        return
+    os.makedirs(os.path.dirname(_memory_file()), exist_ok=True)
+    tmp = _memory_file() + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2)
+    os.replace(tmp, _memory_file())
 
 
 def _backup_path(path: str) -> str:
@@ -153,12 +229,14 @@ def _backup_path(path: str) -> str:
 
 
 def write_change(change: FileChange) -> str | None:
-    """Write ``change`` atomically (mode kept); return the backup path (None for a new file)."""
+    """Write ``change`` atomically (mode kept); return the backup path (None for a new file). A symlink
+    is written through: its target file is replaced, the link stays (the backup is next to the link)."""
     import shutil
     import tempfile
 
     backup = None
-    directory = os.path.dirname(change.path) or "."
+    target = os.path.realpath(change.path)
+    directory = os.path.dirname(target)
     os.makedirs(directory, exist_ok=True)
     mode = None
     if change.before is not None:
@@ -170,7 +248,7 @@ def write_change(change: FileChange) -> str | None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:  # line endings exactly as planned
             fh.write(change.after)
         os.chmod(tmp, mode if mode is not None else 0o644)
-        os.replace(tmp, change.path)
+        os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -202,6 +280,14 @@ def apply(
     for line in result.warnings:
         warn(f"warning: {line}")
     changed = [c for c in result.changes if c.changed]
+    if not dry_run and (result.remember is not None or result.forget is not None):
+        try:
+            if result.remember is not None:
+                _save_memory(*result.remember)
+            if result.forget is not None:
+                _save_memory(result.forget, None)
+        except OSError as exc:
+            result.notes.append(f"could not note which empty hooks lists to give back on uninstall: {exc}")
     where = ", ".join(c.path for c in result.changes) or "no file"
     if not changed:
         state = "installed" if result.action == "install" else "not installed"
@@ -212,7 +298,8 @@ def apply(
             out(diff(change).rstrip("\n"))
         else:
             backup = write_change(change)
-            out(f"wrote {change.path}" + (f" (backup: {backup})" if backup else " (new file)"))
+            link = f"through the link to {os.path.realpath(change.path)}; " if os.path.islink(change.path) else ""
+            out(f"wrote {change.path} ({link}" + (f"backup: {backup})" if backup else "new file)"))
     for note in result.notes:
         out(f"note: {note}")
     if dry_run:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gateway.install.edit import edit_grouped
+from gateway.install.edit import Edit, edit_grouped
 from gateway.install.files import Plan, hooks_of
 from gateway.install.options import HOOK_TIMEOUT_S, Options, _home
 
@@ -59,6 +59,6 @@ def hooks_disabled(path: str, doc: dict[str, Any]) -> list[str]:
 
 def edit(
     opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
-) -> None:
-    """Make hookgate's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``."""
-    edit_grouped(hooks_of(path, doc), wanted)
+) -> Edit:
+    """Make install's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``."""
+    return edit_grouped(hooks_of(path, doc), wanted, opts.host, result.keep_empty)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from gateway.install.edit import edit_flat
+from gateway.install.edit import Edit, edit_flat
 from gateway.install.files import Plan, hooks_of
 from gateway.install.options import HOOK_TIMEOUT_S, InstallError, Options, _home, check_agent_name
 
@@ -48,8 +48,8 @@ def handler_entry(opts: Options, event: str, command: str) -> dict[str, Any]:
 
 def edit(
     opts: Options, result: Plan, path: str, before: str | None, doc: dict[str, Any], wanted: dict[str, dict[str, Any]]
-) -> None:
-    """Make hookgate's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``."""
+) -> Edit:
+    """Make install's entries in ``doc`` (the file at ``path``, ``before`` its text) exactly ``wanted``."""
     if before is None:  # a new agent file
         doc.update(
             {
@@ -61,4 +61,4 @@ def edit(
         result.notes.append(
             f"created the Kiro agent {doc['name']!r} ({path}); use this agent in Kiro for the hooks to run"
         )
-    edit_flat(hooks_of(path, doc), wanted)
+    return edit_flat(hooks_of(path, doc), wanted, opts.host, result.keep_empty)

@@ -83,7 +83,8 @@ def hook_command(
 
 
 def is_hookgate_command(command: Any) -> bool:
-    """True for a command hook that runs ``hookgate ... run`` (how hookgate finds its own entries)."""
+    """True for a command hook that runs ``hookgate ... run``, whoever wrote it (``is_install_command``
+    tells install's own entries from hand-written ones)."""
     import shlex
 
     if not isinstance(command, str):
@@ -101,3 +102,28 @@ def is_hookgate_command(command: Any) -> bool:
     else:
         return False
     return "run" in rest
+
+
+def is_install_command(command: Any, host: str) -> bool:
+    """True when ``command`` is exactly a command line ``install`` writes for ``host`` (what
+    ``hook_command`` returns, in every version so far): ``EXE run --dialect HOST``, then any ``--config
+    PATH`` (absolute, or a ``builtin:`` name), then at most one ``--server http(s)://...``, shell-quoted as
+    ``shlex.join`` quotes it; EXE is an absolute ``.../hookgate`` or ``PYTHON -m gateway``. These are the
+    entries install updates and uninstall removes; any other hook that runs hookgate (a hand-written
+    ``hookgate run --config "$CLAUDE_PROJECT_DIR"/policy.yaml``) is the user's and is left alone."""
+    import shlex
+
+    if not isinstance(command, str) or not is_hookgate_command(command):
+        return False
+    words = shlex.split(command)
+    if shlex.join(words) != command or not os.path.isabs(words[0]):
+        return False
+    rest = words[1:] if os.path.basename(words[0]) == "hookgate" else words[3:]
+    if rest[:3] != ["run", "--dialect", host]:
+        return False
+    rest = rest[3:]
+    while rest[:1] == ["--config"] and len(rest) >= 2 and (os.path.isabs(rest[1]) or rest[1].startswith("builtin:")):
+        rest = rest[2:]
+    if rest[:1] == ["--server"] and len(rest) >= 2 and rest[1].startswith(("http://", "https://")):
+        rest = rest[2:]
+    return not rest

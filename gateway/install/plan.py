@@ -12,7 +12,19 @@ import gateway.install.claude as claude
 import gateway.install.codex as codex
 import gateway.install.gemini as gemini
 import gateway.install.kiro as kiro
-from gateway.install.files import FileChange, Plan, apply, dump, is_crlf, load_json, read, tidy
+from gateway.install.edit import Edit, NotAList
+from gateway.install.files import (
+    FileChange,
+    Plan,
+    apply,
+    dump,
+    empty_containers,
+    is_crlf,
+    load_json,
+    read,
+    remembered,
+    tidy,
+)
 from gateway.install.options import (
     InstallError,
     Options,
@@ -82,8 +94,30 @@ def plan(opts: Options) -> Plan:
     disabled = getattr(host, "hooks_disabled", None)  # a host switch that turns every hook in the file off
     if wanted and disabled is not None:
         result.warnings.extend(disabled(path, doc))
-    host.edit(opts, result, path, before, doc, wanted)
-    tidy(doc)
+    empty = empty_containers(doc)  # "hooks": {} and "Event": [] as they are now
+    memory = remembered(path)  # and as they were before an earlier install filled them
+    result.keep_empty = frozenset(empty.get("events", []) + memory.get("events", []))
+    try:
+        edit: Edit = host.edit(opts, result, path, before, doc, wanted)
+    except NotAList as exc:
+        raise InstallError(f"{path}: {exc}") from None
+    for event, command in edit.foreign.items():
+        result.warnings.append(
+            f"{path}: {event} already runs hookgate through a hook install did not write ({command}); "
+            f"install leaves it as it is and adds no second one for {event}: to let install manage {event}, "
+            "remove that hook and run install again"
+        )
+    tidy(doc, keep=bool(empty.get("hooks") or memory.get("hooks")))
+    if opts.action == "install":
+        hooks: dict[str, Any] = doc["hooks"] if isinstance(doc.get("hooks"), dict) else {}
+        filled = {
+            **({"hooks": True} if empty.get("hooks") and hooks else {}),
+            "events": [e for e in empty.get("events", []) if hooks.get(e)],
+        }
+        if filled.get("hooks") or filled["events"]:
+            result.remember = (path, filled)
+    else:
+        result.forget = path
     after = dump(doc, before)
     if before is not None and load_json(path, before) == doc:
         after = before  # semantically unchanged: keep the file byte for byte

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import run_hookgate
 
@@ -142,3 +143,80 @@ def test_install_into_a_crlf_file_with_no_hooks_yet_and_no_final_newline(tmp_pat
     assert after.count(b"\n") == after.count(b"\r\n")
     assert run_hookgate(["uninstall", "claude", "--project", str(tmp_path)]).returncode == 0
     assert settings.read_bytes() == original
+
+
+HAND_WRITTEN: dict[str, Any] = {
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": '/opt/hg/bin/hookgate run --config "$CLAUDE_PROJECT_DIR"/policy/strict.yaml',
+                    }
+                ],
+            }
+        ]
+    }
+}
+
+
+def user_env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    return {"HOME": str(home), "CLAUDE_CONFIG_DIR": ""}
+
+
+def test_install_leaves_a_hand_written_hookgate_hook_and_its_config_pin_alone(tmp_path: Path) -> None:
+    env = user_env(tmp_path)
+    settings = Path(env["HOME"]) / ".claude" / "settings.json"
+    original = json.dumps(HAND_WRITTEN, indent=2) + "\n"
+    settings.write_text(original)
+    command = HAND_WRITTEN["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    warning = (
+        f"warning: {settings}: PreToolUse already runs hookgate through a hook install did not write ({command}); "
+        "install leaves it as it is and adds no second one for PreToolUse: to let install manage PreToolUse, "
+        "remove that hook and run install again\n"
+    )
+    dry = run_hookgate(["install", "claude", "--events", "PreToolUse", "--dry-run", "--hookgate", HG], env=env)
+    assert dry.returncode == 0 and dry.stderr == warning, dry.stdout + dry.stderr
+    assert "nothing to do" in dry.stdout and settings.read_text() == original
+    full = run_hookgate(["install", "claude", "--events", "PreToolUse,Stop", "--hookgate", HG], env=env)
+    assert full.returncode == 0 and full.stderr == warning, full.stdout + full.stderr
+    doc = json.loads(settings.read_text())
+    assert doc["hooks"]["PreToolUse"] == HAND_WRITTEN["hooks"]["PreToolUse"]  # the pin and the matcher kept
+    assert doc["hooks"]["Stop"][0]["hooks"][0]["command"] == f"{HG} run --dialect claude"
+    removed = run_hookgate(["uninstall", "claude"], env=env)
+    assert removed.returncode == 0 and settings.read_text() == original, removed.stdout + removed.stderr
+
+
+def test_install_writes_through_a_symlinked_settings_file(tmp_path: Path) -> None:
+    env = user_env(tmp_path)
+    settings = Path(env["HOME"]) / ".claude" / "settings.json"
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(USER_SETTINGS)
+    settings.symlink_to(dotfiles)
+    proc = run_hookgate(["install", "claude", "--hookgate", HG], env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {settings} (through the link to {dotfiles}; backup: {settings}.hookgate-backup-" in proc.stdout
+    assert settings.is_symlink() and settings.resolve() == dotfiles
+    assert "hookgate run" in json.dumps(json.loads(dotfiles.read_text())["hooks"]["PreToolUse"])
+    [backup] = settings.parent.glob("settings.json.hookgate-backup-*")
+    assert not backup.is_symlink() and backup.read_text() == USER_SETTINGS
+    assert run_hookgate(["uninstall", "claude"], env=env).returncode == 0
+    assert settings.is_symlink() and dotfiles.read_text() == USER_SETTINGS
+
+
+def test_install_refuses_a_settings_file_with_a_byte_order_mark(tmp_path: Path) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = b"\xef\xbb\xbf" + USER_SETTINGS.encode()
+    settings.write_bytes(original)
+    for args in (["install", "claude", "--hookgate", HG], ["uninstall", "claude"]):
+        proc = run_hookgate([*args, "--project", str(tmp_path)])
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1, proc.stdout + proc.stderr
+        assert proc.stderr.startswith(f"hookgate: {settings}: the file starts with a byte order mark (a UTF-8 BOM)")
+        assert "without a BOM" in proc.stderr and "utf-8-sig" not in proc.stderr
+    assert settings.read_bytes() == original and not list(settings.parent.glob("settings.json.hookgate-backup-*"))

@@ -84,12 +84,17 @@ def test_uninstall_removes_only_hookgate(tmp_path: Path) -> None:
     settings.parent.mkdir()
     settings.write_text(json.dumps({"hooks": {"BeforeTool": [USER_GROUP]}}))
     run(opts("gemini", tmp_path))
-    # the user also put hookgate into their own group by hand: it goes, their hook stays
+    # the user also copied install's own entry into their group: it goes (it is what install writes), their
+    # hook stays; a hookgate hook install does not write (no absolute path) is theirs and stays too
     doc = json.loads(settings.read_text())
-    doc["hooks"]["BeforeTool"][0]["hooks"].append({"type": "command", "command": "hookgate run --dialect gemini"})
+    mine = {"type": "command", "command": "hookgate run --dialect gemini"}
+    doc["hooks"]["BeforeTool"][0]["hooks"].append(
+        {"type": "command", "command": "/opt/hg/bin/hookgate run --dialect gemini"}
+    )
+    doc["hooks"]["AfterTool"].insert(0, {"hooks": [mine]})
     settings.write_text(json.dumps(doc))
     run(opts("gemini", tmp_path, action="uninstall"))
-    assert json.loads(settings.read_text()) == {"hooks": {"BeforeTool": [USER_GROUP]}}
+    assert json.loads(settings.read_text()) == {"hooks": {"BeforeTool": [USER_GROUP], "AfterTool": [{"hooks": [mine]}]}}
     assert run(opts("gemini", tmp_path, action="uninstall"))[0].startswith("hookgate is already not installed")
 
 
@@ -336,3 +341,100 @@ def test_install_pins_several_configs_including_the_builtin_default(tmp_path: Pa
     doc = json.loads((tmp_path / ".claude" / "settings.json").read_text())
     words = shlex.split(doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"])
     assert words[1:] == ["run", "--dialect", "claude", "--config", "builtin:default", "--config", str(good)]
+
+
+# ---------------------------------------------------------------------------- whose entries, links, empties
+
+
+def test_install_recognizes_only_the_commands_it_writes() -> None:
+    assert install.is_install_command("/opt/hg/bin/hookgate run --dialect claude", "claude")
+    assert install.is_install_command(
+        "/opt/hg/bin/hookgate run --dialect claude --config /etc/p.yaml --config builtin:default "
+        "--server http://127.0.0.1:8787",
+        "claude",
+    )
+    assert install.is_install_command("/usr/bin/python3 -m gateway run --dialect kiro", "kiro")
+    assert not install.is_install_command("/opt/hg/bin/hookgate run --dialect claude", "gemini")
+    assert not install.is_install_command("hookgate run --dialect claude", "claude")  # not an absolute path
+    assert not install.is_install_command('/opt/hg/bin/hookgate run --config "$CLAUDE_PROJECT_DIR"/p.yaml', "claude")
+    assert not install.is_install_command("/opt/hg/bin/hookgate run --dialect claude --config p.yaml", "claude")
+    assert not install.is_install_command("/opt/hg/bin/hookgate run --dialect claude --verbose", "claude")
+    assert not install.is_install_command('"/opt/hg/bin/hookgate" run --dialect claude', "claude")  # not as quoted
+
+
+def test_a_hand_written_hookgate_hook_is_left_alone_on_every_host(tmp_path: Path) -> None:
+    mine = "/opt/hg/bin/hookgate run --config /etc/strict.yaml"
+    grouped = '{"hooks": {"%s": [{"matcher": "x", "hooks": [{"type": "command", "command": "%s"}]}]}}'
+    for host, event, text in [
+        ("claude", "PreToolUse", grouped),
+        ("gemini", "BeforeTool", grouped),
+        ("kiro", "preToolUse", '{"name": "a", "hooks": {"%s": [{"command": "%s"}]}}'),
+    ]:
+        project = tmp_path / host
+        project.mkdir()
+        agent = "a" if host == "kiro" else None
+        path = Path(install.target_file(opts(host, project, agent=agent)))
+        path.parent.mkdir(parents=True)
+        path.write_text(text % (event, mine))
+        other = {"claude": "Stop", "gemini": "AfterAgent", "kiro": "stop"}[host]
+        result = plan(opts(host, project, agent=agent, events=[event, other]))
+        assert result.warnings == [
+            f"{path}: {event} already runs hookgate through a hook install did not write ({mine}); install leaves "
+            f"it as it is and adds no second one for {event}: to let install manage {event}, remove that hook "
+            "and run install again"
+        ]
+        apply(result, dry_run=False, out=lambda line: None, warn=lambda line: None)
+        doc = json.loads(path.read_text())
+        assert json.dumps(doc["hooks"][event]).count("hookgate") == 1  # still only the user's
+        run(opts(host, project, "uninstall", agent=agent))
+        assert path.read_text() == text % (event, mine)
+
+
+@pytest.mark.parametrize(
+    "original",
+    ['{"hooks": {}}', '{"hooks": {"Stop": []}}\n', '{\n  "hooks": {\n    "Stop": [],\n    "x": []\n  }\n}\n'],
+)
+def test_empty_hooks_and_event_lists_come_back_after_uninstall(tmp_path: Path, original: str) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(original)
+    run(opts("claude", tmp_path, events=["PreToolUse", "Stop"]))
+    assert json.loads(settings.read_text())["hooks"]["PreToolUse"]
+    run(opts("claude", tmp_path, events=["PreToolUse"]))  # narrowed: Stop is given back empty already
+    assert json.loads(settings.read_text())["hooks"].get("Stop", []) == []
+    run(opts("claude", tmp_path, action="uninstall"))
+    assert settings.read_text() == original
+    # nothing installed: uninstall leaves an empty hooks object (or list) alone
+    assert run(opts("claude", tmp_path, action="uninstall"))[0].startswith("hookgate is already not installed")
+
+
+def test_every_hosts_files_are_written_through_a_symlink(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = codex_setup(tmp_path, monkeypatch)
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    for name in ("hooks.json", "config.toml"):
+        real = dotfiles / f"codex-{name}"
+        real.write_text((home / name).read_text() if (home / name).exists() else "{}\n")
+        (home / name).unlink(missing_ok=True)
+        (home / name).symlink_to(real)
+    out = run(opts("codex", None, events=["PreToolUse"]))
+    assert out[0] == (
+        f"wrote {home / 'hooks.json'} (through the link to {dotfiles / 'codex-hooks.json'}; "
+        f"backup: {backups(home / 'hooks.json')[0]})"
+    )
+    for name in ("hooks.json", "config.toml"):
+        assert (home / name).is_symlink() and os.readlink(home / name) == str(dotfiles / f"codex-{name}")
+    assert "PreToolUse" in json.loads((dotfiles / "codex-hooks.json").read_text())["hooks"]
+    assert f'[hooks.state."{home / "hooks.json"}:pre_tool_use:0:0"]' in (dotfiles / "codex-config.toml").read_text()
+    run(opts("codex", None, action="uninstall"))
+    assert (home / "hooks.json").is_symlink() and (dotfiles / "codex-hooks.json").read_text() == "{}\n"
+    assert (dotfiles / "codex-config.toml").read_text() == CONFIG_TOML
+
+
+def test_a_hooks_event_that_is_not_a_list_is_named_with_its_file(tmp_path: Path) -> None:
+    settings = tmp_path / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": {"BeforeTool": {}}}')
+    with pytest.raises(InstallError) as info:
+        plan(opts("gemini", tmp_path))
+    assert str(info.value) == f"{settings}: hooks.BeforeTool is not a list; fix it by hand first"
