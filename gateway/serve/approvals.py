@@ -175,6 +175,8 @@ class ApprovalRoutes:
             except HookgateError as exc:  # the SDK is missing, a secret is unset
                 return _error(503, str(exc))
             outcome = decided[0] if decided else None
+            if outcome is not None and outcome.refused is not None:  # a click that decided nothing: say why
+                log.warning("approval answer through %s channel %r refused: %s", kind, name, outcome.refused)
             task = None
             if (
                 outcome is not None

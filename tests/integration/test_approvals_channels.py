@@ -77,10 +77,14 @@ def test_slack_approve_button_releases_the_call_and_the_message_shows_who(tmp_pa
         assert slack.button(ts, "Approve")["value"] == request["id"]
         url = f"{serve.url}/approvals/slack"
         # a forged callback (another signing secret) and a stale one are refused and change nothing
-        assert slack.click(url, ts, secret="not-the-secret")[0] == 401
-        assert slack.click(url, ts, age=600)[0] == 401
-        # someone who is not an approver: acknowledged to Slack, not taken
+        forged = slack.click(url, ts, secret="not-the-secret")
+        assert forged[0] == 401 and b"signature check failed" in forged[1]
+        stale = slack.click(url, ts, age=600)  # said as what it is, not as a bad signature
+        assert stale[0] == 401 and b"timestamp is 600 s old" in stale[1], stale
+        # someone who is not an approver: acknowledged to Slack, not taken, and the log says why
+        mark = len(serve.lines)
         assert slack.click(url, ts, user_id="U0MALLORY", username="mallory")[0] == 200
+        assert "is not one of this request's approvers" in serve.wait_log("refused", after=mark)
         assert listed(config)[0]["status"] == "pending" and waiting.running()
         status, _ = slack.click(url, ts, "Approve")
         assert status == 200

@@ -114,9 +114,14 @@ class SlackChannel(Channel):
 
         verifier = SignatureVerifier(self.secret("signing_secret_env"))
         text = body.decode("utf-8", "replace")
-        if not verifier.is_valid(
-            text, headers.get("x-slack-request-timestamp", ""), headers.get("x-slack-signature", "")
-        ):
+        stamp = headers.get("x-slack-request-timestamp", "")
+        if not verifier.is_valid(text, stamp, headers.get("x-slack-signature", "")):
+            age = _age(stamp)
+            if age is not None and abs(age) > STALE_SECONDS:  # what slack_sdk refuses first: say which
+                raise CallbackRejected(
+                    f"Slack request timestamp is {age:.0f} s {'old' if age > 0 else 'in the future'} (more than "
+                    f"{STALE_SECONDS // 60} minutes): a replayed or delayed callback (X-Slack-Request-Timestamp)"
+                )
             raise CallbackRejected("Slack signature check failed (X-Slack-Signature)")
         try:
             payload = json.loads(parse_qs(text).get("payload", [""])[0])
@@ -130,3 +135,17 @@ class SlackChannel(Channel):
         identities = [str(v) for v in (user.get("id"), user.get("username"), user.get("name")) if v]
         decide(Answer(approval_id, action_id == APPROVE, f"slack:{user.get('id') or 'unknown'}", identities))
         return 200, "text/plain", b""
+
+
+STALE_SECONDS = 300
+"""How far ``X-Slack-Request-Timestamp`` may be from now (slack_sdk's ``SignatureVerifier`` rule: 5 minutes)."""
+
+
+def _age(stamp: str) -> float | None:
+    """Seconds since ``stamp`` (epoch seconds as text), or None when it is not a number."""
+    import time
+
+    try:
+        return time.time() - float(stamp)
+    except ValueError:
+        return None
