@@ -351,6 +351,7 @@ def test_run_imports_no_audit_when_no_handler_ran_and_no_sqlite_when_it_did(tmp_
     assert _loaded(config, stop) == []  # the cached config: nothing of the audit
     assert _loaded(config, bash("ls")) == [  # the one-shot recorder: no sinks, spans, thread or store
         "gateway.audit",
+        "gateway.audit.hints",
         "gateway.audit.oneshot",
         "gateway.audit.record",
         "gateway.audit.redact",
