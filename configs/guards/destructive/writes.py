@@ -66,6 +66,23 @@ COPIERS: dict[str, tuple[str, frozenset[str]]] = {
 }
 
 
+def copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None, set[str], bool]:
+    """``(sources, target, options, explicit)`` of a copier's (``COPIERS``) command line: ``target`` from
+    ``-t``/``--target-directory`` (``explicit``), else its last operand; None for ``install -d`` (whose operands,
+    returned as ``sources``, are the directories it makes) and when there are too few operands (no sources)."""
+    short_arg, long_arg = COPIERS[name]
+    operands, opts, _ = getopt(args, short_arg, long_arg)
+    found = names(opts)
+    if name == "install" and "-d" in found:
+        return operands, None, found, False
+    target = next((v for o, v in opts if o in ("-t", "--target-directory")), None)
+    if target is not None:
+        return operands, target, found, True
+    if len(operands) < 2:
+        return [], None, found, False
+    return operands[:-1], operands[-1], found, False
+
+
 def written_paths(name: str, args: list[str]) -> list[str]:
     """The files ``name ARGS`` writes to, as far as its arguments tell (none unless ``cmdnames.writes_files``)."""
     if not writes_files(name):
@@ -73,22 +90,16 @@ def written_paths(name: str, args: list[str]) -> list[str]:
     if name == "tee":
         return getopt(args, "", frozenset(), "")[0]
     if name in COPIERS:
-        short_arg, long_arg = COPIERS[name]
-        operands, opts, _ = getopt(args, short_arg, long_arg)
-        found = names(opts)
-        if name == "install" and "-d" in found:
-            return operands
-        target = next((v for o, v in opts if o in ("-t", "--target-directory")), None)
+        sources, target, found, explicit = copy_operands(name, args)
         if target is None:
-            if len(operands) < 2:
-                return []
-            target, operands = operands[-1], operands[:-1]
+            return sources  # install -d DIR...: the directories it makes (or too few operands: none)
+        if not explicit:
             no_dir = found & {"-T", "--no-target-directory"}
             is_dir = (target.endswith("/") or target in (".", "..", "~")) and not no_dir
             if not is_dir:
                 return [target]
         # a directory destination: the file each source becomes in it (cp .env backup/ -> backup/.env)
-        return [target, *(target.rstrip("/") + "/" + base(src.rstrip("/")) for src in operands)]
+        return [target, *(target.rstrip("/") + "/" + base(src.rstrip("/")) for src in sources)]
     if name == "sed":
         operands, opts, _ = getopt(args, "efl", frozenset({"--expression", "--file", "--line-length"}), "i")
         found = names(opts)
@@ -339,16 +350,12 @@ def _placed_directories(name: str, args: list[str], shown: str, ctx: Ctx) -> str
     (``cp -r evil/.claude/. .claude/``). A landing named like a host's config folder counts where the host reads
     it (the project, a folder holding it, the home directory) or inside another config folder (``cp -r agents
     .kiro/``); copying one elsewhere (``cp -r .claude backup/``) is a backup and passes."""
-    short_arg, long_arg = COPIERS[name]
-    operands, opts, _ = getopt(args, short_arg, long_arg)
-    found = names(opts)
-    if name == "install" and "-d" in found:
-        return None
-    target = next((v for o, v in opts if o in ("-t", "--target-directory")), None)
+    operands, target, found, explicit = copy_operands(name, args)
     if target is None:
-        if len(operands) < 2 or found & {"-T", "--no-target-directory"}:
+        return None
+    if not explicit:
+        if found & {"-T", "--no-target-directory"}:
             return None
-        target, operands = operands[-1], operands[:-1]
         if name == "rsync" and (":" in target.split("/", 1)[0] or target.startswith("rsync://")):
             return None  # host:path, a remote destination
         into = (
