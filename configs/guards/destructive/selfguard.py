@@ -292,8 +292,7 @@ def check_code_literals(code: str, shown: str, ctx: Ctx) -> str | None:
             return _deny(shown, f"reaches {text[:80]}, hookgate's own state or installed files", ctx)
     if re.search(r"\bgateway\b", code) and re.search(r"""['"](?:approve|reject|uninstall|install)['"]""", code):
         return _deny(shown, "calls hookgate's CLI to change its hooks or answer an approval request", ctx)
-    if re.search(r"\bgateway\b", code) and re.search(r"""['"]mode['"]""", code) and re.search(r"""['"]off['"]""", code):
-        return _deny(
-            shown, "calls hookgate's CLI to switch a policy mode off", ctx
-        )  # main(['mode', 'read-only', 'off'])
+    mode_off = re.search(r"""['"]mode['"]""", code) and re.search(r"""['"]off['"]""", code)
+    if mode_off and re.search(r"\bgateway\b", code):  # main(['mode', 'read-only', 'off'])
+        return _deny(shown, "calls hookgate's CLI to switch a policy mode off", ctx)
     return None
