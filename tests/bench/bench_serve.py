@@ -16,6 +16,11 @@ Run: ``.venv/bin/python tests/bench/bench_serve.py [--seconds 6] [--rounds 6] [-
     the baseline, 1,000 such groups (``matcher: Bash``, ``if: Bash(rm -r /srv/N/*)``, none fits) >= 0.5.
     The default policy, ``http`` and ``mcp_tool`` scenarios record every event (``audit.record: handled``,
     the default); ``noaudit`` measures them again with ``audit.record: off``, to show what the record costs.
+    For the ``http`` and ``mcp_tool`` rows the same work is also measured without hookgate, as the floor
+    these libraries set on this machine: a bare Starlette endpoint (same uvicorn settings) that passes each
+    event on, with one pooled aiohttp session to the receiver (``--serve-forwarder``), or with one warm MCP
+    SDK ``Client`` to the validator's ``check_command`` (``--serve-mcp-forwarder``); it runs against the
+    echo and against hookgate, each in alternating windows, and both ratios are printed and saved.
 (b) Fan-out: one event through ``hookgate serve`` to 64 ``http`` handlers whose receiver answers after
     200 ms: median latency within 1.1x of 200 ms. Measured in alternation with the same 64 POSTs made at
     once by a bare aiohttp session of this process (what any client pays on this machine now), so the
@@ -41,6 +46,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -99,6 +105,68 @@ def run_receiver(port: int) -> None:
         return Response(b"")
 
     app = Starlette(routes=[Route("/hook", hook, methods=["POST"]), Route("/slow/{n}", slow, methods=["POST"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
+
+
+def run_forwarder(port: int, target: str) -> None:
+    """The ``http`` row's floor: the least a server pays to pass an event on to a webhook with these
+    libraries. A bare Starlette endpoint (same uvicorn settings as the echo) that parses the JSON body,
+    POSTs it again with one pooled aiohttp session to ``target``, reads the answer and answers ``{}``: no
+    hookgate code at all."""
+    import aiohttp
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    sessions: list[aiohttp.ClientSession] = []
+
+    async def forward(request: Request) -> Response:
+        if not sessions:
+            sessions.append(aiohttp.ClientSession())
+        body = json.loads(await request.body())
+        data = json.dumps(body).encode()
+        async with sessions[0].post(target, data=data, headers={"Content-Type": "application/json"}) as answer:
+            await answer.read()
+        return Response(b"{}", media_type="application/json")
+
+    app = Starlette(routes=[Route("/forward", forward, methods=["POST"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
+
+
+def run_mcp_forwarder(port: int) -> None:
+    """The ``mcp_tool`` row's floor: a bare Starlette endpoint (same uvicorn settings) that calls the shipped
+    validator's ``check_command`` with one warm MCP SDK ``Client`` (the SDK's own stdio transport, the
+    handshake era, as hookgate speaks it) and answers ``{}``: no hookgate code on the request path."""
+    import uvicorn
+    from mcp import Client, StdioServerParameters
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    validator = StdioServerParameters(
+        command=sys.executable, args=["-I", str(ROOT / "configs" / "validators" / "policy.py")]
+    )
+    clients: list[Any] = []
+
+    async def forward(request: Request) -> Response:
+        body = json.loads(await request.body())
+        if not clients:
+            client = Client(validator, mode="legacy")
+            await client.__aenter__()  # kept open for the server's life (the bench stops it with SIGTERM)
+            clients.append(client)
+        arguments = {
+            "command": body["tool_input"]["command"],
+            "cwd": body["cwd"],
+            "project_dir": body["cwd"],
+            "hook_event_name": body["hook_event_name"],
+        }
+        await clients[0].call_tool("check_command", arguments)
+        return Response(b"{}", media_type="application/json")
+
+    app = Starlette(routes=[Route("/forward", forward, methods=["POST"])])
     uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN_SETTINGS)  # type: ignore[arg-type]
 
 
@@ -205,12 +273,21 @@ def main() -> int:
     )
     parser.add_argument("--serve-echo", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--serve-receiver", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--forward-to", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-forwarder", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-mcp-forwarder", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
         run_echo(args.serve_echo)
         return 0
     if args.serve_receiver:
         run_receiver(args.serve_receiver)
+        return 0
+    if args.serve_forwarder:
+        run_forwarder(args.serve_forwarder, args.forward_to)
+        return 0
+    if args.serve_mcp_forwarder:
+        run_mcp_forwarder(args.serve_mcp_forwarder)
         return 0
 
     venvs = bench_venvs(args.here)
@@ -246,11 +323,16 @@ def main() -> int:
     audit_off = work / "audit-off.json"
     audit_off.write_text(json.dumps({"audit": {"record": "off"}}))
 
-    def versus_echo(key: str, label: str, config: str, target: float, *, record: bool = True) -> None:
+    def versus_echo(
+        key: str, label: str, config: str, target: float, *, record: bool = True, floor: list[str] | None = None
+    ) -> None:
+        """``config`` served against the echo; with ``floor`` (the argv of a bare forwarder server, no
+        hookgate), that server is measured too, against the echo and against hookgate, in the same run."""
         extra = [] if record else ["--config", str(audit_off)]  # merged over the config: no audit records
         if not record:
             key, label = f"{key}_noaudit", f"{label}, audit.record off"
         served = Proc([*hookgate_serve, config, *extra], env, cwd=str(work))
+        bare: Proc | None = None
         try:
             base, result = alternate(
                 (echo.port, "/echo"),
@@ -261,11 +343,21 @@ def main() -> int:
                 args.concurrency,
                 pids=(echo.proc.pid, served.proc.pid),
             )
+            if floor is not None:
+                bare = Proc(floor, env, cwd=str(work))
+                _, alone = alternate(
+                    (echo.port, "/echo"), (bare.port, "/forward"), EVENT, args.seconds, args.rounds, args.concurrency
+                )
+                _, versus = alternate(
+                    (bare.port, "/forward"), (served.port, "/hooks"), EVENT, args.seconds, args.rounds, args.concurrency
+                )
         except (OSError, RuntimeError, asyncio.IncompleteReadError) as exc:  # one scenario, not the whole run
             print(f"  {label}: not measured ({type(exc).__name__}: {exc})", flush=True)
             return
         finally:
             served.stop()
+            if bare is not None:
+                bare.stop()
         print(
             f"  {label}: {result['rps']:,.0f} req/s, p50 {result['p50']:.2f} ms, p99 {result['p99']:.2f} ms, "
             f"CPU {result.get('cpu_us', 0):.0f} us/req ({result.get('cpu_children_us', 0):.0f} of it in child "
@@ -276,6 +368,14 @@ def main() -> int:
         results.notes[f"{key} cpu us/req"] = round(result.get("cpu_us", 0), 1)
         results.notes[f"{key} child cpu us/req"] = round(result.get("cpu_children_us", 0), 1)
         results.notes[f"{key} echo cpu us/req"] = round(base.get("cpu_us", 0), 1)
+        if floor is not None:
+            print(
+                f"  the same work without hookgate (a bare Starlette endpoint passing the event on): "
+                f"{alone['ratio']:.2f} of the echo; hookgate {versus['ratio']:.2f} of that bare server",
+                flush=True,
+            )
+            results.notes[f"{key} floor/echo"] = round(alone["ratio"], 3)
+            results.notes[f"{key} serve/floor"] = round(versus["ratio"], 3)
         results.ratio(
             key,
             f"serve, {label} / echo",
@@ -296,9 +396,18 @@ def main() -> int:
             if "default" in wanted:
                 versus_echo("serve_default", "default policy", "builtin:default", 0.8, record=record)
             if "http" in wanted:
-                versus_echo("serve_http", "one http handler", str(configs["http"]), 0.45, record=record)
+                forwarder = [*helper, "--forward-to", f"http://127.0.0.1:{receiver.port}/hook", "--serve-forwarder"]
+                versus_echo(
+                    "serve_http",
+                    "one http handler",
+                    str(configs["http"]),
+                    0.45,
+                    record=record,
+                    floor=forwarder if record else None,
+                )
             if "mcp" in wanted:
-                versus_echo("serve_mcp", "one warm mcp_tool", mcp_config, 0.35, record=record)
+                floor = [*helper, "--serve-mcp-forwarder"] if record else None
+                versus_echo("serve_mcp", "one warm mcp_tool", mcp_config, 0.35, record=record, floor=floor)
         if "if" in wanted:
             one = Proc([*hookgate_serve, str(configs["if1"])], env, cwd=str(work))
             many = Proc([*hookgate_serve, str(configs["if1000"])], env, cwd=str(work))

@@ -88,6 +88,20 @@ def table(data: dict[str, Any]) -> str:
             f"{figure(row['base'], row['unit'])} | {shown_ratio(row['ratio'], _target(row))} | {row['target']} "
             f"({status}) |"
         )
+    notes = {k: v for bench in data.values() for k, v in bench.get("notes", {}).items()}
+    floors = {
+        "serve_http": "a bare Starlette endpoint that POSTs each event on with one pooled aiohttp session",
+        "serve_mcp": "a bare Starlette endpoint that calls the validator's tool with one warm MCP SDK `Client`",
+    }
+    for row_key, what in floors.items():
+        alone, versus = notes.get(f"{row_key} floor/echo"), notes.get(f"{row_key} serve/floor")
+        if row_key in rows and alone is not None and versus is not None:
+            lines += [
+                "",
+                f"For the {rows[row_key]['label'].removeprefix('serve, ').removesuffix(' / echo')} row, the same work "
+                f"without hookgate ({what}, same uvicorn settings; `tests/bench/bench_serve.py`) reached {alone:.2f} of "
+                f"the echo in the same run, and hookgate {versus:.2f} of that bare server.",
+            ]
     key = "fanout bare aiohttp ms"
     bare = next((b["notes"][key] for b in data.values() if key in b.get("notes", {})), None)
     if bare and "fanout" in rows:
