@@ -103,3 +103,23 @@ def test_record_columns_edited_into_other_types_cannot_stop_reading_the_trail(tm
         assert [follower.seen(row) for row in store.audit_records(AuditFilter())] == [True, True]
     finally:
         store.close()
+
+
+def test_a_torn_spool_line_costs_neither_the_next_record_nor_verify(tmp_path: Path) -> None:
+    """A spool write cut short (a full disk's short write, a crash) leaves a piece without its newline, and
+    the next `hookgate run` appends its record right after it. That record was stored under an id with the
+    piece in front (`verify` then failed for good: "column id disagrees with the record") or, when the piece
+    held a tab, was dropped as not JSON. Now both records are kept under their own ids and the chain verifies."""
+    config = write_config(tmp_path)
+    spool = tmp_path / "state" / "audit" / "spool.jsonl"
+    run(config, bash("echo 0"))
+    with spool.open("ab") as fh:
+        fh.write(b'{"truncated": ')  # a piece of a line, no tab
+    run(config, bash("echo 1"))
+    with spool.open("ab") as fh:
+        fh.write(b'18eeb95fe7353fcc-1c87-5ec18323\t{"approval":nu')  # a record cut inside its JSON
+    run(config, bash("echo 2"))
+    verified = audit(config, "verify")
+    assert verified.returncode == 0 and "3 record(s) ok" in verified.stdout, verified.stderr
+    queried = [r for r in json.loads(audit(config, "query", "--json").stdout) if r["tool_input"]]
+    assert [r["tool_input"]["command"] for r in queried] == ["echo 0", "echo 1", "echo 2"]
