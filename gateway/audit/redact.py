@@ -18,14 +18,13 @@ in which:
   without keeping it (the hash is never taken over a secret).
 
 Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----`` up to
-its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization`` values
-(``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string that names
-an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
-(``mcp__x__write_AKIA...``), a ``\\n``/``\\t`` escape in text or a ``%XX`` escape in a URL, and the
-distinctive prefixes (all but ``sk-`` and ``*_live_``) right after a letter or digit: Anthropic
-``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
-``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS access
-key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
+its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization`` values (any
+scheme: ``Bearer``, ``ApiKey``, ``Bot``, ...; a ``Digest`` or AWS parameter list whole); a bare 40-character AWS
+secret access key in a string that names an AWS key id or ``aws``; provider API keys and tokens, also right after
+``_`` in a name (``mcp__x__write_AKIA...``), a ``\\n``/``\\t`` escape in text or a ``%XX`` escape in a URL, and
+the distinctive prefixes (all but ``sk-`` and ``*_live_``) right after a letter or digit: Anthropic ``sk-ant-``,
+OpenAI ``sk-``/``sk-proj-``, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-``
+and webhook URLs, AWS access key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
 ``sk_live_``/``rk_live_``, npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens ``eyJ...``;
 ``.env``-style assignments whose name contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/API-KEY/APIKEY,
 ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``,
@@ -38,18 +37,16 @@ options), a registry login's ``-p X`` (``docker [global options] login``, ``podm
 ``*_auth=`` assignments, names that end in ``_PASS``/``-pass`` (``REDIS_PASS=``, ``ansible_become_pass=``), a
 subscript or a type annotation before the ``=`` (``os.environ['DB_PASSWORD'] = ...``, ``API_TOKEN: string =
 ...``); a URL's credential query parameters (``?key=``, ``&api_key=``, ``?access_token=``, ``&sig=``, ...); XML
-elements named like a secret (``<password>``, ``<apiKey>``); ``.pgpass`` lines
-(``host:port:db:user:password``); ``.netrc`` entries (``machine H login U password X``); ``gh secret set NAME
---body X``; the ``echo X`` piped into a ``--password-stdin`` login;
-HTTPie's ``-a user:X``; a secret set with a package manager's or git's ``config`` (``npm config set
-//reg/:_authToken X``, ``yarn config set npmAuthToken X``, ``git config user.password X``, ``poetry config
-http-basic.repo user X``); ``htpasswd -b FILE USER X`` / ``-nb USER X``; a quoted ``"auth"``-like key's
-string value written inside a string (``{"auth": "..."}``, ``{\\"x-auth\\": ...}``, ``"db_pwd"``);
-``Cookie`` / ``Set-Cookie`` header values that start ``name=`` (also JSON-escaped), curl's cookie data
-(``-b 'sid=...'``, ``--cookie``); ``--oauth2-bearer X``; ``curl -u user:X`` (``--user``, ``--proxy-user``;
-a numeric ``uid:gid`` is kept). The policy validator's scanner
-(``configs.validators.policy``) keeps its own, stricter list (it lets documentation placeholders pass);
-``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted here too.
+elements named like a secret (``<password>``, ``<apiKey>``); ``.pgpass`` lines (``host:port:db:user:password``);
+``.netrc`` entries (``machine H login U password X``); ``gh secret set NAME --body X``; the ``echo X`` piped into a
+``--password-stdin`` login; HTTPie's ``-a user:X``; a secret set with a package manager's or git's ``config`` (``npm
+config set //reg/:_authToken X``, ``yarn config set npmAuthToken X``, ``git config user.password X``, ``poetry config
+http-basic.repo user X``); ``htpasswd -b FILE USER X`` / ``-nb USER X``; a quoted ``"auth"``-like key's string value
+written inside a string (``{"auth": "..."}``, ``{\\"x-auth\\": ...}``, ``"db_pwd"``); ``Cookie`` / ``Set-Cookie``
+header values that start ``name=`` (also JSON-escaped), curl's cookie data (``-b 'sid=...'``, ``--cookie``);
+``--oauth2-bearer X``; ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric ``uid:gid`` is kept). The policy
+validator's scanner (``configs.validators.policy``) keeps its own, stricter list (it lets documentation placeholders
+pass); ``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted here too.
 
 Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
 strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use, and none can
@@ -102,8 +99,11 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         "authorization",
         ("authorization",),
         re.IGNORECASE,
-        r"(?P<name>\b(?:proxy-)?authorization(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?)"
-        r"(?:(?:bearer|basic|token|digest|negotiate)\s+)?[^\s\"',;\\]+",
+        # any scheme (Bearer, ApiKey, Bot, AWS4-HMAC-SHA256, ...), then a value or a list of auth-params
+        r"(?P<name>\b(?:proxy-)?authorization(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?)(?:[A-Za-z][A-Za-z0-9._~+/\-]*+"
+        r"[ \t]++(?=[^\s\"',;\\]))?(?:<p>(?:[ \t]*+,[ \t]*+<p>)*+|[^\s\"',;\\]++)".replace(
+            "<p>", r"[A-Za-z0-9_.\-]++=(?:\\?\"[^\"\\\n]*+\\?\"|[^\s\"',\\]*+)"
+        ),
     ),
     (
         "aws_secret",

@@ -40,6 +40,34 @@ def test_authorization_values() -> None:
     assert "dXNlcjpwYXNz" not in r.text("proxy-authorization: Basic dXNlcjpwYXNz")
 
 
+@pytest.mark.parametrize(
+    ("header", "secret"),
+    [
+        ("Authorization: ApiKey S3cretKey1", "S3cretKey1"),  # Elasticsearch
+        ("Authorization: Bot MTk4NjIy.Cl2FMQ.ZnCjm1XVW7", "ZnCjm1XVW7"),  # Discord
+        ("Authorization: SSWS 00aBcD3fGh", "00aBcD3fGh"),  # Okta
+        ("Authorization: OAuth S3cretTok", "S3cretTok"),
+        ('Authorization: Token token="S3cretTok", email="a@b"', "S3cretTok"),  # Rails
+        ('Authorization: Digest username="u", realm="r", response="6629fae49393a053"', "6629fae49393a053"),
+        (
+            "Authorization: AWS4-HMAC-SHA256 Credential=AKID/2026/us/s3/aws4_request, "
+            "SignedHeaders=host;x-amz-date, Signature=fe5f80f77d5fa3be",
+            "fe5f80f77d5fa3be",
+        ),
+        ('Authorization: OAuth oauth_consumer_key="ck", oauth_signature="S1g%3D"', "S1g%3D"),
+    ],
+)
+def test_authorization_values_whatever_the_scheme(header: str, secret: str) -> None:
+    """Only Bearer, Basic, token, Digest and Negotiate were read as a scheme: another scheme (``ApiKey``,
+    ``Bot``, ``SSWS``) was taken for the value, and the credential after it was written as it was; of a
+    Digest or AWS signature's parameter list only the first was redacted."""
+    r = Redactor()
+    for text in (f"curl -H '{header}' https://api.test", header):
+        out = r.text(text)
+        assert secret not in out and "Authorization: [REDACTED:authorization]" in out, out
+    assert r.text("the Authorization header is required") == "the Authorization header is required"
+
+
 def test_private_key_blocks_even_when_cut() -> None:
     r = Redactor()
     pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\nAAAA\n-----END OPENSSH PRIVATE KEY-----"
@@ -367,6 +395,8 @@ def test_the_working_directory_is_not_a_password() -> None:
         "-passin pass:" * 8_000,
         "?x-amz-" * 15_000 + "signature=",
         "'pass': " * 12_000 + "'x",
+        "Authorization: Digest " + 'a="' * 30_000,
+        "Authorization: " + "a=b, " * 20_000,
     ],
     ids=[
         "secret-run",
@@ -404,6 +434,8 @@ def test_the_working_directory_is_not_a_password() -> None:
         "openssl-pass",
         "amz-query",
         "quoted-pass",
+        "authorization-params-quotes",
+        "authorization-params",
     ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
