@@ -96,7 +96,11 @@ def append(state_dir: str, record_id: str, body: str) -> int:
             os.makedirs(directory, mode=0o700, exist_ok=True)
             continue
         try:
-            if os.write(fd, line) != len(line):
+            try:
+                written = os.write(fd, line)
+            except OSError as exc:  # a full disk: the error names the file (os.write's has no name)
+                raise OSError(exc.errno, exc.strerror, path) from None
+            if written != len(line):
                 raise OSError(f"a short write to the audit spool {path}")
             written = os.fstat(fd)
             try:
