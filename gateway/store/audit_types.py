@@ -275,10 +275,9 @@ def where_clause(flt: AuditFilter, mark: str = "?") -> tuple[str, list[Any]]:
         if value is not None:
             parts.append(f"{column} = {mark}")
             params.append(value)
-    if flt.handler is not None:
-        parts.append(f"handler_ids LIKE {mark} ESCAPE '\\'")
-        escaped = flt.handler.replace(",", "_").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        params.append(f"%,{escaped},%")
+    if flt.handler is not None:  # exact, case and all (SQLite's LIKE ignores ASCII case, PostgreSQL's does not)
+        parts.append(f"{'instr(handler_ids, ?)' if mark == '?' else 'strpos(handler_ids, %s)'} > 0")
+        params.append(f",{flt.handler.replace(',', '_')},")
     if flt.since is not None:
         parts.append(f"ts >= {mark}")
         params.append(flt.since)

@@ -470,6 +470,9 @@ def test_run_records_into_either_store_and_verifies(tmp_path: Path) -> None:
     assert verify.returncode == 0 and "3 record(s) ok" in verify.stdout, verify.stdout + verify.stderr
     stats = {s["id"]: s for s in json.loads(audit(config, "stats", "--json").stdout)}
     assert stats["guard"]["calls"] == 3 and stats["guard"]["denies"] == 1
+    # --handler is exact on both stores: SQLite's LIKE ignored ASCII case (GUARD listed guard's records)
+    assert len(records(config, "--handler", "guard")) == 3
+    assert records(config, "--handler", "GUARD") == records(config, "--handler", "g%") == []
 
 
 def test_a_lone_surrogate_in_a_tool_input_does_not_break_reading_the_trail(tmp_path: Path) -> None:
