@@ -180,6 +180,11 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
     except ConfigError as exc:
         _err(f"invalid config: {exc.issues[0]}")
         return EXIT_ERROR
+    if "store" not in config.audit.get("sinks", ["store"]):  # else an empty listing would look like no records
+        files = [s.removeprefix("jsonl:") for s in config.audit.get("sinks", []) if s.startswith("jsonl:")]
+        where = f"writes {', '.join(files)}" if files else "writes no records"
+        hint = f" (hookgate audit verify --jsonl {files[0]})" if files else ""
+        _err(f"audit {args.action}: audit.sink has no 'store' (it {where}): only what the store holds is read{hint}")
     if args.action == "verify" and (missing := _missing_store(config)) is not None:
         _err(f"audit verify: no audit records: {missing}; nothing was verified")
         return EXIT_NOTHING

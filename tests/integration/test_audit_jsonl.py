@@ -121,3 +121,18 @@ def test_a_full_disk_is_one_line_naming_the_file_and_the_answer_stands(tmp_path:
     proc = run(config, bash("echo hi"))
     assert proc.returncode == 0, proc.stderr
     assert f"cannot record: [Errno 28] No space left on device: '{spool}'" in proc.stderr
+
+
+def test_the_audit_commands_say_when_the_sink_is_not_the_store(tmp_path: Path) -> None:
+    """With ``sink: jsonl:PATH`` alone, ``hookgate audit tail`` printed nothing and exited 0, as if nothing had
+    been recorded, and ``verify`` said only that the store holds no records; now each says where they went."""
+    sink = tmp_path / "audit.jsonl"
+    config = write_config(tmp_path, audit={"sink": f"jsonl:{sink}"})
+    assert run(config, bash("ls")).returncode == 0
+    note = f"audit.sink has no 'store' (it writes {sink}): only what the store holds is read"
+    for action in ("tail", "verify", "stats"):
+        proc = audit(config, action)
+        assert f"hookgate: audit {action}: {note} (hookgate audit verify --jsonl {sink})" in proc.stderr, proc.stderr
+    assert verify(sink).returncode == 0
+    config = write_config(tmp_path, audit={"sink": ["store", f"jsonl:{sink}"]})
+    assert "audit.sink" not in audit(config, "tail").stderr
