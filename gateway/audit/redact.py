@@ -552,7 +552,7 @@ class Redactor:
     def key(self, key: str, taken: dict[str, Any]) -> str:
         """An object key redacted like any string (``{"sk-ant-...": 1}``); when that makes it equal to a
         key already in ``taken``, `` #2``, `` #3``, ... is added so no entry is lost."""
-        if self.extra is None and not has_hint(key.lower()):
+        if self.extra is None and len(key) <= self.max_value and not has_hint(key.lower()):
             return key
         redacted = self.text(key)
         if redacted == key or redacted not in taken:

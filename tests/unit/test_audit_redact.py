@@ -298,6 +298,16 @@ def test_secrets_in_object_keys_and_tool_names() -> None:
     assert not r.clean(f'{{"{a}": 1}}')  # the precheck sees keys too
 
 
+def test_a_long_object_key_is_truncated_like_any_string() -> None:
+    """The README truncates every string of a record, object keys included; a key with nothing that looks
+    like a secret was kept whole however long (a 1 MB key, 1 MB in the record)."""
+    r = Redactor(max_value=64)
+    long_a, long_b = "k" * 5_000, "k" * 4_999 + "j"
+    out = r.apply({long_a: 1, long_b: 2, "short": 3})
+    assert len(out) == 3 and out["short"] == 3
+    assert all(len(key) < 200 for key in out) and all("truncated: 5000 bytes" in k for k in out if k != "short")
+
+
 def test_every_secret_the_policy_scanner_finds_is_redacted() -> None:
     """The policy validator's secret scanner (configs/validators/policy.py) and the redactor keep their own
     patterns (the scanner lets documentation placeholders pass and wants whole tokens; redaction must not):
