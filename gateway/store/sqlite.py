@@ -163,7 +163,13 @@ class SQLiteStore(SQLiteAuditMixin, Store):
                 self.opened_at = _version(self._db)
                 self.version = migrate(self._db)
         except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"state store {self.path}: {exc}") from None
+            why = ""
+            if os.path.isdir(state_dir) and not os.access(state_dir, os.W_OK):  # a read-only mount, another's dir
+                why = (
+                    f" (its folder {state_dir} is not writable: SQLite keeps the store's -wal and -shm files "
+                    "there, also to read it)"
+                )
+            raise StoreError(f"state store {self.path}: {exc}{why}") from None
         if self.version > len(MIGRATIONS):
             raise StoreError(
                 f"state store {self.path} has schema version {self.version}; this hookgate knows "
