@@ -32,6 +32,7 @@ from gateway.store.audit_types import (
     link_hash,
     old_prefix_sql,
     order_sql,
+    size_cutoff_sql,
     where_clause,
 )
 
@@ -74,6 +75,7 @@ _WIDTH = COLUMNS.count(",") + 1
 _ROW = "(" + ",".join("?" * _WIDTH) + ")"
 _OLD_PREFIX = old_prefix_sql("?")
 """``old_prefix_sql``; the bytes counted are the bodies' own."""
+_SIZE_CUTOFF = size_cutoff_sql("length(CAST(body AS BLOB))", "?")
 
 
 ROWS_PER_INSERT = 500
@@ -205,11 +207,7 @@ class SQLiteAuditMixin:
         try:
             cutoff = before
             if max_bytes is not None:
-                row = db.execute(
-                    "SELECT ts FROM (SELECT ts, SUM(length(CAST(body AS BLOB))) OVER (ORDER BY ts DESC, n DESC) "
-                    "AS total FROM audit_records) WHERE total > ? ORDER BY ts DESC LIMIT 1",
-                    (max_bytes,),
-                ).fetchone()
+                row = db.execute(_SIZE_CUTOFF, (max_bytes, max_bytes)).fetchone()
                 if row is not None and not isinstance(row[0], (int, float)):
                     raise StoreError(
                         f"state store {self._where()}: a record's ts column is damaged ({row[0]!r}): nothing is "
