@@ -81,6 +81,23 @@ def test_url_credentials() -> None:
     assert "s3cr3t" not in out and "https://bob:[REDACTED:url_credentials]@git.example.test" in out
 
 
+def test_a_token_as_the_url_user_name_is_a_credential() -> None:
+    """``https://TOKEN@github.com`` (a token as the user name, GitHub's documented form) and
+    ``https://KEY:@api.example`` (a key with an empty password) kept the token: only ``user:password@`` was
+    read as a credential. A short user name (``git@``) or one without a digit (a person's name) stays."""
+    r = Redactor()
+    token, key = "0123456789abcdef0123456789abcdef01234567", "sk_test_abcdefghijklmnop1234"
+    assert r.text(f"git clone https://{token}@github.com/o/r.git") == (
+        "git clone https://[REDACTED:url_credentials]@github.com/o/r.git"
+    )
+    assert (
+        r.text(f"curl https://{key}:@api.stripe.test/v1")
+        == "curl https://[REDACTED:url_credentials]@api.stripe.test/v1"
+    )
+    for kept in ("git clone https://git@github.com/o/r", "https://firstname.lastname@corp.test/x", "ssh://git@h:22/x"):
+        assert r.text(kept) == kept
+
+
 def test_secret_keys_in_objects_and_nothing_else_changes() -> None:
     value = {
         "command": "ls",
@@ -407,6 +424,8 @@ def test_the_working_directory_is_not_a_password() -> None:
         "'pass': " * 12_000 + "'x",
         "Authorization: Digest " + 'a="' * 30_000,
         "Authorization: " + "a=b, " * 20_000,
+        "https://" + "a1" * 50_000,
+        "x://" + ("a" * 990 + "://") * 100,
     ],
     ids=[
         "secret-run",
@@ -446,6 +465,8 @@ def test_the_working_directory_is_not_a_password() -> None:
         "quoted-pass",
         "authorization-params-quotes",
         "authorization-params",
+        "url-token-user",
+        "url-token-users",
     ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
