@@ -272,13 +272,13 @@ class Recorder:
 
     def _to_store(self, items: list[Item]) -> None:
         if not self.background:
-            from gateway.audit.spool import DRAIN_BYTES, append
+            from gateway.audit.spool import DRAIN_BYTES, append, drain_after_append
 
             size = 0
             for record_id, _, _, body, _, _ in items:
                 size = append(self.state_dir, record_id, body)
             if size >= DRAIN_BYTES:
-                self.drain()
+                drain_after_append(self.drain)
             return
         from gateway.errors import StoreError
         from gateway.store.audit_types import AuditEntry, derived

@@ -28,11 +28,19 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gateway.store.audit_types import AuditEntry
 
 SPOOL_NAME = "spool.jsonl"
 DRAIN_BYTES = 256 * 1024
 """After a write that leaves the spool at least this large, ``hookgate run`` drains it."""
+
+
+DRAIN_BUSY_SECONDS = 0.25
+"""How long a drain on the hook path (``hookgate run``) waits for the store's write lock. Another process holds
+it while it drains or writes; the next drain moves what this one leaves, and SQLite's wait for a lock (5 s by
+default) cannot be cut short by the record step's deadline: every hook call past ``DRAIN_BYTES`` waited it."""
 
 
 def spool_dir(state_dir: str) -> str:
@@ -136,6 +144,32 @@ def _entry(raw: bytes) -> AuditEntry:
     if isinstance(own, str) and own and head != own and head.endswith(own):
         head = own
     return AuditEntry.from_record(head, body, record)
+
+
+def drain_after_append(drain: Callable[[], object]) -> None:
+    """Call ``drain`` on the hook path, once this process's record is in the spool: it is never said to be
+    lost. A store busy with another writer is left to the next drain, quietly; a drain the record step's
+    deadline cut short, or one that failed, is one line on stderr saying the record waits in the spool."""
+    import sys
+
+    from gateway.deadline import DeadlineExceeded
+    from gateway.errors import StoreBusy
+
+    try:
+        drain()
+    except StoreBusy:
+        return
+    except DeadlineExceeded as exc:
+        sys.stderr.write(
+            f"hookgate: audit: the record is in the spool; moving the spool into the store {exc}, the next "
+            "drain goes on with it\n"
+        )
+    except Exception as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        sys.stderr.write(
+            f"hookgate: audit: the record is in the spool; it was not moved into the store ({text}), the next "
+            "drain retries\n"
+        )
 
 
 def drain(state_dir: str, store: object, chain: str) -> int:

@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from gateway.errors import StoreError
+from gateway.errors import StoreBusy, StoreError
 from gateway.store.audit_types import (
     COLUMNS,
     GENESIS,
@@ -57,15 +57,21 @@ _COLUMNS = "n, id, chain, seq, prev_hash, hash, ts, body, event, session_id, too
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def is_busy(exc: BaseException) -> bool:
+    """True when ``exc`` is SQLite's "database is locked" (another connection holds the lock)."""
+    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 def _mapped(method: F) -> F:
-    """``sqlite3.Error`` -> ``StoreError`` (one line, naming the file)."""
+    """``sqlite3.Error`` -> ``StoreError`` (``StoreBusy`` for a lock held past the wait; one line, naming the file)."""
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            raise StoreError(f"state store {getattr(self, 'path', '?')}: {exc}") from None
+            error = StoreBusy if is_busy(exc) else StoreError
+            raise error(f"state store {getattr(self, 'path', '?')}: {exc}") from None
 
     return wrapper  # type: ignore[return-value]
 
