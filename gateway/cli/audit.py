@@ -70,7 +70,7 @@ def audit_parser() -> argparse.ArgumentParser:
         p.add_argument("--tool", metavar="NAME", help="only this tool_name")
         p.add_argument("--decision", choices=DECISIONS, help="only this merged decision")
         p.add_argument("--handler", metavar="ID", help="only records in which this handler ran")
-        p.add_argument("--event", metavar="NAME", help="only this event (PreToolUse, Stop, ...)")
+        p.add_argument("--event", type=_event, metavar="NAME", help="only this event (PreToolUse, Stop, ...)")
         p.add_argument("--since", type=_since, metavar="T", help="only newer records: 30m, 1h, 2d, or an ISO 8601 time")
         return p
 
@@ -113,6 +113,22 @@ def _since(text: str) -> float:
         return parse_since(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--since {text!r}: ")) from None
+
+
+def _event(text: str) -> str:
+    """A canonical event name (or ``AuditRetention``), in any case: records hold canonical names only, so
+    ``--event pretooluse`` or a typo listed nothing, with exit 0, as if no such event had been recorded."""
+    import argparse
+
+    from gateway.audit.retention import EVENT
+    from gateway.config.schema import suggest
+    from gateway.events import EVENTS
+
+    names = [*EVENTS, EVENT]
+    for name in names:
+        if name.lower() == text.strip().lower():
+            return name
+    raise argparse.ArgumentTypeError(f"{text!r} is no event name{suggest(text, names)}")
 
 
 def _since_values_joined(words: list[str]) -> list[str]:

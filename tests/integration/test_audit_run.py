@@ -582,3 +582,16 @@ def test_a_store_locked_by_another_process_holds_back_no_hook_call(tmp_path: Pat
     assert took < 2.0, took
     rows = records(config)  # the spooled record is moved now
     assert len(rows) == 2 and rows[1]["tool_input"]["command"].startswith("echo aaa")
+
+
+def test_an_event_filter_takes_any_case_and_names_a_typo(tmp_path: Path) -> None:
+    """Records hold canonical event names: `--event pretooluse` and `--event PreTool` listed nothing with exit 0,
+    as if no such event had been recorded. Now the case does not matter and a name that is no event is a usage
+    error that suggests the one meant."""
+    config = write_config(tmp_path)
+    run(config, bash("ls"))
+    assert len(records(config, "--event", "pretooluse")) == len(records(config, "--event", "PreToolUse")) == 1
+    for action in ("query", "export"):
+        proc = audit(config, action, "--event", "PreTool")
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "argument --event: 'PreTool' is no event name (did you mean 'PreToolUse'?)" in proc.stderr
