@@ -372,9 +372,9 @@ def _verify_jsonl(path: str, continued: bool) -> int:
 
 
 def _stats(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
-    from gateway.audit.report import stats, stats_table
+    from gateway.audit.report import handler_stats, stats_table
 
-    entries = stats(store.audit_records(_filter(args)))
+    entries = handler_stats(store.audit_handler_lists(_filter(args)))
     if args.json:
         sys.stdout.write(json.dumps(entries, indent=1) + "\n")
     elif entries:

@@ -157,6 +157,29 @@ class SQLiteAuditMixin:
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records{where}{order_sql(flt)}{limit}", params)
         return [_row(r) for r in rows]
 
+    def audit_handler_lists(self, flt: AuditFilter) -> Iterator[list[dict[str, Any]]]:
+        """``Store.audit_handler_lists``, streamed: SQLite takes each record's ``handlers`` out of its body
+        (a body that is not JSON gives none), so neither the records nor the whole trail are held."""
+        import json
+
+        where, params = where_clause(flt)
+        sql = (
+            "SELECT CASE WHEN json_valid(body) THEN json_extract(body, '$.handlers') END "
+            f"FROM audit_records{where} ORDER BY ts, n"
+        )
+        try:
+            cursor = self._db.execute(sql, params)
+            while batch := cursor.fetchmany(1000):
+                for (text,) in batch:
+                    try:
+                        handlers = json.loads(text) if isinstance(text, str) else None
+                    except ValueError:
+                        handlers = None
+                    yield [h for h in handlers if isinstance(h, dict)] if isinstance(handlers, list) else []
+        except sqlite3.Error as exc:
+            error = StoreBusy if is_busy(exc) else StoreError
+            raise error(f"state store {getattr(self, 'path', '?')}: {exc}") from None
+
     @_mapped
     def audit_record(self, record_id: str) -> AuditRow | None:
         """One record by its id, or None."""
