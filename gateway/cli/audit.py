@@ -190,7 +190,13 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     if args.action == "verify" and args.jsonl:
-        return _verify_jsonl(args.jsonl, args.continued)
+        try:
+            return _verify_jsonl(args.jsonl, args.continued)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # its report could not be written (a full disk under `> FILE`)
+            _err(f"audit verify: {exc}")
+            return EXIT_ERROR
     try:
         config = _load(args.config)
     except ConfigError as exc:
@@ -214,6 +220,7 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
     try:
         action = {"tail": _tail, "query": _query, "export": _export, "verify": _verify, "stats": _stats}[args.action]
         done = action(args, store, config)
+        _write("", flush=True)  # what is still buffered fails here, named, rather than at exit
         return EXIT_ERROR if unmoved is not None and args.action == "verify" else done
     except BrokenPipeError:  # `| head`: the reader left; `main` ends quietly (exit 0), as for every command
         raise
@@ -224,6 +231,19 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         store.close()
+
+
+def _write(text: str, flush: bool = False) -> None:
+    """``text`` to stdout; a failure to write it (a full disk under ``> FILE``) names stdout, which an
+    ``OSError`` from ``write`` does not (``| head``'s BrokenPipeError is left to ``main``: a quiet end)."""
+    try:
+        sys.stdout.write(text)
+        if flush:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, "<stdout>") from None
 
 
 def _missing_store(config: RuntimeConfig) -> str | None:
@@ -265,8 +285,8 @@ def _print_rows(rows: list[AuditRow], as_json: bool) -> None:
     from gateway.audit.report import line
 
     for row in rows:
-        sys.stdout.write((json.dumps(ordered(row.record), ensure_ascii=False) if as_json else line(row)) + "\n")
-    sys.stdout.flush()
+        _write((json.dumps(ordered(row.record), ensure_ascii=False) if as_json else line(row)) + "\n")
+    _write("", flush=True)
 
 
 def _tail(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
@@ -295,7 +315,7 @@ def _query(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int
     if args.json:
         from gateway.audit.record import ordered
 
-        sys.stdout.write(json.dumps([ordered(r.record) for r in rows], ensure_ascii=False, indent=1) + "\n")
+        _write(json.dumps([ordered(r.record) for r in rows], ensure_ascii=False, indent=1) + "\n")
     else:
         _print_rows(rows, False)
     return EXIT_OK
@@ -307,10 +327,22 @@ def _export(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> in
     rows = list(reversed(store.audit_records(_filter(args, args.limit, "insertion"))))  # each chain in seq order
     text = csv_text(rows) if args.format == "csv" else "".join(export_line(r) + "\n" for r in rows)
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as fh:
+        import contextlib
+        import stat
+
+        fh = open(args.output, "w", encoding="utf-8", newline="")  # noqa: SIM115 (closed below, also on failure)
+        regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
+        try:
             fh.write(text)
+            fh.close()
+        except OSError as exc:  # a full disk: no cut-off file that looks like the export, and say which
+            with contextlib.suppress(OSError):
+                fh.close()
+            if regular:  # never a device, a FIFO, ...
+                os.unlink(args.output)
+            raise OSError(exc.errno, f"{exc.strerror} (the export is not written)", args.output) from None
     else:
-        sys.stdout.write(text)
+        _write(text)
     return EXIT_OK
 
 
@@ -327,11 +359,11 @@ def _verify(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> in
                     if report.base_seq
                     else ""
                 )
-                print(
+                _write(
                     f"chain {report.chain!r}: {report.checked} record(s) ok{pruned}; head seq {report.head_seq} "
-                    f"hash {report.head_hash}"
+                    f"hash {report.head_hash}\n"
                 )
-        sys.stdout.flush()
+        _write("", flush=True)
     except BrokenPipeError:  # the reader left (`| head`): the bad chains are still said and still fail
         from gateway.client import _silence_stdout
 
@@ -367,7 +399,7 @@ def _verify_jsonl(path: str, continued: bool) -> int:
         )
         return EXIT_NOTHING
     for chain, (first, last, digest) in sorted(report.chains.items()):
-        print(f"{path}: chain {chain!r}: seq {first}-{last} ok; last hash {digest}")
+        _write(f"{path}: chain {chain!r}: seq {first}-{last} ok; last hash {digest}\n")
     return EXIT_OK
 
 
@@ -376,9 +408,9 @@ def _stats(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int
 
     entries = handler_stats(store.audit_handler_lists(_filter(args)))
     if args.json:
-        sys.stdout.write(json.dumps(entries, indent=1) + "\n")
+        _write(json.dumps(entries, indent=1) + "\n")
     elif entries:
-        sys.stdout.write(stats_table(entries) + "\n")
+        _write(stats_table(entries) + "\n")
     else:
-        print("no audit records")
+        _write("no audit records\n")
     return EXIT_OK
