@@ -105,10 +105,10 @@ def append(state_dir: str, record_id: str, body: str) -> int:
             continue
         try:
             try:
-                written = os.write(fd, line)
+                count = os.write(fd, line)
             except OSError as exc:  # a full disk: the error names the file (os.write's has no name)
                 raise OSError(exc.errno, exc.strerror, path) from None
-            if written != len(line):
+            if count != len(line):
                 raise OSError(f"a short write to the audit spool {path}")
             written = os.fstat(fd)
             try:
