@@ -242,7 +242,10 @@ class Console:
         decision = q.get("decision") or None
         if decision is not None and decision not in DECISIONS:
             raise ValueError(f"decision {decision[:40]!r}: expected one of {', '.join(DECISIONS)}")
-        since = parse_since(q["since"]) if q.get("since") else None
+        try:  # parse_since speaks of the command line's --since; here it is the query parameter since
+            since = parse_since(q["since"]) if q.get("since") else None
+        except ValueError as exc:
+            raise ValueError(str(exc).removeprefix("--")) from None
         limit = None
         if with_limit:
             try:
