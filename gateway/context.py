@@ -84,12 +84,14 @@ class RunContext:
 
         def full() -> Recorder:
             from gateway.audit.recorder import Recorder
+            from gateway.audit.spool import DRAIN_BUSY_SECONDS
             from gateway.store import open_store
 
+            waits = DRAIN_BUSY_SECONDS if self.mode == "run" else None  # the hook path never waits on a lock
             return Recorder(
                 config.audit,
                 state_dir=state_dir,
-                store_factory=lambda: open_store(config),
+                store_factory=lambda: open_store(config, busy_timeout=waits),
                 config_hash=config.config_hash,
                 version=__version__,
                 background=self.mode != "run",

@@ -113,6 +113,11 @@ class StoreUnavailable(StoreError):
         super().__init__(message)
 
 
+class StoreBusy(StoreError):
+    """Another process held the store's write lock past the wait this opening allowed (SQLite's
+    "database is locked"): nothing is wrong with the store."""
+
+
 class StoreNotFound(StoreError):
     """A look that must not create anything (``hookgate store status``) found no store there yet;
     ``where``: the path it looked at."""

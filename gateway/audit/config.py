@@ -3,7 +3,7 @@
 ::
 
     audit:
-      record: handled          # handled (default): events on which a handler ran | all | off
+      record: handled          # handled (default): events on which a handler ran | all | off (unquoted `off` too)
       sink: store              # store (default) | "jsonl:PATH" | a list of both; [] = no records (OTel only)
       redact: ["acme_[0-9a-f]{32}"]   # more secret patterns (Python regular expressions)
       keepDays: 30             # retention by age (days, > 0; null: keep forever)
@@ -61,6 +61,18 @@ class AuditSection(BaseModel):
     max_value: int = Field(4096, alias="maxValue", ge=64, le=1_000_000)
     chain: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[^\s]+$")
     otel: bool | OtelSection | None = None
+
+    @field_validator("record", mode="before")
+    @classmethod
+    def _record(cls, value: Any) -> Any:
+        # YAML 1.1 reads an unquoted `off` (and `no`, `false`) as false: the README's own `record: off` is meant
+        if value is False:
+            return "off"
+        if value is True:
+            raise ValueError(
+                "true is not a record mode: write handled, all or off (YAML reads an unquoted on/yes/true as true)"
+            )
+        return value
 
     @field_validator("sink")
     @classmethod

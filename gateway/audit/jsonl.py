@@ -110,7 +110,13 @@ def append(path: str, chain: str, items: Iterable[tuple[str, str]]) -> int:
             seq += 1
             text, prev = line_for(chain, seq, prev, record_id, body)
             lines.append(text)
-        os.write(fd, ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
+        data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+        try:
+            written = os.write(fd, data)
+        except OSError as exc:  # a full disk: the error names the file (os.write's has no name)
+            raise OSError(exc.errno, exc.strerror, path) from None
+        if written != len(data):
+            raise OSError(f"a short write to the audit file {path} ({written} of {len(data)} bytes)")
         return seq
     finally:
         os.close(fd)  # closing releases the lock

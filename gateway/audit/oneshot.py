@@ -22,7 +22,7 @@ import sys
 
 from gateway.audit.record import build_record, redacted
 from gateway.audit.redact import Redactor
-from gateway.audit.spool import DRAIN_BYTES, append, new_id
+from gateway.audit.spool import DRAIN_BYTES, append, drain_after_append, new_id
 
 TYPE_CHECKING = False  # typing costs ~2 ms to import; `hookgate run` loads this module on every record
 if TYPE_CHECKING:
@@ -75,11 +75,12 @@ class OneShotRecorder:
                 event, decision, record_id=record_id, config_hash=self.config_hash, version=self.version
             )
             size = append(self.state_dir, record_id, redacted(record, self.redactor)[1])
-            if size >= DRAIN_BYTES:
-                self.drain()
         except Exception as exc:  # recording must never change the hook's answer
             text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             sys.stderr.write(f"hookgate: audit: cannot record: {text}\n")
+            return
+        if size >= DRAIN_BYTES:  # the record is in: a drain that fails or is cut short loses nothing
+            drain_after_append(self.drain)
 
     def close(self) -> None:
         """Nothing is held open (the spool is closed after each write)."""

@@ -272,13 +272,13 @@ class Recorder:
 
     def _to_store(self, items: list[Item]) -> None:
         if not self.background:
-            from gateway.audit.spool import DRAIN_BYTES, append
+            from gateway.audit.spool import DRAIN_BYTES, append, drain_after_append
 
             size = 0
             for record_id, _, _, body, _, _ in items:
                 size = append(self.state_dir, record_id, body)
             if size >= DRAIN_BYTES:
-                self.drain()
+                drain_after_append(self.drain)
             return
         from gateway.errors import StoreError
         from gateway.store.audit_types import AuditEntry, derived
@@ -319,7 +319,8 @@ class Recorder:
         if keep_days is None and max_mb is None:
             return 0
         before = time.time() - keep_days * 86400 if keep_days is not None else None
-        max_bytes = int(max_mb * 1024 * 1024) if max_mb is not None else None
+        # any finite maxMB validates; past what a store's 64-bit integer holds it means "no limit" in practice
+        max_bytes = int(min(max_mb * 1024 * 1024, 2**63 - 1)) if max_mb is not None else None
         from gateway.audit.retention import voucher
 
         vouch = voucher(self.audit, version=self.version, config_hash=self.config_hash)

@@ -17,39 +17,36 @@ in which:
   of the redacted string and HEX its SHA-256, so two records of one large value can be compared
   without keeping it (the hash is never taken over a secret).
 
-Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----`` up to
-its END line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization`` values
-(``Bearer``, ``Basic``, ``token`` schemes); a bare 40-character AWS secret access key in a string that names
-an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
-(``mcp__x__write_AKIA...``), a ``\\n``/``\\t`` escape in text or a ``%XX`` escape in a URL, and the
-distinctive prefixes (all but ``sk-`` and ``*_live_``) right after a letter or digit: Anthropic
-``sk-ant-``, OpenAI ``sk-``/``sk-proj-``, GitHub
-``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook URLs, AWS access
-key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
+Default patterns (``DEFAULT_PATTERNS``): private key blocks (PEM ``-----BEGIN ... PRIVATE KEY-----`` up to its END
+line, or to the end of the string when cut); ``Authorization`` / ``Proxy-Authorization`` values (any scheme:
+``Bearer``, ``ApiKey``, ``Bot``, ...; a ``Digest`` or AWS parameter list whole); a bare 40-character AWS secret access
+key in a string that names an AWS key id or ``aws``; provider API keys and tokens, also right after ``_`` in a name
+(``mcp__x__write_AKIA...``), a ``\\n``/``\\t`` escape in text or a ``%XX`` escape in a URL, and the distinctive
+prefixes (all but ``sk-`` and ``*_live_``) right after a letter or digit: Anthropic ``sk-ant-``, OpenAI
+``sk-``/``sk-proj-``, GitHub ``ghp_``/``gho_``/``ghs_``/``ghu_``/``ghr_``/``github_pat_``, Slack ``xox?-`` and webhook
+URLs, AWS access key ids ``AKIA``/``ASIA``/``ABIA``/``ACCA``, Google ``AIza``, GitLab ``glpat-``, Stripe
 ``sk_live_``/``rk_live_``, npm ``npm_``, Hugging Face ``hf_``, PyPI ``pypi-``, JSON web tokens ``eyJ...``;
-``.env``-style assignments whose name contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/API-KEY/APIKEY,
-ACCESS_KEY, PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``,
-``--password=...``, ``X-Api-Key: ...``, and JSON escaped inside a shell string:
-``{\\"password\\":\\"...\\"}``); ``Pwd=...`` in a connection string (not ``PWD=/path``); credentials in URLs
-(``https://user:pass@host``); the space form of secret options (``--password X``, ``--token X``, ``--api-key
-X``, ``-pass X``); ``mysql -pX`` (and ``mysqldump``, ``mariadb``...); ``sshpass -p X`` (after sshpass's own
-options), a registry login's ``-p X`` (``docker [global options] login``, ``podman``, ``helm registry``,
-...), ``redis-cli -a X``, ``mongosh -p X``, ``smbclient -U user%X``; ``SSHPASS=``, ``MYSQL_PWD=`` and
-``*_auth=`` assignments, names that end in ``_PASS``/``-pass`` (``REDIS_PASS=``, ``ansible_become_pass=``), a
-subscript or a type annotation before the ``=`` (``os.environ['DB_PASSWORD'] = ...``, ``API_TOKEN: string =
-...``); a URL's credential query parameters (``?key=``, ``&api_key=``, ``?access_token=``, ``&sig=``, ...); XML
-elements named like a secret (``<password>``, ``<apiKey>``); ``.pgpass`` lines
-(``host:port:db:user:password``); ``.netrc`` entries (``machine H login U password X``); ``gh secret set NAME
---body X``; the ``echo X`` piped into a ``--password-stdin`` login;
-HTTPie's ``-a user:X``; a secret set with a package manager's or git's ``config`` (``npm config set
-//reg/:_authToken X``, ``yarn config set npmAuthToken X``, ``git config user.password X``, ``poetry config
-http-basic.repo user X``); ``htpasswd -b FILE USER X`` / ``-nb USER X``; a quoted ``"auth"``-like key's
-string value written inside a string (``{"auth": "..."}``, ``{\\"x-auth\\": ...}``, ``"db_pwd"``);
-``Cookie`` / ``Set-Cookie`` header values that start ``name=`` (also JSON-escaped), curl's cookie data
-(``-b 'sid=...'``, ``--cookie``); ``--oauth2-bearer X``; ``curl -u user:X`` (``--user``, ``--proxy-user``;
-a numeric ``uid:gid`` is kept). The policy validator's scanner
-(``configs.validators.policy``) keeps its own, stricter list (it lets documentation placeholders pass);
-``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted here too.
+``.env``-style assignments whose name contains SECRET, TOKEN, PASSWORD/PASSWD, API_KEY/API-KEY/APIKEY, ACCESS_KEY,
+PRIVATE_KEY or CREDENTIAL(S) (``export GITHUB_TOKEN=...``, ``DB_PASSWORD: ...``, ``--password=...``, ``X-Api-Key:
+...``, and JSON escaped inside a shell string: ``{\\"password\\":\\"...\\"}``); ``Pwd=...`` in a connection string (not
+``PWD=/path``); credentials in URLs (``https://user:pass@host``, a token as the user: 20+ characters with a digit,
+``https://TOKEN@host``); the space form of secret options (``--password X``, ``--token X``, ``--api-key X``, ``-pass
+X``); ``mysql -pX`` (and ``mysqldump``, ``mariadb``...); ``sshpass -p X`` (after sshpass's own options), a registry
+login's ``-p X`` (``docker [global options] login``, ``podman``, ``helm registry``, ...), ``redis-cli -a X``, ``mongosh
+-p X``, ``smbclient -U user%X``; ``SSHPASS=``, ``MYSQL_PWD=`` and ``*_auth=`` assignments, names that end in
+``_PASS``/``-pass`` (``REDIS_PASS=``, ``ansible_become_pass=``), a subscript or a type annotation before the ``=``
+(``os.environ['DB_PASSWORD'] = ...``, ``API_TOKEN: string = ...``); a URL's credential query parameters (``?key=``,
+``&api_key=``, ``?access_token=``, ``&sig=``, ...); XML elements named like a secret (``<password>``, ``<apiKey>``);
+``.pgpass`` lines (``host:port:db:user:password``); ``.netrc`` entries (``machine H login U password X``); ``gh secret
+set NAME --body X``; the ``echo X`` piped into a ``--password-stdin`` login; HTTPie's ``-a user:X``; a secret set with
+a package manager's or git's ``config`` (``npm config set //reg/:_authToken X``, ``yarn config set npmAuthToken X``,
+``git config user.password X``, ``poetry config http-basic.repo user X``); ``htpasswd -b FILE USER X`` / ``-nb USER
+X``; a quoted ``"auth"``-like key's string value written inside a string (``{"auth": "..."}``, ``{\\"x-auth\\": ...}``,
+``"db_pwd"``); ``Cookie`` / ``Set-Cookie`` header values that start ``name=`` (also JSON-escaped), curl's cookie data
+(``-b 'sid=...'``, ``--cookie``); ``--oauth2-bearer X``; ``curl -u user:X`` (``--user``, ``--proxy-user``; a numeric
+``uid:gid`` is kept). The policy validator's scanner (``configs.validators.policy``) keeps its own, stricter list (it
+lets documentation placeholders pass); ``tests/unit/test_audit_redact.py`` checks that every kind it finds is redacted
+here too.
 
 Only stdlib ``re`` is used (``hookgate run`` already has it loaded). Each default pattern runs only on
 strings that contain one of its hints (``DEFAULT_PATTERNS``) and compiles on first use, and none can
@@ -102,8 +99,10 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         "authorization",
         ("authorization",),
         re.IGNORECASE,
-        r"(?P<name>\b(?:proxy-)?authorization(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?)"
-        r"(?:(?:bearer|basic|token|digest|negotiate)\s+)?[^\s\"',;\\]+",
+        r"(?P<name>\b(?:proxy-)?authorization(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?)(?:[A-Za-z][A-Za-z0-9._~+/\-]*+"
+        r"[ \t]++(?=[^\s\"',;\\]))?(?:<p>(?:[ \t]*+,[ \t]*+<p>)*+|[^\s\"',;\\]++)".replace(
+            "<p>", r"[A-Za-z0-9_.\-]++=(?:\\?\"[^\"\\\n]*+\\?\"|[^\s\"',\\]*+)"
+        ),
     ),
     (
         "aws_secret",
@@ -154,7 +153,8 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         "url_credentials",
         ("://",),  # (a password hookgate's own messages masked as *** is kept: gateway.store.url.redact)
         re.IGNORECASE,
-        r"(?P<name>\b[a-z][a-z0-9+.\-]{0,31}://[^/\s:@\"']++:)(?!\*\*\*@)[^/\s@\"']++(?=@)",
+        r"(?P<name>\b[a-z][a-z0-9+.\-]{0,31}://(?P<user>[^/\s:@\"']++:)?)(?(user)(?!\*\*\*@)[^/\s@\"']++(?=@)|"
+        r"(?=[\w.~\-]{0,1000}?\d)[\w.~\-]{20,1000}+(?::(?=@)|(?=@)))",
     ),
     (
         "assignment",
@@ -552,7 +552,7 @@ class Redactor:
     def key(self, key: str, taken: dict[str, Any]) -> str:
         """An object key redacted like any string (``{"sk-ant-...": 1}``); when that makes it equal to a
         key already in ``taken``, `` #2``, `` #3``, ... is added so no entry is lost."""
-        if self.extra is None and not has_hint(key.lower()):
+        if self.extra is None and len(key) <= self.max_value and not has_hint(key.lower()):
             return key
         redacted = self.text(key)
         if redacted == key or redacted not in taken:

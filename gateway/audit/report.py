@@ -10,7 +10,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC
 from typing import Any
 
@@ -134,12 +134,19 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def stats(rows: list[AuditRow]) -> list[dict[str, Any]]:
-    """Per handler (by id, first seen order): ``calls``, ``denies`` (deny or block verdicts), ``errors``,
-    ``timeouts``, ``p50_ms``, ``p95_ms`` (over runs that were not skipped or cached), and its ``type``."""
+    """``handler_stats`` of ``rows`` (newest first, as ``Store.audit_records`` gives them)."""
+    return handler_stats(handlers_of(row.record) for row in reversed(rows))
+
+
+def handler_stats(handler_lists: Iterable[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per handler (by id, first seen order), over records' ``handlers`` lists given oldest first (an iterator:
+    ``Store.audit_handler_lists`` streams them, so a large trail is never held whole): ``calls``, ``denies``
+    (deny or block verdicts), ``errors``, ``timeouts``, ``p50_ms``, ``p95_ms`` (over runs that were not
+    skipped or cached), and its ``type``."""
     table: dict[str, dict[str, Any]] = {}
     durations: dict[str, list[float]] = {}
-    for row in reversed(rows):  # oldest first
-        for handler in handlers_of(row.record):
+    for handlers in handler_lists:
+        for handler in handlers:
             hid = str(handler.get("id"))
             entry = table.setdefault(
                 hid,

@@ -26,9 +26,21 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gateway.store.audit_types import AuditEntry
+
 SPOOL_NAME = "spool.jsonl"
 DRAIN_BYTES = 256 * 1024
 """After a write that leaves the spool at least this large, ``hookgate run`` drains it."""
+
+
+DRAIN_BUSY_SECONDS = 0.25
+"""How long a drain on the hook path (``hookgate run``) waits for the store's write lock. Another process holds
+it while it drains or writes; the next drain moves what this one leaves, and SQLite's wait for a lock (5 s by
+default) cannot be cut short by the record step's deadline: every hook call past ``DRAIN_BYTES`` waited it."""
 
 
 def spool_dir(state_dir: str) -> str:
@@ -92,7 +104,11 @@ def append(state_dir: str, record_id: str, body: str) -> int:
             os.makedirs(directory, mode=0o700, exist_ok=True)
             continue
         try:
-            if os.write(fd, line) != len(line):
+            try:
+                count = os.write(fd, line)
+            except OSError as exc:  # a full disk: the error names the file (os.write's has no name)
+                raise OSError(exc.errno, exc.strerror, path) from None
+            if count != len(line):
                 raise OSError(f"a short write to the audit spool {path}")
             written = os.fstat(fd)
             try:
@@ -108,15 +124,62 @@ def append(state_dir: str, record_id: str, body: str) -> int:
     raise OSError(f"cannot append to the audit spool {path}")
 
 
+def _entry(raw: bytes) -> AuditEntry:
+    """The record of one spool line. A torn write (a full disk's short write, a crash) leaves a piece
+    without its newline, and the next record is appended right after it: a record line has one tab (the
+    canonical JSON escapes every tab in it), so the record is what follows the line's last tab, and its id
+    is the body's own ``id`` when the text before that tab ends with it (the torn piece is dropped).
+    Raises UnicodeDecodeError, ValueError, KeyError, TypeError for a line that holds no record."""
+    import json
+
+    from gateway.store.audit_types import AuditEntry
+
+    head, sep, body = raw.decode("utf-8", "surrogatepass").rpartition("\t")
+    if not sep:
+        raise ValueError("no record")
+    record = json.loads(body)
+    if not isinstance(record, dict):
+        raise ValueError("record is not an object")
+    own = record.get("id")
+    if isinstance(own, str) and own and head != own and head.endswith(own):
+        head = own
+    return AuditEntry.from_record(head, body, record)
+
+
+def drain_after_append(drain: Callable[[], object]) -> None:
+    """Call ``drain`` on the hook path, once this process's record is in the spool: it is never said to be
+    lost. A store busy with another writer is left to the next drain, quietly; a drain the record step's
+    deadline cut short, or one that failed, is one line on stderr saying the record waits in the spool."""
+    import sys
+
+    from gateway.deadline import DeadlineExceeded
+    from gateway.errors import StoreBusy
+
+    try:
+        drain()
+    except StoreBusy:
+        return
+    except DeadlineExceeded as exc:
+        sys.stderr.write(
+            f"hookgate: audit: the record is in the spool; moving the spool into the store {exc}, the next "
+            "drain goes on with it\n"
+        )
+    except Exception as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        sys.stderr.write(
+            f"hookgate: audit: the record is in the spool; it was not moved into the store ({text}), the next "
+            "drain retries\n"
+        )
+
+
 def drain(state_dir: str, store: object, chain: str) -> int:
     """Move every spooled record into ``store`` (``audit_append(chain, entries)``); returns how many
     were stored. Lines that are not records (a torn write after a crash, bytes that are not UTF-8) are
-    skipped. Raises OSError and the store's errors; a file whose append failed stays for the next drain."""
+    skipped; a record written right after a torn piece is kept, under its own id (``_entry``). Raises
+    OSError and the store's errors; a file whose append failed stays for the next drain."""
     import contextlib
     import fcntl
     import time
-
-    from gateway.store.audit_types import AuditEntry
 
     directory = spool_dir(state_dir)
     path = os.path.join(directory, SPOOL_NAME)
@@ -147,15 +210,9 @@ def drain(state_dir: str, store: object, chain: str) -> int:
             entries = []
             for raw in data.split(b"\n"):
                 try:
-                    record_id, sep, body = raw.decode("utf-8", "surrogatepass").partition("\t")
-                except UnicodeDecodeError:  # not text hookgate wrote (its lines are UTF-8): not a record
-                    continue
-                if not sep:
-                    continue
-                try:
-                    entries.append(AuditEntry.from_body(record_id, body))
-                except (ValueError, KeyError, TypeError):
-                    continue
+                    entries.append(_entry(raw))
+                except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+                    continue  # not a record hookgate wrote (its lines are UTF-8 `id\tJSON`)
             stored += store.audit_append(chain, entries)  # type: ignore[attr-defined]
             os.unlink(aside)
         finally:

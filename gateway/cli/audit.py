@@ -70,7 +70,7 @@ def audit_parser() -> argparse.ArgumentParser:
         p.add_argument("--tool", metavar="NAME", help="only this tool_name")
         p.add_argument("--decision", choices=DECISIONS, help="only this merged decision")
         p.add_argument("--handler", metavar="ID", help="only records in which this handler ran")
-        p.add_argument("--event", metavar="NAME", help="only this event (PreToolUse, Stop, ...)")
+        p.add_argument("--event", type=_event, metavar="NAME", help="only this event (PreToolUse, Stop, ...)")
         p.add_argument("--since", type=_since, metavar="T", help="only newer records: 30m, 1h, 2d, or an ISO 8601 time")
         return p
 
@@ -113,6 +113,22 @@ def _since(text: str) -> float:
         return parse_since(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--since {text!r}: ")) from None
+
+
+def _event(text: str) -> str:
+    """A canonical event name (or ``AuditRetention``), in any case: records hold canonical names only, so
+    ``--event pretooluse`` or a typo listed nothing, with exit 0, as if no such event had been recorded."""
+    import argparse
+
+    from gateway.audit.retention import EVENT
+    from gateway.config.schema import suggest
+    from gateway.events import EVENTS
+
+    names = [*EVENTS, EVENT]
+    for name in names:
+        if name.lower() == text.strip().lower():
+            return name
+    raise argparse.ArgumentTypeError(f"{text!r} is no event name{suggest(text, names)}")
 
 
 def _since_values_joined(words: list[str]) -> list[str]:
@@ -174,12 +190,23 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     if args.action == "verify" and args.jsonl:
-        return _verify_jsonl(args.jsonl, args.continued)
+        try:
+            return _verify_jsonl(args.jsonl, args.continued)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # its report could not be written (a full disk under `> FILE`)
+            _err(f"audit verify: {exc}")
+            return EXIT_ERROR
     try:
         config = _load(args.config)
     except ConfigError as exc:
         _err(f"invalid config: {exc.issues[0]}")
         return EXIT_ERROR
+    if "store" not in config.audit.get("sinks", ["store"]):  # else an empty listing would look like no records
+        files = [s.removeprefix("jsonl:") for s in config.audit.get("sinks", []) if s.startswith("jsonl:")]
+        where = f"writes {', '.join(files)}" if files else "writes no records"
+        hint = f" (hookgate audit verify --jsonl {files[0]})" if files else ""
+        _err(f"audit {args.action}: audit.sink has no 'store' (it {where}): only what the store holds is read{hint}")
     if args.action == "verify" and (missing := _missing_store(config)) is not None:
         _err(f"audit verify: no audit records: {missing}; nothing was verified")
         return EXIT_NOTHING
@@ -193,6 +220,7 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
     try:
         action = {"tail": _tail, "query": _query, "export": _export, "verify": _verify, "stats": _stats}[args.action]
         done = action(args, store, config)
+        _write("", flush=True)  # what is still buffered fails here, named, rather than at exit
         return EXIT_ERROR if unmoved is not None and args.action == "verify" else done
     except BrokenPipeError:  # `| head`: the reader left; `main` ends quietly (exit 0), as for every command
         raise
@@ -203,6 +231,19 @@ def cmd_audit(top_args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         store.close()
+
+
+def _write(text: str, flush: bool = False) -> None:
+    """``text`` to stdout; a failure to write it (a full disk under ``> FILE``) names stdout, which an
+    ``OSError`` from ``write`` does not (``| head``'s BrokenPipeError is left to ``main``: a quiet end)."""
+    try:
+        sys.stdout.write(text)
+        if flush:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, "<stdout>") from None
 
 
 def _missing_store(config: RuntimeConfig) -> str | None:
@@ -244,8 +285,8 @@ def _print_rows(rows: list[AuditRow], as_json: bool) -> None:
     from gateway.audit.report import line
 
     for row in rows:
-        sys.stdout.write((json.dumps(ordered(row.record), ensure_ascii=False) if as_json else line(row)) + "\n")
-    sys.stdout.flush()
+        _write((json.dumps(ordered(row.record), ensure_ascii=False) if as_json else line(row)) + "\n")
+    _write("", flush=True)
 
 
 def _tail(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
@@ -274,7 +315,7 @@ def _query(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int
     if args.json:
         from gateway.audit.record import ordered
 
-        sys.stdout.write(json.dumps([ordered(r.record) for r in rows], ensure_ascii=False, indent=1) + "\n")
+        _write(json.dumps([ordered(r.record) for r in rows], ensure_ascii=False, indent=1) + "\n")
     else:
         _print_rows(rows, False)
     return EXIT_OK
@@ -286,10 +327,22 @@ def _export(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> in
     rows = list(reversed(store.audit_records(_filter(args, args.limit, "insertion"))))  # each chain in seq order
     text = csv_text(rows) if args.format == "csv" else "".join(export_line(r) + "\n" for r in rows)
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as fh:
+        import contextlib
+        import stat
+
+        fh = open(args.output, "w", encoding="utf-8", newline="")  # noqa: SIM115 (closed below, also on failure)
+        regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
+        try:
             fh.write(text)
+            fh.close()
+        except OSError as exc:  # a full disk: no cut-off file that looks like the export, and say which
+            with contextlib.suppress(OSError):
+                fh.close()
+            if regular:  # never a device, a FIFO, ...
+                os.unlink(args.output)
+            raise OSError(exc.errno, f"{exc.strerror} (the export is not written)", args.output) from None
     else:
-        sys.stdout.write(text)
+        _write(text)
     return EXIT_OK
 
 
@@ -306,11 +359,11 @@ def _verify(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> in
                     if report.base_seq
                     else ""
                 )
-                print(
+                _write(
                     f"chain {report.chain!r}: {report.checked} record(s) ok{pruned}; head seq {report.head_seq} "
-                    f"hash {report.head_hash}"
+                    f"hash {report.head_hash}\n"
                 )
-        sys.stdout.flush()
+        _write("", flush=True)
     except BrokenPipeError:  # the reader left (`| head`): the bad chains are still said and still fail
         from gateway.client import _silence_stdout
 
@@ -346,18 +399,18 @@ def _verify_jsonl(path: str, continued: bool) -> int:
         )
         return EXIT_NOTHING
     for chain, (first, last, digest) in sorted(report.chains.items()):
-        print(f"{path}: chain {chain!r}: seq {first}-{last} ok; last hash {digest}")
+        _write(f"{path}: chain {chain!r}: seq {first}-{last} ok; last hash {digest}\n")
     return EXIT_OK
 
 
 def _stats(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
-    from gateway.audit.report import stats, stats_table
+    from gateway.audit.report import handler_stats, stats_table
 
-    entries = stats(store.audit_records(_filter(args)))
+    entries = handler_stats(store.audit_handler_lists(_filter(args)))
     if args.json:
-        sys.stdout.write(json.dumps(entries, indent=1) + "\n")
+        _write(json.dumps(entries, indent=1) + "\n")
     elif entries:
-        sys.stdout.write(stats_table(entries) + "\n")
+        _write(stats_table(entries) + "\n")
     else:
-        print("no audit records")
+        _write("no audit records\n")
     return EXIT_OK

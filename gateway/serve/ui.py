@@ -242,7 +242,10 @@ class Console:
         decision = q.get("decision") or None
         if decision is not None and decision not in DECISIONS:
             raise ValueError(f"decision {decision[:40]!r}: expected one of {', '.join(DECISIONS)}")
-        since = parse_since(q["since"]) if q.get("since") else None
+        try:  # parse_since speaks of the command line's --since; here it is the query parameter since
+            since = parse_since(q["since"]) if q.get("since") else None
+        except ValueError as exc:
+            raise ValueError(str(exc).removeprefix("--")) from None
         limit = None
         if with_limit:
             try:
@@ -279,14 +282,16 @@ class Console:
         return _json({"record": ordered(row.record), "chain": row.chain_info()})
 
     async def stats(self, request: Request) -> Response:
-        from gateway.audit.report import stats
+        from gateway.audit.report import handler_stats
 
         try:
             flt = self._filter(request, with_limit=False)
         except ValueError as exc:
             return _error(400, str(exc))
-        rows = await asyncio.to_thread(self._with_store, lambda store: store.audit_records(flt))
-        return _json({"handlers": stats(rows)})
+        # streamed from the store in the thread: the Handlers panel asks every 2 s, and loading every record
+        # each time held a large trail whole in the server's memory
+        entries = await asyncio.to_thread(self._with_store, lambda store: handler_stats(store.audit_handler_lists(flt)))
+        return _json({"handlers": entries})
 
 
 def ui_routes(config: Any, token: str | None) -> list[Any]:

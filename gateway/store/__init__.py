@@ -33,12 +33,14 @@ def state_dir(config: RuntimeConfig) -> str:
     return os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
 
 
-def open_store(config: RuntimeConfig, mode: OpenMode = "run") -> Store:
+def open_store(config: RuntimeConfig, mode: OpenMode = "run", *, busy_timeout: float | None = None) -> Store:
     """The store ``config`` names: ``$HOOKGATE_STORE_URL``, else ``settings.store``, else the SQLite file
     under ``settings.stateDir``. ``mode``: ``serve`` (async pool; no network I/O here), ``run``/``api``
     (one connection; the schema is checked, see module docstring), ``admin`` (CLI: no check), ``peek``
     (``admin`` that creates nothing: an SQLite file is opened read-only, ``StoreNotFound`` when absent).
-    Raises StoreError (one line, no password) when it cannot be opened."""
+    ``busy_timeout``: how long an SQLite store waits for another process's write lock (default
+    ``gateway.store.sqlite.BUSY_TIMEOUT``; then StoreBusy). Raises StoreError (one line, no password) when it
+    cannot be opened."""
     from gateway.errors import StoreError
     from gateway.store.url import parse, selected
 
@@ -49,7 +51,8 @@ def open_store(config: RuntimeConfig, mode: OpenMode = "run") -> Store:
     if choice.kind == "sqlite":
         from gateway.store.sqlite import SQLiteStore
 
-        return SQLiteStore(choice.sqlite_dir or state_dir(config), readonly=mode == "peek")
+        waits = {} if busy_timeout is None else {"busy_timeout": busy_timeout}
+        return SQLiteStore(choice.sqlite_dir or state_dir(config), readonly=mode == "peek", **waits)
     try:
         from gateway.store.postgres import PostgresStore
     except ImportError:

@@ -249,6 +249,24 @@ def order_sql(flt: AuditFilter) -> str:
     raise ValueError(f"audit order {flt.order!r}: expected 'time' or 'insertion'")
 
 
+RETENTION_RESERVE = 1024
+"""Bytes a prune by size leaves free per chain for the retention record it appends (one is some 600 bytes).
+Pruned to the limit exactly, the store is over it again once that record is in, and the next prune (each
+``hookgate audit`` command, ``serve`` every ten minutes) deletes another record and appends another retention
+record: merely reading the trail wore it down into retention records."""
+
+
+def size_cutoff_sql(length: str, mark: str) -> str:
+    """The ``ts`` of the newest record a prune by size must delete (none: nothing to delete), given the limit
+    twice as parameters: only when the bodies' bytes (``length``: the driver's expression for one) pass the
+    limit, down to the limit less ``RETENTION_RESERVE`` per chain; ``mark``: the driver's placeholder."""
+    return (
+        f"SELECT ts FROM (SELECT ts, SUM({length}) OVER (ORDER BY ts DESC, n DESC) AS total, SUM({length}) OVER () "
+        f"AS whole FROM audit_records) AS sized WHERE whole > {mark} AND total > {mark} - {RETENTION_RESERVE} * "
+        "(SELECT COUNT(*) FROM audit_heads) ORDER BY ts DESC LIMIT 1"
+    )
+
+
 def old_prefix_sql(mark: str) -> str:
     """Per chain: its first seq and the last seq of its old prefix (every record up to it older than the
     cutoff, given twice as parameters); ``mark``: the driver's placeholder. A record with a backdated
@@ -275,10 +293,9 @@ def where_clause(flt: AuditFilter, mark: str = "?") -> tuple[str, list[Any]]:
         if value is not None:
             parts.append(f"{column} = {mark}")
             params.append(value)
-    if flt.handler is not None:
-        parts.append(f"handler_ids LIKE {mark} ESCAPE '\\'")
-        escaped = flt.handler.replace(",", "_").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        params.append(f"%,{escaped},%")
+    if flt.handler is not None:  # exact, case and all (SQLite's LIKE ignores ASCII case, PostgreSQL's does not)
+        parts.append(f"{'instr(handler_ids, ?)' if mark == '?' else 'strpos(handler_ids, %s)'} > 0")
+        params.append(f",{flt.handler.replace(',', '_')},")
     if flt.since is not None:
         parts.append(f"ts >= {mark}")
         params.append(flt.since)

@@ -26,6 +26,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from contextlib import AbstractContextManager
 
     from gateway.approvals.record import ApprovalRecord
@@ -185,6 +186,15 @@ class Store(ABC):
     @abstractmethod
     def audit_records(self, flt: AuditFilter) -> list[AuditRow]:
         """Records that fit ``flt``, newest first (by insertion number ``n``), at most ``flt.limit``."""
+
+    def audit_handler_lists(self, flt: AuditFilter) -> Iterator[list[dict[str, Any]]]:
+        """The ``handlers`` entries (objects only) of each record that fits ``flt`` (its limit aside), oldest
+        first: what ``hookgate audit stats`` and the console's Handlers panel count. A store may stream them
+        without building the records (SQLite does)."""
+        from gateway.audit.report import handlers_of
+
+        for row in reversed(self.audit_records(flt)):
+            yield handlers_of(row.record)
 
     @abstractmethod
     def audit_record(self, record_id: str) -> AuditRow | None:

@@ -33,6 +33,7 @@ from gateway.store.audit_types import (
     link_hash,
     old_prefix_sql,
     order_sql,
+    size_cutoff_sql,
     where_clause,
 )
 from gateway.store.pg_conn import Op, Q
@@ -170,16 +171,13 @@ def _heads() -> Op[list[ChainHead]]:
 
 _OLD_PREFIX = old_prefix_sql("%s")
 """``old_prefix_sql``; the bytes counted are the bodies' own."""
+_SIZE_CUTOFF = size_cutoff_sql("octet_length(body)", "%s")
 
 
 def _prune(before: float | None, max_bytes: int | None, voucher: Voucher | None) -> Op[int]:
     cutoff = before
     if max_bytes is not None:
-        rows = yield Q(
-            "SELECT ts FROM (SELECT ts, SUM(octet_length(body)) OVER (ORDER BY ts DESC, n DESC) AS total "
-            "FROM audit_records) AS sized WHERE total > %s ORDER BY ts DESC LIMIT 1",
-            (max_bytes,),
-        )
+        rows = yield Q(_SIZE_CUTOFF, (max_bytes, max_bytes))
         if rows:
             cutoff = max(cutoff or 0.0, float(rows[0][0]) + 1e-6)
     if cutoff is None:

@@ -20,9 +20,9 @@ import time
 import urllib.parse
 from typing import TYPE_CHECKING, Any
 
-from gateway.errors import StoreError, StoreNotFound
+from gateway.errors import StoreBusy, StoreError, StoreNotFound
 from gateway.store.base import Store
-from gateway.store.sqlite_audit import AUDIT_MIGRATION, SQLiteAuditMixin
+from gateway.store.sqlite_audit import AUDIT_MIGRATION, SQLiteAuditMixin, is_busy
 
 if TYPE_CHECKING:
     from gateway.approvals.record import ApprovalRecord
@@ -142,7 +142,7 @@ class SQLiteStore(SQLiteAuditMixin, Store):
     anything (``hookgate store status``); StoreNotFound when there is none.
     Raises StoreError when the file cannot be opened or its schema is newer than this hookgate's."""
 
-    def __init__(self, state_dir: str, *, readonly: bool = False) -> None:
+    def __init__(self, state_dir: str, *, readonly: bool = False, busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.path = os.path.join(state_dir, "state.sqlite3")
         try:
             if readonly:
@@ -150,20 +150,28 @@ class SQLiteStore(SQLiteAuditMixin, Store):
                     raise StoreNotFound(f"state store {self.path} does not exist yet", self.path)
                 uri = "file:" + urllib.parse.quote(os.path.abspath(self.path)) + "?mode=ro"
                 self._db = sqlite3.connect(
-                    uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+                    uri, uri=True, timeout=busy_timeout, isolation_level=None, check_same_thread=False
                 )
                 self.opened_at = self.version = _version(self._db)
             else:
                 os.makedirs(state_dir, mode=0o700, exist_ok=True)
                 self._db = sqlite3.connect(
-                    self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+                    self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
                 )
                 _make_private(self._db, self.path)
                 enter_wal(self._db)
                 self.opened_at = _version(self._db)
                 self.version = migrate(self._db)
         except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"state store {self.path}: {exc}") from None
+            if is_busy(exc):
+                raise StoreBusy(f"state store {self.path}: {exc}") from None
+            why = ""
+            if os.path.isdir(state_dir) and not os.access(state_dir, os.W_OK):  # a read-only mount, another's dir
+                why = (
+                    f" (its folder {state_dir} is not writable: SQLite keeps the store's -wal and -shm files "
+                    "there, also to read it)"
+                )
+            raise StoreError(f"state store {self.path}: {exc}{why}") from None
         if self.version > len(MIGRATIONS):
             raise StoreError(
                 f"state store {self.path} has schema version {self.version}; this hookgate knows "

@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from gateway.errors import StoreError
+from gateway.errors import StoreBusy, StoreError
 from gateway.store.audit_types import (
     COLUMNS,
     GENESIS,
@@ -32,6 +32,7 @@ from gateway.store.audit_types import (
     link_hash,
     old_prefix_sql,
     order_sql,
+    size_cutoff_sql,
     where_clause,
 )
 
@@ -56,15 +57,21 @@ _COLUMNS = "n, id, chain, seq, prev_hash, hash, ts, body, event, session_id, too
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def is_busy(exc: BaseException) -> bool:
+    """True when ``exc`` is SQLite's "database is locked" (another connection holds the lock)."""
+    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 def _mapped(method: F) -> F:
-    """``sqlite3.Error`` -> ``StoreError`` (one line, naming the file)."""
+    """``sqlite3.Error`` -> ``StoreError`` (``StoreBusy`` for a lock held past the wait; one line, naming the file)."""
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            raise StoreError(f"state store {getattr(self, 'path', '?')}: {exc}") from None
+            error = StoreBusy if is_busy(exc) else StoreError
+            raise error(f"state store {getattr(self, 'path', '?')}: {exc}") from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -74,6 +81,7 @@ _WIDTH = COLUMNS.count(",") + 1
 _ROW = "(" + ",".join("?" * _WIDTH) + ")"
 _OLD_PREFIX = old_prefix_sql("?")
 """``old_prefix_sql``; the bytes counted are the bodies' own."""
+_SIZE_CUTOFF = size_cutoff_sql("length(CAST(body AS BLOB))", "?")
 
 
 ROWS_PER_INSERT = 500
@@ -149,6 +157,29 @@ class SQLiteAuditMixin:
         rows = self._db.execute(f"SELECT {_COLUMNS} FROM audit_records{where}{order_sql(flt)}{limit}", params)
         return [_row(r) for r in rows]
 
+    def audit_handler_lists(self, flt: AuditFilter) -> Iterator[list[dict[str, Any]]]:
+        """``Store.audit_handler_lists``, streamed: SQLite takes each record's ``handlers`` out of its body
+        (a body that is not JSON gives none), so neither the records nor the whole trail are held."""
+        import json
+
+        where, params = where_clause(flt)
+        sql = (
+            "SELECT CASE WHEN json_valid(body) THEN json_extract(body, '$.handlers') END "
+            f"FROM audit_records{where} ORDER BY ts, n"
+        )
+        try:
+            cursor = self._db.execute(sql, params)
+            while batch := cursor.fetchmany(1000):
+                for (text,) in batch:
+                    try:
+                        handlers = json.loads(text) if isinstance(text, str) else None
+                    except ValueError:
+                        handlers = None
+                    yield [h for h in handlers if isinstance(h, dict)] if isinstance(handlers, list) else []
+        except sqlite3.Error as exc:
+            error = StoreBusy if is_busy(exc) else StoreError
+            raise error(f"state store {getattr(self, 'path', '?')}: {exc}") from None
+
     @_mapped
     def audit_record(self, record_id: str) -> AuditRow | None:
         """One record by its id, or None."""
@@ -205,11 +236,7 @@ class SQLiteAuditMixin:
         try:
             cutoff = before
             if max_bytes is not None:
-                row = db.execute(
-                    "SELECT ts FROM (SELECT ts, SUM(length(CAST(body AS BLOB))) OVER (ORDER BY ts DESC, n DESC) "
-                    "AS total FROM audit_records) WHERE total > ? ORDER BY ts DESC LIMIT 1",
-                    (max_bytes,),
-                ).fetchone()
+                row = db.execute(_SIZE_CUTOFF, (max_bytes, max_bytes)).fetchone()
                 if row is not None and not isinstance(row[0], (int, float)):
                     raise StoreError(
                         f"state store {self._where()}: a record's ts column is damaged ({row[0]!r}): nothing is "

@@ -7,12 +7,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from gateway.audit.follow import Follower
 from gateway.store.audit_types import AuditFilter
 from gateway.store.sqlite import SQLiteStore
+from tests.conftest import ROOT
 from tests.integration.test_audit_run import audit, bash, run, write_config
 
 READERS = (("tail",), ("query", "--json"), ("export",), ("export", "--format", "csv"), ("stats",))
@@ -103,3 +109,50 @@ def test_record_columns_edited_into_other_types_cannot_stop_reading_the_trail(tm
         assert [follower.seen(row) for row in store.audit_records(AuditFilter())] == [True, True]
     finally:
         store.close()
+
+
+def test_a_torn_spool_line_costs_neither_the_next_record_nor_verify(tmp_path: Path) -> None:
+    """A spool write cut short (a full disk's short write, a crash) leaves a piece without its newline, and
+    the next `hookgate run` appends its record right after it. That record was stored under an id with the
+    piece in front (`verify` then failed for good: "column id disagrees with the record") or, when the piece
+    held a tab, was dropped as not JSON. Now both records are kept under their own ids and the chain verifies."""
+    config = write_config(tmp_path)
+    spool = tmp_path / "state" / "audit" / "spool.jsonl"
+    run(config, bash("echo 0"))
+    with spool.open("ab") as fh:
+        fh.write(b'{"truncated": ')  # a piece of a line, no tab
+    run(config, bash("echo 1"))
+    with spool.open("ab") as fh:
+        fh.write(b'18eeb95fe7353fcc-1c87-5ec18323\t{"approval":nu')  # a record cut inside its JSON
+    run(config, bash("echo 2"))
+    verified = audit(config, "verify")
+    assert verified.returncode == 0 and "3 record(s) ok" in verified.stdout, verified.stderr
+    queried = [r for r in json.loads(audit(config, "query", "--json").stdout) if r["tool_input"]]
+    assert [r["tool_input"]["command"] for r in queried] == ["echo 0", "echo 1", "echo 2"]
+
+
+def test_a_read_only_state_dir_is_said_as_such(tmp_path: Path) -> None:
+    """SQLite cannot open a WAL-mode store whose folder it cannot write (its -wal and -shm files live
+    there, also for reading): `hookgate audit tail` said only `unable to open database file`; now the line
+    says the folder is not writable. Made read-only by a read-only bind mount (as root) or by chmod."""
+    config = write_config(tmp_path)
+    run(config, bash("echo 0"))
+    assert audit(config, "tail").returncode == 0  # the store exists
+    state = tmp_path / "state"
+    command = [sys.executable, "-m", "gateway", "audit", "tail", "--config", str(config)]
+    if os.geteuid() == 0:
+        if shutil.which("unshare") is None:
+            pytest.skip("needs unshare(1) to make a read-only mount as root")
+        mount = f'mount --bind {state} {state} && mount -o remount,bind,ro {state} && exec "$@"'
+        command = ["unshare", "-m", "sh", "-c", mount, "sh", *command]
+    else:
+        state.chmod(0o500)
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    finally:
+        state.chmod(0o700)
+    if "mount" in proc.stderr and "unable to open" not in proc.stderr:
+        pytest.skip(f"cannot make a read-only mount here: {proc.stderr.strip()}")
+    assert proc.returncode == 1 and clean(proc), proc.stderr
+    assert f"(its folder {state} is not writable: SQLite keeps the store's -wal and -shm files" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1

@@ -51,3 +51,31 @@ def test_export_limit_writes_the_newest_n_oldest_first(tmp_path: Path) -> None:
         refused = audit(config, "export", "--limit", bad)
         assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
         assert "--limit" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_output_on_a_full_disk_is_one_line_naming_where(tmp_path: Path) -> None:
+    """Writing the output to a full disk (``/dev/full``: ENOSPC) said ``[Errno 28] No space left on device``
+    naming no file (``export -o FILE``, or stdout under ``> FILE``), and ``verify --jsonl`` ended in an
+    internal error. Now each is one line naming the file or stdout, exit 1; a device is never removed."""
+    import stat
+    import subprocess
+    import sys
+
+    config = write_config(tmp_path, audit={"sink": ["store", f"jsonl:{tmp_path / 'a.jsonl'}"]})
+    assert run(config, bash("ls")).returncode == 0
+    exported = audit(config, "export", "--format", "csv", "--output", "/dev/full")
+    assert exported.returncode == 1 and exported.stderr.count("\n") == 1, exported.stderr
+    assert "No space left on device (the export is not written): '/dev/full'" in exported.stderr
+    assert stat.S_ISCHR(Path("/dev/full").stat().st_mode)
+    for args in (
+        ["tail"],
+        ["query", "--json"],
+        ["stats"],
+        ["verify"],
+        ["verify", "--jsonl", str(tmp_path / "a.jsonl")],
+    ):
+        command = [sys.executable, "-m", "gateway", "audit", *args, "--config", str(config)]
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, check=False)
+        assert proc.returncode == 1 and proc.stderr.count("\n") == 1, (args, proc.stderr)
+        assert proc.stderr.endswith("No space left on device: '<stdout>'\n"), (args, proc.stderr)

@@ -104,3 +104,35 @@ def test_an_export_verifies_too_and_a_missing_file_is_one_line(tmp_path: Path) -
     assert done.returncode == 0 and "seq 1-3 ok" in done.stdout, done.stderr
     missing = verify(tmp_path / "nope.jsonl")
     assert missing.returncode == 1 and missing.stderr.count("\n") == 1 and "nope.jsonl" in missing.stderr
+
+
+def test_a_full_disk_is_one_line_naming_the_file_and_the_answer_stands(tmp_path: Path) -> None:
+    """A write the disk refuses (``/dev/full``: ENOSPC, as on a full disk) was said as ``cannot record:
+    [Errno 28] No space left on device``, naming neither the jsonl sink nor the spool; now the file is named."""
+    (tmp_path / "full").mkdir()
+    config = write_config(tmp_path, audit={"sink": ["store", "jsonl:/dev/full"]})
+    proc = run(config, bash("rm -rf /"))
+    assert proc.returncode == 2 and "no rm -rf here" in proc.stderr  # the answer is the policy's
+    assert "hookgate: audit: cannot record: [Errno 28] No space left on device: '/dev/full'" in proc.stderr
+    config = write_config(tmp_path / "full")  # the store's spool on a full disk
+    spool = tmp_path / "full" / "state" / "audit" / "spool.jsonl"
+    spool.parent.mkdir(parents=True)
+    spool.symlink_to("/dev/full")
+    proc = run(config, bash("echo hi"))
+    assert proc.returncode == 0, proc.stderr
+    assert f"cannot record: [Errno 28] No space left on device: '{spool}'" in proc.stderr
+
+
+def test_the_audit_commands_say_when_the_sink_is_not_the_store(tmp_path: Path) -> None:
+    """With ``sink: jsonl:PATH`` alone, ``hookgate audit tail`` printed nothing and exited 0, as if nothing had
+    been recorded, and ``verify`` said only that the store holds no records; now each says where they went."""
+    sink = tmp_path / "audit.jsonl"
+    config = write_config(tmp_path, audit={"sink": f"jsonl:{sink}"})
+    assert run(config, bash("ls")).returncode == 0
+    note = f"audit.sink has no 'store' (it writes {sink}): only what the store holds is read"
+    for action in ("tail", "verify", "stats"):
+        proc = audit(config, action)
+        assert f"hookgate: audit {action}: {note} (hookgate audit verify --jsonl {sink})" in proc.stderr, proc.stderr
+    assert verify(sink).returncode == 0
+    config = write_config(tmp_path, audit={"sink": ["store", f"jsonl:{sink}"]})
+    assert "audit.sink" not in audit(config, "tail").stderr

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -470,6 +471,9 @@ def test_run_records_into_either_store_and_verifies(tmp_path: Path) -> None:
     assert verify.returncode == 0 and "3 record(s) ok" in verify.stdout, verify.stdout + verify.stderr
     stats = {s["id"]: s for s in json.loads(audit(config, "stats", "--json").stdout)}
     assert stats["guard"]["calls"] == 3 and stats["guard"]["denies"] == 1
+    # --handler is exact on both stores: SQLite's LIKE ignored ASCII case (GUARD listed guard's records)
+    assert len(records(config, "--handler", "guard")) == 3
+    assert records(config, "--handler", "GUARD") == records(config, "--handler", "g%") == []
 
 
 def test_a_lone_surrogate_in_a_tool_input_does_not_break_reading_the_trail(tmp_path: Path) -> None:
@@ -555,3 +559,39 @@ def test_tail_and_query_escape_what_is_not_printable_in_every_field(tmp_path: Pa
     stats = audit(config, "stats")
     assert stats.returncode == 0 and all(r.isprintable() for r in stats.stdout.splitlines()), stats.stdout
     assert "why\\u202e" in stats.stdout
+
+
+def test_a_store_locked_by_another_process_holds_back_no_hook_call(tmp_path: Path) -> None:
+    """Past 256 KiB of spool, `hookgate run` moves the spool into the store. With another process holding
+    the store's write lock, it waited SQLite's 5 s for it (a C-level wait the record step's 2 s deadline
+    cannot cut short), and then said `cannot record: ... the answer goes out without it` though its record
+    was safe in the spool. Now it leaves the spool to the next drain at once, and says nothing."""
+    config = write_config(tmp_path, audit={"maxValue": 1_000_000})
+    assert run(config, bash("echo first")).returncode == 0
+    assert audit(config, "verify").returncode == 0  # the store exists
+    holder = sqlite3.connect(tmp_path / "state" / "state.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        proc = run(config, bash("echo " + "a" * 300_000))
+        took = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert took < 2.0, took
+    rows = records(config)  # the spooled record is moved now
+    assert len(rows) == 2 and rows[1]["tool_input"]["command"].startswith("echo aaa")
+
+
+def test_an_event_filter_takes_any_case_and_names_a_typo(tmp_path: Path) -> None:
+    """Records hold canonical event names: `--event pretooluse` and `--event PreTool` listed nothing with exit 0,
+    as if no such event had been recorded. Now the case does not matter and a name that is no event is a usage
+    error that suggests the one meant."""
+    config = write_config(tmp_path)
+    run(config, bash("ls"))
+    assert len(records(config, "--event", "pretooluse")) == len(records(config, "--event", "PreToolUse")) == 1
+    for action in ("query", "export"):
+        proc = audit(config, action, "--event", "PreTool")
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "argument --event: 'PreTool' is no event name (did you mean 'PreToolUse'?)" in proc.stderr

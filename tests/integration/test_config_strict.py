@@ -191,6 +191,43 @@ def test_audit_retention_must_be_finite(tmp_path: Path) -> None:
     assert "audit.keepDays: Input should be a finite number" in proc.stdout
 
 
+def test_audit_retention_past_a_64_bit_integer_reads_as_no_limit(tmp_path: Path) -> None:
+    """A finite ``maxMB`` passes validate; one over 2**63 bytes made every ``hookgate audit`` command an internal
+    error (OverflowError converting it for the store) instead of meaning "no limit"."""
+    state = tmp_path / "state"
+    for max_mb in ("1.0e+308", "1.0e+13"):
+        cfg = _write(
+            tmp_path / "c.yaml",
+            f"settings: {{stateDir: {state}}}\nhooks:\n  Stop:\n    - hooks: [{{type: command, command: 'true'}}]\n"
+            f"audit:\n  maxMB: {max_mb}\n  keepDays: 1.0e+308\n",
+        )
+        assert run_hookgate(["validate", str(cfg)]).returncode == 0
+        assert (
+            run_hookgate(["run", "--config", str(cfg)], {"hook_event_name": "Stop", "session_id": "s"}).returncode == 0
+        )
+        proc = run_hookgate(["audit", "tail", "--config", str(cfg)])
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+        assert proc.stdout.count("Stop") >= 1
+    assert run_hookgate(["audit", "verify", "--config", str(cfg)]).returncode == 0
+
+
+def test_audit_record_off_unquoted_in_yaml_turns_recording_off(tmp_path: Path) -> None:
+    """``record: off`` as the README writes it is YAML's false: it was an invalid config, so every PreToolUse
+    call was blocked (exit 2) instead of recording nothing; ``on`` is an error that says why."""
+    state = tmp_path / "state"
+    body = (
+        f"settings: {{stateDir: {state}}}\nhooks:\n  PreToolUse:\n    - hooks: [{{type: command, command: 'true'}}]\n"
+    )
+    cfg = _write(tmp_path / "c.yaml", body + "audit:\n  record: off\n")
+    assert run_hookgate(["validate", str(cfg)]).returncode == 0
+    proc = run_hookgate(["run", "--config", str(cfg)], RM_RF)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert not state.exists()  # nothing recorded, no store made
+    cfg = _write(tmp_path / "c.yaml", body + "audit:\n  record: on\n")
+    proc = run_hookgate(["validate", str(cfg)])
+    assert proc.returncode == 1 and "audit.record: true is not a record mode: write handled, all or off" in proc.stdout
+
+
 def test_validate_reports_errors_of_both_the_common_and_the_type_fields(tmp_path: Path) -> None:
     entry = {"type": "command", "command": "true", "timeout": "10", "shell": 5, "if": "Bash(rm"}
     cfg = _write(tmp_path / "hookgate.json", json.dumps({"hooks": {"PreToolUse": [{"hooks": [entry]}]}}))

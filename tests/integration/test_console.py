@@ -4,10 +4,13 @@ the full record on click, the per-handler chart, no outside assets, no script fr
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.conftest import ROOT, run_hookgate
 from tests.fakes.browser import chromium, sign_in
@@ -85,6 +88,22 @@ def test_guard_rules_on_ui_routes(tmp_path: Path) -> None:
         assert status(url, "/ui/api/records", {"Cookie": "hookgate_ui=forged"}) == 401
         assert status(url, "/ui/api/records?decision=maybe", auth) == 400
         assert status(url, "/ui/api/records?since=whenever", auth) == 400
+        request = urllib.request.Request(url + "/ui/api/stats?since=whenever", headers=auth)
+        with pytest.raises(urllib.error.HTTPError) as refused:  # the parameter by its name, not the CLI's --since
+            urllib.request.urlopen(request, timeout=30)
+        assert json.loads(refused.value.read()) == {
+            "error": "since 'whenever': expected a duration (30m, 1h, 2d) or an ISO 8601 time"
+        }
+        assert post(url, bash("ls")) == 200
+        counted: list[tuple[str, int]] = []
+        for _ in range(100):  # serve writes its records every 250 ms
+            request = urllib.request.Request(url + "/ui/api/stats?since=1h", headers=auth)
+            with urllib.request.urlopen(request, timeout=30) as response:  # counted from the streamed handlers
+                counted = [(h["id"], h["calls"]) for h in json.loads(response.read())["handlers"]]
+            if counted:
+                break
+            time.sleep(0.1)
+        assert counted == [("guard", 1), ("notify", 1)]
         assert status(url, "/ui/assets/../../etc/passwd", auth) == 404
         assert status(url, "/ui/login") == 200
 

@@ -273,11 +273,17 @@ def test_prune_by_size(backend: Any) -> None:
         entries.append(AuditEntry.from_body(f"e{i}", body))
     store.audit_append("m", entries)
     size = entries[0].size
-    removed = store.audit_prune(max_bytes=size * 4 + 10, voucher=VOUCH)
-    assert removed == 6
+    limit = size * 4 + 10
+    removed = store.audit_prune(max_bytes=limit, voucher=VOUCH)
+    assert removed == 7  # room is left for the retention record: the three newest stay
     count, total = store.audit_size()
-    assert count == 5 and total > size * 4  # the four newest and the retention record
+    assert count == 4 and total <= limit  # the three newest and the retention record
     assert problem(store) is None
+    # within the limit, retention record included: another prune (each audit command) deletes nothing; it
+    # once deleted one more record each time and appended one more retention record, wearing the trail down
+    for _ in range(3):
+        assert store.audit_prune(max_bytes=limit, voucher=VOUCH) == 0
+    assert store.audit_size() == (count, total)
 
 
 def test_filters(backend: Any) -> None:

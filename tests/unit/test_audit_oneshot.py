@@ -18,6 +18,7 @@ from gateway.config.specs import RuntimeConfig
 from gateway.context import RunContext
 from gateway.decision import HandlerResult, Verdict, merge
 from gateway.dialects import parse_event
+from gateway.errors import StoreBusy
 from gateway.store.audit_types import AuditFilter
 from gateway.store.sqlite import SQLiteStore
 
@@ -117,12 +118,23 @@ def test_a_failed_write_or_drain_is_one_line_and_never_raises(
     assert capsys.readouterr().err.startswith("hookgate: audit: cannot record: ")
 
     def broken() -> None:
-        raise OSError("database is locked")
+        raise OSError("disk I/O error")
 
     monkeypatch.setattr(oneshot, "DRAIN_BYTES", 1)
     one_shot(tmp_path, drain=broken).submit(event(), decision())
-    assert capsys.readouterr().err == "hookgate: audit: cannot record: database is locked\n"
-    assert len(spooled(tmp_path)) == 1  # written before the drain failed: it waits for the next drain
+    # written before the drain failed: not "cannot record", it waits for the next drain
+    assert capsys.readouterr().err == (
+        "hookgate: audit: the record is in the spool; it was not moved into the store (disk I/O error), the next "
+        "drain retries\n"
+    )
+    assert len(spooled(tmp_path)) == 1
+
+    def busy() -> None:
+        raise StoreBusy("state store x: database is locked")
+
+    one_shot(tmp_path, drain=busy).submit(event(), decision())
+    assert capsys.readouterr().err == ""  # another process is moving it: nothing to say
+    assert len(spooled(tmp_path)) == 2
 
 
 def _config(tmp_path: Path, audit: dict[str, Any]) -> RuntimeConfig:

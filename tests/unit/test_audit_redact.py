@@ -40,6 +40,34 @@ def test_authorization_values() -> None:
     assert "dXNlcjpwYXNz" not in r.text("proxy-authorization: Basic dXNlcjpwYXNz")
 
 
+@pytest.mark.parametrize(
+    ("header", "secret"),
+    [
+        ("Authorization: ApiKey S3cretKey1", "S3cretKey1"),  # Elasticsearch
+        ("Authorization: Bot MTk4NjIy.Cl2FMQ.ZnCjm1XVW7", "ZnCjm1XVW7"),  # Discord
+        ("Authorization: SSWS 00aBcD3fGh", "00aBcD3fGh"),  # Okta
+        ("Authorization: OAuth S3cretTok", "S3cretTok"),
+        ('Authorization: Token token="S3cretTok", email="a@b"', "S3cretTok"),  # Rails
+        ('Authorization: Digest username="u", realm="r", response="6629fae49393a053"', "6629fae49393a053"),
+        (
+            "Authorization: AWS4-HMAC-SHA256 Credential=AKID/2026/us/s3/aws4_request, "
+            "SignedHeaders=host;x-amz-date, Signature=fe5f80f77d5fa3be",
+            "fe5f80f77d5fa3be",
+        ),
+        ('Authorization: OAuth oauth_consumer_key="ck", oauth_signature="S1g%3D"', "S1g%3D"),
+    ],
+)
+def test_authorization_values_whatever_the_scheme(header: str, secret: str) -> None:
+    """Only Bearer, Basic, token, Digest and Negotiate were read as a scheme: another scheme (``ApiKey``,
+    ``Bot``, ``SSWS``) was taken for the value, and the credential after it was written as it was; of a
+    Digest or AWS signature's parameter list only the first was redacted."""
+    r = Redactor()
+    for text in (f"curl -H '{header}' https://api.test", header):
+        out = r.text(text)
+        assert secret not in out and "Authorization: [REDACTED:authorization]" in out, out
+    assert r.text("the Authorization header is required") == "the Authorization header is required"
+
+
 def test_private_key_blocks_even_when_cut() -> None:
     r = Redactor()
     pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\nAAAA\n-----END OPENSSH PRIVATE KEY-----"
@@ -51,6 +79,23 @@ def test_private_key_blocks_even_when_cut() -> None:
 def test_url_credentials() -> None:
     out = Redactor().text("git clone https://bob:s3cr3t@git.example.test/repo.git")
     assert "s3cr3t" not in out and "https://bob:[REDACTED:url_credentials]@git.example.test" in out
+
+
+def test_a_token_as_the_url_user_name_is_a_credential() -> None:
+    """``https://TOKEN@github.com`` (a token as the user name, GitHub's documented form) and
+    ``https://KEY:@api.example`` (a key with an empty password) kept the token: only ``user:password@`` was
+    read as a credential. A short user name (``git@``) or one without a digit (a person's name) stays."""
+    r = Redactor()
+    token, key = "0123456789abcdef0123456789abcdef01234567", "sk_test_abcdefghijklmnop1234"
+    assert r.text(f"git clone https://{token}@github.com/o/r.git") == (
+        "git clone https://[REDACTED:url_credentials]@github.com/o/r.git"
+    )
+    assert (
+        r.text(f"curl https://{key}:@api.stripe.test/v1")
+        == "curl https://[REDACTED:url_credentials]@api.stripe.test/v1"
+    )
+    for kept in ("git clone https://git@github.com/o/r", "https://firstname.lastname@corp.test/x", "ssh://git@h:22/x"):
+        assert r.text(kept) == kept
 
 
 def test_secret_keys_in_objects_and_nothing_else_changes() -> None:
@@ -270,6 +315,16 @@ def test_secrets_in_object_keys_and_tool_names() -> None:
     assert not r.clean(f'{{"{a}": 1}}')  # the precheck sees keys too
 
 
+def test_a_long_object_key_is_truncated_like_any_string() -> None:
+    """The README truncates every string of a record, object keys included; a key with nothing that looks
+    like a secret was kept whole however long (a 1 MB key, 1 MB in the record)."""
+    r = Redactor(max_value=64)
+    long_a, long_b = "k" * 5_000, "k" * 4_999 + "j"
+    out = r.apply({long_a: 1, long_b: 2, "short": 3})
+    assert len(out) == 3 and out["short"] == 3
+    assert all(len(key) < 200 for key in out) and all("truncated: 5000 bytes" in k for k in out if k != "short")
+
+
 def test_every_secret_the_policy_scanner_finds_is_redacted() -> None:
     """The policy validator's secret scanner (configs/validators/policy.py) and the redactor keep their own
     patterns (the scanner lets documentation placeholders pass and wants whole tokens; redaction must not):
@@ -367,6 +422,10 @@ def test_the_working_directory_is_not_a_password() -> None:
         "-passin pass:" * 8_000,
         "?x-amz-" * 15_000 + "signature=",
         "'pass': " * 12_000 + "'x",
+        "Authorization: Digest " + 'a="' * 30_000,
+        "Authorization: " + "a=b, " * 20_000,
+        "https://" + "a1" * 50_000,
+        "x://" + ("a" * 990 + "://") * 100,
     ],
     ids=[
         "secret-run",
@@ -404,6 +463,10 @@ def test_the_working_directory_is_not_a_password() -> None:
         "openssl-pass",
         "amz-query",
         "quoted-pass",
+        "authorization-params-quotes",
+        "authorization-params",
+        "url-token-user",
+        "url-token-users",
     ],
 )
 def test_redaction_takes_time_linear_in_the_text(text: str) -> None:
