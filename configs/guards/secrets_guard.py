@@ -416,8 +416,30 @@ def git_kind(path: str) -> str | None:
     return None
 
 
+def project_git_dir(path: str, cwd: str) -> bool:
+    """Whether ``path`` (absolute, or relative to ``cwd``) is the ``.git`` entry itself of the project
+    (``cwd``) or of a folder in it: a ``gitdir:`` file or a link written there points git at another config
+    and hooks. A ``.git`` outside the project (a backup) is not."""
+    if ".git" not in path:
+        return False
+    full = path if path.startswith("/") or not cwd else cwd.rstrip("/") + "/" + path
+    full = os.path.normpath(full)
+    if os.path.basename(full).lower() != ".git":
+        return False
+    if not full.startswith("/"):
+        return not full.startswith("..")  # relative, with no cwd known: the directory the tool works in
+    root = os.path.normpath(cwd) if cwd.startswith("/") else None
+    return root is not None and (os.path.dirname(full) + "/").startswith(root.rstrip("/") + "/")
+
+
 def git_reason(path: str, what: str, kind: str, removal: bool = False) -> str:
     verb = "deletes or moves" if removal else "writes to"
+    if kind == "dir":
+        return (
+            f"{what} {verb} {path}, a repository's .git itself: a `gitdir:` file or a link there points git at "
+            "another config and hooks, which git runs by itself on later commits, checkouts and pushes, so "
+            "hookgate's default policy blocks it. Ask the user to set the repository up."
+        )
     if kind == "config":
         return (
             f"{what} {verb} {path}, the repository's git config: git runs the commands it names (core.pager, "
@@ -532,6 +554,8 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
             if linked is not None:  # a link the agent made to a protected file: the write lands there
                 reason = write_reason(linked, f"Writing to {path} (a link to {linked})")
             git = None if reason else git_kind(path) or git_kind(full)
+            if git is None and not reason and not removal and project_git_dir(path, cwd or ""):
+                git = "dir"
             if git is not None:
                 reason = git_reason(path, f"`{tool_name}`", git, removal)
             if reason:

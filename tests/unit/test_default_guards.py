@@ -765,6 +765,28 @@ def test_secrets_check_event(name: str, tool_input: dict[str, Any], denied: bool
 
 
 @pytest.mark.parametrize(
+    ("path", "denied"),
+    [
+        (f"{CWD}/.git", True),  # a `gitdir:` file there points git at another config and hooks
+        (".git", True),
+        (f"{CWD}/vendor/lib/.git", True),  # a nested repository's
+        ("/tmp/backup/.git", False),  # outside the project: a backup
+        (f"{CWD}/notes.git", False),
+        (f"{CWD}/.github/workflows/ci.yml", False),
+    ],
+)
+def test_a_file_tool_may_not_write_the_projects_git_entry_itself(path: str, denied: bool) -> None:
+    for name, tool_input in (
+        ("Write", {"file_path": path, "content": "gitdir: /tmp/evil"}),
+        ("mcp__fs__write_file", {"path": path, "content": "gitdir: /tmp/evil"}),
+    ):
+        reason = reason_of(secrets_guard.check_event(tool(name, tool_input)))
+        assert (reason is not None) is denied, (name, path, reason)
+        if reason:
+            assert "a repository's .git itself" in reason and "Ask the user" in reason
+
+
+@pytest.mark.parametrize(
     ("name", "tool_input", "denied"),
     [
         ("Write", {"file_path": "/p/hookgate.yaml", "content": "hooks: {}"}, True),

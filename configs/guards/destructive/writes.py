@@ -95,7 +95,11 @@ def written_paths(name: str, args: list[str]) -> list[str]:
             return sources  # install -d DIR...: the directories it makes (or too few operands: none)
         if not explicit:
             no_dir = found & {"-T", "--no-target-directory"}
-            is_dir = (target.endswith("/") or target in (".", "..", "~")) and not no_dir
+            # a repository's .git is a directory wherever one exists (cp -r hooks .git -> .git/hooks); where
+            # it is not, the copy writes .git itself: both are judged
+            is_dir = (
+                target.endswith("/") or target in (".", "..", "~") or base(target.rstrip("/")) == ".git"
+            ) and not no_dir
             if not is_dir:
                 return [target]
         # a directory destination: the file each source becomes in it (cp .env backup/ -> backup/.env)
@@ -289,6 +293,19 @@ def is_git_dir(path: str) -> bool:
     return base(os.path.normpath(path.replace("\\", "/"))).lower() == ".git"
 
 
+def worked_git_dir(path: str, ctx: Ctx) -> bool:
+    """Whether ``path`` is the ``.git`` of a repository the agent works in: in the directory the command runs
+    in or a folder below it (``.git``, ``sub/.git``), or in the project or home directory. Writing one (a
+    ``gitdir:`` file, a link, a folder copied over it) points git at another config and hooks, which it runs
+    by itself; a ``.git`` copied elsewhere (``cp -r x/.git /tmp/backup/``) is a backup."""
+    if not is_git_dir(path):
+        return False
+    parent = os.path.dirname(os.path.normpath(path.replace("\\", "/"))) or "."
+    if parent[:1] not in ("/", "~", "$") and parent != ".." and not parent.startswith("../"):
+        return True
+    return holder(parent, ctx) is not None
+
+
 def _absolute(path: str, ctx: Ctx) -> str | None:
     """``path`` as an absolute, normalised path (``~``, ``$HOME``, ``$PWD`` expanded; relative: from the
     directory the command runs in), or None when it is known only at run time or the directory is unknown."""
@@ -456,6 +473,8 @@ def write_reason(path: str, shown: str, ctx: Ctx) -> str | None:
         git = git_kind(candidate)
         if git is not None:
             return ctx.hit("write.git-config", shown, git_reason(candidate, what, git))
+        if worked_git_dir(candidate, ctx):  # .git itself: a gitdir file or link there points git elsewhere
+            return ctx.hit("write.git-config", shown, git_dir_reason(what, candidate, "writes to"))
     if not ctx.state.changes_directory_before(ctx.state.part):
         linked = link_target(path, ctx.cwd or "")
         reason = protected_write_reason(linked, f"{what} (through a link to {linked})") if linked else None

@@ -45,6 +45,22 @@ PLACED = [
         "cd ~ && cp -r /tmp/evil/.claude .",
     ),
     *cases(GIT, "cp -r /tmp/evil/.git .", "cp -a x/.git ./", "rsync -a x/.git .", "cp -r x/. .git/"),
+    # .git named without a trailing slash: a directory wherever a repository is, so what lands is .git/NAME
+    # (cp -r hooks .git -> .git/hooks); where it is not, or with -T, the copy writes .git itself, and a
+    # gitdir: file or a link there points git at another config and hooks
+    *cases(
+        GIT,
+        "cp -r hooks .git",
+        "cp config .git",
+        "cp -r hooks ./.git",
+        "rsync -a hooks .git",
+        "cp -rT /tmp/evil .git",
+        "ln -s /tmp/evil .git",
+        "mv /tmp/evil .git",
+        "cp -r x sub/.git",
+        "echo 'gitdir: /tmp/evil' > .git",
+        f"cp -r hooks {CWD}/.git",
+    ),
 ]
 
 
@@ -124,6 +140,11 @@ EVERYDAY = [
     "cp -r .claude backup/",  # a backup of one's configuration, not a configuration in place
     "cp -r ~/.claude /tmp/claude-backup/",
     "cp -r x/.git /tmp/backup/",
+    "cp -r x/.git /tmp/backup",
+    "cp -r .git backup",
+    "cp x.txt notes.git",
+    "cp -r hooks gitstuff",
+    "cp ignore .git/info/exclude",
     f"cp -r /tmp/evil/.claude {CWD}/sub",
     "cp notes.md .claude/",
     "cp -r commands .claude/",
