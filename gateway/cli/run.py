@@ -67,6 +67,37 @@ def _record_failure(config: RuntimeConfig, event: HookEvent, decision: Decision)
         ctx.close_recorder()
 
 
+TERMINATED = (
+    "ended by SIGTERM before it answered (the host's hook timeout, or the host stopping): the host went on "
+    "without this hook's answer"
+)
+"""The message of each handler of an event ``hookgate run`` was ended on (``_record_terminated``)."""
+
+
+def _record_terminated(config: RuntimeConfig, event: HookEvent) -> None:
+    """Put an event the host ended this run on (SIGTERM) on the audit trail: each handler that was to run
+    as timed out (``TERMINATED``), and no decision, since none reached the host: the events a host let
+    through because their hook timed out are the ones a trail must not miss. Never raises."""
+    from gateway.decision import Decision, HandlerResult
+    from gateway.dispatcher import Dispatcher
+
+    try:
+        results = [
+            HandlerResult(
+                id=s.spec.id,
+                type=s.spec.type,
+                status="timeout",
+                message=TERMINATED,
+                fail_closed=s.spec.fail_closed,
+                order=s.order,
+            )
+            for s in Dispatcher(config).select(event)
+        ]
+        _record_failure(config, event, Decision(event=event.name, results=results))
+    except Exception as exc:
+        _err(f"audit: cannot record the event this run was ended on: {type(exc).__name__}: {exc}")
+
+
 def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     from gateway.errors import ConfigError, EventError
 
@@ -123,9 +154,15 @@ def cmd_run(args: argparse.Namespace | RunArgs) -> int:
     # a C library's printf, a child process that inherits it) point at stderr while the event is decided.
     stdout, sys.stdout = sys.stdout, sys.stderr
     saved = _stdout_to_stderr()
+    from gateway.errors import Terminated
+
     ctx = RunContext(config, mode="run")
     try:
         decision = decide(config, event, ctx=ctx)
+    except Terminated:  # the host's hook timeout: it goes on without this answer, and the trail says so
+        _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)  # (a second SIGTERM must not cut the record short)
+        _record_terminated(config, event)
+        raise
     except Exception as exc:  # last line of defence: never a traceback to the agent
         ctx.close_recorder()
         message = f"internal error while dispatching {event.name}: {type(exc).__name__}: {exc}"

@@ -297,6 +297,53 @@ def test_sigterm_kills_the_hooks_process_group(tmp_path: Path) -> None:
     raise AssertionError(f"the hook's child {child} outlived hookgate")
 
 
+def test_an_event_the_host_ended_by_sigterm_is_on_the_audit_trail(tmp_path: Path) -> None:
+    """The host timing a hook out (SIGTERM) goes on without its answer: exactly the event a trail must not
+    miss. Each handler that was to run is recorded as timed out, with no decision."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    started = tmp_path / "started"
+    config = tmp_path / "hookgate.json"
+    hook = {"type": "command", "id": "slow-check", "command": f"touch {started}; sleep 97"}
+    config.write_text(
+        json.dumps(
+            {
+                "settings": {"stateDir": str(tmp_path / "state")},
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]},
+            }
+        )
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "run", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    event = {"hook_event_name": "PreToolUse", "session_id": "s1", "tool_name": "Bash", "cwd": str(tmp_path)}
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps({**event, "tool_input": {"command": "make"}, "tool_use_id": "t-ended"}).encode())
+    proc.stdin.close()
+    for _ in range(200):
+        if started.exists():
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    assert proc.stdout is not None and proc.stdout.read() == b""  # no answer went out
+    query = run_hookgate(["audit", "query", "--json", "--config", str(config)])
+    assert query.returncode == 0, query.stderr
+    (record,) = json.loads(query.stdout)
+    assert record["tool_use_id"] == "t-ended" and record["decision"] == "none"
+    (handler,) = record["handlers"]
+    assert handler["id"] == "slow-check" and handler["status"] == "timeout"
+    assert "ended by SIGTERM" in handler["reason"] and "went on without" in handler["reason"]
+    verify = run_hookgate(["audit", "verify", "--config", str(config)])
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
 @pytest.mark.parametrize(
     ("name", "text", "message"),
     [
