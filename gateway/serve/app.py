@@ -283,8 +283,9 @@ def serve(
         )
     if token is None and not is_loopback_host(host):
         log.warning(
-            "listening on %s without HOOKGATE_TOKEN: anyone who can reach this port can submit events "
-            "and run your handlers",
+            "listening on %s without HOOKGATE_TOKEN: anyone who can reach this port can submit events, "
+            "run your handlers and read the audit trail at /ui, and off loopback there is no Host check, so "
+            "a web page a browser here opens can too (DNS rebinding); set HOOKGATE_TOKEN",
             host,
         )
     sock = bind(host, port)

@@ -205,6 +205,14 @@ def test_bearer_token_is_required_on_every_request() -> None:
         assert any("HOOKGATE_TOKEN is only 6 characters" in line for line in server.lines), server.lines
 
 
+def test_listening_beyond_loopback_without_a_token_warns_about_the_console() -> None:
+    """Off loopback there is no Host check: without a token, a page a browser opens could read the audit
+    trail at /ui by DNS rebinding; the warning says so. (The server only listens; nothing is sent to it.)"""
+    with ServeProcess(GUARDS, args=["--host", "0.0.0.0"], env={"HOOKGATE_TOKEN": ""}) as server:
+        line = server.wait_log("without HOOKGATE_TOKEN")
+        assert "/ui" in line and "DNS rebinding" in line and "set HOOKGATE_TOKEN" in line, line
+
+
 async def test_wrong_token_guesses_are_paced_one_at_a_time(
     app_client: Callable[..., httpx2.AsyncClient], monkeypatch: pytest.MonkeyPatch
 ) -> None:
