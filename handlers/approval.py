@@ -154,7 +154,8 @@ class ApprovalHandler(Handler):
         payload = event.payload
         options = self.spec.options
         tool_use_id = payload.get("tool_use_id") if isinstance(payload.get("tool_use_id"), str) else None
-        print_ = fingerprint(event.session_id, event.tool_name, event.tool_input, gate_of(self.spec.id, options))
+        gate = gate_of(self.spec.id, options)
+        print_ = fingerprint(event.session_id, event.tool_name, event.tool_input, gate, event.cwd)
         key = request_key(event.session_id, tool_use_id, print_)
         found = desk.lookup(key, print_)  # expires what is due first (one store step)
         if found is not None:

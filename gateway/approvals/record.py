@@ -2,9 +2,10 @@
 
 Key: ``tool:<ids>:<fingerprint>`` (ids: 32 hex digits of the sha256 of session_id and tool_use_id, so
 the key keeps no event text verbatim) when the host gives a tool_use_id, else ``input:<fingerprint>``.
-Fingerprint: always the hash of the unredacted (session, tool, input), so a call retried with a new
+Fingerprint: always the hash of the unredacted (session, tool, input, folder), so a call retried with a new
 tool_use_id (the model asking again) still finds its open request instead of posting a second one, and an
-answer is bound to the exact input the approver saw: a second call that reuses a tool_use_id with other
+answer is bound to the exact input and folder the approver saw (the same command in another ``cwd`` is a
+new request): a second call that reuses a tool_use_id with other
 arguments (a Python host's model-chosen ids can repeat) is a new request, never the approved one.
 Times are ``time.time()`` seconds. This module imports the standard library only (the store uses it).
 """
@@ -45,13 +46,17 @@ def new_id() -> str:
     return "apr-" + "".join(secrets.choice(_ALPHABET) for _ in range(8))
 
 
-def fingerprint(session_id: str | None, tool_name: str | None, tool_input: Any, gate: str = "") -> str:
-    """sha256 hex of the canonical JSON of (session, tool, input), and of ``gate`` when given: which
-    approval handler asks (``gate_of``), so two gates on one call (ops and security) are two requests, and
-    one team's answer never releases the other team's gate."""
+def fingerprint(
+    session_id: str | None, tool_name: str | None, tool_input: Any, gate: str = "", cwd: str | None = None
+) -> str:
+    """sha256 hex of the canonical JSON of (session, tool, input), and of ``gate`` and ``cwd`` when given.
+    gate: which approval handler asks (``gate_of``), so two gates on one call (ops and security) are two
+    requests, and one team's answer never releases the other team's gate. cwd: the folder the call runs
+    in, which every channel shows the approver (``rm -rf *`` approved in a scratch folder must not release
+    ``rm -rf *`` after the agent moved to another one)."""
     blob = json.dumps(
-        [session_id or "", tool_name or "", tool_input, gate]
-        if gate
+        [session_id or "", tool_name or "", tool_input, gate, cwd or ""]
+        if gate or cwd
         else [session_id or "", tool_name or "", tool_input],
         sort_keys=True,
         separators=(",", ":"),

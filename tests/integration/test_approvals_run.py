@@ -240,6 +240,28 @@ def test_an_approval_allows_only_the_input_the_approver_saw(tmp_path: Path) -> N
     assert code == 2 and decision_of(out)["permissionDecision"] == "deny"
 
 
+def test_an_approval_is_bound_to_the_folder_the_approver_saw(tmp_path: Path) -> None:
+    """'rm -rf *' approved in /tmp/scratch (the folder the message and every channel show) once released
+    'rm -rf *' in /home/ana/project on the retry: the fingerprint held no cwd. Now the same command in
+    another folder is a request of its own; the approval still goes to the call in its own folder."""
+    config = write_config(tmp_path, {"timeout": 60})
+    first = Waiting(["run", "--config", str(config)], bash_event("rm -rf *", tool_use_id="t1", cwd="/tmp/scratch"))
+    [request] = wait_for_pending(config)
+    first.proc.kill()  # the host killed its hook: nobody waits when the answer comes
+    first.proc.wait()
+    assert approvals(config, "approve", request["id"]).returncode == 0
+    moved = Waiting(["run", "--config", str(config)], bash_event("rm -rf *", tool_use_id="t2", cwd="/home/ana/project"))
+    [other] = wait_for_pending(config)
+    assert other["id"] != request["id"] and other["cwd"] == "/home/ana/project"
+    assert moved.running()  # not released by the approval given for /tmp/scratch
+    assert approvals(config, "reject", other["id"]).returncode == 0
+    code, out, _ = moved.finish()
+    assert code == 2 and decision_of(out)["permissionDecision"] == "deny"
+    code, out, err = run_event(config, bash_event("rm -rf *", tool_use_id="t3", cwd="/tmp/scratch"))
+    assert code == 0 and decision_of(out)["permissionDecision"] == "allow", err
+    assert request["id"] in decision_of(out)["permissionDecisionReason"]
+
+
 def test_control_characters_in_the_input_are_escaped_for_the_approver(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"timeout": 60})
     sneaky = "git push --force origin main # \r\x1b[2Kgit push origin feature-x"
