@@ -20,7 +20,8 @@ The wait always ends before the handler's own deadline (``timeout`` minus ``MARG
 is given before the dispatcher, and the host above it, would cut the hook off: a killed hook is an
 allow on most hosts. Answers: approved -> ``allow`` (another handler's deny still wins the merge);
 rejected -> ``deny`` naming who and why; expired or never posted -> ``deny`` or ``ask``. On events
-without a permission decision the deny is a block. ``meta["approval"]`` = ``{"id", "decided_by",
+without a permission decision (no host prompt, so ``ask`` is a deny there too) the deny is a block, and
+on events that cannot be blocked (SessionStart) ``continue: false``. ``meta["approval"]`` = ``{"id", "decided_by",
 "status"}`` (the audit record reads it).
 
 One approval releases one call: identical calls waiting on one request take the answer through
@@ -261,13 +262,17 @@ class ApprovalHandler(Handler):
 
     @staticmethod
     def _no(event: HookEvent, text: str, how: str) -> Verdict:
+        """The gate closed: deny, or ``ask`` (``how``) where the host has a permission prompt to hand the call
+        to. Elsewhere there is no prompt, so ``ask`` closes the gate as a deny does: a block, or on an event
+        that cannot be blocked (SessionStart) ``continue: false``, as a class hook stops a session; never a
+        message alone, which would let the action go on with nobody's approval."""
         from gateway.events import PERMISSION_EVENTS
 
         if event.name in PERMISSION_EVENTS:
             return Verdict(permission="ask" if how == "ask" else "deny", permission_reason=f"hookgate: {text}")
-        if event.spec.blocks and how != "ask":
+        if event.spec.blocks:
             return Verdict(block=True, reason=f"hookgate: {text}")
-        return Verdict(system_message=f"hookgate: {text}")
+        return Verdict(continue_=False, stop_reason=f"hookgate: {text}", system_message=f"hookgate: {text}")
 
     def dedup_key(self) -> Any:
         return (self.spec.type, self.spec.id, repr(sorted(self.spec.options.items())))

@@ -79,6 +79,27 @@ def test_on_timeout_ask_hands_the_call_to_the_host_prompt(tmp_path: Path) -> Non
     assert decision_of(out)["permissionDecision"] == "ask"
 
 
+def test_where_the_host_has_no_prompt_a_closed_gate_stops_the_action(tmp_path: Path) -> None:
+    """An approval on UserPromptSubmit with onTimeout: ask let the prompt through at expiry (a system message
+    alone: Claude Code has no permission prompt there), and a rejected approval on SessionStart let the
+    session start. Now ask closes the gate where there is no prompt (a block), and an event that cannot be
+    blocked is stopped with continue: false, as a class hook stops a session."""
+    import json
+
+    prompt = write_config(tmp_path, {"timeout": 1.5, "onTimeout": "ask"}, matcher="", event="UserPromptSubmit")
+    code, out, err = run_event(prompt, {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "ship it"})
+    assert code == 2 and json.loads(out)["decision"] == "block", out
+    assert "expired with no answer" in err
+    start = write_config(tmp_path, {"timeout": 30}, matcher="", event="SessionStart", name="start.yaml")
+    waiting = Waiting(["run", "--config", str(start)], {"hook_event_name": "SessionStart", "session_id": "s2"})
+    [request] = wait_for_pending(start)
+    assert approvals(start, "reject", request["id"], "--reason", "not now").returncode == 0
+    code, out, _ = waiting.finish()
+    answer = json.loads(out)
+    assert answer["continue"] is False and "rejected by cli:" in answer["stopReason"], out
+    assert "not now" in answer["stopReason"]
+
+
 @pytest.mark.usefixtures("store_backend")
 def test_an_answer_given_while_nobody_waits_is_honoured_on_the_retry_once(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"timeout": 30})
