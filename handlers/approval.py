@@ -287,9 +287,22 @@ class ApprovalHandler(Handler):
 
     @classmethod
     def check(cls, spec: HandlerSpec, base_dir: str) -> list[str]:
+        """The message's placeholders; and the settings that would open the gate without a person's answer
+        for each call (an error for ``validate``; at run time the handler fails closed: a deny)."""
         from handlers.mcp_tool import placeholder_problems
 
-        return placeholder_problems(spec.options.get("message") or "", "message")
+        problems = placeholder_problems(spec.options.get("message") or "", "message")
+        if spec.cache_ttl:
+            problems.append(
+                "cacheTtl: not allowed on an approval handler: one approval releases one call, and a cached "
+                f"answer would release every identical call for {spec.cache_ttl:g} s"
+            )
+        if spec.async_:
+            problems.append(
+                "async: not allowed on an approval handler: a handler in the background cannot decide, so the "
+                "call would run before anyone answered"
+            )
+        return problems
 
     @classmethod
     def event_advice(cls, spec: HandlerSpec, event: str) -> list[str]:

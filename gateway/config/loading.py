@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from gateway.config.schema import CommandCheck
 
-CACHE_FORMAT = "hookgate-config-11"
+CACHE_FORMAT = "hookgate-config-12"
 LOCAL_NAMES = ("hookgate.yaml", "hookgate.yml", "hookgate.json")
 
 

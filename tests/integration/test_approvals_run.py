@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_hookgate
 from tests.integration.approvals_helpers import (
     Waiting,
     approvals,
@@ -98,6 +99,24 @@ def test_where_the_host_has_no_prompt_a_closed_gate_stops_the_action(tmp_path: P
     answer = json.loads(out)
     assert answer["continue"] is False and "rejected by cli:" in answer["stopReason"], out
     assert "not now" in answer["stopReason"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "named"), [({"cacheTtl": 600}, "cacheTtl: not allowed"), ({"async": True}, "async: not allowed")]
+)
+def test_settings_that_would_open_the_gate_without_an_answer_are_refused(
+    tmp_path: Path, setting: dict[str, object], named: str
+) -> None:
+    """cacheTtl on an approval reused one approval for every identical call for 10 minutes, and async ran
+    the gate in the background: the call was allowed at once, before anyone answered. Both validated ok.
+    Now validate names the setting (exit 1) and the handler fails closed at run time (a deny)."""
+    config = write_config(tmp_path, {"timeout": 20, **setting})
+    checked = run_hookgate(["validate", "--config", str(config)])
+    assert checked.returncode == 1 and named in checked.stdout + checked.stderr, checked
+    code, out, _ = run_event(config, bash_event(), timeout=15)
+    assert code == 2 and decision_of(out)["permissionDecision"] == "deny", out
+    assert named in decision_of(out)["permissionDecisionReason"]
+    assert listed(config) == []  # nobody was asked about a call the gate could not hold
 
 
 @pytest.mark.usefixtures("store_backend")
