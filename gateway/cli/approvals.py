@@ -13,7 +13,8 @@ config (the same state store and channels). Its parser is ``gateway.cli.parser.a
 since the epoch), ``decided_by``, ``reason`` (the whole ``ApprovalRecord``), and ``unreadable`` for a row
 damaged in the database (``list`` marks it ``[unreadable: ...]`` and goes on; it can be rejected, not
 approved). An answer from here is
-recorded as ``cli:<login name>``; the channel message is updated and the waiting hook released.
+recorded as ``cli:<login name>`` (``cli:uid-<n>`` for a user id with no name); the channel message is
+updated and the waiting hook released.
 Every command expires what is due first (the sweeper).
 
 Exit codes: 0 done; 1 usage, config or store error; 3 the answer was refused (the request is no longer
@@ -59,6 +60,19 @@ def _desk(args: argparse.Namespace) -> Desk:
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
     redact = (config.audit or {}).get("redact") or ()
     return Desk(open_store(config), config.channels, state_dir, trail=audit_trail(config), redact=redact)
+
+
+def login() -> str:
+    """Who answers from this shell: the login name (``getpass.getuser``), or ``uid-<n>`` for a user id with
+    no name (a container run as ``--user 1000`` has no passwd entry and no ``$USER``), so such a user can
+    still answer and the record still says who."""
+    import getpass
+    import os
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError, ImportError):  # no $LOGNAME/$USER and no passwd entry for the uid
+        return f"uid-{os.getuid()}"
 
 
 def _when(seconds: float | None) -> str:
@@ -116,9 +130,7 @@ def cmd_approvals(args: argparse.Namespace) -> int:
             else:
                 _show(found)
             return EXIT_OK
-        import getpass
-
-        outcome = desk.decide(args.id, action == "approve", f"cli:{getpass.getuser()}", args.reason)
+        outcome = desk.decide(args.id, action == "approve", f"cli:{login()}", args.reason)
         if outcome.refused:
             sys.stderr.write(f"hookgate: {args.id}: {outcome.refused}\n")
             return EXIT_REFUSED

@@ -302,6 +302,36 @@ def test_an_approval_is_bound_to_the_folder_the_approver_saw(tmp_path: Path) -> 
     assert request["id"] in decision_of(out)["permissionDecisionReason"]
 
 
+def test_a_user_id_with_no_name_can_answer_and_is_recorded_by_its_number(tmp_path: Path) -> None:
+    """`hookgate approvals approve` run as a user id with no passwd entry and no $USER (a container run as
+    `--user 4242`) failed with "internal error: KeyError: 'getpwuid(): uid not found: 4242'" and could
+    not answer at all; now it answers as cli:uid-4242. (A user namespace gives the uid without a passwd entry.)"""
+    import os
+    import shutil
+    import subprocess
+
+    from tests.conftest import HOOKGATE
+
+    unshare = ["unshare", "--user", "--map-user=4242", "--map-group=4242"]
+    if shutil.which("unshare") is None or subprocess.run([*unshare, "true"], capture_output=True).returncode:
+        pytest.skip("no user namespaces here (unshare --user)")
+    config = write_config(tmp_path, {"timeout": 60})
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    [request] = wait_for_pending(config)
+    env = {k: v for k, v in os.environ.items() if k not in ("LOGNAME", "USER", "LNAME", "USERNAME")}
+    answered = subprocess.run(
+        [*unshare, *HOOKGATE, "approvals", "approve", request["id"], "--config", str(config)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert answered.returncode == 0, answered.stderr
+    assert answered.stdout.strip() == f"{request['id']}: approved by cli:uid-4242"
+    code, out, err = waiting.finish()
+    assert code == 0 and "approved by cli:uid-4242" in decision_of(out)["permissionDecisionReason"], err
+
+
 def test_control_characters_in_the_input_are_escaped_for_the_approver(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"timeout": 60})
     sneaky = "git push --force origin main # \r\x1b[2Kgit push origin feature-x"
