@@ -51,6 +51,24 @@ def wake_dir(state_dir: str) -> str:
     return os.path.join(state_dir, "approvals-wake")
 
 
+def storable(value: Any) -> Any:
+    """``value`` (a str, or JSON-like data: keys and values) with every lone surrogate written as its
+    ``\\udXXX`` escape. A JSON event can hold one (``"\\ud800"``, a model's output cut inside a surrogate
+    pair), and neither SQLite nor PostgreSQL can store it as text: the request could never be created,
+    so the call could never be approved. The request's key and fingerprint hash the call as it came."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [storable(v) for v in value]
+    return value
+
+
 class Desk:
     """Approval requests over ``store`` (see module docstring).
 
@@ -128,11 +146,15 @@ class Desk:
         return stored, created
 
     def redacted(self, record: ApprovalRecord) -> ApprovalRecord:
-        """A copy of ``record`` whose event-derived text is redacted (key and fingerprint kept)."""
-        apply, text = self.redactor.apply, self.redactor.text
+        """A copy of ``record`` whose event-derived text is redacted (key and fingerprint kept) and storable
+        (``storable``: a lone surrogate, which a JSON event may hold, written as its escape)."""
+
+        def text(value: str) -> str:
+            return storable(self.redactor.text(value))
+
         return replace(
             record,
-            tool_input=apply(record.tool_input),
+            tool_input=storable(self.redactor.apply(record.tool_input)),
             tool_name=None if record.tool_name is None else text(record.tool_name),
             message=text(record.message),
             cwd=None if record.cwd is None else text(record.cwd),

@@ -332,6 +332,20 @@ def test_a_user_id_with_no_name_can_answer_and_is_recorded_by_its_number(tmp_pat
     assert code == 0 and "approved by cli:uid-4242" in decision_of(out)["permissionDecisionReason"], err
 
 
+def test_a_lone_surrogate_in_the_event_can_still_be_approved(tmp_path: Path) -> None:
+    """A JSON event may hold a lone surrogate ("\\ud800": a model's output cut inside an emoji). The store
+    could not keep it as text, so the request was never created: the gate failed closed on every try and
+    the call could never be approved. Now it is stored as its escape, and the approval releases the call."""
+    config = write_config(tmp_path, {"timeout": 60})
+    event = bash_event("echo \udcff done", cwd="/tmp/\ud800")
+    waiting = Waiting(["run", "--config", str(config)], event)
+    [request] = wait_for_pending(config)
+    assert request["tool_input"] == {"command": "echo \\udcff done"} and request["cwd"] == "/tmp/\\ud800"
+    assert approvals(config, "approve", request["id"]).returncode == 0
+    code, out, err = waiting.finish()
+    assert code == 0 and decision_of(out)["permissionDecision"] == "allow", err
+
+
 def test_control_characters_in_the_input_are_escaped_for_the_approver(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"timeout": 60})
     sneaky = "git push --force origin main # \r\x1b[2Kgit push origin feature-x"
