@@ -146,7 +146,9 @@ class ApprovalRoutes:
         return await self._platform(request, "feishu")
 
     async def _platform(self, request: Request, kind: str) -> Response:
-        """Try each configured channel of ``kind`` (each may belong to another app, with its own secret)."""
+        """Try each configured channel of ``kind`` (each may belong to another app, with its own secret; or
+        one app may post to several chats as several entries, with one secret): the first whose check
+        passes and that the request was posted to decides."""
         from starlette.background import BackgroundTask
 
         body = await self._body(request)
@@ -157,11 +159,12 @@ class ApprovalRoutes:
         if not names:
             return _error(404, f"no {kind} channel is configured under channels:")
         headers = {k.lower(): v for k, v in request.headers.items()}
-        decided: list[Outcome] = []
         last: CallbackRejected | None = None
+        elsewhere: tuple[str, Response] | None = None  # checked out, but the request is another entry's
         for name in names:
+            decided: list[Outcome] = []
 
-            def decide(answer: Answer, name: str = name) -> Outcome:
+            def decide(answer: Answer, name: str = name, decided: list[Outcome] = decided) -> Outcome:
                 outcome = _decide_for(desk, answer, name)
                 decided.append(outcome)
                 return outcome
@@ -175,6 +178,12 @@ class ApprovalRoutes:
             except HookgateError as exc:  # the SDK is missing, a secret is unset
                 return _error(503, str(exc))
             outcome = decided[0] if decided else None
+            if outcome is not None and outcome.refused is not None and outcome.record is not None:
+                posted = outcome.record.channel
+                if posted != name and posted in names:  # one app, several entries: the request's own decides
+                    if elsewhere is None:
+                        elsewhere = (outcome.refused, _reply(status, content_type, reply))
+                    continue
             if outcome is not None and outcome.refused is not None:  # a click that decided nothing: say why
                 log.warning("approval answer through %s channel %r refused: %s", kind, name, outcome.refused)
             task = None
@@ -185,6 +194,9 @@ class ApprovalRoutes:
             ):
                 task = BackgroundTask(desk.show, outcome.record, outcome.refused)
             return _reply(status, content_type, reply, task)
+        if elsewhere is not None:  # signed for one entry, about a request posted through another app
+            log.warning("approval answer through %s channel refused: %s", kind, elsewhere[0])
+            return elsewhere[1]
         assert last is not None
         log.warning("approval callback on /approvals/%s refused: %s", kind, last)
         return _error(last.status, str(last))
@@ -361,7 +373,8 @@ def uses_approvals(config: Any) -> bool:
 
 def _decide_for(desk: Desk, answer: Answer, channel_name: str) -> Outcome:
     """``desk.answer`` for an answer that came through channel ``channel_name``: refused when the request
-    was posted elsewhere (a Slack user cannot answer a request that went to Feishu)."""
+    was posted elsewhere (a Slack user cannot answer a request that went to Feishu; a request posted
+    through another entry of the same kind is left to that entry's own check, see ``_platform``)."""
     from gateway.approvals.channels.base import Outcome
 
     record = desk.store.approval_get(answer.approval_id)

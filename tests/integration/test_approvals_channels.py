@@ -126,6 +126,29 @@ def test_slack_reject_and_a_click_on_an_expired_request(tmp_path: Path, slack: F
         assert code == 2 and "rejected by slack:U024BE7LH" in decision_of(out)["permissionDecisionReason"]
 
 
+def test_one_slack_app_posting_to_two_channels_takes_a_click_on_either(tmp_path: Path, slack: FakeSlack) -> None:
+    """One Slack app (one signing secret) with two `channels:` entries (#ops and #security): a click on a
+    #security card was checked against the first entry, ops, whose secret is the same, and refused there
+    as "not posted to channel 'ops'", so no click on a second channel's card ever decided anything. Now
+    the click goes to the channel the request was posted to."""
+    spec = {"type": "slack", "baseUrl": slack.base_url}
+    config = write_config(
+        tmp_path,
+        {"channel": "sec", "approvers": ["U024BE7LH"], "timeout": 60},
+        {"ops": {**spec, "channel": "C0123456"}, "sec": {**spec, "channel": "C0SECURITY"}},
+    )
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}) as serve:
+        waiting = Waiting(["run", "--config", str(config)], bash_event())
+        wait_until(lambda: slack.messages)
+        [ts] = list(slack.messages)
+        assert slack.messages[ts]["channel"] == "C0SECURITY"
+        assert slack.click(f"{serve.url}/approvals/slack", ts, "Approve")[0] == 200
+        code, out, err = waiting.finish(timeout=30)
+        assert code == 0 and "approved by slack:U024BE7LH" in decision_of(out)["permissionDecisionReason"], err
+        wait_until(lambda: slack.messages[ts]["updates"])
+        assert "Approved by slack:U024BE7LH" in json.dumps(slack.messages[ts]["blocks"])
+
+
 def test_feishu_card_button_approves_through_the_card_action_callback(tmp_path: Path, feishu: FakeFeishu) -> None:
     config = write_config(
         tmp_path,
