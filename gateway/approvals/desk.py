@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hookgate.approvals")
 
+MAX_REASON = 1000
+"""Characters of an answer's reason kept (it is quoted in the agent's permissionDecisionReason): the
+answer routes' limit, for the CLI's ``--reason`` as for the HTTP routes and channels."""
 UNCUT = 1 << 40
 """``max_value`` of the approvals' redactor: requests are redacted, never truncated."""
 
@@ -266,6 +269,8 @@ class Desk:
         # redacted, and with CR, ESC, bidi overrides and other non-printables written as escapes: the reason
         # goes into the agent's permissionDecisionReason, which the host shows in the user's terminal
         reason = None if reason is None else printable(self.redactor.text(reason))
+        if reason is not None and len(reason) > MAX_REASON:  # every route alike (the CLI's --reason too)
+            reason = reason[: MAX_REASON - 1] + "…"
         record = self.store.approval_decide(approval_id, status, by, reason, time.time())
         if record is not None:
             self._after(record, status)

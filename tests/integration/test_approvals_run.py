@@ -346,6 +346,20 @@ def test_a_lone_surrogate_in_the_event_can_still_be_approved(tmp_path: Path) -> 
     assert code == 0 and decision_of(out)["permissionDecision"] == "allow", err
 
 
+def test_a_huge_cli_reason_is_cut_as_on_every_other_route(tmp_path: Path) -> None:
+    """`approve --reason` with 120,000 characters went whole into the agent's permissionDecisionReason
+    (the HTTP routes keep 1,000); now every route keeps the first 1,000 characters."""
+    config = write_config(tmp_path, {"timeout": 60})
+    waiting = Waiting(["run", "--config", str(config)], bash_event())
+    [request] = wait_for_pending(config)
+    assert approvals(config, "approve", request["id"], "--reason", "why " * 30000).returncode == 0
+    code, out, err = waiting.finish()
+    reason = decision_of(out)["permissionDecisionReason"]
+    assert code == 0 and len(reason) < 1200 and "why why" in reason and "…" in reason, err
+    [stored] = listed(config)
+    assert len(stored["reason"]) == 1000
+
+
 def test_control_characters_in_the_input_are_escaped_for_the_approver(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"timeout": 60})
     sneaky = "git push --force origin main # \r\x1b[2Kgit push origin feature-x"
