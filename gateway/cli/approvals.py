@@ -62,6 +62,17 @@ def _desk(args: argparse.Namespace) -> Desk:
     return Desk(open_store(config), config.channels, state_dir, trail=audit_trail(config), redact=redact)
 
 
+def _where(desk: Desk, args: argparse.Namespace) -> str:
+    """Which store was read, and whose config named it: ``in /p/state.sqlite3 (config: /p/hookgate.yaml)``.
+    Requests live in the store of the config that asked, so an empty list or an unknown id run with
+    another config (another folder, no ``--config``) says where it looked."""
+    from gateway.config import find_config_paths
+    from gateway.config.loading import BUILTIN_DEFAULT, default_config_path
+
+    paths = [BUILTIN_DEFAULT if p == default_config_path() else p for p in find_config_paths(args.config)]
+    return f"in {_plain(desk.store.display)} (config: {_plain(', '.join(paths))})"
+
+
 def login() -> str:
     """Who answers from this shell: the login name (``getpass.getuser``), or ``uid-<n>`` for a user id with
     no name (a container run as ``--user 1000`` has no passwd entry and no ``$USER``), so such a user can
@@ -115,14 +126,18 @@ def cmd_approvals(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps([r.to_dict() for r in records], indent=2, default=str))
             elif not records:
-                print("no approval requests" + (f" with status {args.status}" if args.status else ""))
+                status = f" with status {args.status}" if args.status else ""
+                print(f"no approval requests{status} {_where(desk, args)}")
             else:
                 for record in records:
                     print(_line(record))
             return EXIT_OK
         found = desk.store.approval_get(args.id)
         if found is None:
-            sys.stderr.write(f"hookgate: no approval request {args.id!r} (see 'hookgate approvals list')\n")
+            sys.stderr.write(
+                f"hookgate: no approval request {args.id!r} {_where(desk, args)}; see 'hookgate approvals list', "
+                "or pass the config of the hook that asked (--config FILE)\n"
+            )
             return EXIT_NOT_FOUND
         if action == "show":
             if args.json:

@@ -244,6 +244,13 @@ def test_list_json_has_the_documented_fields_and_cli_errors(tmp_path: Path) -> N
         assert key in record
     missing = approvals(config, "approve", "apr-nosuchid")
     assert missing.returncode == 4 and "no approval request" in missing.stderr
+    # where it looked: run from another folder without --config, an id or a list is looked for in another
+    # store, and once said only "no approval request(s)"
+    assert " in " in missing.stderr and f"(config: {config})" in missing.stderr, missing.stderr
+    assert ".sqlite3" in missing.stderr or "postgresql://" in missing.stderr
+    assert len(missing.stderr.splitlines()) == 1
+    empty = approvals(config, "list", "--status", "cancelled")
+    assert empty.stdout.startswith("no approval requests with status cancelled in ") and str(config) in empty.stdout
     plain = approvals(config, "list")
     assert record["id"] in plain.stdout and "expired" in plain.stdout
 
