@@ -153,7 +153,8 @@ class Desk:
         (``storable``: a lone surrogate, which a JSON event may hold, written as its escape)."""
 
         def text(value: str) -> str:
-            return storable(self.redactor.text(value))
+            kept: str = storable(self.redactor.text(value))
+            return kept
 
         return replace(
             record,
