@@ -80,7 +80,14 @@ def _cache_dir() -> str:
 
 
 def _cache_key(paths: list[str]) -> str | None:
-    parts = [CACHE_FORMAT, sys.version, os.environ.get("CLAUDE_PROJECT_DIR", "")]
+    """What a cached compile depends on: the cache format, the Python, the project folder, the config files
+    (path, mtime, size) and this hookgate's install (this module's path and mtime: an upgrade or reinstall
+    writes it anew, so a compile cached by another hookgate is never reused)."""
+    try:
+        own = os.stat(__file__).st_mtime_ns
+    except OSError:
+        return None
+    parts = [CACHE_FORMAT, sys.version, os.environ.get("CLAUDE_PROJECT_DIR", ""), f"{__file__}\0{own}"]
     for path in paths:
         try:
             st = os.stat(path)

@@ -233,6 +233,26 @@ def test_a_damaged_cache_entry_is_revalidated(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "Destructive command blocked by hook" in proc.stderr
 
 
+def test_a_compile_cached_by_another_hookgate_install_is_not_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache key holds the install (the loading module's path and mtime): an upgrade or reinstall,
+    which writes hookgate's files anew, compiles the config again instead of trusting the old compile."""
+    from gateway.config import loading
+
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({"hooks": {}}))
+    installed = tmp_path / "loading.py"
+    installed.write_text("")
+    os.utime(installed, ns=(1_000_000_000, 1_000_000_000))
+    monkeypatch.setattr(loading, "__file__", str(installed))
+    before = loading._cache_key([str(config)])
+    assert before is not None and loading._cache_key([str(config)]) == before
+    os.utime(installed, ns=(2_000_000_000, 2_000_000_000))  # the files a reinstall writes
+    after = loading._cache_key([str(config)])
+    assert after is not None and after != before and loading._cache_file(after) != loading._cache_file(before)
+
+
 def test_a_config_that_runs_hookgate_on_itself_stops_instead_of_forking_for_ever(tmp_path: Path) -> None:
     import sys
 
