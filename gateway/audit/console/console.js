@@ -5,6 +5,25 @@ window.HookgateConsole = (() => {
   const panels = [];
   let active = null;
 
+  // Characters that are not printable (Python's str.isprintable(), as `hookgate audit tail` and
+  // `hookgate approvals list` escape them): controls, the bidirectional overrides and isolates (U+202E
+  // would show `git push \u202eevil` as "git push live"), zero-width and format characters, separators
+  // other than the space, lone surrogates, unassigned code points.
+  const HIDDEN = /[\p{C}\p{Z}]/gu;
+
+  /** text with every character that is not printable written as an escape (\x1b, \u202e, \U000e0041);
+   * the characters in keep (default: newline and tab) and the space stay as they are. */
+  function visible(text, keep = "\n\t") {
+    if (text === undefined || text === null) return "";
+    return String(text).replace(HIDDEN, (c) => {
+      if (c === " " || keep.includes(c)) return c;
+      const code = c.codePointAt(0);
+      if (code <= 0xff) return `\\x${code.toString(16).padStart(2, "0")}`;
+      if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, "0")}`;
+      return `\\U${code.toString(16).padStart(8, "0")}`;
+    });
+  }
+
   async function request(method, path, params, body) {
     const url = new URL(path, window.location.origin);
     for (const [key, value] of Object.entries(params || {})) {
@@ -29,15 +48,17 @@ window.HookgateConsole = (() => {
   const api = {
     get: (path, params) => request("GET", path, params),
     post: (path, body) => request("POST", path, undefined, body),
+    visible,
     el(tag, attrs, ...children) {
       const node = document.createElement(tag);
       for (const [key, value] of Object.entries(attrs || {})) {
         if (key === "class") node.className = value;
-        else if (key === "text") node.textContent = value;
+        else if (key === "text") node.textContent = visible(value);
         else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-        else node.setAttribute(key, value);
+        else node.setAttribute(key, key === "title" ? visible(value) : value);
       }
-      for (const child of children) node.append(child);  // strings become text nodes: never HTML
+      // strings become text nodes (never HTML), with what is not printable escaped
+      for (const child of children) node.append(typeof child === "string" ? visible(child) : child);
       return node;
     },
     status(text) { document.getElementById("status").textContent = text; },

@@ -27,7 +27,7 @@
     for (const other of body.querySelectorAll("tr.selected")) other.classList.remove("selected");
     if (tr) tr.classList.add("selected");
     const data = await api.get(`/ui/api/records/${encodeURIComponent(id)}`);
-    detail.textContent = JSON.stringify({...data.record, _chain: data.chain}, null, 2);
+    detail.textContent = api.visible(JSON.stringify({...data.record, _chain: data.chain}, null, 2));
   }
 
   async function refresh() {
@@ -61,7 +61,7 @@
       api.el("thead", {}, api.el("tr", {}, ...["time (UTC)", "event", "tool", "input", "decision", "handlers", "reason"]
         .map((h) => api.el("th", {text: h})))), body);
     detail = api.el("pre", {id: "record-detail", text: "Click a record to see all of it."});
-    section.append(form, api.el("div", {class: "split"}, api.el("div", {}, table), detail));
+    section.append(form, api.el("div", {class: "split"}, api.el("div", {class: "table-wrap"}, table), detail));
   }
 
   HookgateConsole.registerPanel({id: "decisions", title: "Decisions", order: 10, mount, refresh});

@@ -1,0 +1,87 @@
+"""How the console shows what it lists, in a real headless Chromium: characters that are not printable
+(the bidirectional overrides above all) as escapes, in the Decisions rows, the full record and the
+Approvals panel, so a tool input cannot show a person another command than the one it holds; and every
+column of the Decisions table within reach, never painted under the record pane beside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import ROOT
+from tests.fakes.browser import chromium, sign_in
+from tests.integration import approvals_helpers
+from tests.integration.approvals_helpers import Waiting, bash_event, wait_for_pending
+from tests.integration.serve_helpers import ServeProcess
+from tests.integration.test_console import TOKEN, bash, post, write_config
+
+RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: "git push \u202eevil" is drawn as "git push live"
+SPOOF = f"git push {RLO}evil\u200b\u2066 ok"
+SHOWN = "git push \\u202eevil\\u200b\\u2066 ok"
+
+
+def test_decisions_show_hidden_characters_as_escapes_and_every_column(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        url = server.url
+        assert post(url, bash(SPOOF)) == 200
+        assert post(url, bash("rm -rf build " + "x" * 300)) == 200  # a denied one: reason and handlers
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{url}/ui")
+        sign_in(page, url, TOKEN, server_log=server.lines)
+        rows = page.locator("#records-body tr.record")
+        expect(rows).to_have_count(2, timeout=20_000)
+
+        spoof = rows.filter(has_text="git push")
+        assert spoof.locator("td.input").inner_text() == SHOWN
+        assert spoof.locator("td.input").get_attribute("title") == SHOWN
+        spoof.click()
+        expect(page.locator("#record-detail")).to_contain_text("git push")
+        detail = page.inner_text("#record-detail")
+        assert RLO not in detail and '"command": "git push \\\\u202eevil' not in detail
+        assert SHOWN in detail
+
+        # the denied row: its reason and verdicts are on screen (the table scrolls inside its column),
+        # not under the record pane
+        denied = rows.filter(has=page.locator(".badge.deny"))
+        denied.click()
+        expect(page.locator("#record-detail")).to_contain_text("no rm -rf here")
+        for cell in ("td.reason", "td:nth-child(6)"):
+            target = denied.locator(cell)
+            target.scroll_into_view_if_needed()
+            box = target.bounding_box()
+            assert box is not None
+            hit = page.evaluate(
+                "([x, y]) => { const e = document.elementFromPoint(x, y); return e && e.closest('td, pre')?.tagName; }",
+                [box["x"] + 4, box["y"] + box["height"] / 2],
+            )
+            assert hit == "TD", f"{cell} is covered by {hit}"
+        expect(denied.locator("td.reason")).to_contain_text("no rm -rf here")
+        table = page.locator("#records").bounding_box()
+        pane = page.locator("#record-detail").bounding_box()
+        wrap = page.locator("#panel-decisions .table-wrap").bounding_box()
+        assert table and pane and wrap and wrap["x"] + wrap["width"] <= pane["x"]
+        assert errors == []
+
+
+def test_approvals_panel_shows_hidden_characters_as_escapes(tmp_path: Path) -> None:
+    config = approvals_helpers.write_config(tmp_path, {"timeout": 90})
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        waiting = Waiting(["run", "--config", str(config)], bash_event(SPOOF))
+        [request] = wait_for_pending(config)
+        page = browser.new_page()
+        page.goto(f"{server.url}/ui")
+        sign_in(page, server.url, TOKEN, server_log=server.lines)
+        page.click("#tab-approvals")
+        row = page.locator(f"#approvals-body tr[data-id='{request['id']}']")
+        expect(row).to_contain_text("git push")
+        cells = row.locator("td").all_inner_texts()
+        assert cells[3] == SHOWN  # the input column: what the approver decides on
+        assert all(RLO not in c for c in cells)
+        waiting.proc.kill()
+        waiting.finish(timeout=30)
