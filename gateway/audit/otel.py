@@ -10,13 +10,15 @@ whose host waits for the process to end), whatever ``OTEL_EXPORTER_OTLP_TIMEOUT`
 export go (its thread is a daemon) with one line on stderr: a collector that does not answer never holds
 back a hook's answer, nor a server's shutdown. The SDK's own log lines (``Failed to export ...``) are
 kept off stderr, where a blocked hook's first line is the reason the agent reads; one line of hookgate's
-says when spans were not exported.
+says when spans were not exported (``hookgate serve`` logs it as soon as an export fails, once per
+outage, and again when spans go out).
 
 Spans are built after the fact from the redacted audit record, with explicit times, so nothing of
 OpenTelemetry runs on the dispatch path:
 
 - one span per dispatch, ``execute_tool <tool>`` on tool events, else ``hookgate <event>``, from the
-  dispatch start to the record; attributes (GenAI semantic conventions where they fit):
+  dispatch start to the record's time (when the answer was decided, not when the record is written);
+  attributes (GenAI semantic conventions where they fit):
   ``gen_ai.operation.name`` = ``execute_tool`` (tool events), ``gen_ai.tool.name``,
   ``gen_ai.tool.call.id`` (``tool_use_id``), ``gen_ai.conversation.id`` (``session_id``), plus
   ``hookgate.event``, ``hookgate.host``, ``hookgate.decision``, ``hookgate.reason``;
@@ -87,7 +89,8 @@ class Telemetry:
         )
         self.batch = batch
         self.exporter = _Outcome(
-            OTLPSpanExporter(endpoint=endpoint, headers=otel.get("headers") or None, timeout=timeout)
+            OTLPSpanExporter(endpoint=endpoint, headers=otel.get("headers") or None, timeout=timeout),
+            where=self.where if batch else None,
         )
         resource = Resource.create({"service.name": otel.get("service_name") or "hookgate", "service.version": version})
         # shutdown_on_exit=False: the SDK's own atexit shutdown would wait for the exporter without a bound
@@ -98,12 +101,23 @@ class Telemetry:
         )
         self.tracer = self.provider.get_tracer(SCOPE, version)
 
-    def emit(self, record: dict[str, Any], decision: Decision | None = None, started_ns: int | None = None) -> None:
-        """Spans for one (redacted) record; ``started_ns``: dispatch start (``time.time_ns()``)."""
+    def emit(
+        self,
+        record: dict[str, Any],
+        decision: Decision | None = None,
+        started_ns: int | None = None,
+        ended_ns: int | None = None,
+    ) -> None:
+        """Spans for one (redacted) record; ``started_ns``: dispatch start (``time.time_ns()``); ``ended_ns``:
+        when the answer was decided (the record's time; default: now). A server writes its records a
+        batch at a time, up to a quarter second later and after the store's commit: that wait is not the
+        dispatch's, so the span ends at ``ended_ns``, not when it is emitted."""
         from opentelemetry import trace
         from opentelemetry.trace import Status, StatusCode
 
-        end_ns = time.time_ns()
+        end_ns = time.time_ns() if ended_ns is None else ended_ns
+        if started_ns is not None and end_ns < started_ns:  # the wall clock stepped back meanwhile
+            end_ns = started_ns
         handlers = record.get("handlers") or []
         if started_ns is None:
             longest = max((float(h.get("duration_ms") or 0) for h in handlers), default=0.0)
@@ -185,10 +199,14 @@ class Telemetry:
 
 class _Outcome:
     """The exporter, remembering whether an export failed (``failure``: why, or None): the SDK says so
-    only in log lines, which hookgate keeps off stderr (see module docstring)."""
+    only in log lines, which hookgate keeps off stderr (see module docstring). where: a long-lived
+    process's collector URL (``hookgate serve``): its log then says when exports start failing (one
+    line, ``hookgate.audit`` logger) and when they go out again, not only at shutdown."""
 
-    def __init__(self, exporter: Any) -> None:
+    def __init__(self, exporter: Any, where: str | None = None) -> None:
         self._exporter = exporter
+        self._where = where
+        self._failing = False
         self.failure: str | None = None
 
     def export(self, spans: Any) -> Any:
@@ -197,11 +215,29 @@ class _Outcome:
         try:
             result = self._exporter.export(spans)
         except Exception as exc:
-            self.failure = f"{type(exc).__name__}: {exc}"
+            self._failed(f"{type(exc).__name__}: {exc}")
             return SpanExportResult.FAILURE
         if result is not SpanExportResult.SUCCESS:
-            self.failure = "the collector refused or could not be reached"
+            self._failed("the collector refused or could not be reached")
+        elif self._failing:
+            self._failing = False
+            if self._where is not None:
+                import logging
+
+                logging.getLogger("hookgate.audit").warning("audit: spans are exported to %s again", self._where)
         return result
+
+    def _failed(self, why: str) -> None:
+        self.failure = why
+        if self._where is not None and not self._failing:  # once per outage, not once per batch
+            import logging
+
+            logging.getLogger("hookgate.audit").error(
+                "audit: spans not exported to %s (%s); the records are kept; the log says when spans go out again",
+                self._where,
+                why,
+            )
+        self._failing = True
 
     def shutdown(self) -> None:
         self._exporter.shutdown()

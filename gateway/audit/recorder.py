@@ -254,9 +254,9 @@ class Recorder:
     def _write(self, items: list[Item]) -> None:
         self._write_records(items)
         if self.telemetry is not None:
-            for _, _, record, _, started_ns, decision in items:
-                if decision is not None:
-                    self.telemetry.emit(record, decision, started_ns)
+            for _, now, record, _, started_ns, decision in items:
+                if decision is not None:  # the span ends when the answer was decided (``now``), not here
+                    self.telemetry.emit(record, decision, started_ns, round(now * 1e9))
 
     def _write_records(self, items: list[Item]) -> None:
         for sink in self.sinks:

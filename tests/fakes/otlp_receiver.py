@@ -64,7 +64,8 @@ def decode(body: bytes) -> list[dict[str, Any]]:
 class OtlpReceiver:
     """Receives OTLP/HTTP trace exports on 127.0.0.1 (see module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        self.port = port  # 0: a free one
         self.spans: list[dict[str, Any]] = []
         self.requests: list[dict[str, str]] = []
         self._lock = threading.Lock()
@@ -104,7 +105,7 @@ class OtlpReceiver:
                 self.end_headers()
                 self.wfile.write(reply)
 
-        self._thread = ServerThread(server_on(listening_socket(), Handler), "otlp-receiver")
+        self._thread = ServerThread(server_on(listening_socket(port=self.port), Handler), "otlp-receiver")
         return self
 
     def __exit__(self, *exc: object) -> None:

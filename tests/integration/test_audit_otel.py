@@ -194,3 +194,66 @@ def test_serve_stops_promptly_when_the_collector_never_answers(tmp_path: Path) -
             server.proc.wait(timeout=30)
             took = time.monotonic() - started
     assert took < 8.0, took  # docker's stop grace period is 10 s; the flush waits 2 s
+
+
+def _post(url: str, event: dict[str, Any]) -> None:
+    request = urllib.request.Request(
+        f"{url}/hooks", data=json.dumps(event).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200
+
+
+def test_serve_spans_end_when_the_answer_was_decided(tmp_path: Path) -> None:
+    """A server writes its records a batch at a time (up to a quarter second later, after the store's
+    commit); the dispatch span ends at the record's time, when the answer was decided, not when it is
+    written, so a span's duration is the dispatch's."""
+    from datetime import datetime
+
+    with OtlpReceiver() as otlp:
+        config = write_config(tmp_path, audit={"otel": {"endpoint": otlp.endpoint}})
+        with ServeProcess(config, cwd=ROOT) as server:
+            commands = ["ls", "pwd", "rm -rf /tmp/x"]
+            for command in commands:
+                _post(server.url, {**bash(command), "tool_use_id": f"toolu_{command}"})
+            spans = otlp.wait_spans(3 * len(commands))
+    query = run_hookgate(["audit", "query", "--json", "--config", str(config)], cwd=ROOT)
+    assert query.returncode == 0, query.stderr
+    decided = {
+        r["tool_use_id"]: datetime.fromisoformat(r["time"].replace("Z", "+00:00")).timestamp()
+        for r in json.loads(query.stdout)
+    }
+    parents = [s for s in spans if s["name"] == "execute_tool Bash"]
+    assert len(parents) == len(commands)
+    for parent in parents:
+        call = parent["attributes"]["gen_ai.tool.call.id"]
+        assert abs(parent["end_ns"] / 1e9 - decided[call]) < 0.0015, (call, parent["end_ns"], decided[call])
+        children = [s for s in spans if s["parent_span_id"] == parent["span_id"]]
+        assert len(children) == 2 and all(c["end_ns"] <= parent["end_ns"] for c in children)
+
+
+def test_serve_says_when_spans_stop_and_start_going_out(tmp_path: Path) -> None:
+    """A collector that cannot be reached is one log line while serve runs (not one per batch, and not
+    only at shutdown), and one more when spans go out again."""
+    import socket
+
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # nothing listens there yet
+    endpoint = f"http://127.0.0.1:{port}"
+    config = write_config(tmp_path, audit={"otel": {"endpoint": endpoint}})
+    with ServeProcess(config, cwd=ROOT) as server:
+        _post(server.url, bash("ls"))
+        line = server.wait_log(r"spans not exported to", timeout=30)
+        assert f"audit: spans not exported to {endpoint}/v1/traces (" in line, line
+        assert "the records are kept" in line and "Traceback" not in "\n".join(server.lines)
+        _post(server.url, bash("pwd"))
+        import time
+
+        time.sleep(3)  # a second failed batch: no second line
+        assert sum("spans not exported" in ln for ln in server.lines) == 1, server.lines
+        with OtlpReceiver(port=port) as otlp:
+            _post(server.url, bash("whoami"))
+            otlp.wait_spans(3, timeout=30)
+            server.wait_log(r"spans are exported to .* again", timeout=30)
