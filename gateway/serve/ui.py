@@ -13,7 +13,8 @@ cookie that stands for the token)::
                                  parameters session, tool, decision, handler, event, since (30m, 1h,
                                  2d, ISO time), limit (1-1000, default 100). summary: id, n, time,
                                  event, tool_name, input (the tool input in one short line),
-                                 session_id, decision, reason, handlers[{id, type, status, verdict}]
+                                 session_id, decision, reason, handlers[{id, type, status, verdict}],
+                                 unreadable (a row whose stored body is broken: why; else null)
     GET  /ui/api/records/{id}    {"record": {...the full record...}, "chain": {id, n, chain, seq, ...}}
     GET  /ui/api/stats           {"handlers": [{id, type, calls, denies, errors, timeouts, p50_ms,
                                  p95_ms}]}; query parameter since
@@ -132,6 +133,7 @@ def summary(row: Any) -> dict[str, Any]:
         "decision": record.get("decision"),
         "reason": record.get("reason"),
         "handlers": handlers,
+        "unreadable": record.get("unreadable"),  # a row whose stored body is broken: why
     }
 
 

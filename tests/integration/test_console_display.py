@@ -85,3 +85,45 @@ def test_approvals_panel_shows_hidden_characters_as_escapes(tmp_path: Path) -> N
         assert all(RLO not in c for c in cells)
         waiting.proc.kill()
         waiting.finish(timeout=30)
+
+
+def test_a_record_edited_in_the_store_does_not_empty_the_list(tmp_path: Path) -> None:
+    """A record whose body was edited (no ``time``, a number where text belongs, handlers that are not
+    a list) or broken (not JSON) is listed with what it has, beside the others: one such row used to
+    stop the whole Decisions list from being drawn."""
+    import json
+    import sqlite3
+
+    config = write_config(tmp_path)
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        url = server.url
+        for command in ("ls", "pwd", "whoami"):
+            assert post(url, bash(command)) == 200
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{url}/ui")
+        sign_in(page, url, TOKEN, server_log=server.lines)
+        rows = page.locator("#records-body tr.record")
+        expect(rows).to_have_count(3, timeout=20_000)
+
+        db = sqlite3.connect(tmp_path / "state" / "state.sqlite3")
+        bodies = {
+            json.loads(body)["tool_input"]["command"]: n for n, body in db.execute("SELECT n, body FROM audit_records")
+        }
+        edited = json.loads(db.execute("SELECT body FROM audit_records WHERE n = ?", (bodies["ls"],)).fetchone()[0])
+        del edited["time"]
+        edited.update(handlers="gone", decision=7)
+        db.execute("UPDATE audit_records SET body = ? WHERE n = ?", (json.dumps(edited), bodies["ls"]))
+        db.execute("UPDATE audit_records SET body = 'not json{' WHERE n = ?", (bodies["pwd"],))
+        db.commit()
+        db.close()
+
+        page.reload()
+        expect(rows).to_have_count(3, timeout=20_000)
+        expect(rows.filter(has_text="whoami")).to_have_count(1)
+        expect(rows.filter(has_text="its stored body is not JSON")).to_have_count(1)
+        assert rows.filter(has_text="ls").locator(".badge").inner_text() == "7"
+        assert errors == []

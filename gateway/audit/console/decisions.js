@@ -8,16 +8,22 @@
     return Object.fromEntries([...data.entries()].filter(([, v]) => v !== ""));
   }
 
+  // A record's fields as text: a record edited in the store may hold a number, an object or nothing
+  // where a string belongs, and one such row must not keep the others from being listed.
+  const text = (value) => (value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value));
+
   function row(rec) {
-    const handlers = rec.handlers.map((h) => `${h.id}=${h.status === "ok" || h.status === "cached" ? h.verdict : h.status}`);
-    const tr = api.el("tr", {class: "record", "data-id": rec.id, onclick: () => open(rec.id, tr)},
-      api.el("td", {text: rec.time.replace("T", " ").replace("Z", "")}),
-      api.el("td", {text: rec.event}),
-      api.el("td", {text: rec.tool_name || "-"}),
-      api.el("td", {class: "input", text: rec.input || "", title: rec.input || ""}),
-      api.el("td", {}, api.el("span", {class: `badge ${rec.decision}`, text: rec.decision})),
+    const handlers = (Array.isArray(rec.handlers) ? rec.handlers : [])
+      .map((h) => `${text(h.id)}=${text(h.status === "ok" || h.status === "cached" ? h.verdict : h.status)}`);
+    const reason = text(rec.reason) || text(rec.unreadable);
+    const tr = api.el("tr", {class: "record", "data-id": text(rec.id), onclick: () => open(rec.id, tr)},
+      api.el("td", {text: text(rec.time).replace("T", " ").replace("Z", "")}),
+      api.el("td", {text: text(rec.event)}),
+      api.el("td", {text: text(rec.tool_name) || "-"}),
+      api.el("td", {class: "input", text: text(rec.input), title: text(rec.input)}),
+      api.el("td", {}, api.el("span", {class: `badge ${text(rec.decision).replace(/\s/g, "")}`, text: text(rec.decision)})),
       api.el("td", {text: handlers.join(" ") || "-"}),
-      api.el("td", {class: "reason", text: rec.reason || "", title: rec.reason || ""}));
+      api.el("td", {class: "reason", text: reason, title: reason}));
     if (rec.id === selected) tr.classList.add("selected");
     return tr;
   }
