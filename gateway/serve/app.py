@@ -196,10 +196,27 @@ def create_app(server: HookServer) -> Any:
         # this answer goes nowhere, and the log gets no traceback for it.
         return _json(408, {"error": "request body not received"})
 
+    from gateway.errors import StoreError
+
+    said: dict[str, float] = {}
+
+    async def store_error(request: Request, exc: Exception) -> Response:
+        # The state store cannot be opened or read (a stateDir that is not a directory, a shared database
+        # down): the console's and the approvals routes answer one JSON line, 503, and the log gets one
+        # line per distinct problem a minute, not a traceback every time the console refreshes.
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        now = time.monotonic()
+        if now - said.get(message, -120.0) >= 60.0:
+            if len(said) > 64:
+                said.clear()
+            said[message] = now
+            log.error("%s %s: %s", request.method, request.url.path[:200], message)
+        return _json(503, {"error": message})
+
     app: Starlette = Starlette(
         routes=routes,
         lifespan=server.lifespan,
-        exception_handlers={404: http_error, 405: http_error, ClientDisconnect: client_gone},
+        exception_handlers={404: http_error, 405: http_error, ClientDisconnect: client_gone, StoreError: store_error},
     )
     app.router.redirect_slashes = False
     from gateway.serve.approvals import FORM_CALLBACKS, SELF_AUTHENTICATED

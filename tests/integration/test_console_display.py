@@ -127,3 +127,39 @@ def test_a_record_edited_in_the_store_does_not_empty_the_list(tmp_path: Path) ->
         expect(rows.filter(has_text="its stored body is not JSON")).to_have_count(1)
         assert rows.filter(has_text="ls").locator(".badge").inner_text() == "7"
         assert errors == []
+
+
+def test_a_store_that_cannot_be_opened_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """The console's data routes on a state store that cannot be opened (``stateDir`` under a file):
+    503 with the store's one-line error as JSON, which the page shows in its status line; the log gets
+    that line once, never a traceback per refresh."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    (tmp_path / "file").write_text("")
+    config = write_config(tmp_path)
+    doc = json.loads(config.read_text())
+    doc["settings"]["stateDir"] = str(tmp_path / "file" / "state")
+    config.write_text(json.dumps(doc))
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        url = server.url
+        for path in ("/ui/api/records", "/ui/api/stats", "/ui/api/records/x", "/ui/api/approvals"):
+            request = urllib.request.Request(url + path, headers={"Authorization": f"Bearer {TOKEN}"})
+            try:
+                urllib.request.urlopen(request, timeout=30)
+                raise AssertionError(f"{path} answered 2xx")
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 503, (path, exc.code)
+                error = json.loads(exc.read())["error"]
+            assert error.startswith("state store ") and "Not a directory" in error and "\n" not in error
+        page = browser.new_page()
+        page.goto(f"{url}/ui")
+        sign_in(page, url, TOKEN, server_log=server.lines)
+        expect(page.locator("#status")).to_contain_text("Not a directory")
+        page.wait_for_timeout(2500)  # a refresh or two more
+        assert not any("Traceback" in line for line in server.lines), server.lines
+        said = [line for line in server.lines if "GET /ui/api/records: state store" in line]
+        assert len(said) == 1, said

@@ -39,8 +39,13 @@ window.HookgateConsole = (() => {
       window.location.assign("/ui/login");
       throw new Error("signed out");
     }
-    const data = await response.json();
-    if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+    let data = null;
+    try {
+      data = await response.json();
+    } catch {  // not JSON (a proxy's error page): the status line says what answered, in one line
+      throw new Error(`${path}: HTTP ${response.status} ${response.statusText}`.trim());
+    }
+    if (!response.ok) throw new Error((data && data.error) || `HTTP ${response.status}`);
     return data;
   }
 
