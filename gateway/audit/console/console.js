@@ -101,8 +101,11 @@ window.HookgateConsole = (() => {
     }
     const wanted = panels.find((p) => `#${p.id}` === window.location.hash) || panels[0];
     if (wanted) show(wanted);
+    let running = null;  // the timer's refresh still under way: the next tick waits for it (a slow store
+                         // must not pile up requests, one every 2 s, each reading it again)
     setInterval(() => {
-      if (active && active.refresh && !document.hidden) active.refresh().catch((err) => api.status(err.message));
+      if (running || !active || !active.refresh || document.hidden) return;
+      running = active.refresh().catch((err) => api.status(err.message)).finally(() => { running = null; });
     }, 2000);
   }
 

@@ -1,7 +1,7 @@
 // The "Decisions" panel: the latest records with filters; a click shows the full record.
 "use strict";
 (() => {
-  let api, body, detail, form, selected = null, shownKey = "";
+  let api, body, detail, form, selected = null, shownKey = "", latest = 0;
 
   function filters() {
     const data = new FormData(form);
@@ -33,12 +33,18 @@
     for (const other of body.querySelectorAll("tr.selected")) other.classList.remove("selected");
     if (tr) tr.classList.add("selected");
     const data = await api.get(`/ui/api/records/${encodeURIComponent(id)}`);
+    if (selected !== id) return;  // another row was clicked meanwhile: its record is the one to show
     detail.textContent = api.visible(JSON.stringify({...data.record, _chain: data.chain}, null, 2));
   }
 
   async function refresh() {
-    const data = await api.get("/ui/api/records", {...filters(), limit: 200});
-    const key = JSON.stringify([filters(), data.records.map((r) => r.id)]);
+    const asked = ++latest;
+    const wanted = filters();
+    const data = await api.get("/ui/api/records", {...wanted, limit: 200});
+    // Answers can come back out of order (one request per keystroke in a filter): only the answer to
+    // the latest request is drawn, so the list always fits the filters shown above it.
+    if (asked !== latest) return;
+    const key = JSON.stringify([wanted, data.records.map((r) => r.id)]);
     api.status(`${data.records.length} record(s), updated ${new Date().toLocaleTimeString()}`);
     if (key === shownKey) return;
     shownKey = key;

@@ -2,7 +2,7 @@
 "use strict";
 (() => {
   const SVG = "http://www.w3.org/2000/svg";
-  let api, chart, latency, body, since;
+  let api, chart, latency, body, since, latest = 0;
 
   function svg(tag, attrs, text) {
     const node = document.createElementNS(SVG, tag);
@@ -37,7 +37,9 @@
   const LATENCY = [{key: "p50_ms", label: "p50", color: "#2457a6"}, {key: "p95_ms", label: "p95", color: "#8fb3e8"}];
 
   async function refresh() {
+    const asked = ++latest;
     const data = await api.get("/ui/api/stats", {since: since.value});
+    if (asked !== latest) return;  // a newer refresh (another "since") was asked for: draw its answer only
     const rows = data.handlers;
     body.replaceChildren(...rows.map((r) => api.el("tr", {"data-handler": r.id},
       ...[r.id, r.type || "", r.calls, r.denies, r.errors, r.timeouts, r.p50_ms, r.p95_ms]
