@@ -163,3 +163,43 @@ def test_a_store_that_cannot_be_opened_is_one_line_not_a_traceback(tmp_path: Pat
         assert not any("Traceback" in line for line in server.lines), server.lines
         said = [line for line in server.lines if "GET /ui/api/records: state store" in line]
         assert len(said) == 1, said
+
+
+def test_a_long_handler_id_does_not_run_under_the_bars(tmp_path: Path) -> None:
+    import json
+
+    long_id = "payments-gate-verify-the-invoice-before-any-transfer"
+    config = tmp_path / "hookgate.json"
+    hooks = [
+        {"type": "command", "id": long_id, "command": "exit 0"},
+        {"type": "command", "id": "检查" * 20, "command": "true"},
+    ]
+    doc = {
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]},
+        "settings": {"stateDir": str(tmp_path / "s")},
+    }
+    config.write_text(json.dumps(doc))
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        assert post(server.url, bash("ls")) == 200
+        page = browser.new_page()
+        page.goto(f"{server.url}/ui")
+        sign_in(page, server.url, TOKEN, server_log=server.lines)
+        page.click("#tab-handlers")
+        for chart in ("#handler-chart", "#latency-chart"):
+            expect(page.locator(f"{chart} rect")).not_to_have_count(0)
+            overrun = page.evaluate(
+                """(chart) => {
+                  const svg = document.querySelector(chart + " svg");
+                  const barsStart = Math.min(...[...svg.querySelectorAll("rect")].map((r) => r.getBBox().x));
+                  return [...svg.querySelectorAll("text")].filter((t) => t.getBBox().x < barsStart)
+                    .map((t) => [t.textContent, t.getBBox().x + t.getBBox().width, barsStart])
+                    .filter(([, right, start]) => right > start);
+                }""",
+                chart,
+            )
+            assert overrun == [], overrun
+        titles = page.locator("#handler-chart svg > text > title").all_text_contents()
+        assert long_id in titles  # the whole id on hover, and in the table
+        expect(page.locator(f"#stats-body tr[data-handler='{long_id}']")).to_have_count(1)

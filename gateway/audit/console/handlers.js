@@ -7,19 +7,29 @@
   function svg(tag, attrs, text) {
     const node = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
+    if (text !== undefined) node.textContent = api.visible(text);
     return node;
   }
 
   // Horizontal grouped bars: one group per handler, one bar per series.
+  // A handler id as its bar's label: at most LABEL_CHARS characters (a longer one ends in "…"; the whole
+  // id is the label's tooltip and is in the table below), so it never runs under the bars.
+  const LABEL_CHARS = 26;
+  function labelOf(id) {
+    const chars = [...api.visible(id)];
+    return chars.length <= LABEL_CHARS ? chars.join("") : chars.slice(0, LABEL_CHARS - 1).join("") + "…";
+  }
+
   function bars(target, rows, series, unit) {
-    const label = 150, width = 640, bar = 10, gap = 12;
+    const label = 180, width = 610, bar = 10, gap = 12;
     const height = rows.length * (series.length * bar + gap) + 20;
     const max = Math.max(1, ...rows.flatMap((r) => series.map((s) => r[s.key])));
     const root = svg("svg", {width: label + width + 80, height, role: "img", "aria-label": target.dataset.title});
     rows.forEach((r, i) => {
       const y0 = 10 + i * (series.length * bar + gap);
-      root.append(svg("text", {x: 4, y: y0 + (series.length * bar) / 2 + 4}, r.id));
+      const name = svg("text", {x: 4, y: y0 + (series.length * bar) / 2 + 4, class: "label"}, labelOf(r.id));
+      name.append(svg("title", {}, api.visible(r.id)));
+      root.append(name);
       series.forEach((s, j) => {
         const w = Math.max(r[s.key] ? 1 : 0, (r[s.key] / max) * width);
         const rect = svg("rect", {x: label, y: y0 + j * bar, width: w, height: bar - 2, fill: s.color,
@@ -30,6 +40,12 @@
       });
     });
     target.replaceChildren(root);
+    for (const name of root.querySelectorAll("text.label")) {  // wide glyphs (CJK) can still overrun: squeeze
+      if (name.getComputedTextLength() > label - 8) {
+        name.setAttribute("textLength", label - 8);
+        name.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
+    }
   }
 
   const COUNTS = [{key: "calls", label: "calls", color: "#6c7a89"}, {key: "denies", label: "denies", color: "#c0392b"},
