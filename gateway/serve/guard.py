@@ -11,9 +11,10 @@ The console (``/ui`` paths, ``gateway.serve.ui``) follows the same rules with tw
 differences: the token may come as the ``hookgate_ui`` session cookie (HttpOnly, ``SameSite=Strict``,
 set by ``POST /ui/session`` after it checked the token, for ``UI_SESSION_SECONDS``; its value is its
 expiry and an HMAC of the token and that expiry, never the token), and an ``Origin`` equal to the
-server's own (``http://`` + the checked Host) is allowed, so the console's own POSTs work while every
-cross-site request is still refused. ``GET /ui/login`` and its files carry no data and need no token
-(``POST /ui/session`` checks the token itself); ``GET /ui`` without it redirects to the sign-in form."""
+server's own (``http://`` or, through a TLS-terminating proxy, ``https://`` + the checked Host) is
+allowed, so the console's own POSTs work while every cross-site request is still refused. ``GET /ui/login``
+and its files carry no data and need no token (``POST /ui/session`` checks the token itself); ``GET /ui``
+without it redirects to the sign-in form."""
 
 from __future__ import annotations
 
@@ -212,7 +213,7 @@ class RequestGuard:
                     "address it as 127.0.0.1, localhost or [::1], or allow the name with --allow-host",
                     [],
                 )
-        if origin is not None and not (ui and host is not None and origin.lower() == b"http://" + host.lower()):
+        if origin is not None and not (ui and host is not None and _own_origin(origin, host)):
             return (
                 403,
                 "cross_origin",
@@ -242,6 +243,14 @@ class RequestGuard:
         if method == "GET" and path in ("/ui", "/ui/"):
             return (303, "unauthorized", "sign in first: /ui/login", [(b"location", b"/ui/login")])
         return _UNAUTHORIZED
+
+
+def _own_origin(origin: bytes, host: bytes) -> bool:
+    """Whether a console request's ``Origin`` is the server's own: ``http://`` or ``https://`` and the
+    checked Host, port included (``https://``: the page came through a TLS-terminating proxy that passes
+    the Host on, ``--allow-host``; a page elsewhere, another port included, has another origin)."""
+    origin, host = origin.lower(), host.lower()
+    return origin in (b"http://" + host, b"https://" + host)
 
 
 def _presents_token(headers: list[tuple[bytes, bytes]]) -> bool:

@@ -28,8 +28,9 @@ def _missing(why: str) -> None:
 
 
 @contextlib.contextmanager
-def chromium() -> Iterator[Any]:
-    """A launched headless Chromium (``playwright.sync_api.Browser``), closed afterwards."""
+def chromium(*extra: str) -> Iterator[Any]:
+    """A launched headless Chromium (``playwright.sync_api.Browser``), closed afterwards; ``extra``: more
+    command-line flags (``--host-resolver-rules=...``)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -38,7 +39,7 @@ def chromium() -> Iterator[Any]:
         _missing(f"{EXECUTABLE} is missing (apt-get install chromium)")
     executable = EXECUTABLE if os.path.exists(EXECUTABLE) else str(shutil.which("chromium"))
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, args=FLAGS, headless=True)
+        browser = pw.chromium.launch(executable_path=executable, args=[*FLAGS, *extra], headless=True)
         try:
             yield browser
         finally:
