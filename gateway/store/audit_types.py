@@ -106,16 +106,29 @@ class AuditEntry:
         )
 
 
+def _text(value: Any) -> Any:
+    """A column's text as a store can hold it: a lone surrogate (an event's ``session_id`` can hold one;
+    the body's JSON escapes it) as its escape, ``\\ud800``: neither SQLite nor PostgreSQL takes it as
+    text, and one such record would fail its whole batch, and jam the spool that ``hookgate run``
+    records go through, for every record after it."""
+    if isinstance(value, str) and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
 def derived(record: dict[str, Any]) -> dict[str, Any]:
     """The filter columns of a record (``AuditEntry`` fields besides id, ts, body)."""
     handlers = record.get("handlers") or []
     ids = [str(h.get("id")) for h in handlers if isinstance(h, dict)]
     return {
-        "event": str(record.get("event") or ""),
-        "session_id": record.get("session_id"),
-        "tool_name": record.get("tool_name"),
-        "decision": str(record.get("decision") or "none"),
-        "handler_ids": "," + ",".join(i.replace(",", "_") for i in ids) + "," if ids else "",
+        "event": _text(str(record.get("event") or "")),
+        "session_id": _text(record.get("session_id")),
+        "tool_name": _text(record.get("tool_name")),
+        "decision": _text(str(record.get("decision") or "none")),
+        "handler_ids": _text("," + ",".join(i.replace(",", "_") for i in ids) + ",") if ids else "",
     }
 
 

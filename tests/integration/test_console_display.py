@@ -203,3 +203,39 @@ def test_a_long_handler_id_does_not_run_under_the_bars(tmp_path: Path) -> None:
         titles = page.locator("#handler-chart svg > text > title").all_text_contents()
         assert long_id in titles  # the whole id on hover, and in the table
         expect(page.locator(f"#stats-body tr[data-handler='{long_id}']")).to_have_count(1)
+
+
+def test_a_lone_surrogate_in_a_session_id_does_not_jam_the_trail(tmp_path: Path) -> None:
+    """A ``session_id`` holding a lone surrogate (valid JSON, ``"\\ud800"``) made its record's filter
+    column text that no store takes: the record failed its batch, and a ``hookgate run`` record stayed in
+    the spool, so every later record, every ``hookgate audit`` command and every console request failed
+    (500) from then on. Now the column holds the escape; the record, and every one after it, is listed."""
+    import json
+
+    from tests.conftest import run_hookgate
+
+    config = write_config(tmp_path)
+    odd = {**bash("echo odd", session="sur\ud800"), "tool_use_id": "toolu_odd"}
+    run = run_hookgate(["run", "--config", str(config)], odd, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        assert post(server.url, bash("after it", session="s-9")) == 200
+        assert post(server.url, bash("echo odd again", session="sur\udfff")) == 200
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{server.url}/ui")
+        sign_in(page, server.url, TOKEN, server_log=server.lines)
+        rows = page.locator("#records-body tr.record")
+        expect(rows).to_have_count(3, timeout=20_000)
+        rows.filter(has_text="echo odd again").click()
+        expect(page.locator("#record-detail")).to_contain_text('"session_id": "sur\\udfff"')
+        assert errors == []
+        assert not any("Traceback" in line or "cannot record" in line for line in server.lines), server.lines
+    for args in (["audit", "query", "--json"], ["audit", "verify"]):
+        done = run_hookgate([*args, "--config", str(config)], cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+    query = run_hookgate(["audit", "query", "--json", "--session", "s-9", "--config", str(config)], cwd=ROOT)
+    assert [r["tool_input"]["command"] for r in json.loads(query.stdout)] == ["after it"]
