@@ -73,3 +73,28 @@ def test_the_timer_waits_for_a_slow_refresh(tmp_path: Path) -> None:
         asked = [u for u in page.evaluate("() => window.__asked") if "/ui/api/stats" in u]
         # one refresh at a time, each taking 5 s: two at most in 7 s (the timer's 2 s would make four)
         assert 1 <= len(asked) <= 2, asked
+
+
+def test_a_server_gone_is_said_on_the_sign_in_form_and_in_the_console(tmp_path: Path) -> None:
+    """The server stops under an open page: the sign-in form says it cannot reach it (it said nothing: the
+    click did nothing at all), and the console's status line says so in one line."""
+    config = write_config(tmp_path)
+    with chromium() as browser:
+        from playwright.sync_api import expect
+
+        with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server:
+            url = server.url
+            console = browser.new_page()
+            console.goto(f"{url}/ui")
+            sign_in(console, url, TOKEN, server_log=server.lines)
+            console.wait_for_selector("#records-body td.empty")
+            login = browser.new_page()
+            login.goto(f"{url}/ui/login")
+            assert server.stop() == 0
+        errors: list[str] = []
+        login.on("pageerror", lambda exc: errors.append(str(exc)))
+        login.fill("#token", TOKEN)
+        login.click("#sign-in")
+        expect(login.locator("#login-error")).to_contain_text(f"Cannot reach hookgate serve at {url[len('http://') :]}")
+        expect(console.locator("#status")).to_contain_text("cannot reach hookgate serve", timeout=10_000)
+        assert errors == []

@@ -34,7 +34,12 @@ window.HookgateConsole = (() => {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const response = await fetch(url, init);
+    let response;
+    try {
+      response = await fetch(url, init);
+    } catch (err) {  // the server is down or restarting: one line in the status, the next refresh retries
+      throw new Error(`cannot reach hookgate serve at ${window.location.host} (${err.message})`);
+    }
     if (response.status === 401) {
       window.location.assign("/ui/login");
       throw new Error("signed out");
