@@ -8,7 +8,7 @@ only exceptions are the paths given as ``json_exempt`` (Slack's interactivity ca
 sends as a form and which its signature authenticates).
 
 The console (``/ui`` paths, ``gateway.serve.ui``) follows the same rules with two browser-shaped
-differences: the token may come as the ``hookgate_ui`` session cookie (HttpOnly, ``SameSite=Strict``,
+differences: the token may come as the session cookie (``ui_cookie_name``; HttpOnly, ``SameSite=Strict``,
 set by ``POST /ui/session`` after it checked the token, for ``UI_SESSION_SECONDS``; its value is its
 expiry and an HMAC of the token and that expiry, never the token), and an ``Origin`` equal to the
 server's own (``http://`` or, through a TLS-terminating proxy, ``https://`` + the checked Host) is
@@ -35,6 +35,18 @@ Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 UI_COOKIE = "hookgate_ui"
+"""The session cookie's name prefix: the name is ``ui_cookie_name(token)``."""
+
+
+def ui_cookie_name(token: str) -> str:
+    """The console session cookie's name for a server with ``token``: ``hookgate_ui_`` and 12 hex digits
+    of an HMAC of the token. A browser keeps cookies per host name, not per port, so with one name for
+    every server, signing in to a second ``hookgate serve`` on the same machine (another port, another
+    token) replaced the first one's cookie and signed you out of it; servers with the same token share
+    a cookie, which both take."""
+    return UI_COOKIE + "_" + hmac.new(token.encode(), b"hookgate-ui-cookie-name", hashlib.sha256).hexdigest()[:12]
+
+
 UI_PUBLIC = frozenset({"/ui/login", "/ui/session", "/ui/assets/login.js", "/ui/assets/console.css"})
 """Console paths served without the token (they hold no data; ``/ui/session`` checks the token)."""
 
@@ -151,6 +163,7 @@ class RequestGuard:
         self._self_authenticated = self_authenticated  # path prefixes whose routes check credentials themselves
         self._expected = token.encode() if token else None
         self._token = token
+        self._cookie_name = ui_cookie_name(token) if token else UI_COOKIE
         self._allowed_hosts = allowed_hosts
         self._good_hosts: set[bytes] = set()  # Host header values already found allowed
         self._on_reject = on_reject
@@ -236,7 +249,7 @@ class RequestGuard:
     ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         """A console request without the bearer token: None when it may go on (a public path, a valid
         session cookie), the sign-in redirect for the page itself, else 401."""
-        session = _cookie(cookies, UI_COOKIE)
+        session = _cookie(cookies, self._cookie_name)
         assert self._token is not None
         if path in UI_PUBLIC or (session is not None and ui_cookie_valid(session, self._token, time.time())):
             return None

@@ -49,7 +49,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from gateway.serve.guard import UI_COOKIE, UI_SESSION_SECONDS, ui_cookie_value
+from gateway.serve.guard import UI_SESSION_SECONDS, ui_cookie_name, ui_cookie_value
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -225,7 +225,7 @@ class Console:
             return _error(401, "wrong token")
         response = Response(status_code=204, headers=api_headers())
         response.set_cookie(
-            UI_COOKIE,
+            ui_cookie_name(self.token),
             ui_cookie_value(self.token),
             max_age=UI_SESSION_SECONDS,
             path="/ui",
