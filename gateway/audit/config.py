@@ -44,9 +44,18 @@ def defaults() -> dict[str, Any]:
 
 class OtelSection(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
-    endpoint: str | None = Field(None, pattern=r"^https?://")
+    endpoint: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     service_name: str = Field("hookgate", alias="serviceName", min_length=1)
+
+    @field_validator("endpoint")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        if value is not None and not value.lower().startswith(("http://", "https://")):
+            raise ValueError(
+                f"{value[:100]!r}: expected the collector's http:// or https:// base URL (http://127.0.0.1:4318)"
+            )
+        return value
 
 
 class AuditSection(BaseModel):
@@ -60,7 +69,24 @@ class AuditSection(BaseModel):
     max_mb: float | None = Field(200.0, alias="maxMB", gt=0, allow_inf_nan=False)
     max_value: int = Field(4096, alias="maxValue", ge=64, le=1_000_000)
     chain: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[^\s]+$")
-    otel: bool | OtelSection | None = None
+    otel: OtelSection | None = None
+    """``true`` is an empty section (the ``OTEL_EXPORTER_OTLP_*`` variables say where), ``false`` none."""
+
+    @field_validator("otel", mode="before")
+    @classmethod
+    def _otel(cls, value: Any) -> Any:
+        # One validator, not a ``bool | OtelSection`` union: a union reports a mistake inside the mapping
+        # (a bad endpoint) as an error of each member, and the first line read "audit.otel.bool: Input
+        # should be a valid boolean, got dict".
+        if value is True:
+            return {}
+        if value is False or value is None:
+            return None
+        if isinstance(value, dict):
+            return value
+        raise ValueError(
+            f"expected true, false or a mapping (endpoint, headers, serviceName), got {type(value).__name__}"
+        )
 
     @field_validator("record", mode="before")
     @classmethod
@@ -111,8 +137,6 @@ def normalize(section: AuditSection, base_dir: str) -> dict[str, Any]:
             "headers": dict(section.otel.headers),
             "service_name": section.otel.service_name,
         }
-    elif section.otel is True:
-        otel = {"endpoint": None, "headers": {}, "service_name": "hookgate"}
     return {
         "record": section.record,
         "sinks": sinks,

@@ -43,6 +43,8 @@ timeout variable sets one)."""
 CLOSE_SECONDS = 2.0
 """Seconds ``hookgate serve`` waits for the collector when it stops."""
 SCOPE = "hookgate.audit"
+DEFAULT_TRACES = "http://localhost:4318/v1/traces"
+"""Where the SDK's OTLP/HTTP exporter sends spans when nothing says where."""
 
 
 def traces_endpoint(endpoint: str | None) -> str | None:
@@ -85,7 +87,8 @@ class Telemetry:
         self.where = (
             endpoint
             or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-            or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "the OTLP endpoint")
+            or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+            or f"{DEFAULT_TRACES} (the default: neither audit.otel.endpoint nor OTEL_EXPORTER_OTLP_ENDPOINT is set)"
         )
         self.batch = batch
         self.exporter = _Outcome(

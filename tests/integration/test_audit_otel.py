@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, run_hookgate
+from tests.conftest import HOOKGATE, ROOT, run_hookgate
 from tests.fakes.otlp_receiver import OtlpReceiver
 from tests.integration.serve_helpers import ServeProcess
 
@@ -257,3 +257,54 @@ def test_serve_says_when_spans_stop_and_start_going_out(tmp_path: Path) -> None:
             _post(server.url, bash("whoami"))
             otlp.wait_spans(3, timeout=30)
             server.wait_log(r"spans are exported to .* again", timeout=30)
+
+
+@pytest.mark.parametrize(
+    ("otel", "said"),
+    [
+        (
+            {"endpoint": "localhost:4318"},
+            "audit.otel.endpoint: 'localhost:4318': expected the collector's http:// or https:// base URL",
+        ),
+        ({"endpoint": "http://127.0.0.1:4318", "headers": {"x-team": 7}}, "audit.otel.headers.x-team: "),
+        ("http://127.0.0.1:4318", "audit.otel: expected true, false or a mapping (endpoint, headers, serviceName)"),
+    ],
+)
+def test_a_mistake_in_audit_otel_is_one_line_about_itself(tmp_path: Path, otel: Any, said: str) -> None:
+    """``audit.otel`` takes true, false or a mapping: a mistake inside the mapping was reported as an error of
+    each member of a ``bool | OtelSection`` union, and the line ``hookgate run`` printed was the first,
+    ``audit.otel.bool: Input should be a valid boolean, got dict``."""
+    config = write_config(tmp_path, audit={"otel": otel})
+    check = run_hookgate(["validate", "--config", str(config)], cwd=ROOT)
+    assert check.returncode != 0
+    errors = [line for line in check.stdout.splitlines() + check.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and said in errors[0], check.stdout + check.stderr
+    assert "bool" not in errors[0] and "OtelSection" not in errors[0]
+    run = run_hookgate(["run", "--config", str(config)], bash("ls"), cwd=ROOT)
+    assert said in run.stderr and "valid boolean" not in run.stderr, run.stderr
+
+
+def test_otel_true_without_an_endpoint_names_where_spans_went(tmp_path: Path) -> None:
+    """``otel: true`` with no endpoint anywhere: the SDK's default; its failure line names that URL, not
+    "the OTLP endpoint"."""
+    import os
+    import socket
+
+    with socket.socket() as sock:
+        if sock.connect_ex(("127.0.0.1", 4318)) == 0:
+            pytest.skip("a collector listens on localhost:4318")
+    config = write_config(tmp_path, audit={"otel": True})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    proc = subprocess.run(
+        [*HOOKGATE, "run", "--config", str(config)],
+        input=json.dumps(bash("ls")).encode(),
+        capture_output=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    line = proc.stderr.decode().splitlines()[-1]
+    assert line.startswith("hookgate: audit: spans not exported to http://localhost:4318/v1/traces (the default: "), (
+        line
+    )
