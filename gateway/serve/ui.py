@@ -9,7 +9,8 @@ cookie that stands for the token)::
     GET  /ui/login               the sign-in form (no data; served without the token)
     POST /ui/session             {"token": "..."} -> 204 and the session cookie; 401 when wrong
     GET  /ui/assets/NAME         the console's own files (NAME from ``ASSETS``)
-    GET  /ui/api/records         latest records, newest first: {"records": [summary, ...]}; query
+    GET  /ui/api/records         latest records, newest first: {"records": [summary, ...], "note": why
+                                 this config's records are not shown here, or null}; query
                                  parameters session, tool, decision, handler, event, since (30m, 1h,
                                  2d, ISO time), limit (1-1000, default 100). summary: id, n, time,
                                  event, tool_name, input (the tool input in one short line),
@@ -135,6 +136,22 @@ def summary(row: Any) -> dict[str, Any]:
         "handlers": handlers,
         "unreadable": record.get("unreadable"),  # a row whose stored body is broken: why
     }
+
+
+def unseen_note(audit: dict[str, Any]) -> str | None:
+    """Why the console shows none of this config's new records, or None when it does: the console reads
+    the store, and a config may record nothing or write its records elsewhere."""
+    if audit.get("record") == "off":
+        return "this server's config records nothing (audit.record: off)"
+    sinks = list(audit.get("sinks", ["store"]))
+    if "store" in sinks:
+        return None
+    if not sinks:
+        return "this server's config keeps no records (audit.sink: [], spans only); the console reads the store"
+    return (
+        f"this server's config writes its records to {', '.join(sinks)} (audit.sink), not to the store "
+        "the console reads; add store to audit.sink to see them here"
+    )
 
 
 def input_text(tool_input: Any, limit: int = 160) -> str:
@@ -272,7 +289,7 @@ class Console:
         except ValueError as exc:
             return _error(400, str(exc))
         rows = await asyncio.to_thread(self._with_store, lambda store: store.audit_records(flt))
-        return _json({"records": [summary(r) for r in rows]})
+        return _json({"records": [summary(r) for r in rows], "note": unseen_note(self.config.audit)})
 
     async def record(self, request: Request) -> Response:
         record_id = request.path_params["id"]

@@ -239,3 +239,37 @@ def test_a_lone_surrogate_in_a_session_id_does_not_jam_the_trail(tmp_path: Path)
         assert done.returncode == 0, done.stderr
     query = run_hookgate(["audit", "query", "--json", "--session", "s-9", "--config", str(config)], cwd=ROOT)
     assert [r["tool_input"]["command"] for r in json.loads(query.stdout)] == ["after it"]
+
+
+def test_the_empty_list_says_when_the_config_writes_records_elsewhere(tmp_path: Path) -> None:
+    """The console reads the store: with ``audit.sink`` a JSON-lines file only (or ``audit.record: off``)
+    it said "No records yet." however many events came, with no hint why; it now says where they go, and
+    after a reload that adds the store back, says nothing and lists the new records."""
+    import json
+
+    config = write_config(tmp_path)
+    doc = json.loads(config.read_text())
+    doc["audit"] = {"sink": f"jsonl:{tmp_path / 'audit.jsonl'}"}
+    config.write_text(json.dumps(doc))
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        assert post(server.url, bash("ls")) == 200
+        page = browser.new_page()
+        page.goto(f"{server.url}/ui")
+        sign_in(page, server.url, TOKEN, server_log=server.lines)
+        note = page.locator("#records-note")
+        expect(note).to_contain_text(f"writes its records to jsonl:{tmp_path / 'audit.jsonl'} (audit.sink)")
+        expect(note).to_contain_text("add store to audit.sink")
+
+        doc["audit"] = {"record": "off"}
+        config.write_text(json.dumps(doc))
+        server.wait_log("config reloaded", timeout=30)
+        expect(note).to_contain_text("records nothing (audit.record: off)", timeout=10_000)
+
+        doc["audit"] = {"sink": ["store", f"jsonl:{tmp_path / 'audit.jsonl'}"]}
+        config.write_text(json.dumps(doc))
+        server.wait_log("config reloaded", after=len(server.lines), timeout=30)
+        assert post(server.url, bash("pwd")) == 200
+        expect(page.locator("#records-body tr.record")).to_have_count(1, timeout=10_000)
+        expect(note).to_be_hidden()

@@ -1,7 +1,7 @@
 // The "Decisions" panel: the latest records with filters; a click shows the full record.
 "use strict";
 (() => {
-  let api, body, detail, form, selected = null, shownKey = "", latest = 0;
+  let api, body, detail, form, note, selected = null, shownKey = "", latest = 0;
 
   function filters() {
     const data = new FormData(form);
@@ -45,6 +45,8 @@
     // the latest request is drawn, so the list always fits the filters shown above it.
     if (asked !== latest) return;
     const key = JSON.stringify([wanted, data.records.map((r) => r.id)]);
+    note.textContent = api.visible(data.note ? `Note: ${data.note}.` : "");
+    note.hidden = !data.note;
     api.status(`${data.records.length} record(s), updated ${new Date().toLocaleTimeString()}`);
     if (key === shownKey) return;
     shownKey = key;
@@ -73,7 +75,8 @@
       api.el("thead", {}, api.el("tr", {}, ...["time (UTC)", "event", "tool", "input", "decision", "handlers", "reason"]
         .map((h) => api.el("th", {text: h})))), body);
     detail = api.el("pre", {id: "record-detail", text: "Click a record to see all of it."});
-    section.append(form, api.el("div", {class: "split"}, api.el("div", {class: "table-wrap"}, table), detail));
+    note = api.el("p", {class: "empty", id: "records-note", hidden: true});
+    section.append(form, note, api.el("div", {class: "split"}, api.el("div", {class: "table-wrap"}, table), detail));
   }
 
   HookgateConsole.registerPanel({id: "decisions", title: "Decisions", order: 10, mount, refresh});
