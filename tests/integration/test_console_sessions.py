@@ -1,6 +1,7 @@
 """Console sign-ins to two ``hookgate serve`` on one machine, in one real headless Chromium: a browser keeps
 cookies per host name, not per port, so each server's session cookie has a name of its own (from its
-token), and signing in to one does not sign you out of the other."""
+token), and signing in to one does not sign you out of the other; and the address (``/ui#panel``, Back)
+picks the panel shown."""
 
 from __future__ import annotations
 
@@ -42,3 +43,26 @@ def test_two_servers_two_sessions(tmp_path: Path) -> None:
             expect(page.locator("#records-body tr.record")).to_contain_text(f"on {name}", timeout=20_000)
             page.wait_for_timeout(2500)  # a refresh or two: still signed in
             assert page.url.startswith(f"{server.url}/ui") and "/ui/login" not in page.url, page.url
+
+
+def test_the_address_bar_picks_the_panel(tmp_path: Path) -> None:
+    """``/ui#handlers`` typed or pasted into an open console, and Back, showed the address's panel only
+    after a reload: the URL said one panel while another was shown."""
+    from tests.integration.test_console import TOKEN
+
+    config = write_config(tmp_path)
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        page = browser.new_page()
+        page.goto(f"{server.url}/ui")
+        sign_in(page, server.url, TOKEN, server_log=server.lines)
+        expect(page.locator("#panel-decisions")).to_be_visible()
+        page.goto(f"{server.url}/ui#handlers")
+        expect(page.locator("#panel-handlers")).to_be_visible()
+        expect(page.locator("#tab-handlers")).to_have_attribute("aria-selected", "true")
+        expect(page.locator("#panel-decisions")).to_be_hidden()
+        page.go_back()
+        expect(page).to_have_url(f"{server.url}/ui#decisions")
+        expect(page.locator("#panel-decisions")).to_be_visible()
+        expect(page.locator("#panel-handlers")).to_be_hidden()

@@ -106,6 +106,11 @@ window.HookgateConsole = (() => {
     }
     const wanted = panels.find((p) => `#${p.id}` === window.location.hash) || panels[0];
     if (wanted) show(wanted);
+    // the address bar (a pasted /ui#approvals, Back and Forward) picks the panel too, not only the tabs
+    window.addEventListener("hashchange", () => {
+      const panel = panels.find((p) => `#${p.id}` === window.location.hash);
+      if (panel && panel !== active) show(panel);
+    });
     let running = null;  // the timer's refresh still under way: the next tick waits for it (a slow store
                          // must not pile up requests, one every 2 s, each reading it again)
     setInterval(() => {
