@@ -277,20 +277,23 @@ def test_the_empty_list_says_when_the_config_writes_records_elsewhere(tmp_path: 
 
 def test_the_record_pane_is_in_view_beside_a_long_list(tmp_path: Path) -> None:
     """A click on a row far down a long list showed its record at the top of the page, thousands of
-    pixels above the row: nothing seemed to happen. The pane now stays in view."""
+    pixels above the row: nothing seemed to happen. The pane now stays in view. And with more records
+    than the list shows, the status line says so (it said "200 record(s)", as if that were all)."""
     config = write_config(tmp_path)
     with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
         from playwright.sync_api import expect
 
-        for i in range(60):
+        for i in range(201):
             assert post(server.url, bash(f"echo {i}")) == 200
         page = browser.new_page(viewport={"width": 1280, "height": 600})
         page.goto(f"{server.url}/ui")
         sign_in(page, server.url, TOKEN, server_log=server.lines)
         rows = page.locator("#records-body tr.record")
-        expect(rows).to_have_count(60, timeout=20_000)
-        rows.last.click()  # the oldest: echo 0
-        expect(page.locator("#record-detail")).to_contain_text('"command": "echo 0"')
+        expect(rows).to_have_count(200, timeout=20_000)
+        # 201 records match: the status says more match than the 200 listed, not "200 record(s)"
+        expect(page.locator("#status")).to_contain_text("the latest 200 records (more match")
+        rows.last.click()  # the oldest listed: echo 1
+        expect(page.locator("#record-detail")).to_contain_text('"command": "echo 1"')
         assert page.evaluate("() => window.scrollY") > 600  # the click scrolled down to the row
         box = page.locator("#record-detail").bounding_box()
         assert box is not None and box["y"] > -2 and box["y"] + 100 <= 600, box

@@ -1,6 +1,7 @@
 // The "Decisions" panel: the latest records with filters; a click shows the full record.
 "use strict";
 (() => {
+  const LIMIT = 200;  // rows listed
   let api, body, detail, form, note, selected = null, shownKey = "", latest = 0;
 
   function filters() {
@@ -40,14 +41,17 @@
   async function refresh() {
     const asked = ++latest;
     const wanted = filters();
-    const data = await api.get("/ui/api/records", {...wanted, limit: 200});
+    const data = await api.get("/ui/api/records", {...wanted, limit: LIMIT + 1});  // one more: are there more?
     // Answers can come back out of order (one request per keystroke in a filter): only the answer to
     // the latest request is drawn, so the list always fits the filters shown above it.
     if (asked !== latest) return;
+    const more = data.records.length > LIMIT;
+    if (more) data.records = data.records.slice(0, LIMIT);
     const key = JSON.stringify([wanted, data.records.map((r) => r.id)]);
     note.textContent = api.visible(data.note ? `Note: ${data.note}.` : "");
     note.hidden = !data.note;
-    api.status(`${data.records.length} record(s), updated ${new Date().toLocaleTimeString()}`);
+    const shown = more ? `the latest ${LIMIT} records (more match: the filters narrow them)` : `${data.records.length} record(s)`;
+    api.status(`${shown}, updated ${new Date().toLocaleTimeString()}`);
     if (key === shownKey) return;
     shownKey = key;
     body.replaceChildren(...data.records.map(row));
