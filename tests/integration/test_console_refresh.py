@@ -1,6 +1,8 @@
 """The console's refreshes in a real headless Chromium against a slow network (a fetch the page makes is
 held back in the browser, as a slow link or a slow store would hold it): an answer that comes back after
-a newer one is not drawn over it, and the 2 s timer does not pile up requests while one is under way."""
+a newer one is not drawn over it, and the 2 s timer does not pile up requests while one is under way;
+a server gone, said on the sign-in form and in the status line; the keyboard, and filters that match
+nothing."""
 
 from __future__ import annotations
 
@@ -98,3 +100,28 @@ def test_a_server_gone_is_said_on_the_sign_in_form_and_in_the_console(tmp_path: 
         expect(login.locator("#login-error")).to_contain_text(f"Cannot reach hookgate serve at {url[len('http://') :]}")
         expect(console.locator("#status")).to_contain_text("cannot reach hookgate serve", timeout=10_000)
         assert errors == []
+
+
+def test_keyboard_and_an_empty_filter(tmp_path: Path) -> None:
+    """A row opens from the keyboard (Tab, Enter), not only with a mouse; filters that match nothing say
+    so, not "No records yet." (which reads as: nothing was recorded)."""
+    config = write_config(tmp_path)
+    with ServeProcess(config, env={"HOOKGATE_TOKEN": TOKEN}, cwd=ROOT) as server, chromium() as browser:
+        from playwright.sync_api import expect
+
+        assert post(server.url, bash("ls -la")) == 200
+        page = browser.new_page()
+        page.goto(f"{server.url}/ui")
+        sign_in(page, server.url, TOKEN, server_log=server.lines)
+        rows = page.locator("#records-body tr.record")
+        expect(rows).to_have_count(1, timeout=20_000)
+        page.focus("#f-since")
+        page.keyboard.press("Tab")  # from the last filter to the first row
+        expect(rows.first).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.locator("#record-detail")).to_contain_text('"command": "ls -la"')
+
+        page.fill("#f-tool", "Nothing")
+        expect(page.locator("#records-body td.empty")).to_have_text("No record matches these filters.")
+        page.fill("#f-tool", "")
+        expect(rows).to_have_count(1)

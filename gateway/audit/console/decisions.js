@@ -17,7 +17,11 @@
     const handlers = (Array.isArray(rec.handlers) ? rec.handlers : [])
       .map((h) => `${text(h.id)}=${text(h.status === "ok" || h.status === "cached" ? h.verdict : h.status)}`);
     const reason = text(rec.reason) || text(rec.unreadable);
-    const tr = api.el("tr", {class: "record", "data-id": text(rec.id), onclick: () => open(rec.id, tr)},
+    // a row opens with a click, or from the keyboard (Tab to it, Enter or Space)
+    const tr = api.el("tr", {class: "record", "data-id": text(rec.id), tabindex: "0", onclick: () => pick(rec.id, tr),
+                             onkeydown: (ev) => {
+                               if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); pick(rec.id, tr); }
+                             }},
       api.el("td", {text: text(rec.time).replace("T", " ").replace("Z", "")}),
       api.el("td", {text: text(rec.event)}),
       api.el("td", {text: text(rec.tool_name) || "-"}),
@@ -27,6 +31,10 @@
       api.el("td", {class: "reason", text: reason, title: reason}));
     if (rec.id === selected) tr.classList.add("selected");
     return tr;
+  }
+
+  function pick(id, tr) {
+    open(id, tr).catch((err) => api.status(err.message));  // a record gone meanwhile: one line, no page error
   }
 
   async function open(id, tr) {
@@ -56,7 +64,9 @@
     shownKey = key;
     body.replaceChildren(...data.records.map(row));
     if (!data.records.length) {
-      body.append(api.el("tr", {}, api.el("td", {class: "empty", colspan: "7", text: "No records yet."})));
+      const filtered = Object.keys(wanted).length > 0;
+      const text = filtered ? "No record matches these filters." : "No records yet.";
+      body.append(api.el("tr", {}, api.el("td", {class: "empty", colspan: "7", text})));
     }
   }
 
