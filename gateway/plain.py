@@ -35,6 +35,19 @@ def plain(value: Any) -> Any:
     return _plain(value, 0, set())
 
 
+def utf8_text(text: str) -> str:
+    """``text`` with every lone surrogate (a JSON ``"\\ud800"``, a model's output cut inside a surrogate
+    pair) written as its escape, ``\\ud800``: text UTF-8 can carry, for what cannot take the character itself
+    (a store's text column, an environment variable, a subprocess's argument). Other text is returned as is."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def _unencodable(why: str, value: Any) -> str:
     return f"[unencodable: {why}: {type(value).__name__}]"
 

@@ -37,6 +37,7 @@ from gateway.answers import first_line, parse_text, trim, truncate
 from gateway.decision import Verdict
 from gateway.errors import HandlerError
 from gateway.events import dump_bytes
+from gateway.plain import utf8_text
 from handlers.base import Handler
 from handlers.placeholders import PLACEHOLDERS, infer_project_dir
 from handlers.placeholders import values as placeholder_values
@@ -181,8 +182,8 @@ class CommandHandler(Handler):
         values = placeholder_values(self.spec.base_dir, project_dir)
         env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
         env.update(values)
-        if event.session_id:
-            env["CLAUDE_CODE_SESSION_ID"] = event.session_id
+        if event.session_id:  # (an environment variable cannot hold a lone surrogate: its escape)
+            env["CLAUDE_CODE_SESSION_ID"] = utf8_text(event.session_id)
         env["HOOKGATE_DEPTH"] = str(_depth() + 1)  # a hook that runs hookgate again is nested one deeper
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else None
         stdin = dump_bytes(host_payload(event, self.spec.dialect))

@@ -34,6 +34,7 @@ from gateway.approvals.record import printable
 from gateway.approvals.wake import Waker
 from gateway.audit.redact import Redactor
 from gateway.errors import ChannelError, HookgateError
+from gateway.plain import utf8_text
 
 if TYPE_CHECKING:
     from gateway.approvals.channels.base import Channel
@@ -60,11 +61,7 @@ def storable(value: Any) -> Any:
     pair), and neither SQLite nor PostgreSQL can store it as text: the request could never be created,
     so the call could never be approved. The request's key and fingerprint hash the call as it came."""
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-        return value
+        return utf8_text(value)
     if isinstance(value, dict):
         return {storable(k): storable(v) for k, v in value.items()}
     if isinstance(value, list):

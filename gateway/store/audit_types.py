@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gateway.plain import utf8_text
 from gateway.store.audit_link import GENESIS, link_hash
 
 __all__ = [
@@ -111,12 +112,7 @@ def _text(value: Any) -> Any:
     the body's JSON escapes it) as its escape, ``\\ud800``: neither SQLite nor PostgreSQL takes it as
     text, and one such record would fail its whole batch, and jam the spool that ``hookgate run``
     records go through, for every record after it."""
-    if isinstance(value, str) and not value.isascii():
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-    return value
+    return utf8_text(value) if isinstance(value, str) else value
 
 
 def derived(record: dict[str, Any]) -> dict[str, Any]:

@@ -97,6 +97,16 @@ async def test_exec_form_with_placeholders_env_and_cwd(tmp_path: Path) -> None:
     assert arg == str(tmp_path) and project == str(tmp_path) and cwd == str(tmp_path) and session == "s9"
 
 
+async def test_a_lone_surrogate_in_the_session_id_still_runs_the_hook(tmp_path: Path) -> None:
+    """An environment variable cannot hold a lone surrogate (a JSON "\\ud800" in ``session_id``): the hook
+    gets its escape, and runs. It once failed to start, and a failed hook that is not failClosed let the
+    call through: the policy lapsed."""
+    s = _script(tmp_path, "h.sh", 'cat > /dev/null; echo "session $CLAUDE_CODE_SESSION_ID is not allowed" >&2; exit 2')
+    d = await _dispatch(_gateway(tmp_path, _pre(_cmd(s))), {**PRE, "session_id": "s\ud800x"}, tmp_path)
+    assert d.results[0].status == "ok", d.results[0].message
+    assert d.permission == "deny" and "session s\\ud800x is not allowed" in (d.permission_reason or "")
+
+
 async def test_stdin_is_the_event_json(tmp_path: Path) -> None:
     out = tmp_path / "seen.json"
     s = _script(tmp_path, "h.sh", f"cat > {out}")
