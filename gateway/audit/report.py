@@ -23,6 +23,21 @@ _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
+def event_name(text: str) -> str:
+    """The canonical event name (or ``AuditRetention``) ``text`` names, in any case, for a filter: records
+    hold canonical names only, so ``pretooluse`` or a typo would list nothing, as if no such event had been
+    recorded. Raises ValueError naming ``text`` and the name it seems to mean."""
+    from gateway.audit.retention import EVENT
+    from gateway.config.schema import suggest
+    from gateway.events import EVENTS
+
+    names = [*EVENTS, EVENT]
+    for name in names:
+        if name.lower() == text.strip().lower():
+            return name
+    raise ValueError(f"{text[:60]!r} is no event name{suggest(text, names)}")
+
+
 def parse_since(text: str, now: float | None = None) -> float:
     """Epoch seconds for ``--since``: a duration back from now (``90s``, ``15m``, ``1h``, ``2d``, ``1w``)
     or an ISO 8601 time (``2026-12-01``, ``2026-12-01T07:00``, ``...Z``/``+02:00``; no zone = UTC).

@@ -116,19 +116,15 @@ def _since(text: str) -> float:
 
 
 def _event(text: str) -> str:
-    """A canonical event name (or ``AuditRetention``), in any case: records hold canonical names only, so
-    ``--event pretooluse`` or a typo listed nothing, with exit 0, as if no such event had been recorded."""
+    """``--event``: ``gateway.audit.report.event_name``, a usage error when it names no event."""
     import argparse
 
-    from gateway.audit.retention import EVENT
-    from gateway.config.schema import suggest
-    from gateway.events import EVENTS
+    from gateway.audit.report import event_name
 
-    names = [*EVENTS, EVENT]
-    for name in names:
-        if name.lower() == text.strip().lower():
-            return name
-    raise argparse.ArgumentTypeError(f"{text!r} is no event name{suggest(text, names)}")
+    try:
+        return event_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _since_values_joined(words: list[str]) -> list[str]:

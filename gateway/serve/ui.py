@@ -254,10 +254,11 @@ class Console:
     def _filter(self, request: Request, *, with_limit: bool) -> Any:
         """An ``AuditFilter`` from the query string. Raises ValueError with a one-line message."""
         from gateway.audit.record import DECISIONS
-        from gateway.audit.report import parse_since
+        from gateway.audit.report import event_name, parse_since
         from gateway.store.audit_types import AuditFilter
 
         q = request.query_params
+        event = event_name(q["event"]) if q.get("event") else None  # in any case, as the CLI's --event
         decision = q.get("decision") or None
         if decision is not None and decision not in DECISIONS:
             raise ValueError(f"decision {decision[:40]!r}: expected one of {', '.join(DECISIONS)}")
@@ -279,7 +280,7 @@ class Console:
             tool=q.get("tool") or None,
             decision=decision,
             handler=q.get("handler") or None,
-            event=q.get("event") or None,
+            event=event,
             limit=limit,
         )
 

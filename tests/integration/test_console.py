@@ -104,6 +104,14 @@ def test_guard_rules_on_ui_routes(tmp_path: Path) -> None:
                 break
             time.sleep(0.1)
         assert counted == [("guard", 1), ("notify", 1)]
+        for name, found in (("PreToolUse", 1), ("pretooluse", 1), ("Stop", 0)):  # any case, as the CLI's --event
+            request = urllib.request.Request(url + f"/ui/api/records?event={name}", headers=auth)
+            with urllib.request.urlopen(request, timeout=30) as response:
+                assert len(json.loads(response.read())["records"]) == found, name
+        request = urllib.request.Request(url + "/ui/api/records?event=PreTool", headers=auth)
+        with pytest.raises(urllib.error.HTTPError) as refused:  # no such event: said, not an empty list
+            urllib.request.urlopen(request, timeout=30)
+        assert refused.value.code == 400 and "is no event name" in json.loads(refused.value.read())["error"]
         assert status(url, "/ui/assets/../../etc/passwd", auth) == 404
         assert status(url, "/ui/login") == 200
 
