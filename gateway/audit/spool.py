@@ -20,6 +20,8 @@ line may have been read or not, so the writer writes it again to the new spool, 
 the copy whose id it already has. A line written while the file was still the spool was written before
 the rename, so the drain, which reads after renaming, sees it. A crash between the append and the
 removal leaves the file behind; the next drain reads it again and the store skips ids it already has.
+A drain moves the files set aside earlier before it renames the spool: while the store cannot take them
+(a shared database that is down), the spool stays one file that grows, not one more file per attempt.
 """
 
 from __future__ import annotations
@@ -178,13 +180,23 @@ def drain(state_dir: str, store: object, chain: str) -> int:
     skipped; a record written right after a torn piece is kept, under its own id (``_entry``). Raises
     OSError and the store's errors; a file whose append failed stays for the next drain."""
     import contextlib
-    import fcntl
     import time
 
     directory = spool_dir(state_dir)
     path = os.path.join(directory, SPOOL_NAME)
+    # files set aside by earlier drains first: while the store refuses them (a database that is down),
+    # the spool is not renamed too, so an outage leaves one growing spool, not a file per attempt
+    stored = _drain_aside(directory, store, chain)
     with contextlib.suppress(FileNotFoundError):
         os.rename(path, f"{path}.{time.time_ns():x}.{os.getpid()}")
+    return stored + _drain_aside(directory, store, chain)
+
+
+def _drain_aside(directory: str, store: object, chain: str) -> int:
+    """Append every spool file set aside (``spool.jsonl.<ns>.<pid>``) to ``store``, oldest first, and
+    remove each once stored; files another drain holds are left to it. Raises like ``drain``."""
+    import fcntl
+
     try:
         names = sorted(n for n in os.listdir(directory) if n.startswith(SPOOL_NAME + "."))
     except FileNotFoundError:
