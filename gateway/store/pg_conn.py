@@ -35,6 +35,7 @@ from gateway.store.url import password_of, redact
 
 if TYPE_CHECKING:
     import asyncio
+    import threading
 
     import psycopg
     import psycopg_pool
@@ -106,11 +107,12 @@ class SyncDB:
     """One lazily opened connection (``hookgate run``, CLI commands, sync callers under ``serve``).
     Calls from several threads take turns (a lock around each operation)."""
 
-    def __init__(self, url: str, application_name: str = "hookgate") -> None:
+    def __init__(self, url: str, application_name: str = "hookgate", *, op_timeout: float | None = None) -> None:
         import threading
 
         self.url = url
         self.application_name = application_name
+        self.op_timeout = op_timeout
         self.round_trips = 0
         self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
         self._lock = threading.RLock()  # reentrant: ``run`` inside this thread's ``snapshot``
@@ -168,6 +170,7 @@ class SyncDB:
         import psycopg
 
         conn = self.connection()
+        fired, timer = self._deadline(conn)
         try:
             if tx:
                 with conn.transaction():
@@ -175,7 +178,37 @@ class SyncDB:
                     return self._drive(conn, op)
             return self._drive(conn, op)
         except psycopg.Error as exc:
+            if fired.is_set() and isinstance(exc, psycopg.errors.QueryCanceled):
+                raise StoreUnavailable(
+                    f"store {redact(self.url)} did not answer within {self.op_timeout:g} s (a lock held, or "
+                    "the server overloaded); the statement was cancelled"
+                ) from None
             raise self._mapped(exc) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if fired.is_set():  # a cancel request may still be on its way, and must not reach the next
+                self.close()  # statement: that one gets a new connection
+
+    def _deadline(self, conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[threading.Event, Any]:
+        """``(fired, timer)``: with ``op_timeout``, a started timer that cancels what ``conn`` runs once
+        the operation takes longer (a table or row locked by another session, an overloaded server: a
+        hook call must not wait on that without bound), and the event it sets when it does."""
+        import threading
+
+        fired = threading.Event()
+        if not self.op_timeout:
+            return fired, None
+
+        def cancel() -> None:
+            fired.set()
+            with contextlib.suppress(Exception):
+                conn.cancel_safe(timeout=self.op_timeout)
+
+        timer = threading.Timer(self.op_timeout, cancel)
+        timer.daemon = True
+        timer.start()
+        return fired, timer
 
     def _drive(self, conn: psycopg.Connection[tuple[Any, ...]], op: Op[T]) -> T:
         try:

@@ -30,6 +30,11 @@ if TYPE_CHECKING:
 
 Mode = Literal["run", "serve", "api", "admin"]
 
+RUN_OP_TIMEOUT = 5.0
+"""Seconds a store operation of ``hookgate run`` may take before it is cancelled (``SyncDB.op_timeout``):
+a row or table locked by another session must not hold a hook call without bound. ``serve`` bounds its
+calls with the handler's deadline instead; CLI commands (a migration waiting its turn) are not bounded."""
+
 
 class PostgresStore(PostgresAuditMixin, Store):
     """The ``Store`` interface on PostgreSQL. ``url``: a libpq URL (secret; shown only redacted).
@@ -44,7 +49,7 @@ class PostgresStore(PostgresAuditMixin, Store):
     def __init__(self, url: str, *, mode: Mode = "run") -> None:
         self.url = url
         self.mode = mode
-        self._sync = SyncDB(url, f"hookgate-{mode}")
+        self._sync = SyncDB(url, f"hookgate-{mode}", op_timeout=RUN_OP_TIMEOUT if mode == "run" else None)
         self._async = AsyncDB(url) if mode == "serve" else None
 
     @property

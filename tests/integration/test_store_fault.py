@@ -136,6 +136,43 @@ def test_run_with_the_store_down_follows_fail_closed(tmp_path: Path) -> None:
         assert PASSWORD not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_run_is_not_held_by_a_table_another_session_locked(tmp_path: Path, pg_server: Any) -> None:
+    """A slow database (here: the counters table locked by another session) holds a `hookgate run` store
+    call at most ``RUN_OP_TIMEOUT`` seconds: the statement is cancelled, the check follows failClosed with
+    one line saying so, and the same store's next call works on a fresh connection."""
+    import time
+
+    import psycopg
+
+    from gateway.errors import StoreUnavailable
+    from gateway.store.postgres import RUN_OP_TIMEOUT, PostgresStore
+    from tests.conftest import run_hookgate
+
+    url = pg_server.url(pg_server.new_database())
+    PostgresStore(url, mode="admin").migrate()
+    store = PostgresStore(url, mode="run")
+    locker = psycopg.connect(url)
+    try:
+        locker.execute("LOCK TABLE counters IN ACCESS EXCLUSIVE MODE")
+        started = time.monotonic()
+        proc = run_hookgate(
+            ["run", "--config", _rate_config(tmp_path, fail_closed=False)], _bash("ls"), env={"HOOKGATE_STORE_URL": url}
+        )
+        assert time.monotonic() - started < RUN_OP_TIMEOUT + 4
+        assert proc.returncode == 0, proc.stderr
+        message = json.loads(proc.stdout)["systemMessage"]
+        assert "'rate' let this through without its state" in message
+        assert f"did not answer within {RUN_OP_TIMEOUT:g} s" in message
+        assert PASSWORD not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
+        with pytest.raises(StoreUnavailable, match="did not answer"):
+            store.counter_add("s", "k")
+    finally:
+        locker.rollback()
+        locker.close()
+    assert store.counter_add("s", "k") == 1  # the cancelled connection was dropped; a new one answers
+    store.close()
+
+
 def test_serve_while_postgresql_stops_and_restarts(tmp_path: Path, pg_server: Any) -> None:
     """A live `hookgate serve`: the database stops mid-run (stateless events keep their answers, the
     failClosed rate limit denies naming the outage), then starts again (the same pool reconnects, and
