@@ -71,6 +71,9 @@ def conninfo(url: str, application_name: str) -> str:
 
 
 def _scrub(text: str, url: str) -> str:
+    import re
+
+    text = re.split(r"\n\s*(?:LINE \d+:|QUERY:|CONTEXT:)", text, maxsplit=1)[0]  # not the SQL quoted back
     line = " ".join(text.strip().split()) or "no details"
     secret = password_of(url)
     if secret:
@@ -92,6 +95,12 @@ def map_error(exc: BaseException, url: str) -> StoreError:
         return StoreUnavailable(f"{where} is unreachable: {_scrub(str(exc), url)}")
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
         return StoreUnavailable(f"{where} is unreachable: {_scrub(str(exc), url)}", broken_connection=True)
+    if isinstance(exc, pe.InsufficientPrivilege):
+        return StoreError(
+            f"{where}: {_scrub(str(exc), url)}: the role may not do this; run 'hookgate store migrate' as the "
+            "database's owner, and grant the role SELECT, INSERT, UPDATE, DELETE on hookgate's tables and USAGE "
+            "on their sequences"
+        )
     return StoreError(f"{where}: {type(exc).__name__}: {_scrub(str(exc), url)}")
 
 

@@ -269,3 +269,51 @@ def test_a_multi_host_url_fails_over_to_the_host_that_answers(tmp_path: Path, pg
     migrated = run_hookgate(["store", "migrate", "--config", config], env={"HOOKGATE_STORE_URL": url})
     assert migrated.returncode == 0 and "migrated to schema version" in migrated.stdout, migrated.stderr
     _no_secret(valid.stdout, migrated.stdout, migrated.stderr)
+
+
+def test_a_role_without_create_rights_gets_one_line_and_may_run_migrate_once_current(
+    tmp_path: Path, pg_server: Any, pg_url: str
+) -> None:
+    """A least-privilege role (no CREATE on the schema): `store migrate` on an empty database says what
+    is wrong in one line (not the SQL quoted back); once the owner migrated and granted the role its
+    rows, the role's `store migrate` (a replica's deploy step) has nothing to do and exits 0, and events
+    keep their state through it."""
+    db = pg_url.rsplit("/", 1)[1]
+    pg_server.psql("CREATE ROLE replica LOGIN PASSWORD 'replica-pw-9'")
+    pg_server.psql("REVOKE CREATE ON SCHEMA public FROM PUBLIC", db)
+    url = f"postgresql://replica:replica-pw-9@127.0.0.1:{pg_server.port}/{db}"
+    config = str(
+        _config(
+            tmp_path, {"PreToolUse": [{"hooks": [{"type": "builtin", "name": "rateLimit", "limit": 1, "window": 60}]}]}
+        )
+    )
+    denied = run_hookgate(["store", "migrate", "--config", config], env={"HOOKGATE_STORE_URL": url})
+    assert denied.returncode == 1 and denied.stderr.count("\n") == 1, denied.stderr
+    assert "permission denied for schema public" in denied.stderr and "as the database's owner" in denied.stderr
+    assert "LINE 1" not in denied.stderr and "CREATE TABLE" not in denied.stderr
+    owner = run_hookgate(["store", "migrate", "--config", config], env={"HOOKGATE_STORE_URL": pg_url})
+    assert owner.returncode == 0, owner.stderr
+    pg_server.psql(
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO replica; "
+        "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO replica",
+        db,
+    )
+    again = run_hookgate(["store", "migrate", "--config", config], env={"HOOKGATE_STORE_URL": url})
+    assert again.returncode == 0 and "is current; nothing to apply" in again.stdout, again.stderr
+    first = run_hookgate(["run", "--config", config], event("Bash", command="ls"), env={"HOOKGATE_STORE_URL": url})
+    second = run_hookgate(["run", "--config", config], event("Bash", command="ls"), env={"HOOKGATE_STORE_URL": url})
+    assert first.returncode == 0 and first.stderr == "", first.stderr
+    assert second.returncode == 2 and "rate limit" in second.stdout + second.stderr, second.stdout
+
+
+def test_migrate_on_a_newer_schema_says_it_is_newer(tmp_path: Path, pg_server: Any, pg_url: str) -> None:
+    config = str(_config(tmp_path))
+    env = {"HOOKGATE_STORE_URL": pg_url}
+    assert run_hookgate(["store", "migrate", "--config", config], env=env).returncode == 0
+    pg_server.psql(
+        "INSERT INTO hookgate_schema (version, name) VALUES (99, 'from the future')", pg_url.rsplit("/", 1)[1]
+    )
+    proc = run_hookgate(["store", "migrate", "--config", config], env=env)
+    assert proc.returncode == 0 and "schema version 99 is newer than this hookgate's" in proc.stdout, proc.stdout
+    status = run_hookgate(["store", "status", "--config", config], env=env)
+    assert status.returncode == 0 and "schema version: 99" in status.stdout, status.stderr
