@@ -237,6 +237,27 @@ class SyncDB:
             self._conn = None
 
 
+def _closed_by_server(conn: psycopg.AsyncConnection[tuple[Any, ...]]) -> bool:
+    """True when the server ended this idle pooled connection (a restart or ``pg_terminate_backend``
+    sends a FATAL and hangs up): its socket is readable though no statement is in flight, and what is
+    there reads as a closed connection. One ``select`` with no wait, no round trip."""
+    import select
+
+    from psycopg.pq import ConnStatus
+
+    pgconn = conn.pgconn
+    try:
+        for _ in range(4):  # the FATAL message first, then the end of the stream
+            if not select.select([pgconn.socket], [], [], 0)[0]:
+                break
+            pgconn.consume_input()  # a notice is consumed and the connection kept; a hang-up raises
+            if pgconn.status != ConnStatus.OK:
+                return True
+    except Exception:
+        return True
+    return pgconn.status != ConnStatus.OK
+
+
 class AsyncDB:
     """An ``AsyncConnectionPool`` opened on first use inside the running event loop (``hookgate serve``).
 
@@ -311,12 +332,17 @@ class AsyncDB:
 
         pool = await self.pool()
         try:
-            async with pool.connection() as conn:
-                if tx:
-                    async with conn.transaction():
-                        self.round_trips += 2
-                        return await self._drive(conn, op)
-                return await self._drive(conn, op)
+            for attempt in range(self.max_size + 1):
+                async with pool.connection() as conn:
+                    if attempt < self.max_size and _closed_by_server(conn):
+                        await conn.close()  # the pool replaces it; nothing was sent on it, so even a
+                        continue  # write may go out on the next one
+                    if tx:
+                        async with conn.transaction():
+                            self.round_trips += 2
+                            return await self._drive(conn, op)
+                    return await self._drive(conn, op)
+            raise AssertionError("unreachable: the last attempt runs the operation")
         except (psycopg.Error, OSError) as exc:
             raise map_error(exc, self.url) from None
         except Exception as exc:
