@@ -262,7 +262,9 @@ class AsyncDB:
     """An ``AsyncConnectionPool`` opened on first use inside the running event loop (``hookgate serve``).
 
     ``pool_timeout``: seconds to wait for a connection before ``StoreUnavailable`` (a down database must
-    not hold requests for long). The pool replaces broken connections and reconnects on demand. After a
+    not hold requests for long); ``down_timeout``: the shorter wait while the store is known to be down
+    and no connection is idle. The error of a call that waited in vain names the last connection
+    attempt's failure (a wrong password, a database that does not exist). The pool replaces broken connections and reconnects on demand. After a
     failure it checks its idle connections in the background (a restarted server leaves them all
     broken) and a read (``retry=True``) is tried once more on another connection; writes are never
     retried (a lost reply may hide a commit). State changes are logged once, on the ``hookgate.store``
@@ -277,12 +279,15 @@ class AsyncDB:
         min_size: int = 1,
         max_size: int = 8,
         pool_timeout: float = 2.0,
+        down_timeout: float = 0.25,
     ) -> None:
         self.url = url
         self.application_name = application_name
         self.min_size = min_size
         self.max_size = max_size
         self.pool_timeout = pool_timeout
+        self.down_timeout = down_timeout
+        self.last_connect_error: str | None = None
         self.round_trips = 0
         self.down: str | None = None
         self._pool: psycopg_pool.AsyncConnectionPool[Any] | None = None
@@ -296,8 +301,27 @@ class AsyncDB:
 
             # the pool's own warnings repeat on every attempt; hookgate logs each outage once instead
             logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
+            import psycopg
+
+            db = self
+
+            class Connection(psycopg.AsyncConnection[Any]):
+                """Keeps why the last connection attempt failed, for the message of a call that timed out
+                waiting (the pool's own error only says it waited)."""
+
+                @classmethod
+                async def connect(cls, *args: Any, **kwargs: Any) -> Any:
+                    try:
+                        conn = await super().connect(*args, **kwargs)
+                    except Exception as exc:
+                        db.last_connect_error = _scrub(str(exc), db.url)
+                        raise
+                    db.last_connect_error = None
+                    return conn
+
             pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
                 conninfo(self.url, self.application_name),
+                connection_class=Connection,
                 min_size=self.min_size,
                 max_size=self.max_size,
                 kwargs={"autocommit": True, "prepare_threshold": None},
@@ -331,9 +355,12 @@ class AsyncDB:
         import psycopg
 
         pool = await self.pool()
+        # while the store is known to be down and no connection is idle, a call waits only briefly: an
+        # outage must not hold every stateful hook call for the whole pool timeout
+        wait = self.down_timeout if self.down is not None and not pool.get_stats().get("pool_available") else None
         try:
             for attempt in range(self.max_size + 1):
-                async with pool.connection() as conn:
+                async with pool.connection(timeout=wait) as conn:
                     if attempt < self.max_size and _closed_by_server(conn):
                         await conn.close()  # the pool replaces it; nothing was sent on it, so even a
                         continue  # write may go out on the next one
@@ -343,10 +370,12 @@ class AsyncDB:
                             return await self._drive(conn, op)
                     return await self._drive(conn, op)
             raise AssertionError("unreachable: the last attempt runs the operation")
-        except (psycopg.Error, OSError) as exc:
-            raise map_error(exc, self.url) from None
         except Exception as exc:
-            if _is_pool_timeout(exc):
+            if _is_pool_timeout(exc):  # (a psycopg.OperationalError too) the reason is the last attempt's
+                err = map_error(exc, self.url)
+                why = self.last_connect_error
+                raise StoreUnavailable(f"{err} (last attempt: {why})" if why else str(err)) from None
+            if isinstance(exc, psycopg.Error | OSError):
                 raise map_error(exc, self.url) from None
             raise
 

@@ -365,3 +365,36 @@ def test_serve_after_a_restart_while_idle_loses_no_decision(tmp_path: Path, pg_s
     finally:
         if not pg_server.is_running():
             pg_server.start()
+
+
+def test_serve_with_a_wrong_password_says_why_and_does_not_hold_every_call(tmp_path: Path, pg_server: Any) -> None:
+    """A wrong password (no connection can be had): each stateful call's line names the reason (the last
+    connection attempt's, not only "couldn't get a connection"), and once the store is known to be down a
+    call waits a fraction of a second for a connection, not the pool's whole 2 s, on every tool call."""
+    import time
+
+    import httpx2
+
+    from tests.integration.serve_helpers import ServeProcess
+
+    db = pg_server.new_database()
+    wrong = f"postgresql://hookgate:not-{PASSWORD}@127.0.0.1:{pg_server.port}/{db}"
+    config = tmp_path / "serve.json"
+    rate = {"type": "builtin", "name": "rateLimit", "limit": 100, "window": 3600, "id": "rate"}
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [rate]}]}}))
+    with ServeProcess(config, env={"HOOKGATE_STORE_URL": wrong}) as server:
+        answers, took = [], []
+        for n in range(4):
+            started = time.monotonic()
+            response = httpx2.post(
+                f"{server.url}/hooks",
+                content=json.dumps(_bash(f"echo {n}")),
+                headers={"content-type": "application/json"},
+            )
+            took.append(time.monotonic() - started)
+            answers.append(response.json()["systemMessage"])
+        for message in answers:
+            assert "'rate' let this through without its state" in message
+            assert 'password authentication failed for user "hookgate"' in message, message
+        assert max(took[1:]) < 1.5, took  # the first call found out; the others did not wait 2 s each
+    assert all(PASSWORD not in line for line in server.lines + answers)
