@@ -278,7 +278,7 @@ class Recorder:
             for record_id, _, _, body, _, _ in items:
                 size = append(self.state_dir, record_id, body)
             if size >= DRAIN_BYTES:
-                drain_after_append(self.drain)
+                drain_after_append(self.drain, self.state_dir)
             return
         from gateway.errors import StoreError
         from gateway.store.audit_types import AuditEntry, derived

@@ -398,3 +398,61 @@ def test_serve_with_a_wrong_password_says_why_and_does_not_hold_every_call(tmp_p
             assert 'password authentication failed for user "hookgate"' in message, message
         assert max(took[1:]) < 1.5, took  # the first call found out; the others did not wait 2 s each
     assert all(PASSWORD not in line for line in server.lines + answers)
+
+
+def test_run_does_not_retry_a_drain_on_every_call_while_the_store_hangs(tmp_path: Path, pg_server: Any) -> None:
+    """The spool has passed its drain size and PostgreSQL hangs (its postmaster stopped: connections are
+    accepted and never answered). One `hookgate run` pays the drain's deadline and says so; the calls of
+    the next seconds do not try again (each would wait as long), and once the server answers every
+    record reaches the store."""
+    import os
+    import signal
+    import time
+
+    from gateway.audit.spool import DRAIN_BYTES
+    from gateway.store.postgres import PostgresStore
+    from tests.conftest import run_hookgate
+
+    url = pg_server.url(pg_server.new_database())
+    PostgresStore(url, mode="admin").migrate()
+    state = tmp_path / "state"
+    config = tmp_path / "hookgate.json"
+    noop = {"type": "command", "command": "true", "id": "noop"}
+    config.write_text(
+        json.dumps(
+            {
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [noop]}]},
+                "audit": {"chain": "laptop"},
+                "settings": {"stateDir": str(state)},
+            }
+        )
+    )
+    env = {"HOOKGATE_STORE_URL": url}
+    assert run_hookgate(["run", "--config", str(config)], _bash("ls"), env=env).returncode == 0
+    spool = state / "audit" / "spool.jsonl"
+    record = json.loads(spool.read_text().split("\t", 1)[1])
+    lines = []
+    for n in range(2 * DRAIN_BYTES // len(spool.read_bytes())):  # past the size at which `run` drains
+        record["id"] = f"filler-{n}"
+        lines.append(f"filler-{n}\t{json.dumps(record, sort_keys=True, separators=(',', ':'))}\n")
+    with spool.open("a") as fh:
+        fh.write("".join(lines))
+    postmaster = int((pg_server.data / "postmaster.pid").read_text().split()[0])
+    os.kill(postmaster, signal.SIGSTOP)
+    try:
+        took, errs = [], []
+        for n in range(3):
+            started = time.monotonic()
+            proc = run_hookgate(["run", "--config", str(config)], _bash(f"echo {n}"), env=env)
+            took.append(time.monotonic() - started)
+            assert proc.returncode == 0 and proc.stdout == "", proc.stderr
+            errs.append(proc.stderr)
+    finally:
+        os.kill(postmaster, signal.SIGCONT)
+    assert "the record is in the spool" in errs[0] and "try again in 30 s" in errs[0], (errs, took)
+    assert errs[1:] == ["", ""], errs
+    assert max(took[1:]) < 1.5, took
+    verified = run_hookgate(["audit", "verify", "--config", str(config)], env=env)
+    assert verified.returncode == 0, verified.stderr
+    assert f"'laptop': {len(lines) + 4} record(s) ok" in verified.stdout, verified.stdout
+    assert not list((state / "audit").glob("spool.jsonl*"))  # all moved
