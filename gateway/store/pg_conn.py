@@ -112,6 +112,10 @@ def _is_pool_timeout(exc: BaseException) -> bool:
     return isinstance(exc, PoolTimeout)
 
 
+_IDLE = 0
+"""``psycopg.pq.TransactionStatus.IDLE``: a connection outside any transaction (not inside a snapshot)."""
+
+
 class SyncDB:
     """One lazily opened connection (``hookgate run``, CLI commands, sync callers under ``serve``).
     Calls from several threads take turns (a lock around each operation)."""
@@ -129,6 +133,9 @@ class SyncDB:
     def connection(self) -> psycopg.Connection[tuple[Any, ...]]:
         import psycopg
 
+        conn = self._conn
+        if conn is not None and not conn.closed and conn.info.transaction_status == _IDLE and _closed_by_server(conn):
+            self.close()  # the server ended it while idle (a restart): nothing was sent on it yet
         if self._conn is None or self._conn.closed:
             try:
                 self._conn = psycopg.connect(
@@ -237,8 +244,8 @@ class SyncDB:
             self._conn = None
 
 
-def _closed_by_server(conn: psycopg.AsyncConnection[tuple[Any, ...]]) -> bool:
-    """True when the server ended this idle pooled connection (a restart or ``pg_terminate_backend``
+def _closed_by_server(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> bool:
+    """True when the server ended this idle connection (a restart or ``pg_terminate_backend``
     sends a FATAL and hangs up): its socket is readable though no statement is in flight, and what is
     there reads as a closed connection. One ``select`` with no wait, no round trip."""
     import select
@@ -264,11 +271,13 @@ class AsyncDB:
     ``pool_timeout``: seconds to wait for a connection before ``StoreUnavailable`` (a down database must
     not hold requests for long); ``down_timeout``: the shorter wait while the store is known to be down
     and no connection is idle. The error of a call that waited in vain names the last connection
-    attempt's failure (a wrong password, a database that does not exist). The pool replaces broken connections and reconnects on demand. After a
-    failure it checks its idle connections in the background (a restarted server leaves them all
-    broken) and a read (``retry=True``) is tried once more on another connection; writes are never
-    retried (a lost reply may hide a commit). State changes are logged once, on the ``hookgate.store``
-    logger: "unreachable" when the first call fails, "reachable again" on the first call that succeeds.
+    attempt's failure (a wrong password, a database that does not exist). The pool replaces broken
+    connections and reconnects on demand. A connection the server ended while idle is replaced before
+    use (``_closed_by_server``). After a failure it checks its idle connections in the background (a
+    restarted server leaves them all broken) and a read (``retry=True``) is tried once more on another
+    connection; writes are never retried (a lost reply may hide a commit). State changes are logged
+    once, on the ``hookgate.store`` logger: "unreachable" when the first call fails, "reachable again"
+    on the first call that succeeds.
     """
 
     def __init__(
