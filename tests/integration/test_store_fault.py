@@ -139,18 +139,22 @@ def test_run_with_the_store_down_follows_fail_closed(tmp_path: Path) -> None:
 def test_run_is_not_held_by_a_table_another_session_locked(tmp_path: Path, pg_server: Any) -> None:
     """A slow database (here: the counters table locked by another session) holds a `hookgate run` store
     call at most ``RUN_OP_TIMEOUT`` seconds: the statement is cancelled, the check follows failClosed with
-    one line saying so, and the same store's next call works on a fresh connection."""
+    one line saying so, and the same store's next call works on a fresh connection. Stores opened without
+    the bound (CLI commands, the audit writer moving a large spool) wait as long as it takes."""
+    import threading
     import time
 
     import psycopg
 
     from gateway.errors import StoreUnavailable
-    from gateway.store.postgres import RUN_OP_TIMEOUT, PostgresStore
+    from gateway.store import RUN_OP_TIMEOUT
+    from gateway.store.postgres import PostgresStore
     from tests.conftest import run_hookgate
 
     url = pg_server.url(pg_server.new_database())
     PostgresStore(url, mode="admin").migrate()
-    store = PostgresStore(url, mode="run")
+    store = PostgresStore(url, mode="run", op_timeout=RUN_OP_TIMEOUT)
+    unbounded = PostgresStore(url, mode="run")  # the CLI's and the audit writer's: a long move is no hang
     locker = psycopg.connect(url)
     try:
         locker.execute("LOCK TABLE counters IN ACCESS EXCLUSIVE MODE")
@@ -166,11 +170,17 @@ def test_run_is_not_held_by_a_table_another_session_locked(tmp_path: Path, pg_se
         assert PASSWORD not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
         with pytest.raises(StoreUnavailable, match="did not answer"):
             store.counter_add("s", "k")
+        waiting = threading.Thread(target=unbounded.counter_add, args=("s", "k"))
+        waiting.start()
+        waiting.join(RUN_OP_TIMEOUT + 1)
+        assert waiting.is_alive()  # still waiting for the lock: not cancelled
     finally:
         locker.rollback()
         locker.close()
-    assert store.counter_add("s", "k") == 1  # the cancelled connection was dropped; a new one answers
+    waiting.join(10)
+    assert store.counter_add("s", "k") == 2  # the cancelled connection was dropped; a new one answers
     store.close()
+    unbounded.close()
 
 
 def test_serve_while_postgresql_stops_and_restarts(tmp_path: Path, pg_server: Any) -> None:
