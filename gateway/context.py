@@ -52,9 +52,12 @@ class RunContext:
     @property
     def state(self) -> Store:
         """The state store ``config`` names (``gateway.store.open_store``), opened on first use."""
-        from gateway.store import open_store
+        from gateway.store import RUN_OP_TIMEOUT, open_store
 
-        store: Store = self.get_resource("state", lambda: open_store(self.config, self.mode), _close_store)
+        bound = RUN_OP_TIMEOUT if self.mode == "run" else None  # a hook call never waits on a lock for long
+        store: Store = self.get_resource(
+            "state", lambda: open_store(self.config, self.mode, op_timeout=bound), _close_store
+        )
         return store
 
     def recorder(self) -> Recorder | OneShotRecorder | None:

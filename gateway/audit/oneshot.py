@@ -80,7 +80,7 @@ class OneShotRecorder:
             sys.stderr.write(f"hookgate: audit: cannot record: {text}\n")
             return
         if size >= DRAIN_BYTES:  # the record is in: a drain that fails or is cut short loses nothing
-            drain_after_append(self.drain)
+            drain_after_append(self.drain, self.state_dir)
 
     def close(self) -> None:
         """Nothing is held open (the spool is closed after each write)."""

@@ -278,7 +278,7 @@ class Recorder:
             for record_id, _, _, body, _, _ in items:
                 size = append(self.state_dir, record_id, body)
             if size >= DRAIN_BYTES:
-                drain_after_append(self.drain)
+                drain_after_append(self.drain, self.state_dir)
             return
         from gateway.errors import StoreError
         from gateway.store.audit_types import AuditEntry, derived
@@ -348,14 +348,23 @@ class Recorder:
 
         def upkeep(now: float, stopping: bool) -> None:
             nonlocal last_drain, last_prune
+            from gateway.errors import StoreError
+
             if "store" in self.sinks and (stopping or now - last_drain >= DRAIN_SECONDS):
                 last_drain = now
                 from gateway.audit.spool import drain
 
-                drain(self.state_dir, self.store(), self.chain)
+                try:
+                    drain(self.state_dir, self.store(), self.chain)
+                except StoreError as exc:  # not lost: the records stay in the spool for the next drain
+                    self._report(exc, kept=True)
             if "store" in self.sinks and now - last_prune >= PRUNE_SECONDS:
                 last_prune = now
-                self.prune()
+                try:
+                    self.prune()
+                except StoreError as exc:  # nothing is lost: retention runs again at the next round
+                    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    say(self.background, f"audit: retention not applied now ({text}); it runs again in ten minutes")
 
         return upkeep
 

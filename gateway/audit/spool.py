@@ -20,6 +20,8 @@ line may have been read or not, so the writer writes it again to the new spool, 
 the copy whose id it already has. A line written while the file was still the spool was written before
 the rename, so the drain, which reads after renaming, sees it. A crash between the append and the
 removal leaves the file behind; the next drain reads it again and the store skips ids it already has.
+A drain moves the files set aside earlier before it renames the spool: while the store cannot take them
+(a shared database that is down), the spool stays one file that grows, not one more file per attempt.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ if TYPE_CHECKING:
 SPOOL_NAME = "spool.jsonl"
 DRAIN_BYTES = 256 * 1024
 """After a write that leaves the spool at least this large, ``hookgate run`` drains it."""
+
+
+DRAIN_FAILED = "drain-failed"
+"""A file in the spool's folder whose time is when a drain on the hook path last failed."""
+
+DRAIN_BACKOFF = 30.0
+"""Seconds after a failed hook-path drain during which ``hookgate run`` does not try another."""
 
 
 DRAIN_BUSY_SECONDS = 0.25
@@ -146,30 +155,60 @@ def _entry(raw: bytes) -> AuditEntry:
     return AuditEntry.from_record(head, body, record)
 
 
-def drain_after_append(drain: Callable[[], object]) -> None:
+def drain_after_append(drain: Callable[[], object], state_dir: str | None = None) -> None:
     """Call ``drain`` on the hook path, once this process's record is in the spool: it is never said to be
     lost. A store busy with another writer is left to the next drain, quietly; a drain the record step's
-    deadline cut short, or one that failed, is one line on stderr saying the record waits in the spool."""
+    deadline cut short, or one that failed, is one line on stderr saying the record waits in the spool.
+    With ``state_dir``, a failed or cut-short drain leaves a mark (``DRAIN_FAILED``) and the hook calls of
+    the next ``DRAIN_BACKOFF`` seconds do not try again: while the store is down (a server that does not
+    answer costs the whole deadline) the spool stays past ``DRAIN_BYTES``, and each call would pay it."""
     import sys
+    import time
 
     from gateway.deadline import DeadlineExceeded
     from gateway.errors import StoreBusy
 
+    mark = os.path.join(spool_dir(state_dir), DRAIN_FAILED) if state_dir else None
+    if mark is not None:
+        try:
+            if time.time() - os.stat(mark).st_mtime < DRAIN_BACKOFF:
+                return  # a drain failed moments ago: the record waits in the spool, as the line then said
+        except OSError:
+            pass
+    later = f"hook calls try again in {DRAIN_BACKOFF:g} s" if mark else "the next drain retries"
     try:
         drain()
     except StoreBusy:
         return
     except DeadlineExceeded as exc:
+        _failed(mark)
         sys.stderr.write(
-            f"hookgate: audit: the record is in the spool; moving the spool into the store {exc}, the next "
-            "drain goes on with it\n"
+            f"hookgate: audit: the record is in the spool; moving the spool into the store {exc}, "
+            f"{later} (a 'hookgate audit' command moves it now)\n"
         )
     except Exception as exc:
+        _failed(mark)
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         sys.stderr.write(
-            f"hookgate: audit: the record is in the spool; it was not moved into the store ({text}), the next "
-            "drain retries\n"
+            f"hookgate: audit: the record is in the spool; it was not moved into the store ({text}), {later}\n"
         )
+    else:
+        if mark is not None:
+            import contextlib
+
+            with contextlib.suppress(OSError):
+                os.unlink(mark)
+
+
+def _failed(mark: str | None) -> None:
+    """Leave (or renew) the mark of a failed hook-path drain."""
+    if mark is None:
+        return
+    try:
+        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        os.utime(mark)
+    except OSError:
+        pass
 
 
 def drain(state_dir: str, store: object, chain: str) -> int:
@@ -178,13 +217,23 @@ def drain(state_dir: str, store: object, chain: str) -> int:
     skipped; a record written right after a torn piece is kept, under its own id (``_entry``). Raises
     OSError and the store's errors; a file whose append failed stays for the next drain."""
     import contextlib
-    import fcntl
     import time
 
     directory = spool_dir(state_dir)
     path = os.path.join(directory, SPOOL_NAME)
+    # files set aside by earlier drains first: while the store refuses them (a database that is down),
+    # the spool is not renamed too, so an outage leaves one growing spool, not a file per attempt
+    stored = _drain_aside(directory, store, chain)
     with contextlib.suppress(FileNotFoundError):
         os.rename(path, f"{path}.{time.time_ns():x}.{os.getpid()}")
+    return stored + _drain_aside(directory, store, chain)
+
+
+def _drain_aside(directory: str, store: object, chain: str) -> int:
+    """Append every spool file set aside (``spool.jsonl.<ns>.<pid>``) to ``store``, oldest first, and
+    remove each once stored; files another drain holds are left to it. Raises like ``drain``."""
+    import fcntl
+
     try:
         names = sorted(n for n in os.listdir(directory) if n.startswith(SPOOL_NAME + "."))
     except FileNotFoundError:

@@ -298,10 +298,22 @@ def _tail(args: argparse.Namespace, store: Store, config: RuntimeConfig) -> int:
     _print_rows([r for r in reversed(store.audit_records(_filter(args, args.n))) if follower.seen(r)], args.json)
     state_dir = os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
     chain = config.audit.get("chain") or default_chain()
+    from gateway.errors import StoreBusy, StoreUnavailable
+
+    down = False
     while True:
         time.sleep(FOLLOW_SECONDS)
-        drain(state_dir, store, chain)
-        new = follower.poll()
+        try:
+            drain(state_dir, store, chain)
+            new = follower.poll()
+        except (StoreUnavailable, StoreBusy) as exc:  # a shared store restarting: keep following, say so once
+            if not down:
+                _err(f"audit tail: {exc}; still following, retrying every {FOLLOW_SECONDS:g} s")
+                down = True
+            continue
+        if down:
+            _err(f"audit tail: store {store.display} is reachable again")
+            down = False
         if new:
             _print_rows(new, args.json)
 

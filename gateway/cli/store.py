@@ -74,6 +74,11 @@ def cmd_migrate(args: argparse.Namespace) -> int:
                 f"store {store.display}: migrated to schema version {version} "
                 f"(applied {', '.join(str(v) for v in applied)})"
             )
+        elif version > store.required_version:
+            print(
+                f"store {store.display}: schema version {version} is newer than this hookgate's "
+                f"{store.required_version} (a newer hookgate migrated it; this one works on it); nothing to apply"
+            )
         else:
             print(f"store {store.display}: schema version {version} is current; nothing to apply")
         return EXIT_OK

@@ -33,14 +33,28 @@ def state_dir(config: RuntimeConfig) -> str:
     return os.path.expanduser(config.settings.get("state_dir") or default_state_dir())
 
 
-def open_store(config: RuntimeConfig, mode: OpenMode = "run", *, busy_timeout: float | None = None) -> Store:
+RUN_OP_TIMEOUT = 5.0
+"""Seconds a state-store operation of a ``hookgate run`` handler may take on PostgreSQL before it is
+cancelled (``open_store(op_timeout=...)``): a row or table locked by another session must not hold a
+hook call without bound. ``serve`` bounds its calls with the handler's deadline; CLI commands (a
+migration waiting its turn, a long export) and the audit writer (a spool moved after a long outage) are
+not bounded."""
+
+
+def open_store(
+    config: RuntimeConfig,
+    mode: OpenMode = "run",
+    *,
+    busy_timeout: float | None = None,
+    op_timeout: float | None = None,
+) -> Store:
     """The store ``config`` names: ``$HOOKGATE_STORE_URL``, else ``settings.store``, else the SQLite file
     under ``settings.stateDir``. ``mode``: ``serve`` (async pool; no network I/O here), ``run``/``api``
     (one connection; the schema is checked, see module docstring), ``admin`` (CLI: no check), ``peek``
     (``admin`` that creates nothing: an SQLite file is opened read-only, ``StoreNotFound`` when absent).
     ``busy_timeout``: how long an SQLite store waits for another process's write lock (default
     ``gateway.store.sqlite.BUSY_TIMEOUT``; then StoreBusy). Raises StoreError (one line, no password) when it
-    cannot be opened."""
+    cannot be opened. ``op_timeout``: PostgreSQL only, see ``RUN_OP_TIMEOUT``."""
     from gateway.errors import StoreError
     from gateway.store.url import parse, selected
 
@@ -57,7 +71,9 @@ def open_store(config: RuntimeConfig, mode: OpenMode = "run", *, busy_timeout: f
         from gateway.store.postgres import PostgresStore
     except ImportError:
         raise StoreError(f"store {choice.display} needs psycopg: pip install 'hookgate[postgres]'") from None
-    store = PostgresStore(choice.url, mode="admin" if mode == "admin" or mode == "peek" else mode)
+    store = PostgresStore(
+        choice.url, mode="admin" if mode == "admin" or mode == "peek" else mode, op_timeout=op_timeout
+    )
     if mode in ("run", "api"):
         try:
             check_schema(store, stamp_dir=state_dir(config))

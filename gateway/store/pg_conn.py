@@ -35,6 +35,7 @@ from gateway.store.url import password_of, redact
 
 if TYPE_CHECKING:
     import asyncio
+    import threading
 
     import psycopg
     import psycopg_pool
@@ -70,6 +71,9 @@ def conninfo(url: str, application_name: str) -> str:
 
 
 def _scrub(text: str, url: str) -> str:
+    import re
+
+    text = re.split(r"\n\s*(?:LINE \d+:|QUERY:|CONTEXT:)", text, maxsplit=1)[0]  # not the SQL quoted back
     line = " ".join(text.strip().split()) or "no details"
     secret = password_of(url)
     if secret:
@@ -91,6 +95,12 @@ def map_error(exc: BaseException, url: str) -> StoreError:
         return StoreUnavailable(f"{where} is unreachable: {_scrub(str(exc), url)}")
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
         return StoreUnavailable(f"{where} is unreachable: {_scrub(str(exc), url)}", broken_connection=True)
+    if isinstance(exc, pe.InsufficientPrivilege):
+        return StoreError(
+            f"{where}: {_scrub(str(exc), url)}: the role may not do this; run 'hookgate store migrate' as the "
+            "database's owner, and grant the role SELECT, INSERT, UPDATE, DELETE on hookgate's tables and USAGE "
+            "on their sequences"
+        )
     return StoreError(f"{where}: {type(exc).__name__}: {_scrub(str(exc), url)}")
 
 
@@ -102,15 +112,20 @@ def _is_pool_timeout(exc: BaseException) -> bool:
     return isinstance(exc, PoolTimeout)
 
 
+_IDLE = 0
+"""``psycopg.pq.TransactionStatus.IDLE``: a connection outside any transaction (not inside a snapshot)."""
+
+
 class SyncDB:
     """One lazily opened connection (``hookgate run``, CLI commands, sync callers under ``serve``).
     Calls from several threads take turns (a lock around each operation)."""
 
-    def __init__(self, url: str, application_name: str = "hookgate") -> None:
+    def __init__(self, url: str, application_name: str = "hookgate", *, op_timeout: float | None = None) -> None:
         import threading
 
         self.url = url
         self.application_name = application_name
+        self.op_timeout = op_timeout
         self.round_trips = 0
         self._conn: psycopg.Connection[tuple[Any, ...]] | None = None
         self._lock = threading.RLock()  # reentrant: ``run`` inside this thread's ``snapshot``
@@ -118,6 +133,9 @@ class SyncDB:
     def connection(self) -> psycopg.Connection[tuple[Any, ...]]:
         import psycopg
 
+        conn = self._conn
+        if conn is not None and not conn.closed and conn.info.transaction_status == _IDLE and _closed_by_server(conn):
+            self.close()  # the server ended it while idle (a restart): nothing was sent on it yet
         if self._conn is None or self._conn.closed:
             try:
                 self._conn = psycopg.connect(
@@ -168,6 +186,7 @@ class SyncDB:
         import psycopg
 
         conn = self.connection()
+        fired, timer = self._deadline(conn)
         try:
             if tx:
                 with conn.transaction():
@@ -175,7 +194,38 @@ class SyncDB:
                     return self._drive(conn, op)
             return self._drive(conn, op)
         except psycopg.Error as exc:
+            if fired.is_set() and isinstance(exc, psycopg.errors.QueryCanceled):
+                raise StoreUnavailable(
+                    f"store {redact(self.url)} did not answer within {self.op_timeout:g} s (a lock held, or "
+                    "the server overloaded); the statement was cancelled"
+                ) from None
             raise self._mapped(exc) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if fired.is_set():  # a cancel request may still be on its way, and must not reach the next
+                self.close()  # statement: that one gets a new connection
+
+    def _deadline(self, conn: psycopg.Connection[tuple[Any, ...]]) -> tuple[threading.Event, Any]:
+        """``(fired, timer)``: with ``op_timeout``, a started timer that cancels what ``conn`` runs once
+        the operation takes longer (a table or row locked by another session, an overloaded server: a
+        hook call must not wait on that without bound), and the event it sets when it does."""
+        import threading
+
+        fired = threading.Event()
+        limit = self.op_timeout
+        if not limit:
+            return fired, None
+
+        def cancel() -> None:
+            fired.set()
+            with contextlib.suppress(Exception):
+                conn.cancel_safe(timeout=limit)
+
+        timer = threading.Timer(limit, cancel)
+        timer.daemon = True
+        timer.start()
+        return fired, timer
 
     def _drive(self, conn: psycopg.Connection[tuple[Any, ...]], op: Op[T]) -> T:
         try:
@@ -195,15 +245,40 @@ class SyncDB:
             self._conn = None
 
 
+def _closed_by_server(conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any]) -> bool:
+    """True when the server ended this idle connection (a restart or ``pg_terminate_backend``
+    sends a FATAL and hangs up): its socket is readable though no statement is in flight, and what is
+    there reads as a closed connection. One ``select`` with no wait, no round trip."""
+    import select
+
+    from psycopg.pq import ConnStatus
+
+    pgconn = conn.pgconn
+    try:
+        for _ in range(4):  # the FATAL message first, then the end of the stream
+            if not select.select([pgconn.socket], [], [], 0)[0]:
+                break
+            pgconn.consume_input()  # a notice is consumed and the connection kept; a hang-up raises
+            if pgconn.status != ConnStatus.OK:
+                return True
+    except Exception:
+        return True
+    return pgconn.status != ConnStatus.OK
+
+
 class AsyncDB:
     """An ``AsyncConnectionPool`` opened on first use inside the running event loop (``hookgate serve``).
 
     ``pool_timeout``: seconds to wait for a connection before ``StoreUnavailable`` (a down database must
-    not hold requests for long). The pool replaces broken connections and reconnects on demand. After a
-    failure it checks its idle connections in the background (a restarted server leaves them all
-    broken) and a read (``retry=True``) is tried once more on another connection; writes are never
-    retried (a lost reply may hide a commit). State changes are logged once, on the ``hookgate.store``
-    logger: "unreachable" when the first call fails, "reachable again" on the first call that succeeds.
+    not hold requests for long); ``down_timeout``: the shorter wait while the store is known to be down
+    and no connection is idle. The error of a call that waited in vain names the last connection
+    attempt's failure (a wrong password, a database that does not exist). The pool replaces broken
+    connections and reconnects on demand. A connection the server ended while idle is replaced before
+    use (``_closed_by_server``). After a failure it checks its idle connections in the background (a
+    restarted server leaves them all broken) and a read (``retry=True``) is tried once more on another
+    connection; writes are never retried (a lost reply may hide a commit). State changes are logged
+    once, on the ``hookgate.store`` logger: "unreachable" when the first call fails, "reachable again"
+    on the first call that succeeds.
     """
 
     def __init__(
@@ -214,12 +289,15 @@ class AsyncDB:
         min_size: int = 1,
         max_size: int = 8,
         pool_timeout: float = 2.0,
+        down_timeout: float = 0.25,
     ) -> None:
         self.url = url
         self.application_name = application_name
         self.min_size = min_size
         self.max_size = max_size
         self.pool_timeout = pool_timeout
+        self.down_timeout = down_timeout
+        self.last_connect_error: str | None = None
         self.round_trips = 0
         self.down: str | None = None
         self._pool: psycopg_pool.AsyncConnectionPool[Any] | None = None
@@ -233,8 +311,27 @@ class AsyncDB:
 
             # the pool's own warnings repeat on every attempt; hookgate logs each outage once instead
             logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
+            import psycopg
+
+            db = self
+
+            class Connection(psycopg.AsyncConnection[Any]):
+                """Keeps why the last connection attempt failed, for the message of a call that timed out
+                waiting (the pool's own error only says it waited)."""
+
+                @classmethod
+                async def connect(cls, *args: Any, **kwargs: Any) -> Any:
+                    try:
+                        conn = await super().connect(*args, **kwargs)
+                    except Exception as exc:
+                        db.last_connect_error = _scrub(str(exc), db.url)
+                        raise
+                    db.last_connect_error = None
+                    return conn
+
             pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
                 conninfo(self.url, self.application_name),
+                connection_class=Connection,
                 min_size=self.min_size,
                 max_size=self.max_size,
                 kwargs={"autocommit": True, "prepare_threshold": None},
@@ -268,17 +365,27 @@ class AsyncDB:
         import psycopg
 
         pool = await self.pool()
+        # while the store is known to be down and no connection is idle, a call waits only briefly: an
+        # outage must not hold every stateful hook call for the whole pool timeout
+        wait = self.down_timeout if self.down is not None and not pool.get_stats().get("pool_available") else None
         try:
-            async with pool.connection() as conn:
-                if tx:
-                    async with conn.transaction():
-                        self.round_trips += 2
-                        return await self._drive(conn, op)
-                return await self._drive(conn, op)
-        except (psycopg.Error, OSError) as exc:
-            raise map_error(exc, self.url) from None
+            for attempt in range(self.max_size + 1):
+                async with pool.connection(timeout=wait) as conn:
+                    if attempt < self.max_size and _closed_by_server(conn):
+                        await conn.close()  # the pool replaces it; nothing was sent on it, so even a
+                        continue  # write may go out on the next one
+                    if tx:
+                        async with conn.transaction():
+                            self.round_trips += 2
+                            return await self._drive(conn, op)
+                    return await self._drive(conn, op)
+            raise AssertionError("unreachable: the last attempt runs the operation")
         except Exception as exc:
-            if _is_pool_timeout(exc):
+            if _is_pool_timeout(exc):  # (a psycopg.OperationalError too) the reason is the last attempt's
+                err = map_error(exc, self.url)
+                why = self.last_connect_error
+                raise StoreUnavailable(f"{err} (last attempt: {why})" if why else str(err)) from None
+            if isinstance(exc, psycopg.Error | OSError):
                 raise map_error(exc, self.url) from None
             raise
 

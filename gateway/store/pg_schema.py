@@ -76,6 +76,7 @@ MIGRATIONS: list[Migration] = [
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
+"""The version this hookgate needs (and ``migrate_op`` brings the database to)."""
 
 
 def tables(version: int) -> list[str]:
@@ -95,12 +96,13 @@ def version_op() -> Op[int]:
 def migrate_op() -> Op[list[Migration]]:
     """Apply every migration newer than the database's version (run with ``tx=True``); the applied ones."""
     yield Q("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+    current = yield from version_op()
+    if current >= SCHEMA_VERSION:  # nothing to create: a role without CREATE rights (a replica's) may run it
+        return []
     yield Q(
         f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version integer PRIMARY KEY, name text NOT NULL, "
         "applied_at timestamptz NOT NULL DEFAULT now())"
     )
-    rows = yield Q(f"SELECT coalesce(max(version), 0) FROM {VERSION_TABLE}")
-    current = int(rows[0][0])
     applied: list[Migration] = []
     for migration in MIGRATIONS:
         if migration.version <= current:

@@ -33,7 +33,9 @@ Mode = Literal["run", "serve", "api", "admin"]
 
 class PostgresStore(PostgresAuditMixin, Store):
     """The ``Store`` interface on PostgreSQL. ``url``: a libpq URL (secret; shown only redacted).
-    ``mode``: ``serve`` adds the async pool; the others use one sync connection."""
+    ``mode``: ``serve`` adds the async pool; the others use one sync connection. ``op_timeout``: seconds
+    after which an operation on the sync connection is cancelled (``hookgate run``'s handlers:
+    ``gateway.store.RUN_OP_TIMEOUT``); None: unbounded (CLI commands, the audit writer)."""
 
     kind = "postgresql"
 
@@ -41,10 +43,10 @@ class PostgresStore(PostgresAuditMixin, Store):
     def required_version(self) -> int:  # type: ignore[override]
         return SCHEMA_VERSION
 
-    def __init__(self, url: str, *, mode: Mode = "run") -> None:
+    def __init__(self, url: str, *, mode: Mode = "run", op_timeout: float | None = None) -> None:
         self.url = url
         self.mode = mode
-        self._sync = SyncDB(url, f"hookgate-{mode}")
+        self._sync = SyncDB(url, f"hookgate-{mode}", op_timeout=op_timeout)
         self._async = AsyncDB(url) if mode == "serve" else None
 
     @property

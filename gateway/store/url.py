@@ -50,15 +50,23 @@ def parse(value: str | None) -> StoreUrl:
     text = value.strip()
     scheme = text.split(":", 1)[0].lower() if ":" in text else ""
     if scheme in _PG_SCHEMES:
+        span = _password_span(text)
+        if span is not None and any(ch in text[span[0] : span[1]] for ch in "@/?#"):
+            raise ValueError(
+                f"store URL {redact(text)}: its password holds '@', '/', '?' or '#' as is; "
+                "percent-encode them (%40, %2F, %3F, %23) or leave the password out of the URL (PGPASSWORD, ~/.pgpass)"
+            )
         try:
             parts = urlsplit(text)
-            _ = parts.port  # raises ValueError on a non-numeric port
+            hosts = parts.netloc.rpartition("@")[2].split(",")  # libpq: host1:port1,host2:port2 (failover)
+            for host in hosts:
+                _ = urlsplit(f"//{host}").port  # raises ValueError on a non-numeric port
         except ValueError as exc:
             raise ValueError(f"store URL {redact(text)} is not a valid PostgreSQL URL ({exc})") from None
         if (
             parts.path in ("", "/")
             and "dbname" not in dict(parse_qsl(parts.query))
-            and not parts.hostname
+            and not any(hosts)
             and "service" not in dict(parse_qsl(parts.query))
         ):
             raise ValueError(f"store URL {redact(text)} names no host, database or service")
@@ -71,7 +79,33 @@ def parse(value: str | None) -> StoreUrl:
     raise ValueError(f"store URL {redact(text)}: expected 'sqlite', 'sqlite:///DIR' or 'postgresql://...'")
 
 
-_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^:@/?#]*):(?P<pw>[^@/?#]*)@")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_PORTS = re.compile(r"\d*(,[^@]*)?")
+
+
+def _password_span(url: str) -> tuple[int, int] | None:
+    """Where the password of ``url``'s userinfo lies (``user:PASSWORD@host``), or None when it has none.
+    Greedy on purpose: a password written with ``@``, ``/``, ``?`` or ``#`` as is (not percent-encoded)
+    runs up to the last ``@``, so all of it is hidden, not just what a URL parser would take for it;
+    ``host:5432/db`` is a port, not a password, unless an ``@`` follows before the query."""
+    m = _SCHEME.match(url)
+    if m is None:
+        return None
+    start = m.end()
+    rest = url[start:]
+    first = re.search(r"[:@/?#]", rest)
+    if first is None or first.group() != ":":
+        return None
+    at = rest.rfind("@")
+    if at < first.start():
+        return None
+    after = rest[first.end() :]
+    stop = re.search(r"[/?#]", after)
+    segment = after[: stop.start()] if stop else after
+    path = after[stop.start() :].partition("?")[0].partition("#")[0] if stop else ""
+    if "@" not in segment and "@" not in path and _PORTS.fullmatch(segment):
+        return None  # host:port (a multi-host list too), and the '@' is in the query
+    return start + first.end(), start + at
 
 
 _KV_SECRET = re.compile(r"(?i)\b(password|sslpassword|sslkey)(\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)")
@@ -81,7 +115,9 @@ def redact(url: str) -> str:
     """``url`` with the password of its userinfo, any secret query parameter and any secret of a libpq
     ``key=value`` string (``host=db password=...``) shown as ``***``."""
     out = _KV_SECRET.sub(lambda m: f"{m[1]}{m[2]}***", url) if "://" not in url else url
-    out = _USERINFO.sub(lambda m: f"{m['scheme']}{m['user']}:***@", out)
+    span = _password_span(out)
+    if span is not None:
+        out = f"{out[: span[0]]}***{out[span[1] :]}"
     if "?" in out:
         head, _, query = out.partition("?")
         items = []
@@ -94,11 +130,11 @@ def redact(url: str) -> str:
 
 def password_of(url: str) -> str | None:
     """The password inside ``url`` (userinfo or ``?password=``), for scrubbing it out of driver messages."""
-    m = _USERINFO.match(url)
-    if m and m["pw"]:
+    span = _password_span(url)
+    if span is not None and span[1] > span[0]:
         from urllib.parse import unquote
 
-        return unquote(m["pw"])
+        return unquote(url[span[0] : span[1]])
     if "?" in url:
         for name, val in parse_qsl(url.partition("?")[2]):
             if name.lower() == "password" and val:

@@ -103,3 +103,44 @@ def test_follow_prints_a_row_that_commits_after_a_later_one(tmp_path: Path, pg_u
         gate.close()
         slow_store.close()
         store.close()
+
+
+def test_follow_keeps_following_through_a_database_restart(tmp_path: Path, pg_server: Any, pg_url: str) -> None:
+    """The shared database restarts under `tail --follow`: it says so once on stderr, goes on, says when
+    the store is back, and prints the records committed afterwards (it does not exit)."""
+    from gateway.store.postgres import PostgresStore
+    from tests.pg_server import PASSWORD
+
+    store = PostgresStore(pg_url)
+    store.migrate()
+    store.audit_append("machine-a", [entry("before")])
+    store.close()
+    config = write_config(tmp_path)
+    follower = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "audit", "tail", "-n", "5", "--follow", "--json", "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "HOOKGATE_STORE_URL": pg_url},
+        text=True,
+    )
+    assert follower.stdout is not None and follower.stderr is not None
+    try:
+        assert json.loads(follower.stdout.readline())["tool_input"]["command"] == "before"
+        pg_server.stop()
+        time.sleep(2.5)  # the follower polls (every second) while it is down
+        assert follower.poll() is None, follower.stderr.read()
+        pg_server.start()
+        after = PostgresStore(pg_url)
+        after.audit_append("machine-a", [entry("after")])
+        after.close()
+        assert json.loads(follower.stdout.readline())["tool_input"]["command"] == "after"
+    finally:
+        if not pg_server.is_running():
+            pg_server.start()
+        follower.terminate()
+        follower.wait(10)
+    err = follower.stderr.read()
+    lines = err.splitlines()
+    assert len(lines) == 2 and "still following" in lines[0] and "reachable again" in lines[1], err
+    assert PASSWORD not in err and "Traceback" not in err

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from tests.conftest import HOOKGATE, ROOT, run_hookgate
 from tests.fakes.mcp_helpers import event
@@ -228,3 +229,91 @@ def test_the_sqlite_store_is_private_to_its_user(tmp_path: Path) -> None:
     assert {p.name for p in files} >= {"state.sqlite3"}
     for path in files:
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+
+
+def test_a_password_with_url_delimiters_is_refused_whole_and_works_percent_encoded(
+    tmp_path: Path, pg_server: Any, pg_url: str
+) -> None:
+    """A password holding '@' or '/' written as is: no part of it is ever shown (a URL parser would end
+    the userinfo at the first '@' or '/', and the rest leaked into the message as a host or a port), and
+    the line says to percent-encode it; percent-encoded it connects."""
+    secret = "Xq7@zz/Wk9#pp"
+    db = pg_url.rsplit("/", 1)[1]
+    pg_server.psql(f"CREATE ROLE odd LOGIN PASSWORD '{secret}'; GRANT ALL ON DATABASE \"{db}\" TO odd")
+    config = str(_config(tmp_path))
+    for raw in (secret, "Xq7@zz", "Xq7/Wk9"):
+        url = f"postgresql://odd:{raw}@127.0.0.1:{pg_server.port}/{db}"
+        named = tmp_path / "named.json"
+        named.write_text(json.dumps({"settings": {"store": url}}))
+        for args in (["store", "status", "--config", config], ["validate", str(named)]):
+            proc = run_hookgate(args, env={"HOOKGATE_STORE_URL": url} if args[0] == "store" else None)
+            out = proc.stdout + proc.stderr
+            assert proc.returncode == 1 and "percent-encode" in out and "Traceback" not in out, out
+            assert f"postgresql://odd:***@127.0.0.1:{pg_server.port}/{db}" in out
+            for part in ("Xq7", "zz", "Wk9", "pp"):
+                assert part not in out
+    encoded = f"postgresql://odd:{quote(secret, safe='')}@127.0.0.1:{pg_server.port}/{db}"
+    ok = run_hookgate(["store", "status", "--config", config], env={"HOOKGATE_STORE_URL": encoded})
+    assert "schema version: 0" in ok.stdout and "Xq7" not in ok.stdout + ok.stderr, ok.stderr
+
+
+def test_a_multi_host_url_fails_over_to_the_host_that_answers(tmp_path: Path, pg_server: Any, pg_url: str) -> None:
+    """libpq's failover form ``host1:port1,host2:port2`` (one primary behind several addresses) is a
+    valid store URL: the first host refuses, the second answers."""
+    url = pg_url.replace("@127.0.0.1:", f"@127.0.0.1:{free_port()},127.0.0.1:")
+    config = str(_config(tmp_path))
+    named = tmp_path / "named.json"
+    named.write_text(json.dumps({"settings": {"store": url}}))
+    valid = run_hookgate(["validate", str(named)])
+    assert valid.returncode == 0, valid.stdout
+    migrated = run_hookgate(["store", "migrate", "--config", config], env={"HOOKGATE_STORE_URL": url})
+    assert migrated.returncode == 0 and "migrated to schema version" in migrated.stdout, migrated.stderr
+    _no_secret(valid.stdout, migrated.stdout, migrated.stderr)
+
+
+def test_a_role_without_create_rights_gets_one_line_and_may_run_migrate_once_current(
+    tmp_path: Path, pg_server: Any, pg_url: str
+) -> None:
+    """A least-privilege role (no CREATE on the schema): `store migrate` on an empty database says what
+    is wrong in one line (not the SQL quoted back); once the owner migrated and granted the role its
+    rows, the role's `store migrate` (a replica's deploy step) has nothing to do and exits 0, and events
+    keep their state through it."""
+    db = pg_url.rsplit("/", 1)[1]
+    pg_server.psql("CREATE ROLE replica LOGIN PASSWORD 'replica-pw-9'")
+    pg_server.psql("REVOKE CREATE ON SCHEMA public FROM PUBLIC", db)
+    url = f"postgresql://replica:replica-pw-9@127.0.0.1:{pg_server.port}/{db}"
+    config = str(
+        _config(
+            tmp_path, {"PreToolUse": [{"hooks": [{"type": "builtin", "name": "rateLimit", "limit": 1, "window": 60}]}]}
+        )
+    )
+    denied = run_hookgate(["store", "migrate", "--config", config], env={"HOOKGATE_STORE_URL": url})
+    assert denied.returncode == 1 and denied.stderr.count("\n") == 1, denied.stderr
+    assert "permission denied for schema public" in denied.stderr and "as the database's owner" in denied.stderr
+    assert "LINE 1" not in denied.stderr and "CREATE TABLE" not in denied.stderr
+    owner = run_hookgate(["store", "migrate", "--config", config], env={"HOOKGATE_STORE_URL": pg_url})
+    assert owner.returncode == 0, owner.stderr
+    pg_server.psql(
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO replica; "
+        "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO replica",
+        db,
+    )
+    again = run_hookgate(["store", "migrate", "--config", config], env={"HOOKGATE_STORE_URL": url})
+    assert again.returncode == 0 and "is current; nothing to apply" in again.stdout, again.stderr
+    first = run_hookgate(["run", "--config", config], event("Bash", command="ls"), env={"HOOKGATE_STORE_URL": url})
+    second = run_hookgate(["run", "--config", config], event("Bash", command="ls"), env={"HOOKGATE_STORE_URL": url})
+    assert first.returncode == 0 and first.stderr == "", first.stderr
+    assert second.returncode == 2 and "rate limit" in second.stdout + second.stderr, second.stdout
+
+
+def test_migrate_on_a_newer_schema_says_it_is_newer(tmp_path: Path, pg_server: Any, pg_url: str) -> None:
+    config = str(_config(tmp_path))
+    env = {"HOOKGATE_STORE_URL": pg_url}
+    assert run_hookgate(["store", "migrate", "--config", config], env=env).returncode == 0
+    pg_server.psql(
+        "INSERT INTO hookgate_schema (version, name) VALUES (99, 'from the future')", pg_url.rsplit("/", 1)[1]
+    )
+    proc = run_hookgate(["store", "migrate", "--config", config], env=env)
+    assert proc.returncode == 0 and "schema version 99 is newer than this hookgate's" in proc.stdout, proc.stdout
+    status = run_hookgate(["store", "status", "--config", config], env=env)
+    assert status.returncode == 0 and "schema version: 99" in status.stdout, status.stderr

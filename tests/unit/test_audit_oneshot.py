@@ -124,8 +124,8 @@ def test_a_failed_write_or_drain_is_one_line_and_never_raises(
     one_shot(tmp_path, drain=broken).submit(event(), decision())
     # written before the drain failed: not "cannot record", it waits for the next drain
     assert capsys.readouterr().err == (
-        "hookgate: audit: the record is in the spool; it was not moved into the store (disk I/O error), the next "
-        "drain retries\n"
+        "hookgate: audit: the record is in the spool; it was not moved into the store (disk I/O error), hook "
+        "calls try again in 30 s\n"
     )
     assert len(spooled(tmp_path)) == 1
 

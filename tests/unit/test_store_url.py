@@ -56,3 +56,25 @@ def test_the_environment_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     assert selected("sqlite") == "postgresql://db/x"
     monkeypatch.setenv("HOOKGATE_STORE_URL", " ")
     assert selected("sqlite") == "sqlite"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://u:pa@QZ@db:5432/x",
+        "postgresql://u:pa/QZ@db:5432/x",
+        "postgresql://u:p@QZ/w#rd?x@db:5432/x",
+        "postgresql://u:12/QZ@db/x",
+    ],
+)
+def test_a_password_with_delimiters_as_is_is_hidden_whole_and_refused(url: str) -> None:
+    assert redact(url).startswith("postgresql://u:***@db") and "QZ" not in redact(url)
+    with pytest.raises(ValueError, match="percent-encode") as err:
+        parse(url)
+    assert "QZ" not in str(err.value)
+
+
+def test_ports_and_failover_hosts_are_not_passwords() -> None:
+    for url in ("postgresql://h:5432/db?application_name=a@b", "postgresql://h1:5432,h2:5433/db"):
+        assert redact(url) == url and password_of(url) is None and parse(url).kind == "postgresql"
+    assert redact("postgresql://u:pw@h1:1,h2:2/db") == "postgresql://u:***@h1:1,h2:2/db"
