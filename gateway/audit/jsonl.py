@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 
 from gateway.audit.record import canonical
+from gateway.audit.spool import write_all
 from gateway.store.audit_link import GENESIS, link_hash
 
 TYPE_CHECKING = False
@@ -110,13 +111,7 @@ def append(path: str, chain: str, items: Iterable[tuple[str, str]]) -> int:
             seq += 1
             text, prev = line_for(chain, seq, prev, record_id, body)
             lines.append(text)
-        data = ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
-        try:
-            written = os.write(fd, data)
-        except OSError as exc:  # a full disk: the error names the file (os.write's has no name)
-            raise OSError(exc.errno, exc.strerror, path) from None
-        if written != len(data):
-            raise OSError(f"a short write to the audit file {path} ({written} of {len(data)} bytes)")
+        write_all(fd, ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass"), path, "the audit file")
         return seq
     finally:
         os.close(fd)  # closing releases the lock

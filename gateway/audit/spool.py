@@ -100,6 +100,18 @@ def new_ids(n: int) -> list[str]:
     return [f"{prefix}{(start + i) & 0xFFFFFFFF:08x}" for i in range(n)]
 
 
+def write_all(fd: int, data: bytes, path: str, what: str) -> None:
+    """One ``os.write`` of ``data`` to ``fd`` (open on ``path``, ``what`` it is, in words). Raises OSError
+    naming the file: for a write the disk refused (a full disk: ``os.write``'s error names none) and for a
+    short one."""
+    try:
+        written = os.write(fd, data)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, path) from None
+    if written != len(data):
+        raise OSError(f"a short write to {what} {path} ({written} of {len(data)} bytes)")
+
+
 def append(state_dir: str, record_id: str, body: str) -> int:
     """Append one record to the spool (no lock: see the module docstring); returns the spool's size in
     bytes afterwards. Raises OSError."""
@@ -113,12 +125,7 @@ def append(state_dir: str, record_id: str, body: str) -> int:
             os.makedirs(directory, mode=0o700, exist_ok=True)
             continue
         try:
-            try:
-                count = os.write(fd, line)
-            except OSError as exc:  # a full disk: the error names the file (os.write's has no name)
-                raise OSError(exc.errno, exc.strerror, path) from None
-            if count != len(line):
-                raise OSError(f"a short write to the audit spool {path}")
+            write_all(fd, line, path, "the audit spool")
             written = os.fstat(fd)
             try:
                 live = os.stat(path).st_ino == written.st_ino
