@@ -299,6 +299,11 @@ def _normalize(out: Any, event: HookEvent) -> Verdict:
         for key, value in (specific.model_extra or {}).items():
             if key not in _SPECIFIC_KNOWN:
                 verdict.extra[key] = value
+        if out.decision in ("block", "deny") and event.name == "PreToolUse" and verdict.permission != "deny":
+            # the legacy block is a deny (Claude Code keeps it as a blocking error): a permissionDecision
+            # of allow, ask or defer beside it cannot loosen it
+            verdict.permission = "deny"
+            verdict.permission_reason = _text(out.reason) or verdict.permission_reason
     return verdict
 
 

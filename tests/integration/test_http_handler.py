@@ -100,6 +100,15 @@ async def test_a_json_answer_after_a_utf8_byte_order_mark_decides(tmp_path: Path
     assert decision.permission == "deny" and decision.permission_reason == "denied by the webhook"
 
 
+async def test_a_legacy_block_beside_a_permission_allow_still_denies(tmp_path: Path, receiver: Receiver) -> None:
+    # found by a tester: the webhook's block was loosened to an allow by the hookSpecificOutput beside it
+    body = {"decision": "block", "reason": "bad", "hookSpecificOutput": {"hookEventName": "PreToolUse"}}
+    body["hookSpecificOutput"]["permissionDecision"] = "allow"
+    receiver.answers["blockallow"] = (200, json.dumps(body).encode(), {"content-type": "application/json"})
+    decision = await dispatch(tmp_path, {"url": receiver.url("/answer/blockallow")})
+    assert decision.permission == "deny" and decision.permission_reason == "bad"
+
+
 async def test_empty_2xx_is_no_decision(tmp_path: Path, receiver: Receiver) -> None:
     decision = await dispatch(tmp_path, {"url": receiver.url("/answer/empty")})
     assert decision.is_empty and decision.results[0].status == "ok"

@@ -312,3 +312,18 @@ def test_json_after_a_byte_order_mark_is_json(lead: str) -> None:
 
 def test_plain_text_loses_its_byte_order_mark_too() -> None:
     assert parse_text("\ufeffhello\n", _event("SessionStart")) == Verdict(additional_context="hello")
+
+
+@pytest.mark.parametrize("permission", ["allow", "ask", "defer"])
+@pytest.mark.parametrize("word", ["block", "deny"])
+def test_specific_permission_cannot_loosen_a_legacy_block(word: str, permission: str) -> None:
+    # found by a tester: {"decision": "block", ... "permissionDecision": "allow"} allowed the call
+    v = verdict_from_json(
+        {"decision": word, "reason": "bad", **_specific("PreToolUse", permissionDecision=permission)}, _event()
+    )
+    assert (v.permission, v.permission_reason) == ("deny", "bad")
+    v = verdict_from_json(
+        {"decision": word, **_specific("PreToolUse", permissionDecision=permission, permissionDecisionReason="r")},
+        _event(),
+    )
+    assert (v.permission, v.permission_reason) == ("deny", "r")
