@@ -119,11 +119,33 @@ def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str
         structured = structured["result"]  # the SDK wraps non-object return values as {"result": value}
     if isinstance(structured, dict):
         meta["answer"] = "structured"
-        return verdict_from_json(structured, event)
+        verdict = verdict_from_json(structured, event)
+        if _text_disagrees(text, verdict, event):
+            raise HandlerError(
+                f"tool {label} answered two ways: its structuredContent and its text content decide "
+                f"differently (text: {error_text(text)[:200]})",
+                meta,
+            )
+        return verdict
     if isinstance(structured, str):
         text = structured
     meta["answer"] = "text"
     return parse_text(text, event)
+
+
+def _text_disagrees(text: str, verdict: Verdict, event: HookEvent) -> bool:
+    """Whether the text content is a hook answer of its own (a JSON object) that decides otherwise than
+    the structured content: MCP has both say the same, so a difference is not chosen between silently."""
+    from gateway.answers import trim, verdict_from_json
+
+    stripped = trim(text)
+    if not stripped.startswith("{"):
+        return False  # a human summary beside the structured answer
+    try:
+        obj = json.loads(stripped)
+        return not isinstance(obj, dict) or verdict_from_json(obj, event) != verdict
+    except (ValueError, HandlerError):
+        return True
 
 
 # ---------------------------------------------------------------------------- ${path} substitution

@@ -25,6 +25,7 @@ from typing import NotRequired
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent
 from typing_extensions import TypedDict
 
 
@@ -121,6 +122,12 @@ def build_server() -> MCPServer:
         """Answers after ``seconds``, with the server's pid in additionalContext (keeps a session busy)."""
         await anyio.sleep(seconds)
         return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": f"pid={os.getpid()}"}}
+
+    @server.tool()
+    def split_answer(structured: dict[str, Any], text: str) -> CallToolResult:
+        """Answers with ``structured`` as structuredContent and ``text`` as the text content (which MCP
+        says should agree; this one need not)."""
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
     @server.tool()
     def crash() -> str:

@@ -59,6 +59,12 @@ def groups(prefix: str, server: str) -> list[dict[str, Any]]:
         group("Who", "whoami"),
         group("Barrier", "barrier", input={"n": 4}),
         group("Crash", "crash"),
+        group(
+            "Split",
+            "split_answer",
+            input={"structured": "${tool_input.structured}", "text": "${tool_input.text}"},
+            failClosed=True,
+        ),
     ]
 
 
@@ -218,6 +224,20 @@ async def test_is_error_is_a_non_blocking_failure_unless_fail_closed(gateway: Ga
     assert decision.permission is None and not decision.block
     closed = await gateway.dispatch(event(f"{prefix}FailClosed"))
     assert closed.permission == "deny" and "FailClosed" in (closed.permission_reason or "")
+
+
+@pytest.mark.parametrize("prefix", ["", "Web"])
+async def test_structured_content_and_text_that_disagree_fail(gateway: Gateway, prefix: str) -> None:
+    # found by a tester: structuredContent {} beside a text deny was read as no objection
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
+    decision = await gateway.dispatch(event(f"{prefix}Split", structured={}, text=json.dumps(deny)))
+    result = one(decision)
+    assert result.status == "error" and "answered two ways" in (result.message or "")
+    assert decision.permission == "deny"  # failClosed
+    same = await gateway.dispatch(event(f"{prefix}Split", structured=deny, text=json.dumps(deny, indent=2)))
+    assert one(same).status == "ok" and same.permission == "deny"
+    summary = await gateway.dispatch(event(f"{prefix}Split", structured={}, text="no objection"))
+    assert one(summary).status == "ok" and summary.is_empty
 
 
 @pytest.mark.parametrize("prefix", ["", "Web"])
