@@ -193,7 +193,7 @@ class AgentHandler(Handler):
         """Handle one model turn: a verdict ends the loop; tool calls run and their results are appended."""
         import asyncio
 
-        from handlers.llm.verdict import VERDICT_TOOL, LlmVerdict, parse_verdict
+        from handlers.llm.verdict import VERDICT_TOOL, LlmVerdict, parse_verdict, with_text_verdict
 
         if not turn.calls:
             try:
@@ -203,18 +203,23 @@ class AgentHandler(Handler):
                 return None
             return LlmVerdict(ok=found.ok, reason=found.reason)
         results: list[tuple[Any, str, bool]] = []
+        submitted: list[LlmVerdict] = []
         for call in turn.calls:
             progress.tool_calls += 1
             if call.name == VERDICT_TOOL:
                 try:
-                    found = parse_verdict(call.arguments if call.arguments is not None else "")
+                    submitted.append(parse_verdict(call.arguments if call.arguments is not None else ""))
                 except HandlerError as exc:
                     results.append((call, f"{exc}; call submit_verdict again with ok (boolean) and reason", True))
-                    continue
-                return LlmVerdict(ok=found.ok, reason=found.reason)
+                continue
+            if submitted:
+                continue  # a verdict ends the loop: later tool calls are not run
             arguments = call.arguments if call.problem is None else None
             output, is_error = await asyncio.to_thread(sandbox.run, call.name, arguments)
             results.append((call, output, is_error))
+        if submitted:  # several verdicts (calls, one in the text too): the most restrictive stands
+            found = with_text_verdict(submitted, turn.text)
+            return LlmVerdict(ok=found.ok, reason=found.reason)
         messages.extend(provider.tool_result_messages(results))
         return None
 

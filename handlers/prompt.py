@@ -121,11 +121,14 @@ async def ask_verdict(
             max_tokens=max_tokens,
         )
         submitted = [c.arguments for c in turn.calls if c.name == VERDICT_TOOL and c.arguments is not None]
-        answer: Any = submitted[0] if len(submitted) == 1 else turn.text
-        if len(submitted) > 1:  # several verdicts: the most restrictive stands (an LLM may tighten, never loosen)
-            from handlers.llm.verdict import most_restrictive
+        if submitted:  # several verdicts (calls, one in the text too): the most restrictive stands
+            from handlers.llm.verdict import with_text_verdict
 
-            return most_restrictive([parse_verdict(a) for a in submitted])
+            try:
+                return with_text_verdict([parse_verdict(a) for a in submitted], turn.text)
+            except HandlerError as exc:
+                raise HandlerError(str(exc), usage.meta()) from None
+        answer: Any = turn.text
     else:
         schema = None
         if mode == "json_schema":

@@ -6,12 +6,13 @@ object, one inside a Markdown code fence, or one inside prose (objects nested in
 when no outer one has an ``ok`` field). ``ok`` must be a boolean (``"true"``/``"false"`` strings are
 accepted); a missing ``reason`` on ``ok: false`` becomes a generic one. Anything else raises
 ``HandlerError``. When the answer holds several verdicts (two objects, an ``ok`` written twice, two
-``submit_verdict`` calls) and they disagree, the most restrictive stands (``most_restrictive``: an LLM
-may tighten a decision, never loosen it).
+``submit_verdict`` calls, a call beside a verdict in the text) and they disagree, the most restrictive
+stands (``most_restrictive``: an LLM may tighten a decision, never loosen it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import dataclass
@@ -109,6 +110,17 @@ def most_restrictive(verdicts: list[LlmVerdict]) -> LlmVerdict:
     """The verdict that stands when a model gave several (``ok`` objects in its text, several
     ``submit_verdict`` calls): the first that is not ok, else the first. ``verdicts`` is not empty."""
     return next((v for v in verdicts if not v.ok), verdicts[0])
+
+
+def with_text_verdict(verdicts: list[LlmVerdict], text: str) -> LlmVerdict:
+    """The verdict that stands when a turn submitted ``verdicts`` (``submit_verdict`` calls, not empty)
+    and also wrote ``text``: a verdict in the text counts too, so a not-ok written beside an ok call is
+    not dropped (an LLM may tighten a decision, never loosen it); text without one is prose."""
+    found = list(verdicts)
+    if "{" in text:
+        with contextlib.suppress(HandlerError):
+            found.append(parse_verdict(text))
+    return most_restrictive(found)
 
 
 def _as_bool(value: Any, name: str) -> bool:

@@ -143,6 +143,33 @@ async def test_two_contradicting_verdicts_in_one_answer_block(tmp_path: Path, cl
     assert decision.block and decision.reason == "b: not done"
 
 
+async def test_a_not_ok_written_beside_an_ok_call_blocks(tmp_path: Path, claude: FakeAnthropic) -> None:
+    """found by a tester: a submit_verdict ok call beside a not-ok verdict in the text passed (text ignored)."""
+    claude.script(
+        tool_use("submit_verdict", {"ok": True, "reason": "a"}, preamble='{"ok": false, "reason": "not done"}')
+    )
+    decision = await dispatch(gateway(tmp_path, on("Stop", prompt()), anthropic_llm(claude)), stop_event(tmp_path))
+    assert decision.block and decision.reason == "not done"
+
+
+@pytest.mark.parametrize("where", ["call", "text"])
+async def test_agent_two_verdicts_in_one_turn_the_not_ok_stands(
+    tmp_path: Path, claude: FakeAnthropic, where: str
+) -> None:
+    """found by a tester: the agent took the first submit_verdict of a turn (ok) and dropped a later not-ok
+    call, or a not-ok verdict in the turn's text."""
+    from tests.fakes.anthropic_api import Reply, TextBlock, ToolUseBlock
+
+    blocks: tuple[Any, ...] = (ToolUseBlock("submit_verdict", {"ok": True, "reason": "a"}, None),)
+    if where == "call":
+        blocks += (ToolUseBlock("submit_verdict", {"ok": False, "reason": "not done"}, None),)
+    else:
+        blocks = (TextBlock('{"ok": false, "reason": "not done"}'), *blocks)
+    claude.script(Reply(content=blocks))
+    decision = await dispatch(gateway(tmp_path, on("Stop", agent()), anthropic_llm(claude)), stop_event(tmp_path))
+    assert decision.block and decision.reason == "not done"
+
+
 async def test_anthropic_streaming_json_schema_and_code_fence(tmp_path: Path, claude: FakeAnthropic) -> None:
     claude.script(text('Here is my verdict:\n```json\n{"ok": false, "reason": "no test run in the transcript"}\n```'))
     llm = anthropic_llm(claude, stream=True, structuredOutput="json_schema")
