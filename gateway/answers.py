@@ -299,11 +299,14 @@ def _normalize(out: Any, event: HookEvent) -> Verdict:
         for key, value in (specific.model_extra or {}).items():
             if key not in _SPECIFIC_KNOWN:
                 verdict.extra[key] = value
-        if out.decision in ("block", "deny") and event.name == "PreToolUse" and verdict.permission != "deny":
+        legacy_block = out.decision in ("block", "deny") and verdict.permission not in (None, "deny")
+        if legacy_block and event.name in ("PreToolUse", "PermissionRequest"):
             # the legacy block is a deny (Claude Code keeps it as a blocking error): a permissionDecision
-            # of allow, ask or defer beside it cannot loosen it
+            # (or PermissionRequest behavior) of allow, ask or defer beside it cannot loosen it
             verdict.permission = "deny"
             verdict.permission_reason = _text(out.reason) or verdict.permission_reason
+            verdict.updated_input = None
+            verdict.extra.pop("updatedPermissions", None)
     return verdict
 
 

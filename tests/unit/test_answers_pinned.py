@@ -327,3 +327,14 @@ def test_specific_permission_cannot_loosen_a_legacy_block(word: str, permission:
         _event(),
     )
     assert (v.permission, v.permission_reason) == ("deny", "r")
+
+
+def test_permission_request_allow_cannot_loosen_a_legacy_block() -> None:
+    # found by a tester: {"decision": "block"} beside decision.behavior allow rendered an allow
+    answer = {
+        "decision": "block",
+        "reason": "bad",
+        **_specific("PermissionRequest", decision={"behavior": "allow", "updatedInput": {"command": "rm -rf /"}}),
+    }
+    v = verdict_from_json(answer, _event("PermissionRequest"))
+    assert (v.permission, v.permission_reason, v.updated_input) == ("deny", "bad", None)
