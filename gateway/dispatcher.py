@@ -174,10 +174,12 @@ class Dispatcher:
         return chosen
 
     def _dedup_key(self, spec: HandlerSpec) -> Hashable:
-        """``Handler.dedup_key`` of ``spec``, computed once (it depends on the spec alone)."""
+        """``Handler.dedup_key`` of ``spec`` with its ``async`` and ``failClosed``, computed once (it depends
+        on the spec alone)."""
         key = self._dedup_keys.get(id(spec))
-        if key is None:
-            key = self._dedup_keys[id(spec)] = self.handler(spec).dedup_key()
+        if key is None:  # a background or fail-open copy never stands in for one that decides or fails closed
+            key = (self.handler(spec).dedup_key(), bool(spec.async_), bool(spec.fail_closed))
+            self._dedup_keys[id(spec)] = key
         return key
 
     def handler(self, spec: HandlerSpec) -> Handler:

@@ -274,6 +274,12 @@ class Compiler(Compilation):
                 "check whose failure must never block; put hard invariants in a command, "
                 "http or mcp_tool handler"
             )
+        if common.fail_closed and (common.async_ or common.async_rewake) and not judgment and type_name != "approval":
+            key = "async" if common.async_ else "asyncRewake"
+            self.warnings.append(
+                f"{where}.failClosed: has no effect with {key}: true: a handler in the background cannot decide, "
+                f"so the call goes ahead whether it fails or denies; drop {key} to enforce it"
+            )
         if common.once is not None:
             self.warnings.append(f"{where}.once: honoured only in skill frontmatter by Claude Code; ignored")
         if ignored:

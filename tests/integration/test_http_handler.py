@@ -109,6 +109,27 @@ async def test_a_legacy_block_beside_a_permission_allow_still_denies(tmp_path: P
     assert decision.permission == "deny" and decision.permission_reason == "bad"
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [({"async": True}, {}), ({}, {"failClosed": True})],
+    ids=["async-then-sync", "open-then-closed"],
+)
+async def test_a_weaker_copy_of_a_webhook_does_not_stand_in_for_it(
+    tmp_path: Path, receiver: Receiver, first: dict[str, Any], second: dict[str, Any]
+) -> None:
+    # found by a tester: identical handlers ran once whatever their async/failClosed, so a background (or
+    # fail-open) copy listed first silently replaced the one that decides (or fails closed)
+    name = "deny" if "async" in first else "garbage"
+    url = receiver.url(f"/answer/{name}")
+    hooks = [{"type": "http", "url": url, "id": "a", **first}, {"type": "http", "url": url, "id": "b", **second}]
+    path = tmp_path / "hookgate.json"
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}))
+    async with Gateway(load_config([str(path)], use_cache=False), mode="api") as gw:
+        decision = await gw.dispatch(EVENT)
+    assert sorted(r.id for r in decision.results) == ["a", "b"]
+    assert decision.permission == "deny"
+
+
 async def test_empty_2xx_is_no_decision(tmp_path: Path, receiver: Receiver) -> None:
     decision = await dispatch(tmp_path, {"url": receiver.url("/answer/empty")})
     assert decision.is_empty and decision.results[0].status == "ok"

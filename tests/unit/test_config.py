@@ -133,6 +133,18 @@ def test_millisecond_timeout_is_a_warning_and_used_as_written(tmp_path: Path) ->
     assert config.hooks["Stop"][0].handlers[0].timeout == 5000
 
 
+@pytest.mark.parametrize("key", ["async", "asyncRewake"])
+def test_fail_closed_in_the_background_is_a_warning(tmp_path: Path, key: str) -> None:
+    # found by a tester: failClosed beside async validated clean, yet a background handler never denies
+    config = load_config(
+        [_write(tmp_path, {"hooks": {"Stop": [{"hooks": [_cmd(failClosed=True, **{key: True})]}]}})], use_cache=False
+    )
+    assert any(
+        "hooks.Stop[0].hooks[0].failClosed: has no effect with " + key in w and "drop " + key in w
+        for w in config.warnings
+    ), config.warnings
+
+
 def test_missing_executable_and_script(tmp_path: Path) -> None:
     issues = _issues(
         tmp_path,
