@@ -6,8 +6,9 @@ Semantics follow Claude Code's hooks reference (§3.3); the extras are hookgate'
   the same config dialect gets on stdin (``gateway.dialects.host_payload``), minified, sent as the
   exact bytes that were signed. Redirects are never followed (a 3xx is a failure).
 - ``headers`` values and ``url`` interpolate ``$VAR`` / ``${VAR}`` for names listed in
-  ``allowedEnvVars``; any other variable becomes the empty string, as in Claude Code (which refuses
-  variables in ``url``; hookgate allows them under the same allow-list).
+  ``allowedEnvVars``; any other variable is a config error (``check``), and a listed one that is unset
+  fails the delivery before it is made (never sent empty). Claude Code refuses variables in ``url``;
+  hookgate allows them under the same allow-list.
 - Answer: 2xx with an empty body = no decision; 2xx with a JSON object = parsed with
   ``gateway.answers.verdict_from_json`` (the same parser as a command's stdout); any other body, a
   non-2xx status, a connection failure, a body over ``webhook_client.MAX_BODY`` (1 MiB) = ``HandlerError``
@@ -308,11 +309,20 @@ class HttpHandler(Handler):
         allowed = options.get("allowed_env_vars") or []
         allow_private = bool(options.get("allow_private_networks"))
         template = options["url"]
+        own = options.get("headers") or {}
+        if "$" in template or any("$" in value for value in own.values()):
+            texts = [template, *own.values()]
+            unset = [
+                n for n in dict.fromkeys(v for t in texts for v in variables(t)) if n in allowed and n not in os.environ
+            ]
+            if unset:  # a webhook's url or header never goes out half-filled (validate says the same)
+                raise HandlerError(
+                    f"allowedEnvVars: ${unset[0]} is not set, so the request would go out with it empty; not sent"
+                )
         url = interpolate(template, allowed)
         problem = url_problem(url, allow_private=allow_private)
         if problem:
             raise HandlerError(f"url {template!r} {problem} after interpolation")
-        own = options.get("headers") or {}
         headers = {name: interpolate(value, allowed) for name, value in own.items()}
         for name, value in headers.items():
             if "\r" in value or "\n" in value:

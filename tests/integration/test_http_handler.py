@@ -309,6 +309,28 @@ async def test_headers_and_url_interpolate_allowed_variables(
     assert call.headers["authorization"] == "Bearer t0ken" and call.headers["x-static"] == "plain"
 
 
+@pytest.mark.parametrize("fail_closed", [False, True])
+async def test_an_unset_allowed_variable_is_not_sent_empty(
+    tmp_path: Path, receiver: Receiver, monkeypatch: pytest.MonkeyPatch, fail_closed: bool
+) -> None:
+    # found by a tester: validate said a failClosed handler with an unset $HOOK_TOKEN "would deny every
+    # call", yet the request went out as "Bearer " and the webhook's answer (an allow) decided
+    monkeypatch.delenv("HOOK_TOKEN", raising=False)
+    handler = {
+        "url": receiver.url("/answer/deny"),
+        "headers": {"Authorization": "Bearer $HOOK_TOKEN"},
+        "allowedEnvVars": ["HOOK_TOKEN"],
+        "failClosed": fail_closed,
+    }
+    decision = await dispatch(tmp_path, handler)
+    [result] = decision.results
+    assert result.status == "error" and not receiver.calls
+    assert (
+        result.message == "allowedEnvVars: $HOOK_TOKEN is not set, so the request would go out with it empty; not sent"
+    )
+    assert decision.permission == ("deny" if fail_closed else None)
+
+
 # ---------------------------------------------------------------------------- SSRF guard
 
 
