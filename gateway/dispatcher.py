@@ -174,11 +174,11 @@ class Dispatcher:
         return chosen
 
     def _dedup_key(self, spec: HandlerSpec) -> Hashable:
-        """``Handler.dedup_key`` of ``spec`` with its ``async`` and ``failClosed``, computed once (it depends
+        """``Handler.dedup_key`` of ``spec`` with its ``async``, ``failClosed`` and timeout, computed once (it depends
         on the spec alone)."""
         key = self._dedup_keys.get(id(spec))
-        if key is None:  # a background or fail-open copy never stands in for one that decides or fails closed
-            key = (self.handler(spec).dedup_key(), bool(spec.async_), bool(spec.fail_closed))
+        if key is None:  # a background, fail-open or shorter-lived copy never stands in for another
+            key = (self.handler(spec).dedup_key(), bool(spec.async_), bool(spec.fail_closed), spec.timeout)
             self._dedup_keys[id(spec)] = key
         return key
 

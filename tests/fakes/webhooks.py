@@ -163,6 +163,11 @@ class Receiver:
             await record(request)
             return Response(b"", status_code=307, headers={"location": "/answer/deny"})
 
+        async def late(request: Request) -> Response:
+            await record(request)
+            await asyncio.sleep(0.5)
+            return Response(json.dumps(DENY).encode(), headers={"content-type": "application/json"})
+
         async def hold(request: Request) -> Response:
             await record(request)
             while not self.release.is_set():
@@ -180,6 +185,7 @@ class Receiver:
                 Route("/chunked/{name}", chunked, methods=["POST"]),
                 Route("/redirect", redirect, methods=["POST"]),
                 Route("/hold", hold, methods=["POST"]),
+                Route("/late", late, methods=["POST"]),
             ]
         )
 

@@ -110,21 +110,24 @@ async def test_a_legacy_block_beside_a_permission_allow_still_denies(tmp_path: P
 
 
 @pytest.mark.parametrize(
-    ("first", "second"),
-    [({"async": True}, {}), ({}, {"failClosed": True})],
-    ids=["async-then-sync", "open-then-closed"],
+    ("first", "second", "path"),
+    [
+        ({"async": True}, {}, "/answer/deny"),
+        ({}, {"failClosed": True}, "/answer/garbage"),
+        ({"timeout": 0.2}, {"timeout": 5}, "/late"),  # answers a deny after 0.5 s
+    ],
+    ids=["async-then-sync", "open-then-closed", "short-then-long"],
 )
 async def test_a_weaker_copy_of_a_webhook_does_not_stand_in_for_it(
-    tmp_path: Path, receiver: Receiver, first: dict[str, Any], second: dict[str, Any]
+    tmp_path: Path, receiver: Receiver, first: dict[str, Any], second: dict[str, Any], path: str
 ) -> None:
     # found by a tester: identical handlers ran once whatever their async/failClosed, so a background (or
-    # fail-open) copy listed first silently replaced the one that decides (or fails closed)
-    name = "deny" if "async" in first else "garbage"
-    url = receiver.url(f"/answer/{name}")
+    # fail-open, or shorter-lived) copy listed first silently replaced the one that decides (or fails closed)
+    url = receiver.url(path)
     hooks = [{"type": "http", "url": url, "id": "a", **first}, {"type": "http", "url": url, "id": "b", **second}]
-    path = tmp_path / "hookgate.json"
-    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}))
-    async with Gateway(load_config([str(path)], use_cache=False), mode="api") as gw:
+    config = tmp_path / "hookgate.json"
+    config.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}))
+    async with Gateway(load_config([str(config)], use_cache=False), mode="api") as gw:
         decision = await gw.dispatch(EVENT)
     assert sorted(r.id for r in decision.results) == ["a", "b"]
     assert decision.permission == "deny"
