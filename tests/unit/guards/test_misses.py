@@ -148,6 +148,19 @@ CAUGHT = [
         "echo x > sub/repo/.git/config",
         "echo x > ./.git/./config",
         "cd repo && cp x .git/hooks/",
+        # a case-insensitive file system (macOS, Windows) opens .GIT/hooks as .git/hooks; Windows drops a
+        # name's trailing dots and reads ::$DATA as the file itself; a submodule's git folder is in .git/modules
+        "echo x > .GIT/hooks/pre-commit",
+        "echo x > .Git/config",
+        "echo x > .git/HOOKS/pre-commit",
+        "echo x > .git/config.",
+        "echo x > '.git/config::$DATA'",
+        "cp x .git/modules/sub/hooks/pre-commit",
+        "echo x > .git/modules/lib/nested/config",
+        # moving the project's .git away takes its config and hooks with it (git init then makes new ones)
+        "mv .git /tmp/g",
+        "mv .git .git-old",
+        "mv -t /tmp .git",
     ),
     # shred overwrites its files for good: outside the project it is denied like a recursive delete there
     *cases(
