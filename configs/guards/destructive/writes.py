@@ -129,6 +129,33 @@ def written_paths(name: str, args: list[str]) -> list[str]:
             args, "OoaeiBtTwQPUlARDXI", frozenset({"--output-document", "--output-file", "--append-output"})
         )
         return [v for o, v in opts if o in ("-O", "-o", "-a", "--output-document", "--output-file", "--append-output")]
+    return _output_paths(name, args)
+
+
+_SORT_ARGS = frozenset({"--output", "--key", "--field-separator", "--buffer-size", "--temporary-directory"})
+_PATCH_ARGS = frozenset(
+    {"--output", "--reject-file", "--input", "--directory", "--strip", "--fuzz", "--prefix", "--suffix", "--get"}
+)
+
+
+def _output_paths(name: str, args: list[str]) -> list[str]:
+    """The files of the filters and converters that write one: ``sort -o F``, ``patch F``/``-o F``/``-r F``,
+    ``sponge F``, ``uniq IN OUT``, ``xxd IN OUT``, ``gpg -o F``. (``openssl req -x509 -out cert.pem`` makes a
+    new key or certificate, an everyday step, and is not read.)"""
+    if name == "sort":
+        _, opts, _ = getopt(args, "otkST", _SORT_ARGS | {"--files0-from", "--parallel", "--compress-program"})
+        return [v for o, v in opts if o in ("-o", "--output")]
+    if name == "patch":
+        operands, opts, _ = getopt(args, "oriBdDFgpVYzx", _PATCH_ARGS | {"--ifdef", "--basename-prefix"})
+        out = [v for o, v in opts if o in ("-o", "--output", "-r", "--reject-file")]
+        return out or operands[:1]  # patch FILE < diff: FILE is changed in place
+    if name == "sponge":
+        return getopt(args)[0]
+    if name in ("uniq", "xxd"):
+        return getopt(args, "fswcglson" if name == "xxd" else "fsw", frozenset())[0][1:2]
+    if name in ("gpg", "gpg2"):
+        _, opts, _ = getopt(args, "ourl", frozenset({"--output", "--recipient", "--local-user"}))
+        return [v for o, v in opts if o in ("-o", "--output")]
     return []
 
 

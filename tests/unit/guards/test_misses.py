@@ -162,6 +162,19 @@ CAUGHT = [
         "mv .git .git-old",
         "mv -t /tmp .git",
     ),
+    # filters and converters that write a file they are given (found by a tester)
+    *cases(
+        "deny:write.secrets",
+        "sort -o .env x",
+        "patch .env < fix.patch",
+        "patch -o .env a fix.patch",
+        "cat x | sponge .env",
+        "uniq x .env",
+        "xxd -r dump ~/.ssh/id_rsa",
+        "gpg --output .env -d x.gpg",
+    ),
+    ("sort x -o .git/config", "deny:write.git-config"),
+    ("patch .claude/settings.json < fix.patch", "deny:write.hook-config"),
     # shred overwrites its files for good: outside the project it is denied like a recursive delete there
     *cases(
         "deny:shred.outside",
@@ -197,6 +210,13 @@ def test_the_reviews_misses_are_caught(command: str, rule: str) -> None:
 
 
 NEAR_MISSES = [
+    "sort -o out.txt x",
+    "patch -p1 < fix.patch",
+    "patch src/a.py < fix.patch",
+    "uniq x y",
+    "xxd x",
+    "gpg -d x.gpg",
+    "openssl req -x509 -newkey rsa:2048 -keyout key.pem -out cert.pem -nodes",
     "git checkout-index -a",
     "git checkout-index --prefix=export/ -a -f",
     "git checkout-index --temp -f -a",
