@@ -175,6 +175,14 @@ CAUGHT = [
     ),
     ("sort x -o .git/config", "deny:write.git-config"),
     ("patch .claude/settings.json < fix.patch", "deny:write.hook-config"),
+    # git config -f FILE rewrites FILE in git's config format (found by a tester)
+    *cases(
+        "deny:write.hook-config",
+        "git config --file .claude/settings.json hooks.x y",
+        "git config -f .claude/settings.json --unset a.b",
+        "git -C . config --file=.claude/settings.local.json a.b c",
+    ),
+    ("git config -f ~/.ssh/config host.x y", "deny:write.secrets"),
     # shred overwrites its files for good: outside the project it is denied like a recursive delete there
     *cases(
         "deny:shred.outside",
@@ -210,6 +218,8 @@ def test_the_reviews_misses_are_caught(command: str, rule: str) -> None:
 
 
 NEAR_MISSES = [
+    "git config -f .claude/settings.json --get a.b",
+    "git config -f .gitmodules submodule.lib.url https://x.io/lib.git",
     "sort -o out.txt x",
     "patch -p1 < fix.patch",
     "patch src/a.py < fix.patch",
