@@ -97,7 +97,7 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
     ],
     "lua": [(r"\b(?:os\.execute|io\.popen)\s*\(?", "shell"), (r"\bos\.remove\s*\(", "rm")],
     "Rscript": [(r"\bsystem\s*\(", "shell"), (r"\bunlink\s*\(", "rm")],
-    "awk": [(r"\bsystem\s*\(", "shell")],
+    "awk": [(r"\bsystem\s*\(", "shell"), (r"\bprintf?\b[^;}\n|>]*>>?[ \t]*(?=\")", "write")],  # print > "f"
     "osascript": [(r"\bdo\s+shell\s+script\s+", "shell")],
 }
 _CALLS["deno"] = [*_CALLS["node"], *_CALLS["deno"]]  # deno runs node's modules too (node:fs, node:child_process)

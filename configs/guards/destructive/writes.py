@@ -7,6 +7,7 @@ folder moved away (``mv ~ /tmp/x``), and ``dd`` onto a device."""
 from __future__ import annotations
 
 import os
+import re
 
 from .cmdnames import writes_files
 from .context import POLICY, Ctx
@@ -84,6 +85,9 @@ def copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None, se
     return operands[:-1], operands[-1], found, False
 
 
+_SED_WRITE = r"(?m)(?:^|[;{}\s\d$/!gpiIeM])[wW][ \t]+([^\n]+)$"
+
+
 def written_paths(name: str, args: list[str]) -> list[str]:
     """The files ``name ARGS`` writes to, as far as its arguments tell (none unless ``cmdnames.writes_files``)."""
     if not writes_files(name):
@@ -108,9 +112,13 @@ def written_paths(name: str, args: list[str]) -> list[str]:
     if name == "sed":
         operands, opts, _ = getopt(args, "efl", frozenset({"--expression", "--file", "--line-length"}), "i")
         found = names(opts)
+        scripted = bool(found & {"-e", "-f", "--expression", "--file"})
+        scripts = [v for o, v in opts if o in ("-e", "--expression")] or ([] if scripted else operands[:1])
+        # its `w FILE` command and `s///w FILE` flag write FILE (sed -n 'w .env' x)
+        out = [m.group(1).strip() for t in scripts if "w" in t for m in re.finditer(_SED_WRITE, t)]
         if not found & {"-i", "--in-place"}:
-            return []
-        return operands if found & {"-e", "-f", "--expression", "--file"} else operands[1:]
+            return out
+        return out + (operands if scripted else operands[1:])
     if name.startswith("perl"):
         operands, opts, _ = getopt(args, "eE", frozenset(), "iMmIlxdDC0")
         found = names(opts)

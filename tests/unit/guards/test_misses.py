@@ -183,6 +183,17 @@ CAUGHT = [
         "git -C . config --file=.claude/settings.local.json a.b c",
     ),
     ("git config -f ~/.ssh/config host.x y", "deny:write.secrets"),
+    # sed's `w FILE` command and `s///w FILE` flag, awk's print > "FILE" (found by a tester)
+    *cases(
+        "deny:write.secrets",
+        "sed -n 'w .env' /tmp/x",
+        "sed 's/a/b/w .env' x",
+        'awk \'BEGIN{print "x" > ".env"}\'',
+    ),
+    ("sed 'w .git/hooks/pre-commit' /tmp/x", "deny:write.git-config"),
+    ("awk '{print > \".git/config\"}' x", "deny:write.git-config"),
+    ("sed -e '/x/w .claude/settings.json' x", "deny:write.hook-config"),
+    ('awk \'{printf("%s\\n", $0) >> ".claude/settings.json"}\' x', "deny:write.hook-config"),
     # shred overwrites its files for good: outside the project it is denied like a recursive delete there
     *cases(
         "deny:shred.outside",
@@ -218,6 +229,10 @@ def test_the_reviews_misses_are_caught(command: str, rule: str) -> None:
 
 
 NEAR_MISSES = [
+    "sed -n '/foo/w out.txt' x",
+    "sed 's/w/x/' x",
+    "awk '{print $1 > \"out.txt\"}' x",
+    "awk '$1 > 5 {print}' x",
     "git config -f .claude/settings.json --get a.b",
     "git config -f .gitmodules submodule.lib.url https://x.io/lib.git",
     "sort -o out.txt x",
