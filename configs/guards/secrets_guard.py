@@ -72,6 +72,9 @@ class _Lazy:
     def findall(self, text: str) -> list[Any]:
         return self._get().findall(text)
 
+    def sub(self, repl: str, text: str) -> str:
+        return self._get().sub(repl, text)
+
 
 _TEMPLATE_WORDS = frozenset(
     {"example", "examples", "sample", "samples", "template", "templates", "tmpl", "tpl", "dist", "default", "defaults"}
@@ -122,47 +125,13 @@ _CONFIG_FILES = [
 _CONFIG_DIRS = _Lazy(r"(?:^|/)\.(?:claude|claude/hooks|kiro|kiro/agents|gemini|codex)/?$", re.IGNORECASE)
 # Concrete protected names, for matching a shell glob (``> .e?v``) against them (see ``glob_reason``).
 PROTECTED_EXAMPLES = (
-    ".env",
-    ".env.local",
-    ".env.production",
-    ".envrc",
-    "x.pem",
-    "x.key",
-    "x.p12",
-    "x.pfx",
-    "x.jks",
-    "x.keystore",
-    "x.ppk",
-    "id_rsa",
-    "id_dsa",
-    "id_ecdsa",
-    "id_ed25519",
-    ".netrc",
-    "_netrc",
-    ".pgpass",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".ssh/authorized_keys",
-    ".ssh/config",
-    ".ssh/id_rsa",
-    ".gnupg/x",
-    ".aws/credentials",
-    ".aws/config",
-    ".docker/config.json",
-    ".kube/config",
-    "hookgate.yaml",
-    "hookgate.yml",
-    "hookgate.json",
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".claude/hooks/x",
-    ".kiro/agents/x.json",
-    ".gemini/settings.json",
-    ".codex/hooks.json",
-    ".codex/config.toml",
-    ".cache/hookgate/x",
-    ".local/state/hookgate/x",
+    *(".env", ".env.local", ".env.production", ".envrc", "x.pem", "x.key", "x.p12", "x.pfx", "x.jks"),
+    *("x.keystore", "x.ppk", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".netrc", "_netrc", ".pgpass"),
+    *(".git-credentials", ".npmrc", ".pypirc", ".ssh/authorized_keys", ".ssh/config", ".ssh/id_rsa"),
+    *(".gnupg/x", ".aws/credentials", ".aws/config", ".docker/config.json", ".kube/config", "hookgate.yaml"),
+    *("hookgate.yml", "hookgate.json", ".claude/settings.json", ".claude/settings.local.json"),
+    *(".claude/hooks/x", ".kiro/agents/x.json", ".gemini/settings.json", ".codex/hooks.json"),
+    *(".codex/config.toml", ".cache/hookgate/x", ".local/state/hookgate/x"),
 )
 
 _PATH_KEYS = frozenset(
@@ -213,11 +182,21 @@ def _is_template(base: str) -> bool:
     return base.startswith(".") and parts[1] in ("env", "envrc") and any(p in _TEMPLATE_WORDS for p in parts[2:])
 
 
+# Windows opens ``settings.json.``, ``settings.json `` and ``settings.json::$DATA`` as ``settings.json``
+# (trailing dots and spaces of a name are dropped, ``::$DATA`` is the file's own content): those spellings are
+# folded away, so they are matched as the file they write (``..`` and ``.`` stay).
+_WINDOWS_STREAM = _Lazy(r"::\$data(?=/|$)", re.IGNORECASE)
+_WINDOWS_TAIL = _Lazy(r"(?<=[^/. ])[. ]+(?=/|$)")
+
+
 def normal(path: str) -> str:
     """``path`` with ``\\`` as ``/`` and ``.``, ``..`` and doubled ``/`` folded away (``os.path.normpath``'s
-    rules, without touching the file system: ``.claude/x/../settings.json`` -> ``.claude/settings.json``); a
-    trailing ``/`` is kept. Every protected-path match runs on this form."""
+    rules, without touching the file system: ``.claude/x/../settings.json`` -> ``.claude/settings.json``), and
+    a name's trailing dots and spaces and a ``::$DATA`` suffix dropped as Windows does; a trailing ``/`` is
+    kept. Every protected-path match runs on this form."""
     path = path.replace("\\", "/").strip()
+    if ":" in path or ". " in path or " /" in path or "./" in path or path.endswith((".", " ")):
+        path = _WINDOWS_TAIL.sub("", _WINDOWS_STREAM.sub("", path))
     if not path or ("//" not in path and "/." not in path and not path.startswith("./")):
         return path
     folded = posixpath.normpath(path)
@@ -402,13 +381,19 @@ def write_reason(path: str, what: str | None = None, removal: bool = False, verb
 
 def git_kind(path: str) -> str | None:
     """What ``path`` is when it is a repository's own config or hook (``.git/config``, ``.git/hooks/...``), or
-    None. Matched in ``secrets_guard.normal`` form, anywhere in the path (``repo/.git/config``)."""
-    if ".git" not in path:
+    None. Matched in ``secrets_guard.normal`` form, case-insensitively, anywhere in the path (``repo/.git/config``),
+    a submodule's (``.git/modules/NAME/config``, ``.git/modules/NAME/hooks/...``) too."""
+    if ".git" not in path.lower():
         return None
-    parts = normal(path).rstrip("/").split("/")
+    parts = normal(path).rstrip("/").lower().split("/")  # .GIT/hooks is .git/hooks on macOS and Windows
     for k, part in enumerate(parts[:-1]):
         if part == ".git":
             rest = parts[k + 1 :]
+            if rest[0] == "modules" and len(rest) > 2:  # .git/modules/NAME/: a submodule's own git folder
+                if rest[-1] == "config":
+                    return "config"
+                if "hooks" in rest[2:]:
+                    return "hooks"
             if rest == ["config"]:
                 return "config"
             if rest[0] == "hooks":
@@ -420,8 +405,9 @@ def project_git_dir(path: str, cwd: str) -> bool:
     """Whether ``path`` (absolute, or relative to ``cwd``) is the ``.git`` entry itself of the project
     (``cwd``) or of a folder in it: a ``gitdir:`` file or a link written there points git at another config
     and hooks. A ``.git`` outside the project (a backup) is not."""
-    if ".git" not in path:
+    if ".git" not in path.lower():
         return False
+    path = normal(path)
     full = path if path.startswith("/") or not cwd else cwd.rstrip("/") + "/" + path
     full = os.path.normpath(full)
     if os.path.basename(full).lower() != ".git":
@@ -554,7 +540,7 @@ def check_event(event: dict[str, Any]) -> dict[str, Any] | None:
             if linked is not None:  # a link the agent made to a protected file: the write lands there
                 reason = write_reason(linked, f"Writing to {path} (a link to {linked})")
             git = None if reason else git_kind(path) or git_kind(full)
-            if git is None and not reason and not removal and project_git_dir(path, cwd or ""):
+            if git is None and not reason and project_git_dir(path, cwd or ""):  # moved away: its config and hooks
                 git = "dir"
             if git is not None:
                 reason = git_reason(path, f"`{tool_name}`", git, removal)

@@ -683,6 +683,12 @@ def test_absurd_nesting_is_refused_not_raised() -> None:
         ("/p/id_rsa", True),
         ("/home/u/.netrc", True),
         ("/home/u/.gnupg/pubring.kbx", True),
+        ("C:\\p\\id_rsa::$DATA", True),  # Windows: the file's own content
+        ("C:\\p\\.ssh.\\authorized_keys", True),  # Windows drops a name's trailing dots and spaces
+        ("/p/id_rsa ", True),
+        ("/p/id_rsa.", True),
+        ("/p/id_rsa:alt", False),  # another stream: not the key's content
+        ("/p/.env.example.", False),
         ("/p/.env.example", False),
         ("/p/.env.local.example", False),
         ("/p/.env.sample", False),
@@ -835,6 +841,10 @@ def test_config_kind_and_globs() -> None:
     assert secrets_guard.config_kind(".claude") is None  # writing into the directory is judged per file
     assert secrets_guard.config_kind(".claude", removal=True) is not None  # moving it away is not allowed
     assert secrets_guard.config_kind("$XDG_STATE_HOME/hookgate/state.db") is not None
+    # Windows writes settings.json for settings.json. and settings.json::$DATA
+    assert secrets_guard.config_kind(".claude/settings.json.") is not None
+    assert secrets_guard.config_kind(".claude. /settings.local.json::$DATA") is not None
+    assert secrets_guard.config_kind("hookgate.yaml...") is not None
     assert secrets_guard.glob_reason(".e?v") is not None and "can match .env" in (
         secrets_guard.glob_reason(".e?v") or ""
     )
@@ -981,6 +991,7 @@ def test_mcp_destination_keys_are_checked(tool: str, tool_input: dict[str, str])
         ("mcp__fs__moveFiles", {"sources": ["a.txt", ".claude"], "destination": "/tmp/old"}),
         ("mcp__fs__delete_directory", {"path": ".claude"}),
         ("mcp__fs__remove", {"path": "/tmp/proj/.codex"}),
+        ("mcp__filesystem__move_file", {"source": "/tmp/proj/.git", "destination": "/tmp/old"}),
     ],
 )
 def test_a_move_rename_or_delete_tool_may_not_take_protected_files_away(tool: str, tool_input: dict[str, Any]) -> None:

@@ -15,7 +15,10 @@ HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh", "httpie", "curl
 """HTTP clients that could call hookgate's approval routes (``selfguard.check_http``)."""
 TOOLS = frozenset({"chmod", "chown", "chgrp", "rsync", "tar", "gtar", "bsdtar", "unzip"})
 """``tools.check_tool``'s commands."""
-WRITERS = frozenset({"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "truncate", "curl", "wget"})
+WRITERS = frozenset(
+    {"tee", "cp", "mv", "ln", "install", "rsync", "sed", "dd", "truncate", "curl", "wget"}
+    | {"sort", "patch", "sponge", "uniq", "xxd", "gpg", "gpg2"}
+)
 """Commands whose arguments name files they write (``writes.written_paths``), with ``perl*`` (``writes``)."""
 DISK_TOOLS = frozenset({"wipefs", "blkdiscard", "mkswap", "sgdisk", "sfdisk", "parted", "fdisk", "gdisk"})
 """Partition and signature tools (``writes.check_disk_tool``)."""

@@ -14,6 +14,7 @@ import os
 from .context import POLICY, Ctx
 from .expand import unwrap
 from .getopt import getopt
+from .gitdir import git_dir_reason, worked_git_dir
 from .lexer import Word
 from .protected import git_kind, git_reason, in_project, installed_kind, policy_file, rule_for, write_reason
 
@@ -272,6 +273,8 @@ def check_removals(paths: list[str], shown: str, ctx: Ctx) -> str | None:
             git = git_kind(candidate)
             if git is not None:
                 return ctx.hit("write.git-config", shown, git_reason(candidate, f"`{shown}`", git, removal=True))
+            if worked_git_dir(candidate, ctx):  # mv .git /tmp/g takes its config and hooks away with it
+                return ctx.hit("write.git-config", shown, git_dir_reason(f"`{shown}`", candidate, "deletes or moves"))
         full = in_project(path, ctx.cwd)
         if full and (installed_kind(full, removal=True) or policy_file(full)):
             reason = write_reason(full, f"`{shown}`", removal=True) or ""

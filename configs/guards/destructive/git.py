@@ -22,7 +22,7 @@ import shlex
 from .context import POLICY, Ctx
 from .expand import long_opt, names
 from .getopt import getopt
-from .gitexec import check_runs
+from .gitexec import CONFIG_EDITS, check_runs, config_file_reason
 
 _GLOBAL_WITH_VALUE = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--list-cmds"}
@@ -449,7 +449,14 @@ def _prune(args: list[str], shown: str, ctx: Ctx, gc: bool) -> str | None:
 
 def _config(args: list[str], shown: str, ctx: Ctx) -> str | None:
     """``git config core.pager 'CMD'``, ``git config alias.x '!CMD'``: a value git will run as a shell command."""
-    operands, _, _ = getopt(args, "f", frozenset({"--file", "--blob", "--type", "--default", "--comment", "--value"}))
+    operands, opts, _ = getopt(
+        args, "f", frozenset({"--file", "--blob", "--type", "--default", "--comment", "--value"})
+    )
+    edits = bool(CONFIG_EDITS.intersection(args)) or len(operands) > (2 if operands[:1] in (["set"], ["--add"]) else 1)
+    for file in (v for o, v in opts if o in ("-f", "--file") and edits):  # git config -f .claude/settings.json k v
+        reason = config_file_reason(file, shown, ctx)
+        if reason:
+            return reason
     if operands[:1] in (["set"], ["--add"]):
         operands = operands[1:]
     if len(operands) < 2:

@@ -4,7 +4,7 @@
 ``mergetool --tool-cmd``, ``send-email --to-cmd``/``--cc-cmd``..., and ``-c`` keys such as ``sendemail.tocmd``:
 each command is checked like any shell program. ``ext::`` remote URLs and ``uploadpack.packObjectsHook`` (git runs
 a command as the transport or to pack objects) are checked too and, when nothing denies them, asked about
-(rule ``git.ext-command``)."""
+(rule ``git.ext-command``). ``git config -f FILE`` that sets or unsets a key writes FILE (``config_file_reason``)."""
 
 from __future__ import annotations
 
@@ -136,3 +136,21 @@ def _ask(denied: str | None, shown: str, what: str, value: str, ctx: Ctx) -> str
             f"is rarely meant, so {POLICY} asks first."
         ),
     )
+
+
+CONFIG_EDITS = frozenset(
+    {"--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit", "unset"}
+    | {"rename-section", "remove-section", "edit"}
+)
+
+
+def config_file_reason(file: str, shown: str, ctx: Ctx) -> str | None:
+    """``git config -f FILE`` that changes FILE: a write of it, judged as one (a secrets file or hook
+    configuration; ``-f .git/config`` is ``git config k v``, which passes)."""
+    from .protected import config_kind, write_reason
+
+    for candidate in ctx.state.candidates(file):
+        reason = write_reason(candidate, f"`{shown}`")
+        if reason:
+            return ctx.hit("write.hook-config" if config_kind(candidate) else "write.secrets", shown, reason)
+    return None

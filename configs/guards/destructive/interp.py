@@ -42,6 +42,8 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
         (r"\bos\.(?:rmdir|removedirs)\s*\(", "rmdir"),
         (r"\bPath\s*\(", "path"),
         (r"\bopen\s*\(", "open"),
+        (r"\b(?:os\.(?:rename|replace|renames)|shutil\.move)\s*\(", "mv"),
+        (r"\bshutil\.(?:copy|copy2|copyfile|copytree)\s*\(", "cp"),
     ],
     "perl": [
         (r"\b(?:system|exec)\b\s*\(?", "exec"),
@@ -49,14 +51,17 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
         (r"\bqx\s*[({\[/|!]", "qx"),
         (r"\b(?:rmtree|remove_tree)\s*\(?", "rmrf"),
         (r"\bunlink\b\s*\(?", "rm"),
-        (r"\bopen\s*\(", "popen"),
+        (r"\bopen\b\s*\(?", "popen"),
+        (r"\brename\b\s*\(?", "mv"),
     ],
     "node": [
         (r"\bexec(?:Sync)?\s*\(", "shell"),
         (r"\b(?:spawn|spawnSync|execFile|execFileSync)\s*\(", "argv"),
         (r"\b(?:rmSync|rmdirSync|rm|rmdir)\s*\(", "rmnode"),
         (r"\b(?:unlinkSync|unlink)\s*\(", "rm"),
-        (r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile)\s*\(", "write"),
+        (r"\b(?:writeFileSync|appendFileSync|writeFile|appendFile|createWriteStream)\s*\(", "write"),
+        (r"\b(?:renameSync|rename)\s*\(", "mv"),
+        (r"\b(?:copyFileSync|copyFile|cpSync)\s*\(", "cp"),
     ],
     "ruby": [
         (r"\b(?:system|exec|spawn)\b\s*\(?", "exec"),
@@ -66,11 +71,18 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
         (r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\b\s*\(?", "rmrf"),
         (r"\b(?:FileUtils\.(?:rm|rm_f|remove)|File\.(?:delete|unlink))\b\s*\(?", "rm"),
         (r"\bFile\.write\s*\(", "write"),
+        (r"\bFile\.open\s*\(", "open"),
+        (r"\b(?:File\.rename|FileUtils\.(?:mv|move))\b\s*\(?", "mv"),
+        (r"\bFileUtils\.(?:cp|cp_r|copy|copy_file|install)\b\s*\(?", "cp"),
     ],
     "php": [
         (r"\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(", "shell"),
         (r"`", "backtick"),
         (r"\bunlink\s*\(", "rm"),
+        (r"\bfile_put_contents\s*\(", "write"),
+        (r"\bfopen\s*\(", "open"),
+        (r"\brename\s*\(", "mv"),
+        (r"\bcopy\s*\(", "cp"),
     ],
     "deno": [
         (r"\bDeno\.(?:removeSync|remove)\s*\(", "rmnode"),
@@ -85,7 +97,7 @@ _CALLS: dict[str, list[tuple[str, str]]] = {
     ],
     "lua": [(r"\b(?:os\.execute|io\.popen)\s*\(?", "shell"), (r"\bos\.remove\s*\(", "rm")],
     "Rscript": [(r"\bsystem\s*\(", "shell"), (r"\bunlink\s*\(", "rm")],
-    "awk": [(r"\bsystem\s*\(", "shell")],
+    "awk": [(r"\bsystem\s*\(", "shell"), (r"\bprintf?\b[^;}\n|>]*>>?[ \t]*(?=\")", "write")],  # print > "f"
     "osascript": [(r"\bdo\s+shell\s+script\s+", "shell")],
 }
 _CALLS["deno"] = [*_CALLS["node"], *_CALLS["deno"]]  # deno runs node's modules too (node:fs, node:child_process)
@@ -224,7 +236,15 @@ def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ct
             return ctx.check_text(rest[0]) if len(rest) == 1 else _run(rest, ctx)
         if strings and ("|" in strings[0][:1] or strings[0].rstrip().endswith("|")):
             return ctx.check_text(strings[0].strip().strip("|"))
-        return None
+        written = _perl_written(values)  # open(F, ">.env"), open(my $f, ">>", ".git/config")
+        return ctx.check_argv([Word("tee"), Word(written)]) if written else None
+    if kind in ("mv", "cp"):  # os.rename(src, dst), shutil.copy(src, dst): a move takes its source away
+        if len(values) < 2 or not isinstance(values[0], str):
+            return None
+        target = values[1] if isinstance(values[1], str) else None
+        if target is None and kind == "cp":
+            return None
+        return ctx.check_argv([Word(kind), Word(values[0]), Word(target or "/tmp/hookgate-unknown-target")])
     first = values[0] if values else None
     if kind == "shell":
         return ctx.check_text(first) if isinstance(first, str) else None
@@ -258,6 +278,18 @@ def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ct
         kind = "rmrf" if re.search(r"recursive\s*:\s*true", raw) else "rmdir" if "rmdir" in code[start:end] else "rm"
     words = {"rmrf": ["rm", "-rf"], "rm": ["rm"], "rmdir": ["rmdir"], "write": ["tee"]}[kind]
     return ctx.check_argv([Word(w) for w in words] + [Word(first)])
+
+
+def _perl_written(values: list[object]) -> str | None:
+    """The file a perl ``open`` writes: ``open(F, ">.env")``, ``open(F, "+<x")``, ``open(my $f, ">>", "x")``."""
+    mode = values[1] if len(values) > 1 and isinstance(values[1], str) else None
+    if mode is None:
+        return None
+    if len(values) > 2:
+        path = values[2]
+        return path if isinstance(path, str) and re.match(r"\s*(?:\+?>|\+<)", mode) else None
+    m = re.match(r"\s*(?:\+?>>?|\+<)\s*([^&\s].*?)\s*$", mode)
+    return m.group(1) if m else None
 
 
 def _listed(raw: str, key: str, family: str) -> list[str] | None:

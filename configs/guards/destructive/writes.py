@@ -7,12 +7,14 @@ folder moved away (``mv ~ /tmp/x``), and ``dd`` onto a device."""
 from __future__ import annotations
 
 import os
+import re
 
 from .cmdnames import writes_files
 from .context import POLICY, Ctx
 from .delete import check_removals
 from .expand import base, names
 from .getopt import getopt
+from .gitdir import git_dir_reason, holder, is_git_dir, worked_git_dir
 from .protected import (
     config_kind,
     git_kind,
@@ -83,6 +85,9 @@ def copy_operands(name: str, args: list[str]) -> tuple[list[str], str | None, se
     return operands[:-1], operands[-1], found, False
 
 
+_SED_WRITE = r"(?m)(?:^|[;{}\s\d$/!gpiIeM])[wW][ \t]+([^\n]+)$"
+
+
 def written_paths(name: str, args: list[str]) -> list[str]:
     """The files ``name ARGS`` writes to, as far as its arguments tell (none unless ``cmdnames.writes_files``)."""
     if not writes_files(name):
@@ -107,9 +112,13 @@ def written_paths(name: str, args: list[str]) -> list[str]:
     if name == "sed":
         operands, opts, _ = getopt(args, "efl", frozenset({"--expression", "--file", "--line-length"}), "i")
         found = names(opts)
+        scripted = bool(found & {"-e", "-f", "--expression", "--file"})
+        scripts = [v for o, v in opts if o in ("-e", "--expression")] or ([] if scripted else operands[:1])
+        # its `w FILE` command and `s///w FILE` flag write FILE (sed -n 'w .env' x)
+        out = [m.group(1).strip() for t in scripts if "w" in t for m in re.finditer(_SED_WRITE, t)]
         if not found & {"-i", "--in-place"}:
-            return []
-        return operands if found & {"-e", "-f", "--expression", "--file"} else operands[1:]
+            return out
+        return out + (operands if scripted else operands[1:])
     if name.startswith("perl"):
         operands, opts, _ = getopt(args, "eE", frozenset(), "iMmIlxdDC0")
         found = names(opts)
@@ -128,6 +137,33 @@ def written_paths(name: str, args: list[str]) -> list[str]:
             args, "OoaeiBtTwQPUlARDXI", frozenset({"--output-document", "--output-file", "--append-output"})
         )
         return [v for o, v in opts if o in ("-O", "-o", "-a", "--output-document", "--output-file", "--append-output")]
+    return _output_paths(name, args)
+
+
+_SORT_ARGS = frozenset({"--output", "--key", "--field-separator", "--buffer-size", "--temporary-directory"})
+_PATCH_ARGS = frozenset(
+    {"--output", "--reject-file", "--input", "--directory", "--strip", "--fuzz", "--prefix", "--suffix", "--get"}
+)
+
+
+def _output_paths(name: str, args: list[str]) -> list[str]:
+    """The files of the filters and converters that write one: ``sort -o F``, ``patch F``/``-o F``/``-r F``,
+    ``sponge F``, ``uniq IN OUT``, ``xxd IN OUT``, ``gpg -o F``. (``openssl req -x509 -out cert.pem`` makes a
+    new key or certificate, an everyday step, and is not read.)"""
+    if name == "sort":
+        _, opts, _ = getopt(args, "otkST", _SORT_ARGS | {"--files0-from", "--parallel", "--compress-program"})
+        return [v for o, v in opts if o in ("-o", "--output")]
+    if name == "patch":
+        operands, opts, _ = getopt(args, "oriBdDFgpVYzx", _PATCH_ARGS | {"--ifdef", "--basename-prefix"})
+        out = [v for o, v in opts if o in ("-o", "--output", "-r", "--reject-file")]
+        return out or operands[:1]  # patch FILE < diff: FILE is changed in place
+    if name == "sponge":
+        return getopt(args)[0]
+    if name in ("uniq", "xxd"):
+        return getopt(args, "fswcglson" if name == "xxd" else "fsw", frozenset())[0][1:2]
+    if name in ("gpg", "gpg2"):
+        _, opts, _ = getopt(args, "ourl", frozenset({"--output", "--recipient", "--local-user"}))
+        return [v for o, v in opts if o in ("-o", "--output")]
     return []
 
 
@@ -288,69 +324,6 @@ def replaced_kind(path: str) -> str | None:
     return kind
 
 
-def is_git_dir(path: str) -> bool:
-    """Whether ``path`` names a repository's ``.git`` folder itself (``.git``, ``repo/.git/``)."""
-    return base(os.path.normpath(path.replace("\\", "/"))).lower() == ".git"
-
-
-def worked_git_dir(path: str, ctx: Ctx) -> bool:
-    """Whether ``path`` is the ``.git`` of a repository the agent works in: in the directory the command runs
-    in or a folder below it (``.git``, ``sub/.git``), or in the project or home directory. Writing one (a
-    ``gitdir:`` file, a link, a folder copied over it) points git at another config and hooks, which it runs
-    by itself; a ``.git`` copied elsewhere (``cp -r x/.git /tmp/backup/``) is a backup."""
-    if not is_git_dir(path):
-        return False
-    parent = os.path.dirname(os.path.normpath(path.replace("\\", "/"))) or "."
-    if parent[:1] not in ("/", "~", "$") and parent != ".." and not parent.startswith("../"):
-        return True
-    return holder(parent, ctx) is not None
-
-
-def _absolute(path: str, ctx: Ctx) -> str | None:
-    """``path`` as an absolute, normalised path (``~``, ``$HOME``, ``$PWD`` expanded; relative: from the
-    directory the command runs in), or None when it is known only at run time or the directory is unknown."""
-    for prefix in ("~", "${HOME}", "$HOME", "${PWD}", "$PWD"):
-        if path == prefix or path.startswith(prefix + "/"):
-            value = ctx.cwd if "PWD" in prefix else ctx.state.home()
-            if value is None:
-                return None
-            path = value + path[len(prefix) :]
-            break
-    if not path or "$" in path or "`" in path or path.startswith("~"):
-        return None
-    if not path.startswith("/"):
-        if ctx.cwd is None:
-            return None
-        path = ctx.cwd.rstrip("/") + "/" + path
-    return os.path.normpath(path).replace("//", "/")
-
-
-def holder(path: str, ctx: Ctx) -> str | None:
-    """What ``path`` is when it is the home directory, the project (the event's ``cwd``), the directory the
-    command runs in, or a folder holding one of them (each holds hook configuration: ``~/.claude/settings.json``,
-    the project's ``.claude/`` and ``hookgate.yaml``), for a reason; or None. After a ``cd``, a relative path is
-    also tried in each literal ``cd`` target. Reads nothing but the home directory's name."""
-    places: list[tuple[str, str]] = []
-    for candidate in ctx.state.candidates(path):
-        if candidate[:1] not in ("/", "~", "$"):
-            folded = os.path.normpath(candidate)
-            if folded != "." and folded != ".." and not folded.startswith("../"):
-                continue  # below the directory the command runs in: no need to read where home is
-        full = _absolute(candidate, ctx)
-        if full is None:
-            continue
-        if not places:
-            places.append((ctx.state.home(), "your home directory"))
-            for place in dict.fromkeys(p for p in (ctx.state.project, ctx.cwd) if p):
-                places.append((os.path.normpath(place), "the project"))
-        for place, what in places:
-            if full == place:
-                return f"{full}, {what}"
-            if place.startswith(full.rstrip("/") + "/"):
-                return f"{full}, which holds {what}"
-    return None
-
-
 def holder_reason(shown: str, where: str) -> str:
     return (
         f"`{shown}` moves {where}, and with it the agent's hook configuration it holds (the project's .claude/ "
@@ -418,14 +391,6 @@ def _placed_directories(name: str, args: list[str], shown: str, ctx: Ctx) -> str
                     return ctx.hit("write.git-config", shown, git_dir_reason(what, landing, f"{verb} to"))
                 return ctx.hit("write.hook-config", shown, reason or "")
     return None
-
-
-def git_dir_reason(what: str, path: str, verb: str) -> str:
-    return (
-        f"{what} {verb} {path}, a repository's .git folder: git runs the commands its config names (core.pager, "
-        f"core.fsmonitor, ! aliases...) and its hooks by itself on later commits, checkouts and pushes, so {POLICY} "
-        "blocks it. Ask the user to set the repository up."
-    )
 
 
 def _linked_sources(name: str, args: list[str], shown: str, ctx: Ctx) -> str | None:

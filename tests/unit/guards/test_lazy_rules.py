@@ -86,6 +86,13 @@ def test_a_command_loads_the_module_of_its_rule(command: str, rule: str, module:
         ("truncate", ["-s", "0", "f"], ["f"]),
         ("curl", ["-o", "f", "https://x.io"], ["f"]),
         ("wget", ["-O", "f", "https://x.io"], ["f"]),
+        ("sort", ["-o", "f", "x"], ["f"]),
+        ("patch", ["f"], ["f"]),
+        ("patch", ["-p1", "-o", "f", "a"], ["f"]),
+        ("sponge", ["-a", "f"], ["f"]),
+        ("uniq", ["-c", "x", "f"], ["f"]),
+        ("xxd", ["-r", "x", "f"], ["f"]),
+        ("gpg", ["--output", "f", "-d", "x.gpg"], ["f"]),
     ],
 )
 def test_every_writer_is_in_the_dispatch_table(name: str, args: list[str], written: list[str]) -> None:

@@ -148,7 +148,52 @@ CAUGHT = [
         "echo x > sub/repo/.git/config",
         "echo x > ./.git/./config",
         "cd repo && cp x .git/hooks/",
+        # a case-insensitive file system (macOS, Windows) opens .GIT/hooks as .git/hooks; Windows drops a
+        # name's trailing dots and reads ::$DATA as the file itself; a submodule's git folder is in .git/modules
+        "echo x > .GIT/hooks/pre-commit",
+        "echo x > .Git/config",
+        "echo x > .git/HOOKS/pre-commit",
+        "echo x > .git/config.",
+        "echo x > '.git/config::$DATA'",
+        "cp x .git/modules/sub/hooks/pre-commit",
+        "echo x > .git/modules/lib/nested/config",
+        # moving the project's .git away takes its config and hooks with it (git init then makes new ones)
+        "mv .git /tmp/g",
+        "mv .git .git-old",
+        "mv -t /tmp .git",
     ),
+    # filters and converters that write a file they are given (found by a tester)
+    *cases(
+        "deny:write.secrets",
+        "sort -o .env x",
+        "patch .env < fix.patch",
+        "patch -o .env a fix.patch",
+        "cat x | sponge .env",
+        "uniq x .env",
+        "xxd -r dump ~/.ssh/id_rsa",
+        "gpg --output .env -d x.gpg",
+    ),
+    ("sort x -o .git/config", "deny:write.git-config"),
+    ("patch .claude/settings.json < fix.patch", "deny:write.hook-config"),
+    # git config -f FILE rewrites FILE in git's config format (found by a tester)
+    *cases(
+        "deny:write.hook-config",
+        "git config --file .claude/settings.json hooks.x y",
+        "git config -f .claude/settings.json --unset a.b",
+        "git -C . config --file=.claude/settings.local.json a.b c",
+    ),
+    ("git config -f ~/.ssh/config host.x y", "deny:write.secrets"),
+    # sed's `w FILE` command and `s///w FILE` flag, awk's print > "FILE" (found by a tester)
+    *cases(
+        "deny:write.secrets",
+        "sed -n 'w .env' /tmp/x",
+        "sed 's/a/b/w .env' x",
+        'awk \'BEGIN{print "x" > ".env"}\'',
+    ),
+    ("sed 'w .git/hooks/pre-commit' /tmp/x", "deny:write.git-config"),
+    ("awk '{print > \".git/config\"}' x", "deny:write.git-config"),
+    ("sed -e '/x/w .claude/settings.json' x", "deny:write.hook-config"),
+    ('awk \'{printf("%s\\n", $0) >> ".claude/settings.json"}\' x', "deny:write.hook-config"),
     # shred overwrites its files for good: outside the project it is denied like a recursive delete there
     *cases(
         "deny:shred.outside",
@@ -184,6 +229,19 @@ def test_the_reviews_misses_are_caught(command: str, rule: str) -> None:
 
 
 NEAR_MISSES = [
+    "sed -n '/foo/w out.txt' x",
+    "sed 's/w/x/' x",
+    "awk '{print $1 > \"out.txt\"}' x",
+    "awk '$1 > 5 {print}' x",
+    "git config -f .claude/settings.json --get a.b",
+    "git config -f .gitmodules submodule.lib.url https://x.io/lib.git",
+    "sort -o out.txt x",
+    "patch -p1 < fix.patch",
+    "patch src/a.py < fix.patch",
+    "uniq x y",
+    "xxd x",
+    "gpg -d x.gpg",
+    "openssl req -x509 -newkey rsa:2048 -keyout key.pem -out cert.pem -nodes",
     "git checkout-index -a",
     "git checkout-index --prefix=export/ -a -f",
     "git checkout-index --temp -f -a",

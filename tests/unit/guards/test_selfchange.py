@@ -226,17 +226,33 @@ def test_near_misses_pass(command: str) -> None:
         ("fs_write", {"command": "create", "path": "/repo/.git/hooks/x", "file_text": ""}),
         ("apply_patch", {"command": "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+x\n*** End Patch"}),
         ("mcp__fs__write_file", {"path": "/repo/.git/config", "content": ""}),
+        ("Write", {"file_path": ".GIT/hooks/pre-commit", "content": "x"}),  # case-insensitive file systems
+        ("Write", {"file_path": "/repo/.Git/Config", "content": "x"}),
+        ("Write", {"file_path": ".git/config.", "content": "x"}),  # Windows drops a trailing dot
+        ("Write", {"file_path": ".git/hooks/pre-commit::$DATA", "content": "x"}),  # and reads ::$DATA as the file
+        ("Write", {"file_path": ".git/modules/sub/hooks/post-checkout", "content": "x"}),  # a submodule's git dir
+        ("Edit", {"file_path": ".git/modules/sub/config", "old_string": "a", "new_string": "b"}),
+        ("mcp__filesystem__move_file", {"source": ".git", "destination": "/tmp/g"}),  # its config and hooks go
+        ("mcp__fs__delete_directory", {"path": "/home/dev/webshop/.git"}),
     ],
 )
 def test_file_tools_cannot_write_git_config_or_hooks(tool: str, tool_input: dict[str, object]) -> None:
     event = {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input, "cwd": CWD}
     out = secrets_guard.check_event(event)
     assert out is not None and out["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert ".git" in out["hookSpecificOutput"]["permissionDecisionReason"]
+    assert ".git" in out["hookSpecificOutput"]["permissionDecisionReason"].lower()
 
 
 def test_file_tools_near_misses_for_git() -> None:
-    for path in ("/repo/.github/workflows/ci.yml", "/repo/.gitignore", "/repo/.git-hooks/x", "/repo/docs/.git.md"):
+    for path in (
+        "/repo/.github/workflows/ci.yml",
+        "/repo/.gitignore",
+        "/repo/.git-hooks/x",
+        "/repo/docs/.git.md",
+        "/repo/.git/modules/sub/HEAD",
+        "/repo/.GITIGNORE",
+        "/repo/notes.",
+    ):
         event = {"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": path}}
         assert secrets_guard.check_event(event) is None, path
     assert shell_guard.check_event({"tool_name": "Write", "tool_input": {"file_path": "/r/.git/config"}}) is None
