@@ -20,6 +20,10 @@ from .context import Ctx
 from .lexer import Unanalysable, Word
 from .selfguard import check_code_literals
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 _Q = "'\"`"
 # where a Tcl command starts: a line, after ; [ or {, behind eval/uplevel (eval "...", eval [list ...]), as ::name
 _TCL_AT = (
@@ -280,7 +284,7 @@ def _check_call(kind: str, family: str, code: str, start: int, end: int, ctx: Ct
     return ctx.check_argv([Word(w) for w in words] + [Word(first)])
 
 
-def _perl_written(values: list[object]) -> str | None:
+def _perl_written(values: Sequence[object]) -> str | None:
     """The file a perl ``open`` writes: ``open(F, ">.env")``, ``open(F, "+<x")``, ``open(my $f, ">>", "x")``."""
     mode = values[1] if len(values) > 1 and isinstance(values[1], str) else None
     if mode is None:

@@ -195,9 +195,10 @@ def _landing_check(what: str, dirs: list[str], members: list[str], shown: str, c
     """An archive extracted into ``dirs`` (none: the current directory) with ``members`` named: denied when a
     folder is hook configuration or a ``.git`` (everything lands in it: ``-C .claude``), or a member lands on
     hook configuration, a secrets file or a ``.git`` (a member may be a whole folder: ``.claude``)."""
+    from .gitdir import git_dir_reason, is_git_dir
     from .protected import config_kind, git_kind, git_reason
     from .protected import write_reason as protected_write_reason
-    from .writes import git_dir_reason, is_git_dir, replaced_kind
+    from .writes import replaced_kind
 
     for folder in dirs:
         for candidate in ctx.state.candidates(folder):
