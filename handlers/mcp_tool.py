@@ -120,12 +120,10 @@ def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str
     if isinstance(structured, dict):
         meta["answer"] = "structured"
         verdict = verdict_from_json(structured, event)
-        if _text_disagrees(text, verdict, event):
-            raise HandlerError(
-                f"tool {label} answered two ways: its structuredContent and its text content decide "
-                f"differently (text: {error_text(text)[:200]})",
-                meta,
-            )
+        told = _text_verdict(text, event)
+        if told is not None and told != verdict and _tighter(told, verdict):
+            meta["answer"] = "text"  # the two disagree: the more restrictive stands, never the looser
+            return told
         return verdict
     if isinstance(structured, str):
         text = structured
@@ -133,19 +131,35 @@ def verdict_from_result(result: CallToolResult, event: HookEvent, meta: dict[str
     return parse_text(text, event)
 
 
-def _text_disagrees(text: str, verdict: Verdict, event: HookEvent) -> bool:
-    """Whether the text content is a hook answer of its own (a JSON object) that decides otherwise than
-    the structured content: MCP has both say the same, so a difference is not chosen between silently."""
+def _text_verdict(text: str, event: HookEvent) -> Verdict | None:
+    """The text content's own hook answer (a JSON object, beside the structured content: MCP has both say
+    the same), or None for a human summary or text that does not read as one."""
     from gateway.answers import trim, verdict_from_json
 
     stripped = trim(text)
     if not stripped.startswith("{"):
-        return False  # a human summary beside the structured answer
+        return None
     try:
         obj = json.loads(stripped)
-        return not isinstance(obj, dict) or verdict_from_json(obj, event) != verdict
+        return verdict_from_json(obj, event) if isinstance(obj, dict) else None
     except (ValueError, HandlerError):
-        return True
+        return None
+
+
+def _tighter(a: Verdict, b: Verdict) -> bool:
+    """Whether ``a`` holds the action back more than ``b``: a deny or block over an ask, an ask over an allow
+    or no decision, a stop over going on."""
+
+    def rank(v: Verdict) -> int:
+        if v.permission == "deny" or v.block:
+            return 3
+        if v.permission == "ask":
+            return 2
+        if not v.continue_:
+            return 1
+        return 0
+
+    return rank(a) > rank(b)
 
 
 # ---------------------------------------------------------------------------- ${path} substitution

@@ -250,7 +250,7 @@ DEFAULT_PATTERNS: tuple[tuple[str, tuple[str, ...], int, str], ...] = (
         # sshpass -p SECRET / -pSECRET (after sshpass's own options only: the command's -p is its own), a
         # registry login's -p (docker, podman, nerdctl, buildah, skopeo, helm registry, oras; global
         # options may come first), redis-cli -a, mongosh/mongo -p: a password there, not a port
-        r"(?P<name>(?:\bsshpass(?:\s+-[fdP]\s*+[^\s-]\S*+|\s+-[evhV])*+\s+-p"
+        r"(?P<name>(?:\bsshpass(?:\s+-[fdP]\s*[^\s-]\S*|\s+-[evhV])*\s+-p"
         r"|\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)\b[^\n|;&]{0,200}?\slogin\b[^\n|;&]{0,300}?\s-p"
         r"|\bredis-cli\b[^\n|;&]{0,300}?\s-a|\bmongo(?:sh)?\b[^\n|;&]{0,300}?\s-p)\s*+)"
         r"(?!-)(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s\"';&|)]+)",

@@ -227,13 +227,13 @@ async def test_is_error_is_a_non_blocking_failure_unless_fail_closed(gateway: Ga
 
 
 @pytest.mark.parametrize("prefix", ["", "Web"])
-async def test_structured_content_and_text_that_disagree_fail(gateway: Gateway, prefix: str) -> None:
+async def test_structured_content_and_text_that_disagree_the_tighter_stands(gateway: Gateway, prefix: str) -> None:
     # found by a tester: structuredContent {} beside a text deny was read as no objection
     deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}
     decision = await gateway.dispatch(event(f"{prefix}Split", structured={}, text=json.dumps(deny)))
     result = one(decision)
-    assert result.status == "error" and "answered two ways" in (result.message or "")
-    assert decision.permission == "deny"  # failClosed
+    assert result.status == "ok" and result.meta["answer"] == "text"
+    assert decision.permission == "deny"  # the text's deny, never the structured silence
     same = await gateway.dispatch(event(f"{prefix}Split", structured=deny, text=json.dumps(deny, indent=2)))
     assert one(same).status == "ok" and same.permission == "deny"
     summary = await gateway.dispatch(event(f"{prefix}Split", structured={}, text="no objection"))
