@@ -336,6 +336,10 @@ async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
         await proc.stdin.drain()
     with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
         proc.stdin.close()
+        # a hook that exits without reading its stdin breaks the pipe: waiting here takes that error, which
+        # asyncio before Python 3.11.5 otherwise logs as "Future exception was never retrieved" with a
+        # traceback on hookgate's stderr (the feeder is cancelled once the hook has exited, so never a hang)
+        await proc.stdin.wait_closed()
 
 
 def kill_group(pid: int) -> None:
