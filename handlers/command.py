@@ -329,6 +329,11 @@ async def _read_capped(stream: asyncio.StreamReader | None, sink: bytearray, cap
             sink.extend(chunk[:room])
 
 
+FEED_GRACE = 0.2
+"""Seconds ``run_process`` gives the stdin feeder to finish once the hook has exited (the pipe is closed or
+broken by then, unless a backgrounded grandchild holds it open without reading: then it is cancelled)."""
+
+
 async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
     assert proc.stdin is not None
     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -338,7 +343,7 @@ async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
         proc.stdin.close()
         # a hook that exits without reading its stdin breaks the pipe: waiting here takes that error, which
         # asyncio before Python 3.11.5 otherwise logs as "Future exception was never retrieved" with a
-        # traceback on hookgate's stderr (the feeder is cancelled once the hook has exited, so never a hang)
+        # traceback on hookgate's stderr (run_process waits FEED_GRACE for this once the hook has exited)
         await proc.stdin.wait_closed()
 
 
@@ -399,7 +404,8 @@ async def run_process(
             await asyncio.wait_for(_exit_code(proc, readers), 2.0)
         raise
     finally:
-        feeder.cancel()
+        with contextlib.suppress(BaseException):  # its last step takes a broken pipe's error (see _feed):
+            await asyncio.wait_for(feeder, FEED_GRACE)  # a hook gone has closed the pipe; else cancelled
         readers.cancel()
         with contextlib.suppress(BaseException):
             await readers
